@@ -1,0 +1,1 @@
+"""contextwarden: keep an agent's conversation valid and inside the context window."""

@@ -1,0 +1,114 @@
+"""The one error tree of contextwarden: every error the library raises is a ContextWardenError.
+
+Errors carry structured fields (index, role, tool_use_id, …) so callers need not parse text.
+"""
+
+from __future__ import annotations
+
+
+class ContextWardenError(Exception):
+    """Root of every error contextwarden raises.
+
+    ::
+
+        ContextWardenError
+        ├── HistoryError                 an addition would break an API rule
+        │   ├── RoleAlternationError     wrong role at this point (e.g. two user messages)
+        │   └── ToolPairingError         tool_use / tool_result do not match
+        ├── FormatError                  a payload or file could not be read
+        ├── TokenizerError               a tokenizer could not be loaded
+        ├── CompactionError              a compaction could not produce a valid, smaller view
+        ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
+        ├── StoreError                   a session store could not read or write
+        └── MissingDependencyError       an optional extra is not installed
+    """
+
+
+class HistoryError(ContextWardenError):
+    """An addition to a ConversationHistory would break an API rule; nothing was added."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        index: int | None = None,
+        role: str | None = None,
+        tool_use_id: str | None = None,
+        rule: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.index = index
+        self.role = role
+        self.tool_use_id = tool_use_id
+        self.rule = rule
+
+
+class RoleAlternationError(HistoryError):
+    """The message has the wrong role for its position (roles must alternate, user first)."""
+
+
+class ToolPairingError(HistoryError):
+    """A tool_use is unanswered, a tool_result answers nothing, or blocks are in the wrong place."""
+
+
+class FormatError(ContextWardenError):
+    """A payload or file could not be read; ``path``/``line``/``index`` say where."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        index: int | None = None,
+    ) -> None:
+        where = ", ".join(
+            part
+            for part in (
+                path,
+                f"line {line}" if line is not None else None,
+                f"message {index}" if index is not None else None,
+            )
+            if part
+        )
+        super().__init__(f"{where}: {message}" if where else message)
+        self.path = path
+        self.line = line
+        self.index = index
+
+
+class TokenizerError(ContextWardenError):
+    """A tokenizer could not be loaded (unknown encoding, bad file, hash mismatch)."""
+
+
+class CompactionError(ContextWardenError):
+    """A compaction could not produce a valid view with fewer tokens; the history is unchanged."""
+
+
+class SummarizerError(ContextWardenError):
+    """A summarizer failed (timeout, HTTP error, empty or invalid reply)."""
+
+
+class StoreError(ContextWardenError):
+    """A session store could not read or write (bad session id, corrupt data, conflict)."""
+
+
+class MissingDependencyError(ContextWardenError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+    def __init__(self, module: str, extra: str) -> None:
+        super().__init__(
+            f"{module!r} is not installed; install it with: pip install 'contextwarden[{extra}]'"
+        )
+        self.module = module
+        self.extra = extra
+
+
+def require(module: str, extra: str) -> object:
+    """Import an optional dependency lazily, or raise MissingDependencyError naming its extra."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(module, extra) from exc

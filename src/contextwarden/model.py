@@ -1,0 +1,213 @@
+"""The values of a conversation: messages and their content blocks, immutable and hashable.
+
+Block ``type`` fields match the Anthropic wire names; anything unknown is kept in an UnknownBlock.
+Edits make new values (``dataclasses.replace``); ConversationHistory is the one mutable holder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+JSON: TypeAlias = Any
+"""A JSON-compatible value as it comes off the wire (dict, list, str, int, float, bool, None)."""
+
+
+class FrozenDict(Mapping[str, Any]):
+    """An immutable, hashable mapping; nested dicts and lists are frozen too (see ``freeze``)."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] = {k: freeze(v) for k, v in (data or {}).items()}
+        self._hash: int | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenDict):
+            return self._data == other._data
+        if isinstance(other, Mapping):
+            return self._data == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({self._data!r})"
+
+
+EMPTY: FrozenDict = FrozenDict()
+
+
+def freeze(value: JSON) -> Any:
+    """Turn a JSON value into an immutable, hashable one (dict → FrozenDict, list → tuple)."""
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict(value)
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> JSON:
+    """Turn a frozen value back into plain JSON (FrozenDict → dict, tuple → list)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+    extra: FrozenDict = EMPTY
+    """Wire fields we do not model (``cache_control``, ``citations``…), kept for round trips."""
+    type: Literal["text"] = field(default="text", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUseBlock:
+    id: str
+    name: str
+    input: FrozenDict = EMPTY
+    extra: FrozenDict = EMPTY
+    type: Literal["tool_use"] = field(default="tool_use", init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.input, FrozenDict):
+            object.__setattr__(self, "input", freeze(self.input))
+
+
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    source: FrozenDict
+    extra: FrozenDict = EMPTY
+    type: Literal["image"] = field(default="image", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentBlock:
+    source: FrozenDict
+    extra: FrozenDict = EMPTY
+    type: Literal["document"] = field(default="document", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownBlock:
+    """Any block we do not model, kept byte-for-byte as its raw JSON so nothing is dropped."""
+
+    raw: FrozenDict
+
+    @property
+    def type(self) -> str:
+        kind = self.raw.get("type")
+        return kind if isinstance(kind, str) else "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultBlock:
+    tool_use_id: str
+    content: str | tuple[TextBlock | ImageBlock | DocumentBlock | UnknownBlock, ...] = ""
+    is_error: bool = False
+    extra: FrozenDict = EMPTY
+    type: Literal["tool_result"] = field(default="tool_result", init=False)
+
+    @property
+    def text(self) -> str:
+        """The text of the result (text parts joined by newlines; other parts skipped)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    thinking: str
+    signature: str = ""
+    extra: FrozenDict = EMPTY
+    type: Literal["thinking"] = field(default="thinking", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedThinkingBlock:
+    data: str
+    extra: FrozenDict = EMPTY
+    type: Literal["redacted_thinking"] = field(default="redacted_thinking", init=False)
+
+
+Block: TypeAlias = (
+    TextBlock
+    | ToolUseBlock
+    | ToolResultBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock
+    | ImageBlock
+    | DocumentBlock
+    | UnknownBlock
+)
+Role: TypeAlias = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageMeta:
+    """What we know about a message that does not go on the wire."""
+
+    timestamp: float | None = None
+    """Seconds since the epoch (UTC) when the message was created, if known."""
+    id: str | None = None
+    """Provider or log id (e.g. Anthropic ``msg_…``, Claude Code record uuid)."""
+    source_ids: tuple[str, ...] = ()
+    """Ids of the log records this message was built from (several when records were merged)."""
+    extra: FrozenDict = EMPTY
+    """Anything else worth keeping (model name, usage, ``isCompactSummary``…)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One wire message. Equality and hashing look at role and content only, not at ``meta``."""
+
+    role: Role
+    content: tuple[Block, ...]
+    meta: MessageMeta = field(default=MessageMeta(), compare=False)
+
+    def __post_init__(self) -> None:
+        if self.role not in ("user", "assistant"):
+            raise ValueError(f"role must be 'user' or 'assistant', got {self.role!r}")
+        if not isinstance(self.content, tuple):
+            object.__setattr__(self, "content", tuple(self.content))
+
+    @classmethod
+    def user(cls, content: str | tuple[Block, ...] | list[Block]) -> Message:
+        return cls("user", (TextBlock(content),) if isinstance(content, str) else tuple(content))
+
+    @classmethod
+    def assistant(cls, content: str | tuple[Block, ...] | list[Block]) -> Message:
+        blocks = (TextBlock(content),) if isinstance(content, str) else tuple(content)
+        return cls("assistant", blocks)
+
+    @property
+    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolUseBlock))
+
+    @property
+    def tool_results(self) -> tuple[ToolResultBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolResultBlock))
+
+    @property
+    def text(self) -> str:
+        """The message's text blocks joined by newlines."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))

@@ -1,0 +1,235 @@
+"""The API's invariants as small rule objects; every history and transform passes through them.
+
+Each rule checks a message sequence and names its safe cut points: indices ``i`` where the prefix
+``messages[:i]`` may be replaced by one user message (merged into ``messages[i]`` if that is a user
+message too) without breaking the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from contextwarden.model import (
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken rule: which rule, at which message index, and what is wrong."""
+
+    rule: str
+    index: int
+    message: str
+    tool_use_id: str | None = None
+
+    def __str__(self) -> str:
+        return f"[{self.rule}] message {self.index}: {self.message}"
+
+
+class Rule(Protocol):
+    """An API invariant."""
+
+    name: str
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        """Every violation of this rule in ``messages``, in index order."""
+        ...
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        """Indices where the prefix may become one user message without breaking the rule."""
+        ...
+
+
+class RoleAlternation:
+    """The first message is a user message and roles alternate user/assistant."""
+
+    name = "role_alternation"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        out: list[Violation] = []
+        if messages and messages[0].role != "user":
+            out.append(Violation(self.name, 0, "the first message must have role 'user'"))
+        for i in range(1, len(messages)):
+            if messages[i].role == messages[i - 1].role:
+                role = messages[i].role
+                out.append(Violation(self.name, i, f"Cannot add consecutive {role!r} messages"))
+        return out
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        # A user message at the cut is merged with the replacement; an assistant one follows it.
+        return frozenset(range(len(messages) + 1))
+
+
+class ToolPairing:
+    """Each tool_use is answered by exactly one tool_result in the very next user message.
+
+    Every tool_result answers a tool_use of the message just before it (no orphans, no duplicates).
+    """
+
+    name = "tool_pairing"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        out: list[Violation] = []
+        for i, msg in enumerate(messages):
+            prev = messages[i - 1] if i > 0 else None
+            asked = {b.id for b in prev.tool_uses} if prev and prev.role == "assistant" else set()
+            seen: set[str] = set()
+            for res in msg.tool_results:
+                if res.tool_use_id in seen:
+                    text = f"duplicate tool_result for tool_use_id {res.tool_use_id!r}"
+                    out.append(Violation(self.name, i, text, res.tool_use_id))
+                elif res.tool_use_id not in asked:
+                    text = (
+                        f"tool_result {res.tool_use_id!r} answers no tool_use "
+                        "in the message just before it"
+                    )
+                    out.append(Violation(self.name, i, text, res.tool_use_id))
+                seen.add(res.tool_use_id)
+            if msg.role == "assistant":
+                out.extend(self._unanswered(messages, i))
+        return out
+
+    def _unanswered(self, messages: Sequence[Message], i: int) -> list[Violation]:
+        uses = messages[i].tool_uses
+        if not uses or i + 1 >= len(messages):
+            return []  # the last assistant message may wait for its results
+        answered = {r.tool_use_id for r in messages[i + 1].tool_results}
+        return [
+            Violation(
+                self.name,
+                i,
+                f"tool_use {u.id!r} ({u.name}) is not answered by a tool_result "
+                "in the next user message",
+                u.id,
+            )
+            for u in uses
+            if u.id not in answered
+        ]
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        return frozenset(
+            i
+            for i in range(len(messages) + 1)
+            if i == len(messages) or not messages[i].tool_results
+        )
+
+
+class BlockPlacement:
+    """Blocks sit where the API accepts them.
+
+    tool_result only in user messages and before any other block; tool_use and thinking only in
+    assistant messages; text blocks are not empty; no message is empty.
+    """
+
+    name = "block_placement"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        out: list[Violation] = []
+        for i, msg in enumerate(messages):
+            out.extend(Violation(self.name, i, text) for text in self._problems(msg))
+        return out
+
+    def _problems(self, msg: Message) -> list[str]:
+        problems: list[str] = []
+        if not msg.content:
+            problems.append(f"{msg.role} message has no content blocks")
+        after_other = False
+        for block in msg.content:
+            if isinstance(block, ToolResultBlock):
+                if msg.role != "user":
+                    problems.append("tool_result blocks may appear only in user messages")
+                elif after_other:
+                    problems.append("tool_result blocks must come before any other block")
+            else:
+                after_other = True
+            wrong_role = isinstance(block, ToolUseBlock | ThinkingBlock | RedactedThinkingBlock)
+            if wrong_role and msg.role != "assistant":
+                problems.append(f"{block.type} blocks may appear only in assistant messages")
+            if isinstance(block, TextBlock) and not block.text.strip():
+                problems.append("text content blocks must contain non-whitespace text")
+        return problems
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        return frozenset(range(len(messages) + 1))
+
+
+class ThinkingOrder:
+    """In the latest assistant message, thinking blocks come before text and tool_use blocks.
+
+    With extended thinking on, the API requires the turn being continued to start with its
+    (signed, untouched) thinking; the transform guard ``latest_thinking_preserved`` checks the
+    "untouched" half against the history before a transform.
+    """
+
+    name = "thinking_order"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        last = latest_assistant_index(messages)
+        if last is None:
+            return []
+        seen_other = False
+        for block in messages[last].content:
+            if isinstance(block, ThinkingBlock | RedactedThinkingBlock):
+                if seen_other:
+                    text = "thinking blocks must come first in the latest assistant message"
+                    return [Violation(self.name, last, text)]
+            else:
+                seen_other = True
+        return []
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        last = latest_assistant_index(messages)
+        limit = len(messages) if last is None else last
+        return frozenset(range(limit + 1))
+
+
+DEFAULT_RULES: tuple[Rule, ...] = (
+    RoleAlternation(),
+    ToolPairing(),
+    BlockPlacement(),
+    ThinkingOrder(),
+)
+
+
+def validate(messages: Sequence[Message], rules: Sequence[Rule] = DEFAULT_RULES) -> list[Violation]:
+    """Every violation of ``rules`` in ``messages``, ordered by message index; empty when valid."""
+    found = [v for rule in rules for v in rule.check(messages)]
+    return sorted(found, key=lambda v: v.index)
+
+
+def safe_cut_points(
+    messages: Sequence[Message], rules: Sequence[Rule] = DEFAULT_RULES
+) -> list[int]:
+    """Sorted indices where every rule allows the prefix to be replaced by one user message."""
+    points = frozenset(range(len(messages) + 1))
+    for rule in rules:
+        points &= rule.cut_points(messages)
+    return sorted(points)
+
+
+def latest_assistant_index(messages: Sequence[Message]) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            return i
+    return None
+
+
+def latest_thinking_preserved(before: Sequence[Message], after: Sequence[Message]) -> bool:
+    """True when the latest assistant turn's thinking blocks come through a transform untouched."""
+
+    def thinking(messages: Sequence[Message]) -> tuple[object, ...]:
+        last = latest_assistant_index(messages)
+        if last is None:
+            return ()
+        kinds = ThinkingBlock | RedactedThinkingBlock
+        return tuple(b for b in messages[last].content if isinstance(b, kinds))
+
+    return thinking(before) == thinking(after)

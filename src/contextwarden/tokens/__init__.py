@@ -1,0 +1,1 @@
+"""Token accounting: counters (heuristic and exact) and the ledger that keeps counts cheap."""

@@ -1,0 +1,59 @@
+"""Anthropic Messages JSON files: a request body (``system``, ``tools``, ``messages``) or a list.
+
+A message that cannot be read is reported by index and skipped; the rest are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from contextwarden.errors import ContextWardenError, FormatError
+from contextwarden.formats.anthropic import message_from_wire
+from contextwarden.formats.base import LoadReport, parse_json, read_text
+from contextwarden.history import ConversationHistory
+from contextwarden.tokens.base import TokenCounter
+
+NAME = "anthropic"
+_BLOCK_TYPES = re.compile(r'"type"\s*:\s*"(tool_use|tool_result|text|thinking)"')
+
+
+def sniff(path: Path, head: str) -> bool:
+    start = head.lstrip()[:1]
+    return start in "[{" and '"role"' in head and bool(_BLOCK_TYPES.search(head))
+
+
+def read(
+    path: Path,
+    report: LoadReport,
+    *,
+    index: int = 0,
+    counter: TokenCounter | None = None,
+) -> ConversationHistory:
+    data = parse_json(read_text(path, report), str(path))
+    body: Mapping[str, Any] = data if isinstance(data, Mapping) else {"messages": data}
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise FormatError(
+            "expected a list of messages or an object with 'messages'", path=str(path)
+        )
+    system = body.get("system")
+    tools = body.get("tools")
+    history = ConversationHistory(
+        system=system if isinstance(system, str | list) else None,
+        tools=tools if isinstance(tools, list) else None,
+        mode="merge",
+        counter=counter,
+    )
+    for key in ("model", "max_tokens", "metadata"):
+        if key in body:
+            report.metadata[key] = body[key]
+    for i, raw in enumerate(messages):
+        report.records += 1
+        try:
+            history.add(message_from_wire(raw, index=i))
+        except ContextWardenError as exc:
+            report.skip(f"{exc}; message skipped", index=i)
+    return history

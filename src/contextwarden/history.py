@@ -1,0 +1,384 @@
+"""ConversationHistory: the one mutable holder of a conversation, and the only thing that changes.
+
+Additions are checked against the API rules before they happen (strict mode) or repaired and
+reported (merge mode, for importing logs). The full log is kept; the view is derived from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
+from contextwarden.formats.anthropic import (
+    as_plain,
+    block_from_wire,
+    message_from_wire,
+    messages_to_wire,
+)
+from contextwarden.log import (
+    CompactionBoundary,
+    LogEntry,
+    MessageAdded,
+    MetadataSet,
+    Preamble,
+    UsageRecorded,
+)
+from contextwarden.model import (
+    Block,
+    FrozenDict,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    freeze,
+    thaw,
+)
+from contextwarden.repair import Step, answer_pending, merge_messages, plan_merge
+from contextwarden.rules import DEFAULT_RULES, Rule, Violation, validate
+from contextwarden.tokens.base import TokenCounter
+from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.tokens.ledger import TokenLedger, usage_total
+
+if TYPE_CHECKING:
+    from contextwarden.formats.base import LoadReport
+    from contextwarden.stores.base import SessionStore
+
+Mode = Literal["strict", "merge"]
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """What merge mode changed to make an imported log valid (nothing is dropped)."""
+
+    index: int
+    action: str
+
+
+class ConversationHistory:
+    """The conversation: a validated view for the next request, plus the full log behind it.
+
+    ``mode="strict"`` (default, for live use) raises HistoryError on any addition that breaks an
+    API rule and adds nothing. ``mode="merge"`` (for imported logs) merges consecutive same-role
+    messages as the API does and repairs what a log may lack, recording each repair in ``repairs``.
+    """
+
+    def __init__(
+        self,
+        system: str | Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        mode: Mode = "strict",
+        counter: TokenCounter | None = None,
+        rules: Sequence[Rule] = DEFAULT_RULES,
+    ) -> None:
+        self.mode: Mode = mode
+        self.rules = tuple(rules)
+        self.counter: TokenCounter = counter or HeuristicCounter()
+        self._view: list[Message] = []
+        self._snapshot: tuple[Message, ...] | None = None
+        self._system: str | tuple[FrozenDict, ...] | None = None
+        self._tools: tuple[FrozenDict, ...] = ()
+        self._log: list[LogEntry] = []
+        self._listeners: list[Callable[[LogEntry], None]] = []
+        self._ledger = TokenLedger(self.counter)
+        self.repairs: list[Repair] = []
+        self._metadata: dict[str, Any] = {}
+        self.source: LoadReport | None = None
+        """Set by ``load``: the file this history was read from and what could not be read."""
+        self._set_preamble(system, tools)
+
+    @classmethod
+    def open(cls, store: SessionStore, session_id: str, **kwargs: Any) -> ConversationHistory:
+        """Resume ``session_id`` from ``store`` or create it, bound write-through: every entry
+        recorded from now on is appended to the store as it happens (``stores.open_history``;
+        ``kwargs``: ``system``, ``tools``, ``mode``, ``counter``, ``rules``)."""
+        from contextwarden.stores.binding import open_history
+
+        return open_history(store, session_id, history_class=cls, **kwargs)
+
+    # ----------------------------------------------------------------- read-only state
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """The current view: an immutable tuple of immutable messages (rebuilt after changes)."""
+        if self._snapshot is None:
+            self._snapshot = tuple(self._view)
+        return self._snapshot
+
+    @property
+    def system(self) -> str | list[dict[str, Any]] | None:
+        return self._system if isinstance(self._system, str | None) else thaw(self._system)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        return [thaw(t) for t in self._tools]
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        """Every entry ever recorded, compaction boundaries and replaced messages included."""
+        return tuple(self._log)
+
+    def __len__(self) -> int:
+        return len(self._view)
+
+    def __repr__(self) -> str:
+        return f"ConversationHistory({len(self._view)} messages, mode={self.mode!r})"
+
+    # ----------------------------------------------------------------- additions
+    def add_user_message(self, content: str | Sequence[Block | Mapping[str, Any]]) -> Message:
+        """Add a user message from text or blocks (our blocks or wire dicts)."""
+        if isinstance(content, str):
+            return self.add(Message.user(content))
+        return self.add(Message("user", _blocks(content)))
+
+    def add_assistant_message(self, message: Message | Mapping[str, Any] | Any) -> Message:
+        """Add an assistant reply: our Message, a wire dict, or an ``anthropic`` SDK Message.
+
+        When the reply carries ``usage`` the token ledger is anchored on it.
+        """
+        msg = message if isinstance(message, Message) else message_from_wire(message)
+        if msg.role != "assistant":
+            raise RoleAlternationError(
+                f"add_assistant_message got a {msg.role!r} message",
+                index=len(self._view),
+                role=msg.role,
+                rule="role_alternation",
+            )
+        usage = msg.meta.extra.get("usage") if not isinstance(message, Message) else None
+        added = self.add(msg)
+        if usage is not None:
+            self.record_usage(thaw(usage))
+        return added
+
+    def add_tool_results(
+        self,
+        results: Sequence[ToolResultBlock | Mapping[str, Any]],
+        text: str | None = None,
+    ) -> Message:
+        """Answer the last assistant message's tool calls; ``text`` (if any) follows the results."""
+        blocks = _blocks(results)
+        for i, block in enumerate(blocks):
+            if not isinstance(block, ToolResultBlock):
+                raise ToolPairingError(
+                    f"add_tool_results got a {block.type!r} block at position {i}; "
+                    "pass tool_result blocks (and plain text through text=)",
+                    index=len(self._view),
+                    role="user",
+                    rule="tool_pairing",
+                )
+        extra: tuple[Block, ...] = (TextBlock(text),) if text else ()
+        return self.add(Message("user", blocks + extra))
+
+    def add(self, message: Message) -> Message:
+        """Add any message (strict: checked; merge: merged and repaired).
+
+        Returns the message as it now stands at the end of the view (merged with the one before it
+        in merge mode), or ``message`` itself when merge mode skipped it for having no content.
+        """
+        if self.mode == "merge":
+            return self._merge_add(message)
+        problems = self._problems_with(message)
+        if problems:
+            raise _error_for(problems[0], message)
+        self._append(message)
+        return message
+
+    def set_metadata(self, key: str, value: Any) -> None:
+        """Record a session fact that is not conversation (JSON-compatible value); it is logged."""
+        self._metadata[key] = value
+        self._record(MetadataSet(key, freeze(value)))
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The latest value of every metadata key (a copy)."""
+        return {k: thaw(v) for k, v in self._metadata.items()}
+
+    def finish_import(self) -> None:
+        """Merge mode: answer tool calls the log left unanswered before its last user message."""
+        step = answer_pending(self._view) if self._view and self._view[-1].role == "user" else None
+        if step is not None:
+            self._apply(step)
+
+    def record_usage(self, usage: Any) -> int:
+        """Anchor the token count on a real API response's usage; returns the anchored total."""
+        plain = as_plain(usage)
+        total = usage_total(plain)
+        self._ledger.anchor(total)
+        raw = FrozenDict(plain) if isinstance(plain, Mapping) else FrozenDict()
+        self._record(UsageRecorded(total, raw))
+        return total
+
+    # ----------------------------------------------------------------- tokens and wire
+    def estimate_tokens(self) -> int:
+        """Tokens the next request will cost: last real usage + estimate of what came after."""
+        return self._ledger.total()
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """Keyword arguments for ``client.messages.create``: ``system``, ``messages``, ``tools``."""
+        kwargs: dict[str, Any] = {"messages": messages_to_wire(self._view)}
+        if self._system is not None:
+            kwargs["system"] = self.system
+        if self._tools:
+            kwargs["tools"] = self.tools
+        return kwargs
+
+    def to_openai(self) -> list[dict[str, Any]]:
+        """The chat-completions ``messages`` list (system first, tool calls and tool messages)."""
+        from contextwarden.formats.openai import history_to_openai
+
+        return history_to_openai(self.system, self._view)
+
+    def rehydrate(self, tool_use_id: str) -> ToolResultBlock:
+        """The tool result for ``tool_use_id`` exactly as it was added, before any compaction cut
+        or cleared it (the log keeps every original message). KeyError when the log has none."""
+        for entry in reversed(self._log):
+            if isinstance(entry, MessageAdded):
+                for block in entry.message.content:
+                    if isinstance(block, ToolResultBlock) and block.tool_use_id == tool_use_id:
+                        return block
+        raise KeyError(f"no tool_result with tool_use_id {tool_use_id!r} in this history's log")
+
+    # ----------------------------------------------------------------- for the manager and stores
+    def subscribe(self, listener: Callable[[LogEntry], None]) -> None:
+        """Call ``listener`` with every new log entry as it is recorded (write-through stores)."""
+        self._listeners.append(listener)
+
+    def _replace_view(self, boundary: CompactionBoundary) -> None:
+        """Install a compacted view. Only ContextManager calls this, after it validated the view."""
+        self._view = list(boundary.view)
+        self._ledger.reset(self._view)
+        self._record(boundary)
+
+    def _restore(self, entries: Sequence[LogEntry]) -> None:
+        """Rebuild this (empty) history from a stored log without re-recording it."""
+        self._snapshot = None
+        self._log.clear()  # drop the constructor's own Preamble: the stored log has its own
+        for entry in entries:
+            self._log.append(entry)
+            if isinstance(entry, Preamble):
+                self._system, self._tools = entry.system, entry.tools
+                self._ledger.set_preamble(self.system, self.tools)
+            elif isinstance(entry, MessageAdded) and entry.merge and self._view:
+                self._view[-1] = merge_messages(self._view[-1], entry.message)
+                self._ledger.replace_last(self._view[-1])
+            elif isinstance(entry, MessageAdded):
+                self._view.append(entry.message)
+                self._ledger.append(entry.message)
+            elif isinstance(entry, CompactionBoundary):
+                self._view = list(entry.view)
+                self._ledger.reset(self._view)
+            elif isinstance(entry, MetadataSet):
+                self._metadata[entry.key] = entry.value
+            else:
+                self._ledger.anchor(entry.total)
+
+    # ----------------------------------------------------------------- internals
+    def _set_preamble(
+        self,
+        system: str | Sequence[Mapping[str, Any]] | None,
+        tools: Sequence[Mapping[str, Any]] | None,
+    ) -> None:
+        self._system = (
+            system if isinstance(system, str | None) else tuple(FrozenDict(b) for b in system)
+        )
+        self._tools = tuple(FrozenDict(t) for t in tools or ())
+        self._ledger.set_preamble(self.system, self.tools)
+        self._record(Preamble(self._system, self._tools))
+
+    def _record(self, entry: LogEntry) -> None:
+        self._snapshot = None  # every change of the view is recorded, so this is the one place
+        self._log.append(entry)
+        for listener in self._listeners:
+            listener(entry)
+
+    def _append(self, message: Message) -> None:
+        self._view.append(message)
+        self._ledger.append(message)
+        self._record(MessageAdded(message))
+
+    def _problems_with(self, message: Message) -> list[Violation]:
+        """Violations the new message would cause, checked against the last message only."""
+        window = [*self._view[-1:], message]
+        offset = len(self._view) + 1 - len(window)
+        found = validate(window, self.rules)
+        # A tool_pairing violation at the previous message counts only when it is an assistant
+        # message (its calls unanswered by the new one): the previous user message's results
+        # answer a message outside this window, so they look orphaned here but are not.
+        relevant = [
+            v
+            for v in found
+            if v.index == len(window) - 1
+            or (v.rule == "tool_pairing" and window[v.index].role == "assistant")
+        ]
+        return [replace(v, index=v.index + offset) for v in relevant]
+
+    def _merge_add(self, message: Message) -> Message:
+        steps = plan_merge(self._view, message)
+        # Check the changed tail with enough context before it; earlier messages are known valid.
+        context = min(len(self._view), 3)
+        tail = self._view[len(self._view) - context :]
+        for step in steps:
+            if not step.message.content:
+                continue
+            if step.merge:
+                tail[-1] = merge_messages(tail[-1], step.message)
+            else:
+                tail.append(step.message)
+        whole = context == len(self._view)
+        # Results may still arrive in the next merged user record; finish_import() repairs the rest.
+        waiting = {u.id for u in tail[-2].tool_uses} if len(tail) > 1 else set()
+        problems = [
+            v
+            for v in validate(tail, self.rules)
+            if (whole or v.index > 0)
+            and not (v.index == len(tail) - 2 and v.tool_use_id in waiting)
+        ]
+        if problems:
+            raise _error_for(problems[0], message)
+        for step in steps:
+            self._apply(step)
+        skipped = not steps[-1].message.content
+        return message if skipped or not self._view else self._view[-1]
+
+    def _apply(self, step: Step) -> None:
+        if step.note:
+            self.repairs.append(Repair(len(self._view) - step.merge, step.note))
+        if not step.message.content:
+            return  # an empty message is noted in repairs, never sent
+        if step.merge:
+            self._view[-1] = merge_messages(self._view[-1], step.message)
+            self._ledger.replace_last(self._view[-1])
+        else:
+            self._view.append(step.message)
+            self._ledger.append(step.message)
+        self._record(MessageAdded(step.message, step.merge))
+
+
+def _blocks(items: Sequence[Block | Mapping[str, Any]]) -> tuple[Block, ...]:
+    return tuple(
+        block_from_wire(as_plain(b)) if isinstance(b, Mapping) or hasattr(b, "model_dump") else b
+        for b in items
+    )
+
+
+def _error_for(violation: Violation, message: Message) -> HistoryError:
+    hint = {
+        "role_alternation": " Roles must alternate user/assistant, starting with user.",
+        "tool_pairing": (
+            " Answer every tool_use of the last assistant message with add_tool_results()."
+        ),
+        "block_placement": "",
+        "thinking_order": "",
+    }.get(violation.rule, "")
+    cls: type[HistoryError] = {
+        "role_alternation": RoleAlternationError,
+        "tool_pairing": ToolPairingError,
+        "block_placement": ToolPairingError,
+    }.get(violation.rule, HistoryError)
+    return cls(
+        f"{violation}.{hint} Nothing was added.",
+        index=violation.index,
+        role=message.role,
+        tool_use_id=violation.tool_use_id,
+        rule=violation.rule,
+    )

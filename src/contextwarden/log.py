@@ -1,0 +1,91 @@
+"""The append-only log of a session: what was added, what compaction did, what the API reported.
+
+The view a model sees is derived from it: the last compaction boundary's view plus every message
+added after it. Nothing is ever removed from the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from contextwarden.model import EMPTY, FrozenDict, Message
+from contextwarden.repair import merge_messages
+
+
+@dataclass(frozen=True, slots=True)
+class Preamble:
+    """The system prompt and tool definitions in force from this point on."""
+
+    system: str | tuple[FrozenDict, ...] | None
+    tools: tuple[FrozenDict, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessageAdded:
+    """A message joined the view; with ``merge`` it was merged into the view's last message."""
+
+    message: Message
+    merge: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UsageRecorded:
+    """A real API response said the context up to this point costs ``total`` tokens."""
+
+    total: int
+    raw: FrozenDict = EMPTY
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionBoundary:
+    """A compaction replaced the view: ``view`` is the whole new view at this point."""
+
+    strategy: str
+    trigger: str
+    tokens_before: int
+    tokens_after: int
+    replaced: int
+    """How many messages of the previous view the new one replaced."""
+    view: tuple[Message, ...]
+    summary: str | None = None
+    timestamp: float | None = None
+    details: FrozenDict = field(default=EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataSet:
+    """A session fact that is not conversation (e.g. the circuit breaker's failure count)."""
+
+    key: str
+    value: Any
+
+
+LogEntry: TypeAlias = Preamble | MessageAdded | UsageRecorded | CompactionBoundary | MetadataSet
+
+
+def derive_view(entries: Sequence[LogEntry]) -> list[Message]:
+    """The current view: the last boundary's view plus every message added after it."""
+    view: list[Message] = []
+    for entry in entries:
+        if isinstance(entry, CompactionBoundary):
+            view = list(entry.view)
+        elif isinstance(entry, MessageAdded):
+            if entry.merge and view:
+                view[-1] = merge_messages(view[-1], entry.message)
+            else:
+                view.append(entry.message)
+    return view
+
+
+def last_boundary_index(entries: Sequence[LogEntry]) -> int | None:
+    for i in range(len(entries) - 1, -1, -1):
+        if isinstance(entries[i], CompactionBoundary):
+            return i
+    return None
+
+
+def current_metadata(entries: Sequence[LogEntry]) -> dict[str, Any]:
+    """The latest value of every metadata key."""
+    return {e.key: e.value for e in entries if isinstance(e, MetadataSet)}

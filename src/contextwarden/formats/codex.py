@@ -1,0 +1,438 @@
+"""Codex CLI rollout JSONL (``~/.codex/sessions/…/rollout-*.jsonl``) into a history.
+
+Mapping rules (facts from /work/shared/data/transcripts/NOTES.md and the real files):
+
+- Each line is ``{"timestamp", "type", "payload"}``. The conversation is the ``response_item``
+  records, read in file order over the whole session, before and after compactions.
+- ``session_meta``: ``base_instructions`` (or ``instructions``) becomes the system prompt; the rest
+  (id, cwd, cli_version, originator, git…) goes to ``metadata["session"]``. ``turn_context`` gives
+  the model of the following assistant items (``metadata["models"]``).
+- ``message`` items: ``user`` → user text; ``assistant`` → assistant text; ``developer`` (and
+  ``system``) → a user message marked injected (``meta.extra["injected"]``), kept in place because
+  Codex injects it mid-session too (hook output, permissions) and the Anthropic API has no such
+  role. A ``user`` item is typed when an ``event_msg`` ``user_message`` has the same text (Codex
+  emits that UI event only for what the person submitted); other user items (AGENTS.md,
+  ``<environment_context>``, ``<turn_aborted>``) are marked injected the same way.
+- ``function_call`` / ``custom_tool_call`` / ``tool_search_call`` (any ``*_call`` with a
+  ``call_id``) → ``tool_use`` named ``namespace__name`` when namespaced; JSON ``arguments`` are
+  parsed into the input (``{"raw_arguments": …}`` when they do not parse to an object), a free-form
+  ``input`` string is kept as ``{"input": …}``. Their ``*_output`` items → ``tool_result`` paired
+  by ``call_id``; merge mode repairs calls without output and outputs without a call.
+- ``reasoning`` items (encrypted, or redacted) are not valid content for the Anthropic API
+  (thinking blocks need Anthropic signatures), so they are kept whole in the next assistant
+  message's ``meta.extra["reasoning"]``; reasoning with no assistant content after it goes to
+  ``metadata["unattached_reasoning"]``.
+- ``compacted`` records (Codex's own replacement history) → ``metadata["compactions"]`` with line
+  numbers; they do not change the view.
+- ``event_msg`` records are UI events that duplicate the items (``user_message``,
+  ``agent_message``, tool end events); they are not added again. A ``user_message`` or
+  ``agent_message`` with no matching item is reported and kept in
+  ``metadata["event_only_messages"]``. ``token_count`` ``last_token_usage`` becomes the preceding
+  assistant message's ``meta.extra["usage"]``; ``turn_aborted`` → ``metadata["turn_aborted"]``.
+- Message meta: ``timestamp`` (epoch seconds), ``id`` (first item id), ``source_ids`` (item ids,
+  or ``call_id``, or ``line:N``), ``extra``: ``lines``, ``model``, ``usage``, ``reasoning``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from contextwarden.errors import ContextWardenError, FormatError
+from contextwarden.formats.base import (
+    LoadReport,
+    add_or_report,
+    first_lines,
+    head_values,
+    iter_jsonl,
+    parse_timestamp,
+    read_text,
+)
+from contextwarden.history import ConversationHistory
+from contextwarden.model import (
+    Block,
+    FrozenDict,
+    ImageBlock,
+    Message,
+    MessageMeta,
+    Role,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
+from contextwarden.repair import merge_messages
+from contextwarden.tokens.base import TokenCounter
+
+NAME = "codex"
+RECORD_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+_TYPE_NAMES = tuple(RECORD_TYPES)  # compared with ==, so a list-valued "type" cannot crash sniff
+_TEXT_PARTS = {"input_text": "text", "output_text": "text", "text": "text", "refusal": "refusal"}
+_PASSTHROUGH = "internal_chat_message_metadata_passthrough"
+_WINDOW_KEYS = ("window_number", "window_id", "previous_window_id", "first_window_id")
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when one of the first parseable lines is a Codex rollout record."""
+    return any(v.get("type") in _TYPE_NAMES and "payload" in v for v in head_values(head))
+
+
+@dataclass
+class _Item:
+    """One response_item as a message fragment."""
+
+    line: int
+    message: Message
+    source_id: str
+    timestamp: float | None
+    extra: dict[str, Any] = field(default_factory=dict)
+    text: str | None = None
+    """For user and developer messages: their text, matched against user_message events."""
+
+
+@dataclass
+class _Scan:
+    report: LoadReport
+    items: list[_Item] = field(default_factory=list)
+    system: str | None = None
+    model: str | None = None
+    events: list[tuple[int, str, str]] = field(default_factory=list)
+    """(line, role, text) of user_message and agent_message UI events."""
+    compactions: list[dict[str, Any]] = field(default_factory=list)
+    event_types: Counter[str] = field(default_factory=Counter)
+    calls: dict[str, int] = field(default_factory=dict)
+    """call_id → line of the call item."""
+
+    def add(self, line: int, value: Any) -> None:
+        kind = value.get("type") if isinstance(value, Mapping) else None
+        payload = value.get("payload") if isinstance(value, Mapping) else None
+        if not (isinstance(kind, str) and kind in RECORD_TYPES and isinstance(payload, Mapping)):
+            self.report.skip(
+                "not a Codex rollout record (type and payload object); line skipped", line=line
+            )
+            return
+        stamp = parse_timestamp(value.get("timestamp"))
+        if kind == "response_item":
+            self._item(line, payload, stamp)
+        elif kind == "event_msg":
+            self._event(line, payload)
+        elif kind == "session_meta":
+            self._session(payload)
+        elif kind == "turn_context":
+            self._turn_context(payload)
+        else:
+            self._compacted(line, value.get("timestamp"), payload)
+
+    def _item(self, line: int, payload: Mapping[str, Any], stamp: float | None) -> None:
+        try:
+            item = _convert(line, payload, stamp)
+        except ContextWardenError as exc:
+            self.report.skip(f"{exc}; record skipped", line=line)
+            return
+        if item is None:
+            self.report.skip(
+                f"response_item type {payload.get('type')!r} has no message mapping; "
+                "kept in metadata['unmapped_items']",
+                line=line,
+            )
+            self.report.metadata.setdefault("unmapped_items", []).append(
+                {"line": line, "payload": dict(payload)}
+            )
+            return
+        for use in item.message.tool_uses:  # the API wants tool_use ids unique
+            if use.id in self.calls:
+                where = self.calls[use.id]
+                self.report.skip(
+                    f"call_id {use.id!r} repeats line {where}; record skipped", line=line
+                )
+                return
+            self.calls[use.id] = line
+        if item.message.role == "assistant" and self.model is not None:
+            item.extra["model"] = self.model
+        self.items.append(item)
+
+    def _event(self, line: int, payload: Mapping[str, Any]) -> None:
+        kind = payload.get("type")
+        self.event_types[str(kind)] += 1
+        text = payload.get("message")
+        if kind in ("user_message", "agent_message") and isinstance(text, str):
+            self.events.append((line, "user" if kind == "user_message" else "assistant", text))
+        elif kind == "token_count":
+            info = payload.get("info")
+            usage = info.get("last_token_usage") if isinstance(info, Mapping) else None
+            last = next((i for i in reversed(self.items) if i.message.role == "assistant"), None)
+            if isinstance(usage, Mapping) and last is not None:
+                last.extra.setdefault("usage", dict(usage))  # repeated counts after a compaction
+        elif kind == "turn_aborted":
+            self.report.metadata.setdefault("turn_aborted", []).append(
+                {"line": line, "reason": payload.get("reason"), "turn_id": payload.get("turn_id")}
+            )
+        elif kind == "task_started" and isinstance(payload.get("model_context_window"), int):
+            self.report.metadata["context_window"] = payload["model_context_window"]
+
+    def _session(self, payload: Mapping[str, Any]) -> None:
+        facts = {k: v for k, v in payload.items() if k not in ("base_instructions", "instructions")}
+        if "session" in self.report.metadata:
+            self.report.metadata.setdefault("later_sessions", []).append(facts)
+            return
+        self.report.metadata["session"] = facts
+        instructions = payload.get("base_instructions", payload.get("instructions"))
+        if isinstance(instructions, Mapping):
+            instructions = instructions.get("text")
+        if isinstance(instructions, str) and instructions.strip():
+            self.system = instructions
+
+    def _turn_context(self, payload: Mapping[str, Any]) -> None:
+        self.report.metadata["turn_contexts"] = self.report.metadata.get("turn_contexts", 0) + 1
+        model = payload.get("model")
+        if isinstance(model, str):
+            self.model = model
+            models = self.report.metadata.setdefault("models", [])
+            if model not in models:
+                models.append(model)
+
+    def _compacted(self, line: int, timestamp: Any, payload: Mapping[str, Any]) -> None:
+        history = payload.get("replacement_history")
+        history = list(history) if isinstance(history, list) else []
+        users = sum(1 for h in history if isinstance(h, Mapping) and h.get("role") == "user")
+        entry = {k: payload.get(k) for k in ("message", *_WINDOW_KEYS)}
+        entry.update(line=line, timestamp=timestamp, replacement_items=len(history))
+        entry.update(replacement_user_messages=users, replacement_history=history)
+        self.compactions.append(entry)
+
+
+# ----------------------------------------------------------------------------- items
+def _convert(line: int, payload: Mapping[str, Any], stamp: float | None) -> _Item | None:
+    """The message fragment of one response_item; None when the type has no mapping."""
+    kind = payload.get("type")
+    source = _source_id(line, payload)
+    if kind == "message":
+        return _message_item(line, payload, stamp, source)
+    if kind == "reasoning":
+        # No valid wire block for it (see the module docstring): kept whole in the meta.
+        empty = Message("assistant", ())
+        return _Item(line, empty, source, stamp, {"reasoning": (dict(payload),)})
+    call_id = payload.get("call_id")
+    if not isinstance(kind, str) or not isinstance(call_id, str):
+        return None
+    if kind.endswith("_call"):
+        name = _tool_name(payload, kind)
+        block: Block = ToolUseBlock(call_id, name, FrozenDict(_call_input(payload)))
+        return _Item(line, Message("assistant", (block,)), source, stamp)
+    if kind.endswith("_output"):
+        content, is_error = _result(payload)
+        result = ToolResultBlock(call_id, content, is_error)
+        return _Item(line, Message("user", (result,)), source, stamp)
+    return None
+
+
+def _source_id(line: int, payload: Mapping[str, Any]) -> str:
+    for key in ("id", "call_id"):
+        if isinstance(payload.get(key), str):
+            return str(payload[key])
+    return f"line:{line}"
+
+
+def _message_item(line: int, payload: Mapping[str, Any], stamp: float | None, source: str) -> _Item:
+    role, content = payload.get("role"), payload.get("content")
+    if role not in ("user", "assistant", "developer", "system"):
+        raise FormatError(f"message role must be user, assistant or developer, got {role!r}")
+    if isinstance(content, str):
+        content = [{"type": "input_text", "text": content}]
+    if not isinstance(content, list):
+        raise FormatError(f"message content must be a list, got {type(content).__name__}")
+    blocks = tuple(_part(p) for p in content)
+    wire_role: Role = "assistant" if role == "assistant" else "user"
+    item = _Item(line, Message(wire_role, blocks), source, stamp)
+    if wire_role == "user":
+        item.text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+        if role != "user":
+            item.extra["codex_role"] = role
+    return item
+
+
+def _part(part: Any) -> Block:
+    if not isinstance(part, Mapping):
+        return UnknownBlock(FrozenDict({"type": "invalid", "value": part}))
+    key = _TEXT_PARTS.get(str(part.get("type")))
+    if key is not None and isinstance(part.get(key), str):
+        return TextBlock(part[key])
+    url = part.get("image_url")
+    if part.get("type") == "input_image" and isinstance(url, str):
+        return ImageBlock(FrozenDict(_image_source(url)))
+    return UnknownBlock(FrozenDict(part))
+
+
+def _image_source(url: str) -> dict[str, str]:
+    """An Anthropic image source from an OpenAI ``image_url`` (data: URL or plain URL)."""
+    head, sep, data = url.partition(",")
+    if url.startswith("data:") and sep and head.endswith(";base64"):
+        return {"type": "base64", "media_type": head[5:-7], "data": data}
+    return {"type": "url", "url": url}
+
+
+def _tool_name(payload: Mapping[str, Any], kind: str) -> str:
+    name = payload.get("name")
+    name = name if isinstance(name, str) and name else kind.removesuffix("_call")
+    namespace = payload.get("namespace")
+    return f"{namespace}__{name}" if isinstance(namespace, str) and namespace else name
+
+
+def _call_input(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool input: parsed JSON ``arguments``, or free-form ``input``/``action`` kept whole."""
+    args = payload.get("arguments")
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args)
+        except json.JSONDecodeError:
+            parsed = None
+        return parsed if isinstance(parsed, dict) else {"raw_arguments": args}
+    if isinstance(args, Mapping):
+        return dict(args)
+    for key in ("arguments", "input", "action"):
+        if key in payload:
+            value = payload[key]
+            return dict(value) if isinstance(value, Mapping) else {key: value}
+    return {}
+
+
+def _result(payload: Mapping[str, Any]) -> tuple[str | tuple[Any, ...], bool]:
+    """(content, is_error) of a ``*_output`` item."""
+    if "output" not in payload:  # tool_search_output and the like: everything but the envelope
+        rest = {k: v for k, v in payload.items() if k not in ("type", "call_id", _PASSTHROUGH)}
+        return json.dumps(rest, ensure_ascii=False), False
+    output = payload["output"]
+    if isinstance(output, str):
+        return output, False
+    if isinstance(output, list):
+        return tuple(_part(p) for p in output), False
+    if isinstance(output, Mapping) and isinstance(output.get("content"), str):
+        return output["content"], output.get("success") is False  # older {content, success}
+    return json.dumps(output, ensure_ascii=False), False
+
+
+# ----------------------------------------------------------------------------- typed vs injected
+def _match_events(scan: _Scan) -> None:
+    """Mark user items typed when a UI event repeats them; keep events that match no item."""
+    wanted: dict[tuple[str, str], list[int]] = {}
+    for line, role, text in scan.events:
+        wanted.setdefault((role, text.strip()), []).append(line)
+    for item in scan.items:
+        if item.message.role == "assistant" and item.message.text.strip():
+            _take(wanted, ("assistant", item.message.text.strip()))
+        elif item.text is not None:
+            developer = "codex_role" in item.extra
+            if developer or not _take(wanted, ("user", item.text.strip())):
+                item.extra["injected"] = True
+    left = sorted((line, role, text) for (role, text), ls in wanted.items() for line in ls)
+    for line, role, _ in left:
+        scan.report.skip(
+            f"{role} text appears only in a UI event; kept in metadata['event_only_messages']",
+            line=line,
+        )
+    scan.report.metadata["event_only_messages"] = [
+        {"line": line, "role": role, "text": text} for line, role, text in left
+    ]
+
+
+def _take(wanted: dict[tuple[str, str], list[int]], key: tuple[str, str]) -> bool:
+    lines = wanted.get(key)
+    if not lines:
+        return False
+    lines.pop(0)
+    return True
+
+
+# ----------------------------------------------------------------------------- messages
+def _turns(items: Sequence[_Item], report: LoadReport) -> list[list[_Item]]:
+    """Items grouped into alternating turns; reasoning joins the assistant content after it."""
+    turns: list[list[_Item]] = []
+    pending: list[_Item] = []
+    for item in items:
+        if all(isinstance(b, TextBlock) and not b.text.strip() for b in item.message.content):
+            if item.message.role == "assistant":
+                pending.append(item)  # reasoning or blank text: goes with the reply after it
+            else:
+                _set_aside(report, [item])  # blank user text: nothing to send
+            continue
+        group = [*pending, item] if item.message.role == "assistant" else [item]
+        if item.message.role == "user":
+            _set_aside(report, pending)
+        pending = []
+        if turns and turns[-1][-1].message.role == item.message.role:
+            turns[-1].extend(group)
+        else:
+            turns.append(group)
+    _set_aside(report, pending)
+    return turns
+
+
+def _set_aside(report: LoadReport, items: Sequence[_Item]) -> None:
+    """Reasoning no assistant content followed (an aborted turn) goes to the metadata."""
+    for item in items:
+        if "reasoning" in item.extra:
+            entry = {"line": item.line, "reasoning": item.extra["reasoning"][0]}
+            report.metadata.setdefault("unattached_reasoning", []).append(entry)
+        else:
+            report.metadata.setdefault("blank_items", []).append(item.line)
+
+
+def _message(turn: Sequence[_Item]) -> Message:
+    merged = turn[0].message
+    for item in turn[1:]:
+        merged = merge_messages(merged, item.message)
+    extra: dict[str, Any] = {"lines": tuple(i.line for i in turn)}
+    reasoning = tuple(r for i in turn for r in i.extra.get("reasoning", ()))
+    if reasoning:
+        extra["reasoning"] = reasoning
+    for item in turn:  # the last model and usage of the turn win
+        extra.update({k: v for k, v in item.extra.items() if k in ("model", "usage")})
+    injected = tuple(
+        b.text
+        for i in turn
+        if i.extra.get("injected")
+        for b in i.message.content
+        if isinstance(b, TextBlock)
+    )
+    if injected:
+        extra["injected_texts"] = injected
+        extra["injected"] = all(i.extra.get("injected") for i in turn if i.text is not None)
+    stamp = next((i.timestamp for i in turn if i.timestamp is not None), None)
+    meta = MessageMeta(
+        stamp, turn[0].source_id, tuple(i.source_id for i in turn), FrozenDict(extra)
+    )
+    return Message(merged.role, merged.content, meta)
+
+
+def read(
+    path: Path,
+    report: LoadReport,
+    *,
+    index: int = 0,
+    counter: TokenCounter | None = None,
+) -> ConversationHistory:
+    """Read one Codex rollout file (merge mode); see the module docstring for the rules."""
+    if index != 0:
+        raise FormatError(
+            "a Codex rollout file holds one conversation; use index=0", path=str(path)
+        )
+    scan = _Scan(report)
+    for record in iter_jsonl(read_text(path, report), report):
+        scan.add(record.line, record.value)
+    _match_events(scan)
+    history = ConversationHistory(system=scan.system, mode="merge", counter=counter)
+    for turn in _turns(scan.items, report):
+        add_or_report(history, _message(turn), report)
+    firsts = first_lines(history.messages)
+    for entry in scan.compactions:
+        entry["messages_before"] = bisect.bisect_left(firsts, entry["line"])
+    report.metadata["compactions"] = scan.compactions
+    report.metadata["event_types"] = dict(scan.event_types)
+    return history

@@ -1,0 +1,294 @@
+"""The Codex CLI rollout loader against the real rollouts in ../shared/data/transcripts/."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SHARED_DATA
+
+from contextwarden.errors import FormatError
+from contextwarden.formats import detect_format, load
+from contextwarden.formats.base import LoadReport
+from contextwarden.formats.codex import NAME, read, sniff
+from contextwarden.history import ConversationHistory
+from contextwarden.model import TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
+from contextwarden.repair import MISSING_RESULT_TEXT
+from contextwarden.rules import validate
+
+DIR = SHARED_DATA / "transcripts" / "codex"
+FILES = sorted(DIR.glob("*.jsonl"))
+IDS = [p.name.split("__")[-1][:24] for p in FILES]
+CALLS = ("function_call", "custom_tool_call", "tool_search_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+
+
+def by_name(part: str) -> Path:
+    return next(p for p in FILES if part in p.name)
+
+
+@cache
+def loaded(path: Path) -> ConversationHistory:
+    return load(path)
+
+
+def payloads(path: Path, record_type: str) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        rec = json.loads(line)
+        if rec["type"] == record_type:
+            out.append((n, rec["payload"]))
+    return out
+
+
+def user_texts(history: ConversationHistory) -> tuple[list[str], list[str]]:
+    """(typed, injected) texts of the view's user messages."""
+    typed: list[str] = []
+    injected: list[str] = []
+    for message in history.messages:
+        if message.role != "user":
+            continue
+        marked = Counter(message.meta.extra.get("injected_texts", ()))
+        for block in message.content:
+            if isinstance(block, TextBlock) and marked[block.text] > 0:
+                marked[block.text] -= 1
+                injected.append(block.text)
+            elif isinstance(block, TextBlock):
+                typed.append(block.text)
+    return typed, injected
+
+
+def test_all_four_rollouts_are_here() -> None:
+    assert len(FILES) == 4
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_every_rollout_loads_valid_and_is_detected(path: Path) -> None:
+    history = loaded(path)
+    assert detect_format(path) == NAME
+    assert history.source is not None and history.source.format == NAME
+    assert history.source.issues == []
+    assert history.repairs == []
+    assert validate(history.messages) == []
+    assert isinstance(history.system, str) and history.system.startswith("You are Codex")
+    assert history.source.metadata["session"]["cwd"].endswith("agentv")
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_user_messages_match_an_independent_count(path: Path) -> None:
+    history = loaded(path)
+    items = [p for _, p in payloads(path, "response_item") if p["type"] == "message"]
+    raw_user = [p for p in items if p["role"] in ("user", "developer")]
+    events = [p["message"] for _, p in payloads(path, "event_msg") if p["type"] == "user_message"]
+    typed, injected = user_texts(history)
+    assert typed == events  # what the person submitted, in order
+    assert len(typed) + len(injected) == sum(len(p["content"]) for p in raw_user)
+    raw_assistant = [b["text"] for p in items if p["role"] == "assistant" for b in p["content"]]
+    view_assistant = [
+        b.text
+        for m in history.messages
+        if m.role == "assistant"
+        for b in m.content
+        if isinstance(b, TextBlock)
+    ]
+    assert view_assistant == raw_assistant
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_tool_calls_and_outputs_match_an_independent_count(path: Path) -> None:
+    history = loaded(path)
+    items = [p for _, p in payloads(path, "response_item")]
+    calls = [p["call_id"] for p in items if p["type"] in CALLS]
+    outputs = [p["call_id"] for p in items if p["type"] in OUTPUTS]
+    uses = [b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)]
+    results = [b for m in history.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert [u.id for u in uses] == calls
+    assert [r.tool_use_id for r in results] == outputs
+    assert not [r for r in results if r.content == MISSING_RESULT_TEXT]
+    reasoning = [p for p in items if p["type"] == "reasoning"]
+    assert history.source is not None
+    attached = sum(len(m.meta.extra.get("reasoning", ())) for m in history.messages)
+    unattached = len(history.source.metadata.get("unattached_reasoning", []))
+    assert attached + unattached == len(reasoning)
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_compactions_are_recorded_and_the_view_spans_the_whole_session(path: Path) -> None:
+    history = loaded(path)
+    assert history.source is not None
+    raw = payloads(path, "compacted")
+    found = history.source.metadata["compactions"]
+    assert [c["line"] for c in found] == [n for n, _ in raw]
+    assert len(found) == (2 if "2compactions" in path.name else 0)
+    for entry, (_, payload) in zip(found, raw, strict=True):
+        assert entry["replacement_history"] == payload["replacement_history"]
+        assert 0 < entry["messages_before"] < len(history.messages)
+    events = [p["message"] for _, p in payloads(path, "event_msg") if p["type"] == "user_message"]
+    typed, _ = user_texts(history)
+    assert typed[0] == events[0] and typed[-1] == events[-1]  # before and after compactions
+
+
+def test_arguments_namespaces_and_custom_input_become_tool_input() -> None:
+    history = loaded(by_name("0b9f2ac6f3aa"))
+    uses: dict[str, ToolUseBlock] = {}
+    for block in (b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)):
+        uses.setdefault(block.name, block)
+    assert uses["exec_command"].input["cmd"]
+    assert uses["mcp__deepwiki__read_wiki_structure"].input == {
+        "repoName": "vercel-labs/agent-eval"
+    }
+    assert uses["apply_patch"].input["input"].startswith("*** Begin Patch")
+    assert uses["tool_search"].input["query"].startswith("deepwiki")
+
+
+def test_developer_and_instruction_messages_are_marked_injected() -> None:
+    history = loaded(by_name("a392ff332928"))
+    first = history.messages[0]
+    assert first.meta.extra["lines"] == (3, 4, 6)
+    injected = first.meta.extra["injected_texts"]
+    assert injected[0].startswith("<permissions instructions>")
+    assert any(t.startswith("# AGENTS.md instructions") for t in injected)
+    assert first.meta.extra["injected"] is False  # line 6 is what the person typed
+    assert first.content[-1] == TextBlock(
+        "remove agentv-claude-trace plugin no longer needed, can merge directly"
+    )
+
+
+def test_assistant_meta_keeps_model_usage_and_reasoning() -> None:
+    history = loaded(by_name("0034f597b72d"))
+    replies = [m for m in history.messages if m.role == "assistant"]
+    assert all(m.meta.extra["model"] == "gpt-5.3-codex-spark" for m in replies)
+    assert all(m.meta.timestamp for m in replies)
+    with_usage = [m for m in replies if "usage" in m.meta.extra]
+    assert len(with_usage) > 0.9 * len(replies)
+    assert all(m.meta.extra["usage"]["input_tokens"] > 0 for m in with_usage)
+    reasoning = replies[0].meta.extra["reasoning"][0]
+    assert reasoning["type"] == "reasoning" and reasoning["encrypted_content"] == "REDACTED"
+
+
+def test_last_calls_without_output_wait_for_their_results() -> None:
+    history = loaded(by_name("a392ff332928"))
+    last = history.messages[-1]
+    assert last.role == "assistant" and len(last.tool_uses) == 2
+
+
+def test_sniff_tells_codex_from_claude_code() -> None:
+    claude = next((SHARED_DATA / "transcripts" / "claude-code").glob("*.jsonl"))
+    assert sniff(FILES[0], FILES[0].read_text(encoding="utf-8")[:262_144])
+    assert not sniff(claude, claude.read_text(encoding="utf-8")[:262_144])
+    assert not sniff(FILES[0], '{"type": ["user"], "payload": {}, "sessionId": "s"}\n')
+
+
+def test_one_conversation_per_file() -> None:
+    with pytest.raises(FormatError, match="index=0"):
+        read(FILES[0], LoadReport(str(FILES[0]), NAME), index=1)
+
+
+def test_bad_lines_are_reported_by_line_and_good_records_kept(tmp_path: Path) -> None:
+    source = by_name("a392ff332928")
+    lines = source.read_bytes().splitlines()
+    records = [json.loads(line) for line in lines]
+    records[11]["payload"]["arguments"] = "not json"  # line 12: a call whose arguments do not parse
+    records[12]["payload"] = 5  # line 13: a record of the wrong shape
+    records[21]["payload"]["content"].append({"type": "annotation_x", "data": 1})  # line 22
+    extra = [
+        {"timestamp": "x", "type": "response_item", "payload": {"type": "ghost_snapshot"}},
+        {
+            "type": "response_item",
+            "payload": {"type": "message", "role": "developer", "content": 5},
+        },
+    ]
+    for i in (11, 12, 21):
+        lines[i] = json.dumps(records[i]).encode()
+    lines[14] = lines[14].replace(b"Chunk ID", b"Chunk\xff ID")  # line 15: invalid UTF-8
+    lines[23:23] = [json.dumps(e).encode() for e in extra]  # lines 24 and 25
+    lines.insert(3, b"{garbage")  # line 4; every original line from 4 on moves down one
+    lines[-1] = lines[-1][:40]  # a truncated last line
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+    history = load(path, "codex")
+    assert history.source is not None
+    issues = history.source.issues
+    last = len(lines)
+    assert [i.line for i in issues] == [None, 4, 14, 25, 26, last]
+    assert "invalid UTF-8" in issues[0].message
+    assert "not a Codex rollout record" in issues[2].message
+    assert "'ghost_snapshot' has no message mapping" in issues[3].message
+    assert "content must be a list" in issues[4].message
+    assert history.source.metadata["unmapped_items"][0]["line"] == 25
+    assert validate(history.messages) == []
+    uses = [b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)]
+    assert uses[1].input == {"raw_arguments": "not json"}
+    intact = records[:12] + records[13:-1]  # not the wrong-shape record, not the truncated one
+    assert len(uses) == sum(r["payload"].get("type") in CALLS for r in intact) == 21
+    unknown = [b for m in history.messages for b in m.content if isinstance(b, UnknownBlock)]
+    assert [b.type for b in unknown] == ["annotation_x"]
+    results = [b for m in history.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert any("Chunk\ufffd ID" in r.text for r in results)
+    # The broken call's output is kept as marked text rather than dropped.
+    assert any("kept unmatched tool results" in r.action for r in history.repairs)
+
+
+WRONG_VALUES = (None, 5, "x", [], {"a": 1})
+PATHS: tuple[tuple[str | int, ...], ...] = (
+    ("type",),
+    ("timestamp",),
+    ("payload",),
+    ("payload", "type"),
+    ("payload", "role"),
+    ("payload", "content"),
+    ("payload", "content", 0),
+    ("payload", "content", 0, "type"),
+    ("payload", "content", 0, "text"),
+    ("payload", "name"),
+    ("payload", "arguments"),
+    ("payload", "call_id"),
+    ("payload", "input"),
+    ("payload", "output"),
+    ("payload", "summary"),
+    ("payload", "message"),
+    ("payload", "info"),
+    ("payload", "model"),
+    ("payload", "base_instructions"),
+)
+
+
+def set_path(record: Any, path: tuple[str | int, ...], value: Any) -> bool:
+    """Set ``record[path]`` to ``value`` where the path exists; False where it does not."""
+    *head, last = path
+    for key in head:
+        if isinstance(record, dict) and isinstance(key, str) and key in record:
+            record = record[key]
+        elif isinstance(record, list) and isinstance(key, int) and len(record) > key:
+            record = record[key]
+        else:
+            return False
+    if isinstance(record, dict) and isinstance(last, str) and last in record:
+        record[last] = value
+        return True
+    if isinstance(record, list) and isinstance(last, int) and len(record) > last:
+        record[last] = value
+        return True
+    return False
+
+
+@pytest.mark.parametrize("path_", PATHS, ids=["/".join(map(str, p)) for p in PATHS])
+def test_wrong_types_anywhere_never_crash_the_loader(
+    path_: tuple[str | int, ...], tmp_path: Path
+) -> None:
+    source = by_name("a392ff332928")
+    records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    for value in WRONG_VALUES:
+        mutated = [json.loads(json.dumps(r)) for r in records]
+        assert any([set_path(r, path_, value) for r in mutated])
+        file = tmp_path / "rollout.jsonl"
+        file.write_text("\n".join(json.dumps(r) for r in mutated) + "\n", encoding="utf-8")
+        history = load(file, "codex")
+        assert history.source is not None and history.source.records == len(records)
+        assert validate(history.messages) == []
+        assert all(i.line is not None for i in history.source.issues)

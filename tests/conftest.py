@@ -8,9 +8,8 @@ import pytest
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TRANSCRIPTS_DIR = SHARED_DATA / "transcripts"
-TRANSCRIPTS = sorted(
-    p for p in TRANSCRIPTS_DIR.rglob("*") if p.is_file() and p.suffix in {".jsonl", ".json", ".traj"}
-)
+SUFFIXES = {".jsonl", ".json", ".traj"}
+TRANSCRIPTS = sorted(p for p in TRANSCRIPTS_DIR.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
 
 
 @pytest.fixture(scope="session")

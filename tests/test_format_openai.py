@@ -16,9 +16,8 @@ from pydantic import TypeAdapter
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.formats.anthropic import message_from_wire, messages_to_wire
-from contextwarden.formats.base import LoadReport
+from contextwarden.formats.base import LoadReport, build_history
 from contextwarden.formats.openai import (
-    build_history,
     history_to_openai,
     messages_from_openai,
     tools_from_openai,

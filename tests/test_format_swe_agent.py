@@ -249,3 +249,126 @@ def test_mutated_trajectories_load_valid_or_raise_format_error(
         except FormatError:
             continue
         assert validate(history.messages) == []
+
+
+# ------------------------------------------------------------------ environment observations
+@pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name[:45])
+def test_environment_outputs_are_marked_injected_and_the_task_is_not(path: Path) -> None:
+    """In these runs nobody typed after the task: every later user-role text is the harness's."""
+    history = load(path)
+    users = [m for m in history.messages if m.role == "user"]
+    assert not users[0].meta.extra.get("injected")  # the task (merged after a demonstration)
+    raw = _chat(path)
+    answers = [
+        m["content"]
+        for i, m in enumerate(raw)
+        if m["role"] == "user" and i > 0 and raw[i - 1]["role"] == "assistant"
+    ]
+    marked = [m for m in users if m.meta.extra.get("injected_kind") == "observation"]
+    assert [m.text for m in marked] == answers
+    for message in marked:
+        assert message.meta.extra["injected_kind"] == "observation"
+        assert message.meta.extra["injected_texts"] == (message.text,)
+
+
+def test_v1_observations_format_errors_and_the_final_diff_are_marked() -> None:
+    path = (
+        TRANSCRIPTS
+        / "swe-agent"
+        / "gruckion__mini-swe-agent__gemini3pro-psf__requests-1142.traj.json"
+    )
+    marked = [m.text for m in load(path).messages if m.meta.extra.get("injected")]
+    assert sum(t.startswith("<returncode>") for t in marked) == 68
+    assert sum(t.startswith("Please always provide EXACTLY ONE action") for t in marked) == 2
+    assert marked[-1].startswith("diff --git")  # printed after COMPLETE_TASK_AND_SUBMIT
+
+
+def _mini(*messages: dict[str, Any], version: str = "mini-swe-agent-1") -> dict[str, Any]:
+    head = [{"role": "system", "content": "sys"}, {"role": "user", "content": "the task"}]
+    return {
+        "info": {"mini_version": "1.0"},
+        "messages": head + list(messages),
+        "trajectory_format": version,
+    }
+
+
+def _marks(tmp_path: Path, document: dict[str, Any]) -> list[tuple[str, bool]]:
+    history = load(_write(tmp_path, document, "run.traj.json"))
+    return [
+        (m.text, bool(m.meta.extra.get("injected"))) for m in history.messages if m.role == "user"
+    ]
+
+
+def test_what_the_person_typed_mid_run_is_never_marked(tmp_path: Path) -> None:
+    said = "Interrupted by user: use pytest, not unittest"
+    rejected = "Command not executed. The user rejected your command with the following message: no"
+    document = _mini(
+        {"role": "assistant", "content": "```bash\nls\n```"},
+        {"role": "user", "content": said},  # v1.0: no interrupt_type, only the wording
+        {"role": "assistant", "content": "```bash\nrm -rf x\n```"},
+        {"role": "user", "content": rejected, "extra": {"interrupt_type": "UserRejection"}},
+        {"role": "assistant", "content": "```bash\nls\n```"},
+        {"role": "user", "content": "new ask", "extra": {"interrupt_type": "UserNewTask"}},
+        {"role": "assistant", "content": "```bash\nls\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\na\n</output>"},
+    )
+    assert _marks(tmp_path, document) == [
+        ("the task", False),
+        (said, False),
+        (rejected, False),
+        ("new ask", False),
+        ("<returncode>0</returncode>\n<output>\na\n</output>", True),
+    ]
+
+
+def test_v2_extra_marks_outputs_and_format_errors_wherever_they_stand(tmp_path: Path) -> None:
+    document = _mini(
+        {"role": "user", "content": "User command: \n```bash\nls\n```"},  # human mode: typed
+        {"role": "user", "content": "README", "extra": {"returncode": 0}},  # its output
+        {"role": "assistant", "content": "thinking, no call"},
+        {"role": "user", "content": "Use a tool.", "extra": {"interrupt_type": "FormatError"}},
+        version="mini-swe-agent-2",
+    )
+    marks = _marks(tmp_path, document)
+    # merge mode joins consecutive user messages; the merged turn lists what was injected
+    history = load(tmp_path / "run.traj.json")
+    first = history.messages[0]
+    assert first.meta.extra["injected_texts"] == ("README",)
+    assert first.meta.extra["injected"] is False  # a typed part: the turn is not all injected
+    assert marks[-1] == ("Use a tool.", True)
+
+
+def test_a_demonstration_is_marked_as_one_and_the_task_is_not(tmp_path: Path) -> None:
+    document = {
+        "trajectory": [],
+        "history": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "demo", "is_demo": True},
+            {"role": "assistant", "content": "```\nls\n```", "is_demo": True},
+            {"role": "user", "content": "demo output", "is_demo": True},
+            {"role": "user", "content": "the task\nbash-$"},
+            {"role": "assistant", "content": "```\nls\n```"},
+            {"role": "user", "content": "a b\n(Current directory: /r)\nbash-$"},
+        ],
+        "info": {},
+    }
+    history = load(_write(tmp_path, document, "run.traj"))
+    kinds = [m.meta.extra.get("injected_kind") for m in history.messages if m.role == "user"]
+    assert kinds == ["demonstration", None, "observation"]
+    task = history.messages[2]  # the demo's last output merged with the task: the task is typed
+    assert task.meta.extra["injected_texts"] == ("demo output",)
+    assert task.meta.extra["injected"] is False
+
+
+def test_a_trajectory_whose_messages_are_not_a_list_is_a_format_error(tmp_path: Path) -> None:
+    """Read through the openai loader too, which hands trajectories to this one."""
+    path = _write(tmp_path, {"trajectory_format": "mini-swe-agent-1", "messages": True}, "t.json")
+    for fmt in ("swe-agent", "openai"):
+        with pytest.raises(FormatError, match="'messages'"):
+            load(path, format=fmt)
+
+
+def test_an_exit_record_without_an_extra_object_keeps_its_content(tmp_path: Path) -> None:
+    document = _mini({"role": "exit", "content": "Submitted", "extra": [1, 2]})
+    metadata = load(_write(tmp_path, document, "run.traj.json")).source.metadata  # type: ignore[union-attr]
+    assert metadata["exit"] == {"content": "Submitted"}

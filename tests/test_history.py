@@ -178,7 +178,9 @@ def test_merge_mode_skips_blank_messages_and_notes_it() -> None:
 def test_merged_meta_keeps_each_parts_labels() -> None:
     from contextwarden.model import FrozenDict, MessageMeta
 
-    typed = Message("user", (TextBlock("fix the bug"),), MessageMeta(extra=FrozenDict({"lines": (1,)})))
+    typed = Message(
+        "user", (TextBlock("fix the bug"),), MessageMeta(extra=FrozenDict({"lines": (1,)}))
+    )
     reminder = Message(
         "user",
         (TextBlock("<system-reminder>x</system-reminder>"),),

@@ -37,7 +37,10 @@ WIRE_BLOCKS = [
         "tool_use_id": "t2",
         "content": [
             {"type": "text", "text": "part"},
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}},
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": "AA"},
+            },
         ],
     },
     {"type": "thinking", "thinking": "let me see", "signature": "sig=="},
@@ -99,7 +102,9 @@ def test_string_content_and_result_text() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 

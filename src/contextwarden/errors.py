@@ -20,6 +20,7 @@ class ContextWardenError(Exception):
         ├── CompactionError              a compaction could not produce a valid, smaller view
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
         ├── StoreError                   a session store could not read or write
+        │   └── StoreConflictError       the session changed since it was read (stores/)
         └── MissingDependencyError       an optional extra is not installed
     """
 

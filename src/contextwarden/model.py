@@ -183,12 +183,19 @@ class Message:
     role: Role
     content: tuple[Block, ...]
     meta: MessageMeta = field(default=MessageMeta(), compare=False)
+    # Derived once: the rules, the ledger and every strategy ask for these on hot paths.
+    _tool_uses: tuple[ToolUseBlock, ...] = field(init=False, repr=False, compare=False)
+    _tool_results: tuple[ToolResultBlock, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.role not in ("user", "assistant"):
             raise ValueError(f"role must be 'user' or 'assistant', got {self.role!r}")
         if not isinstance(self.content, tuple):
             object.__setattr__(self, "content", tuple(self.content))
+        uses = tuple(b for b in self.content if isinstance(b, ToolUseBlock))
+        results = tuple(b for b in self.content if isinstance(b, ToolResultBlock))
+        object.__setattr__(self, "_tool_uses", uses)
+        object.__setattr__(self, "_tool_results", results)
 
     @classmethod
     def user(cls, content: str | tuple[Block, ...] | list[Block]) -> Message:
@@ -201,11 +208,11 @@ class Message:
 
     @property
     def tool_uses(self) -> tuple[ToolUseBlock, ...]:
-        return tuple(b for b in self.content if isinstance(b, ToolUseBlock))
+        return self._tool_uses
 
     @property
     def tool_results(self) -> tuple[ToolResultBlock, ...]:
-        return tuple(b for b in self.content if isinstance(b, ToolResultBlock))
+        return self._tool_results
 
     @property
     def text(self) -> str:

@@ -1,18 +1,15 @@
 """Anthropic Messages JSON files: a request body (``system``, ``tools``, ``messages``) or a list.
-
 A message that cannot be read is reported by index and skipped; the rest are kept.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from contextwarden.errors import ContextWardenError, FormatError
+from contextwarden.errors import ContextWardenError
 from contextwarden.formats.anthropic import message_from_wire
-from contextwarden.formats.base import LoadReport, parse_json, read_text
+from contextwarden.formats.base import LoadReport, parse_json, read_text, request_messages
 from contextwarden.history import ConversationHistory
 from contextwarden.tokens.base import TokenCounter
 
@@ -33,12 +30,7 @@ def read(
     counter: TokenCounter | None = None,
 ) -> ConversationHistory:
     data = parse_json(read_text(path, report), str(path))
-    body: Mapping[str, Any] = data if isinstance(data, Mapping) else {"messages": data}
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        raise FormatError(
-            "expected a list of messages or an object with 'messages'", path=str(path)
-        )
+    body, messages = request_messages(data, str(path), report, ("model", "max_tokens", "metadata"))
     system = body.get("system")
     tools = body.get("tools")
     history = ConversationHistory(
@@ -47,9 +39,6 @@ def read(
         mode="merge",
         counter=counter,
     )
-    for key in ("model", "max_tokens", "metadata"):
-        if key in body:
-            report.metadata[key] = body[key]
     for i, raw in enumerate(messages):
         report.records += 1
         try:

@@ -1,4 +1,5 @@
-"""What every loader shares: the report of what was read, and tolerant reading of JSON and JSONL.
+"""What every loader shares: the report of what was read, tolerant reading of JSON and JSONL,
+and the small conversions and bookkeeping more than one loader needs (written once, here).
 
 A loader never crashes on bad input and never silently drops a good record: each record it could
 not use is reported with its line number (JSONL) or index (JSON) and the reason.
@@ -6,22 +7,29 @@ not use is reported with its line number (JSONL) or index (JSON) and the reason.
 
 from __future__ import annotations
 
+import bisect
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contextwarden.errors import ContextWardenError, FormatError
-from contextwarden.model import Message
+from contextwarden.model import FrozenDict, ImageBlock, Message
 
 if TYPE_CHECKING:
     from contextwarden.history import ConversationHistory
+    from contextwarden.tokens.base import TokenCounter
 
 
 SNIFF_LINES = 5
 """How many parseable head lines a JSONL format's ``sniff`` looks at."""
+RAW_ARGUMENTS = "raw_arguments"
+"""Key holding tool-call arguments that are not a JSON object, so they are kept verbatim."""
+DATA_URL = re.compile(r"^data:(?P<mt>[^;,]+);base64,(?P<data>.*)$", re.DOTALL)
+"""A ``data:<media type>;base64,<data>`` URL, as OpenAI-style APIs carry images and files."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,23 +120,82 @@ def head_values(head: str, limit: int = SNIFF_LINES) -> Iterator[Mapping[str, An
             return
 
 
+def request_messages(
+    document: Any, path: str | None, report: LoadReport, keys: Sequence[str]
+) -> tuple[Mapping[str, Any], list[Any]]:
+    """A request body and its ``messages``, from a body or a bare list of messages (the body is
+    then ``{"messages": document}``); the body's ``keys`` that are present go to the metadata.
+    """
+    body = document if isinstance(document, Mapping) else {"messages": document}
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise FormatError("expected a list of messages or an object with 'messages'", path=path)
+    report.metadata.update({key: body[key] for key in keys if key in body})
+    return body, messages
+
+
 def parse_timestamp(value: Any) -> float | None:
-    """Epoch seconds from an ISO-8601 timestamp (``2026-01-21T07:20:48.003Z``), else None."""
+    """Epoch seconds from an ISO-8601 timestamp (``2026-01-21T07:20:48.003Z``), else None.
+
+    A time without a zone (OpenHands writes them) is taken as UTC, so the result does not depend
+    on the machine reading the file.
+    """
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
-def first_lines(messages: Sequence[Message]) -> list[int]:
-    """The first file line of each view message (placeholders inherit the one before them)."""
-    out: list[int] = []
+def as_mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (wrong types read as absent)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """Tool-call arguments sent as JSON text: the object, or ``{RAW_ARGUMENTS: text}`` verbatim."""
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        parsed = None
+    return parsed if isinstance(parsed, dict) else {RAW_ARGUMENTS: text}
+
+
+def image_from_url(url: str) -> ImageBlock:
+    """An image block from an http(s) URL or a ``data:<type>;base64,`` URL."""
+    match = DATA_URL.match(url)
+    if match:
+        return ImageBlock(
+            FrozenDict({"type": "base64", "media_type": match["mt"], "data": match["data"]})
+        )
+    return ImageBlock(FrozenDict({"type": "url", "url": url}))
+
+
+def place_by_line(entries: Iterable[dict[str, Any]], messages: Sequence[Message]) -> None:
+    """Set each entry's ``messages_before``: how many view messages start before its ``line``."""
+    firsts: list[int] = []  # the first file line of each message; placeholders inherit
     for message in messages:
         lines = message.meta.extra.get("lines")
-        out.append(lines[0] if lines else (out[-1] if out else 0))
-    return out
+        firsts.append(lines[0] if lines else (firsts[-1] if firsts else 0))
+    for entry in entries:
+        entry["messages_before"] = bisect.bisect_left(firsts, entry["line"])
+
+
+def repeated_tool_use(
+    calls: dict[str, int], message: Message, line: int, label: str = "tool_use id"
+) -> str | None:
+    """Why ``message`` cannot be used when it repeats a tool_use id of an earlier line, else None.
+
+    The API wants tool_use ids unique; a repeated one means a corrupt or copied record. ``calls``
+    (id → line) remembers the ids of the messages that passed.
+    """
+    for use in message.tool_uses:
+        if use.id in calls:
+            return f"{label} {use.id!r} repeats line {calls[use.id]}"
+    calls.update((u.id, line) for u in message.tool_uses)
+    return None
 
 
 def add_or_report(history: ConversationHistory, message: Message, report: LoadReport) -> None:
@@ -138,3 +205,46 @@ def add_or_report(history: ConversationHistory, message: Message, report: LoadRe
         history.add(message)
     except ContextWardenError as exc:
         report.skip(f"{exc}; records on lines {', '.join(map(str, lines))} skipped", line=lines[0])
+
+
+def build_history(
+    system: str | None,
+    messages: Sequence[Message],
+    report: LoadReport,
+    *,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    counter: TokenCounter | None = None,
+) -> ConversationHistory:
+    """A merge-mode history of ``messages``; a turn it cannot take is reported by index."""
+    # history.py imports the formats package; importing it at the top would be circular.
+    from contextwarden.history import ConversationHistory
+
+    history = ConversationHistory(system, tools, mode="merge", counter=counter)
+    for turn in messages:
+        try:
+            history.add(turn)
+        except ContextWardenError as exc:
+            ids = turn.meta.source_ids
+            where = int(ids[0]) if ids and ids[0].isdigit() else None
+            report.skip(f"{exc}; records {', '.join(ids)} skipped", index=where)
+    return history
+
+
+def relocate_issues(
+    report: LoadReport,
+    first: int,
+    *,
+    lines: Sequence[int] | None = None,
+    indices: Sequence[int] | None = None,
+) -> None:
+    """Issues from ``report.issues[first]`` on, found by index in a list taken out of the file,
+    name their place in the file: the line it came from (``lines``) or its index (``indices``).
+    """
+    for n in range(first, len(report.issues)):
+        issue = report.issues[n]
+        if issue.index is None:
+            continue
+        if lines is not None and issue.index < len(lines):
+            report.issues[n] = replace(issue, line=lines[issue.index], index=None)
+        elif indices is not None and issue.index < len(indices):
+            report.issues[n] = replace(issue, index=indices[issue.index])

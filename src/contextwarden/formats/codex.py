@@ -1,4 +1,5 @@
-"""Codex CLI rollout JSONL (``~/.codex/sessions/…/rollout-*.jsonl``) into a history.
+"""Codex CLI rollout JSONL (``~/.codex/sessions/…/rollout-*.jsonl``) into a history: the records,
+typed versus injected user text, and turns. Item payloads become fragments in ``codex_items``.
 
 Mapping rules (facts from /work/shared/data/transcripts/NOTES.md and the real files):
 
@@ -35,11 +36,10 @@ Mapping rules (facts from /work/shared/data/transcripts/NOTES.md and the real fi
 
 from __future__ import annotations
 
-import bisect
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 from pathlib import Path
 from typing import Any
 
@@ -47,25 +47,17 @@ from contextwarden.errors import ContextWardenError, FormatError
 from contextwarden.formats.base import (
     LoadReport,
     add_or_report,
-    first_lines,
+    as_mapping,
     head_values,
     iter_jsonl,
     parse_timestamp,
+    place_by_line,
     read_text,
+    repeated_tool_use,
 )
+from contextwarden.formats.codex_items import Item, convert
 from contextwarden.history import ConversationHistory
-from contextwarden.model import (
-    Block,
-    FrozenDict,
-    ImageBlock,
-    Message,
-    MessageMeta,
-    Role,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    UnknownBlock,
-)
+from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.repair import merge_messages
 from contextwarden.tokens.base import TokenCounter
 
@@ -74,8 +66,6 @@ RECORD_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 )
 _TYPE_NAMES = tuple(RECORD_TYPES)  # compared with ==, so a list-valued "type" cannot crash sniff
-_TEXT_PARTS = {"input_text": "text", "output_text": "text", "text": "text", "refusal": "refusal"}
-_PASSTHROUGH = "internal_chat_message_metadata_passthrough"
 _WINDOW_KEYS = ("window_number", "window_id", "previous_window_id", "first_window_id")
 
 
@@ -85,22 +75,11 @@ def sniff(path: Path, head: str) -> bool:
 
 
 @dataclass
-class _Item:
-    """One response_item as a message fragment."""
-
-    line: int
-    message: Message
-    source_id: str
-    timestamp: float | None
-    extra: dict[str, Any] = field(default_factory=dict)
-    text: str | None = None
-    """For user and developer messages: their text, matched against user_message events."""
-
-
-@dataclass
 class _Scan:
+    """Everything read from the rollout, in file order, before turns are formed."""
+
     report: LoadReport
-    items: list[_Item] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
     system: str | None = None
     model: str | None = None
     events: list[tuple[int, str, str]] = field(default_factory=list)
@@ -132,7 +111,7 @@ class _Scan:
 
     def _item(self, line: int, payload: Mapping[str, Any], stamp: float | None) -> None:
         try:
-            item = _convert(line, payload, stamp)
+            item = convert(line, payload, stamp)
         except ContextWardenError as exc:
             self.report.skip(f"{exc}; record skipped", line=line)
             return
@@ -146,14 +125,10 @@ class _Scan:
                 {"line": line, "payload": dict(payload)}
             )
             return
-        for use in item.message.tool_uses:  # the API wants tool_use ids unique
-            if use.id in self.calls:
-                where = self.calls[use.id]
-                self.report.skip(
-                    f"call_id {use.id!r} repeats line {where}; record skipped", line=line
-                )
-                return
-            self.calls[use.id] = line
+        repeated = repeated_tool_use(self.calls, item.message, line, "call_id")
+        if repeated:
+            self.report.skip(f"{repeated}; record skipped", line=line)
+            return
         if item.message.role == "assistant" and self.model is not None:
             item.extra["model"] = self.model
         self.items.append(item)
@@ -165,8 +140,7 @@ class _Scan:
         if kind in ("user_message", "agent_message") and isinstance(text, str):
             self.events.append((line, "user" if kind == "user_message" else "assistant", text))
         elif kind == "token_count":
-            info = payload.get("info")
-            usage = info.get("last_token_usage") if isinstance(info, Mapping) else None
+            usage = as_mapping(payload.get("info")).get("last_token_usage")
             last = next((i for i in reversed(self.items) if i.message.role == "assistant"), None)
             if isinstance(usage, Mapping) and last is not None:
                 last.extra.setdefault("usage", dict(usage))  # repeated counts after a compaction
@@ -208,116 +182,6 @@ class _Scan:
         self.compactions.append(entry)
 
 
-# ----------------------------------------------------------------------------- items
-def _convert(line: int, payload: Mapping[str, Any], stamp: float | None) -> _Item | None:
-    """The message fragment of one response_item; None when the type has no mapping."""
-    kind = payload.get("type")
-    source = _source_id(line, payload)
-    if kind == "message":
-        return _message_item(line, payload, stamp, source)
-    if kind == "reasoning":
-        # No valid wire block for it (see the module docstring): kept whole in the meta.
-        empty = Message("assistant", ())
-        return _Item(line, empty, source, stamp, {"reasoning": (dict(payload),)})
-    call_id = payload.get("call_id")
-    if not isinstance(kind, str) or not isinstance(call_id, str):
-        return None
-    if kind.endswith("_call"):
-        name = _tool_name(payload, kind)
-        block: Block = ToolUseBlock(call_id, name, FrozenDict(_call_input(payload)))
-        return _Item(line, Message("assistant", (block,)), source, stamp)
-    if kind.endswith("_output"):
-        content, is_error = _result(payload)
-        result = ToolResultBlock(call_id, content, is_error)
-        return _Item(line, Message("user", (result,)), source, stamp)
-    return None
-
-
-def _source_id(line: int, payload: Mapping[str, Any]) -> str:
-    for key in ("id", "call_id"):
-        if isinstance(payload.get(key), str):
-            return str(payload[key])
-    return f"line:{line}"
-
-
-def _message_item(line: int, payload: Mapping[str, Any], stamp: float | None, source: str) -> _Item:
-    role, content = payload.get("role"), payload.get("content")
-    if role not in ("user", "assistant", "developer", "system"):
-        raise FormatError(f"message role must be user, assistant or developer, got {role!r}")
-    if isinstance(content, str):
-        content = [{"type": "input_text", "text": content}]
-    if not isinstance(content, list):
-        raise FormatError(f"message content must be a list, got {type(content).__name__}")
-    blocks = tuple(_part(p) for p in content)
-    wire_role: Role = "assistant" if role == "assistant" else "user"
-    item = _Item(line, Message(wire_role, blocks), source, stamp)
-    if wire_role == "user":
-        item.text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
-        if role != "user":
-            item.extra["codex_role"] = role
-    return item
-
-
-def _part(part: Any) -> Block:
-    if not isinstance(part, Mapping):
-        return UnknownBlock(FrozenDict({"type": "invalid", "value": part}))
-    key = _TEXT_PARTS.get(str(part.get("type")))
-    if key is not None and isinstance(part.get(key), str):
-        return TextBlock(part[key])
-    url = part.get("image_url")
-    if part.get("type") == "input_image" and isinstance(url, str):
-        return ImageBlock(FrozenDict(_image_source(url)))
-    return UnknownBlock(FrozenDict(part))
-
-
-def _image_source(url: str) -> dict[str, str]:
-    """An Anthropic image source from an OpenAI ``image_url`` (data: URL or plain URL)."""
-    head, sep, data = url.partition(",")
-    if url.startswith("data:") and sep and head.endswith(";base64"):
-        return {"type": "base64", "media_type": head[5:-7], "data": data}
-    return {"type": "url", "url": url}
-
-
-def _tool_name(payload: Mapping[str, Any], kind: str) -> str:
-    name = payload.get("name")
-    name = name if isinstance(name, str) and name else kind.removesuffix("_call")
-    namespace = payload.get("namespace")
-    return f"{namespace}__{name}" if isinstance(namespace, str) and namespace else name
-
-
-def _call_input(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """The tool input: parsed JSON ``arguments``, or free-form ``input``/``action`` kept whole."""
-    args = payload.get("arguments")
-    if isinstance(args, str):
-        try:
-            parsed = json.loads(args)
-        except json.JSONDecodeError:
-            parsed = None
-        return parsed if isinstance(parsed, dict) else {"raw_arguments": args}
-    if isinstance(args, Mapping):
-        return dict(args)
-    for key in ("arguments", "input", "action"):
-        if key in payload:
-            value = payload[key]
-            return dict(value) if isinstance(value, Mapping) else {key: value}
-    return {}
-
-
-def _result(payload: Mapping[str, Any]) -> tuple[str | tuple[Any, ...], bool]:
-    """(content, is_error) of a ``*_output`` item."""
-    if "output" not in payload:  # tool_search_output and the like: everything but the envelope
-        rest = {k: v for k, v in payload.items() if k not in ("type", "call_id", _PASSTHROUGH)}
-        return json.dumps(rest, ensure_ascii=False), False
-    output = payload["output"]
-    if isinstance(output, str):
-        return output, False
-    if isinstance(output, list):
-        return tuple(_part(p) for p in output), False
-    if isinstance(output, Mapping) and isinstance(output.get("content"), str):
-        return output["content"], output.get("success") is False  # older {content, success}
-    return json.dumps(output, ensure_ascii=False), False
-
-
 # ----------------------------------------------------------------------------- typed vs injected
 def _match_events(scan: _Scan) -> None:
     """Mark user items typed when a UI event repeats them; keep events that match no item."""
@@ -351,10 +215,10 @@ def _take(wanted: dict[tuple[str, str], list[int]], key: tuple[str, str]) -> boo
 
 
 # ----------------------------------------------------------------------------- messages
-def _turns(items: Sequence[_Item], report: LoadReport) -> list[list[_Item]]:
+def _turns(items: Sequence[Item], report: LoadReport) -> list[list[Item]]:
     """Items grouped into alternating turns; reasoning joins the assistant content after it."""
-    turns: list[list[_Item]] = []
-    pending: list[_Item] = []
+    turns: list[list[Item]] = []
+    pending: list[Item] = []
     for item in items:
         if all(isinstance(b, TextBlock) and not b.text.strip() for b in item.message.content):
             if item.message.role == "assistant":
@@ -374,7 +238,7 @@ def _turns(items: Sequence[_Item], report: LoadReport) -> list[list[_Item]]:
     return turns
 
 
-def _set_aside(report: LoadReport, items: Sequence[_Item]) -> None:
+def _set_aside(report: LoadReport, items: Sequence[Item]) -> None:
     """Reasoning no assistant content followed (an aborted turn) goes to the metadata."""
     for item in items:
         if "reasoning" in item.extra:
@@ -384,10 +248,8 @@ def _set_aside(report: LoadReport, items: Sequence[_Item]) -> None:
             report.metadata.setdefault("blank_items", []).append(item.line)
 
 
-def _message(turn: Sequence[_Item]) -> Message:
-    merged = turn[0].message
-    for item in turn[1:]:
-        merged = merge_messages(merged, item.message)
+def _message(turn: Sequence[Item]) -> Message:
+    merged = reduce(merge_messages, (i.message for i in turn))
     extra: dict[str, Any] = {"lines": tuple(i.line for i in turn)}
     reasoning = tuple(r for i in turn for r in i.extra.get("reasoning", ()))
     if reasoning:
@@ -430,9 +292,7 @@ def read(
     history = ConversationHistory(system=scan.system, mode="merge", counter=counter)
     for turn in _turns(scan.items, report):
         add_or_report(history, _message(turn), report)
-    firsts = first_lines(history.messages)
-    for entry in scan.compactions:
-        entry["messages_before"] = bisect.bisect_left(firsts, entry["line"])
+    place_by_line(scan.compactions, history.messages)
     report.metadata["compactions"] = scan.compactions
     report.metadata["event_types"] = dict(scan.event_types)
     return history

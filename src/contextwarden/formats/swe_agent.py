@@ -1,7 +1,18 @@
 """SWE-agent ``.traj`` and mini-swe-agent ``.traj.json`` trajectories as conversations.
+Both hold the OpenAI-shaped chat messages the model saw (``history`` / ``messages``).
 
-Both hold the chat messages the model saw (``history`` / ``messages``), which are OpenAI-shaped;
-the run's outcome (``info``: exit status, submission, model stats) goes to ``report.metadata``.
+The run's outcome (``info``: exit status, submission, model stats) goes to ``report.metadata``.
+
+These agents write the environment's side of the exchange in the user role: command outputs
+(mini-swe-agent v1 ``<returncode>…``, classic SWE-agent observations ending in its ``bash-$``
+prompt), format-error reminders, the final diff after a submission. Those messages are marked
+``meta.extra["injected"] = True`` with ``injected_texts`` and ``injected_kind`` "observation", so
+readers need not recognise them by their text. Which they are is read off the structure: a user
+message answering an assistant message, or one whose mini-swe-agent ``extra`` says so
+(``returncode``, ``interrupt_type`` "FormatError"). What the person typed into an interactive run
+(``HUMAN_INTERRUPTS``, ``HUMAN_PREFIXES``) is never marked. SWE-agent's demonstrations (``is_demo``
+user entries, a worked example the harness shows the model) are marked too, with ``injected_kind``
+"demonstration"; the task statement is not marked.
 """
 
 from __future__ import annotations
@@ -12,14 +23,34 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.base import LoadReport, parse_json, read_text
-from contextwarden.formats.openai import build_history, messages_from_openai
+from contextwarden.formats.base import (
+    LoadReport,
+    as_mapping,
+    build_history,
+    parse_json,
+    read_text,
+    relocate_issues,
+)
+from contextwarden.formats.openai_in import messages_from_openai
 from contextwarden.history import ConversationHistory
-from contextwarden.model import FrozenDict, Message, MessageMeta
+from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "swe-agent"
 
+HUMAN_INTERRUPTS = frozenset({"UserInterruption", "UserRejection", "UserNewTask"})
+"""mini-swe-agent ``extra.interrupt_type`` of user messages holding what the person typed."""
+HUMAN_PREFIXES = (
+    "Interrupted by user:",
+    "The user added a new task:",
+    "Command not executed. The user rejected",
+    "Commands not executed. The user rejected",
+)
+"""How mini-swe-agent's interactive agent opens a message quoting the person (versions before
+``interrupt_type`` wrote only this text); such a message answers the agent but is not its
+environment's output."""
+OBSERVATION_EXTRA = ("returncode", "raw_output")
+"""mini-swe-agent ``extra`` keys that only an environment output has."""
 _INFO_KEYS = ("exit_status", "submission", "model_stats", "mini_version", "exception_str")
 _ENTRY_META = ("agent", "message_type", "is_demo", "action")
 """SWE-agent history fields worth keeping with a message (``thought`` is kept only when it is not
@@ -55,10 +86,6 @@ def read(
         raise FormatError(
             f"expected a trajectory object, got a {type(document).__name__}", path=str(path)
         )
-    if not isinstance(document.get("history", document.get("messages")), list):
-        raise FormatError(
-            "no 'history' (SWE-agent) or 'messages' (mini-swe-agent) list", path=str(path)
-        )
     return from_document(document, report, counter=counter)
 
 
@@ -66,9 +93,13 @@ def from_document(
     document: Mapping[str, Any], report: LoadReport, *, counter: TokenCounter | None = None
 ) -> ConversationHistory:
     """The conversation of a parsed trajectory (``history`` or mini-swe-agent ``messages``)."""
-    _keep_info(document, report)
     classic = isinstance(document.get("history"), list)
-    raw: list[Any] = document["history"] if classic else document.get("messages") or []
+    raw = document["history"] if classic else document.get("messages")
+    if not isinstance(raw, list):
+        raise FormatError(
+            "no 'history' (SWE-agent) or 'messages' (mini-swe-agent) list", path=report.path
+        )
+    _keep_info(document, report)
     report.metadata["variant"] = (
         "swe-agent" if classic else str(document.get("trajectory_format", "mini-swe-agent"))
     )
@@ -78,14 +109,19 @@ def from_document(
     for i, entry in enumerate(raw):
         if isinstance(entry, Mapping) and entry.get("role") == "exit":
             # mini-swe-agent's last record: how the run ended; never sent to the model.
-            report.metadata["exit"] = dict(entry.get("extra") or {"content": entry.get("content")})
+            extra = entry.get("extra")
+            kept = (
+                extra if isinstance(extra, Mapping) and extra else {"content": entry.get("content")}
+            )
+            report.metadata["exit"] = dict(kept)
             continue
         chat.append(_normalised(entry) if classic else entry)
         positions.append(i)
     first_issue = len(report.issues)
     system, messages = messages_from_openai(chat, report)
-    messages = [_with_file_meta(m, raw, positions, classic) for m in messages]
-    _renumber(report, first_issue, positions)
+    injected = _injected_kinds(raw)
+    messages = [_with_file_meta(m, raw, positions, classic, injected) for m in messages]
+    relocate_issues(report, first_issue, indices=positions)
     return build_history(system, messages, report, counter=counter)
 
 
@@ -111,10 +147,38 @@ def _normalised(entry: Any) -> Any:
     return entry
 
 
+def _injected_kinds(raw: list[Any]) -> dict[int, str]:
+    """File index → kind of each user message the harness wrote (see the module docstring)."""
+    found: dict[int, str] = {}
+    previous: Any = None
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, Mapping):
+            previous = None
+            continue
+        if entry.get("role") == "user" and entry.get("is_demo") is True:
+            found[i] = "demonstration"
+        elif entry.get("role") == "user" and _from_environment(entry, previous == "assistant"):
+            found[i] = "observation"
+        previous = entry.get("role")
+    return found
+
+
+def _from_environment(entry: Mapping[str, Any], answers_agent: bool) -> bool:
+    extra = as_mapping(entry.get("extra"))
+    interrupt = extra.get("interrupt_type")
+    if interrupt in HUMAN_INTERRUPTS:
+        return False
+    if interrupt == "FormatError" or any(key in extra for key in OBSERVATION_EXTRA):
+        return True
+    content = entry.get("content")
+    quotes_person = isinstance(content, str) and content.lstrip().startswith(HUMAN_PREFIXES)
+    return answers_agent and not quotes_person
+
+
 def _with_file_meta(
-    message: Message, raw: list[Any], positions: list[int], classic: bool
+    message: Message, raw: list[Any], positions: list[int], classic: bool, injected: dict[int, str]
 ) -> Message:
-    """Source ids that point into the file, and SWE-agent's own fields for the message."""
+    """Source ids that point into the file, SWE-agent's own fields, the harness's mark."""
     ids = tuple(str(positions[int(i)]) for i in message.meta.source_ids if i.isdigit())
     extra = dict(message.meta.extra)
     if classic and ids:
@@ -123,15 +187,9 @@ def _with_file_meta(
         thought = entry.get("thought")
         if isinstance(thought, str) and thought.strip() != message.text.strip():
             extra["thought"] = thought
+    kind = injected.get(int(ids[0])) if message.role == "user" and len(ids) == 1 else None
+    if kind is not None:
+        texts = tuple(b.text for b in message.content if isinstance(b, TextBlock))
+        extra.update(injected=True, injected_texts=texts, injected_kind=kind)
     meta = MessageMeta(message.meta.timestamp, message.meta.id, ids, FrozenDict(extra))
     return Message(message.role, message.content, meta)
-
-
-def _renumber(report: LoadReport, first: int, positions: list[int]) -> None:
-    """Issues found in the chat list name the message's index in the file."""
-    from dataclasses import replace
-
-    for n in range(first, len(report.issues)):
-        issue = report.issues[n]
-        if issue.index is not None and issue.index < len(positions):
-            report.issues[n] = replace(issue, index=positions[issue.index])

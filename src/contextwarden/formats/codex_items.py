@@ -1,0 +1,136 @@
+"""Codex ``response_item`` payloads as message fragments: text, images, tool calls and outputs.
+The loader (``codex``) groups the fragments into turns; the mapping rules are in its docstring.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from contextwarden.errors import FormatError
+from contextwarden.formats.base import image_from_url, parse_arguments
+from contextwarden.model import (
+    Block,
+    FrozenDict,
+    Message,
+    Role,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
+
+_TEXT_PARTS = {"input_text": "text", "output_text": "text", "text": "text", "refusal": "refusal"}
+_PASSTHROUGH = "internal_chat_message_metadata_passthrough"
+
+
+@dataclass
+class Item:
+    """One response_item as a message fragment."""
+
+    line: int
+    message: Message
+    source_id: str
+    timestamp: float | None
+    extra: dict[str, Any] = field(default_factory=dict)
+    text: str | None = None
+    """For user and developer messages: their text, matched against user_message events."""
+
+
+def convert(line: int, payload: Mapping[str, Any], stamp: float | None) -> Item | None:
+    """The message fragment of one response_item; None when the type has no mapping."""
+    kind = payload.get("type")
+    source = _source_id(line, payload)
+    if kind == "message":
+        return _message_item(line, payload, stamp, source)
+    if kind == "reasoning":
+        # No valid wire block for it (see the module docstring): kept whole in the meta.
+        empty = Message("assistant", ())
+        return Item(line, empty, source, stamp, {"reasoning": (dict(payload),)})
+    call_id = payload.get("call_id")
+    if not isinstance(kind, str) or not isinstance(call_id, str):
+        return None
+    if kind.endswith("_call"):
+        name = _tool_name(payload, kind)
+        block: Block = ToolUseBlock(call_id, name, FrozenDict(_call_input(payload)))
+        return Item(line, Message("assistant", (block,)), source, stamp)
+    if kind.endswith("_output"):
+        content, is_error = _result(payload)
+        result = ToolResultBlock(call_id, content, is_error)
+        return Item(line, Message("user", (result,)), source, stamp)
+    return None
+
+
+def _source_id(line: int, payload: Mapping[str, Any]) -> str:
+    for key in ("id", "call_id"):
+        if isinstance(payload.get(key), str):
+            return str(payload[key])
+    return f"line:{line}"
+
+
+def _message_item(line: int, payload: Mapping[str, Any], stamp: float | None, source: str) -> Item:
+    role, content = payload.get("role"), payload.get("content")
+    if role not in ("user", "assistant", "developer", "system"):
+        raise FormatError(f"message role must be user, assistant or developer, got {role!r}")
+    if isinstance(content, str):
+        content = [{"type": "input_text", "text": content}]
+    if not isinstance(content, list):
+        raise FormatError(f"message content must be a list, got {type(content).__name__}")
+    blocks = tuple(_part(p) for p in content)
+    wire_role: Role = "assistant" if role == "assistant" else "user"
+    item = Item(line, Message(wire_role, blocks), source, stamp)
+    if wire_role == "user":
+        item.text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+        if role != "user":
+            item.extra["codex_role"] = role
+    return item
+
+
+def _part(part: Any) -> Block:
+    if not isinstance(part, Mapping):
+        return UnknownBlock(FrozenDict({"type": "invalid", "value": part}))
+    key = _TEXT_PARTS.get(str(part.get("type")))
+    if key is not None and isinstance(part.get(key), str):
+        return TextBlock(part[key])
+    url = part.get("image_url")
+    if part.get("type") == "input_image" and isinstance(url, str):
+        return image_from_url(url)
+    return UnknownBlock(FrozenDict(part))
+
+
+def _tool_name(payload: Mapping[str, Any], kind: str) -> str:
+    name = payload.get("name")
+    name = name if isinstance(name, str) and name else kind.removesuffix("_call")
+    namespace = payload.get("namespace")
+    return f"{namespace}__{name}" if isinstance(namespace, str) and namespace else name
+
+
+def _call_input(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool input: parsed JSON ``arguments``, or free-form ``input``/``action`` kept whole."""
+    args = payload.get("arguments")
+    if isinstance(args, str):
+        return parse_arguments(args)
+    if isinstance(args, Mapping):
+        return dict(args)
+    for key in ("arguments", "input", "action"):
+        if key in payload:
+            value = payload[key]
+            return dict(value) if isinstance(value, Mapping) else {key: value}
+    return {}
+
+
+def _result(payload: Mapping[str, Any]) -> tuple[str | tuple[Any, ...], bool]:
+    """(content, is_error) of a ``*_output`` item."""
+    if "output" not in payload:  # tool_search_output and the like: everything but the envelope
+        rest = {k: v for k, v in payload.items() if k not in ("type", "call_id", _PASSTHROUGH)}
+        return json.dumps(rest, ensure_ascii=False), False
+    output = payload["output"]
+    if isinstance(output, str):
+        return output, False
+    if isinstance(output, list):
+        return tuple(_part(p) for p in output), False
+    if isinstance(output, Mapping) and isinstance(output.get("content"), str):
+        return output["content"], output.get("success") is False  # older {content, success}
+    return json.dumps(output, ensure_ascii=False), False

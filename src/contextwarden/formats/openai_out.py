@@ -1,0 +1,184 @@
+"""Our messages out to OpenAI chat completions: the ``messages`` list with ``tool_calls``, and
+tools. The way back in is ``openai_in``; the file loader is ``openai``.
+
+``history_to_openai`` is lossy by nature; exactly where:
+
+- thinking and redacted_thinking blocks are omitted (chat completions has no place for them, and
+  DeepSeek rejects ``reasoning_content`` sent back);
+- an assistant message's text comes first and its tool calls after, whatever their order;
+- ``is_error`` on a tool result, block ``extra`` fields (``cache_control``, citations) and image
+  ``detail`` are not carried;
+- tool-result images cannot go in a ``tool`` message: they follow in the next user message;
+- a block OpenAI has no part for (unknown types, non-text assistant blocks, image or document
+  sources we cannot express) becomes a text part holding its JSON; an unknown block whose type is
+  an OpenAI part type (``input_audio``, ``file``, ``refusal``…) goes back as it came.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from contextwarden.formats.anthropic import block_to_wire
+from contextwarden.formats.base import RAW_ARGUMENTS
+from contextwarden.model import (
+    JSON,
+    Block,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+    thaw,
+)
+
+OPENAI_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
+"""Content-part types of the chat completions API; unknown blocks of these types pass through."""
+
+
+def history_to_openai(
+    system: str | Sequence[Mapping[str, Any]] | None, messages: Sequence[Message]
+) -> list[dict[str, JSON]]:
+    """The chat-completions ``messages`` list for a system prompt and our messages."""
+    out: list[dict[str, JSON]] = []
+    if system is not None:
+        text = system if isinstance(system, str) else system_text(system)
+        out.append({"role": "system", "content": text})
+    for message in messages:
+        if message.role == "assistant":
+            out.append(_assistant_to_openai(message))
+        else:
+            out.extend(_user_to_openai(message))
+    return out
+
+
+def tools_to_openai(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, JSON]]:
+    """Anthropic tool definitions (``name``, ``description``, ``input_schema``) as OpenAI tools."""
+    out: list[dict[str, JSON]] = []
+    for tool in tools:
+        function: dict[str, JSON] = {"name": tool.get("name", "")}
+        if tool.get("description"):
+            function["description"] = tool["description"]
+        function["parameters"] = thaw(tool.get("input_schema") or {"type": "object"})
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def system_text(blocks: Sequence[Mapping[str, Any]]) -> str:
+    """The text of Anthropic system blocks (their cache_control has no OpenAI equivalent)."""
+    return "\n\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+
+
+def _assistant_to_openai(message: Message) -> dict[str, JSON]:
+    parts: list[dict[str, JSON]] = []
+    calls: list[dict[str, JSON]] = []
+    for block in message.content:
+        if isinstance(block, ToolUseBlock):
+            calls.append(_tool_call(block))
+        elif isinstance(block, TextBlock):
+            parts.append({"type": "text", "text": block.text})
+        elif not isinstance(block, ThinkingBlock | RedactedThinkingBlock):
+            parts.append(_passthrough_or_json(block, allowed=frozenset({"text", "refusal"})))
+    body: dict[str, JSON] = {"role": "assistant", "content": _content(parts, empty=None)}
+    if calls:
+        body["tool_calls"] = calls
+    elif body["content"] is None:
+        body["content"] = ""  # an assistant message needs content or tool calls
+    return body
+
+
+def _tool_call(block: ToolUseBlock) -> dict[str, JSON]:
+    raw = block.input.get(RAW_ARGUMENTS)
+    verbatim = len(block.input) == 1 and isinstance(raw, str)
+    arguments = raw if verbatim else json.dumps(thaw(block.input), ensure_ascii=False)
+    return {
+        "id": block.id,
+        "type": "function",
+        "function": {"name": block.name, "arguments": arguments},
+    }
+
+
+def _user_to_openai(message: Message) -> list[dict[str, JSON]]:
+    out: list[dict[str, JSON]] = []
+    parts: list[dict[str, JSON]] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            tool_message, extra_parts = _tool_message(block)
+            out.append(tool_message)
+            parts.extend(extra_parts)
+        else:
+            parts.append(_user_part(block))
+    if parts:
+        out.append({"role": "user", "content": _content(parts, empty="")})
+    return out
+
+
+def _tool_message(block: ToolResultBlock) -> tuple[dict[str, JSON], list[dict[str, JSON]]]:
+    if isinstance(block.content, str):
+        content: JSON = block.content
+        extra: list[dict[str, JSON]] = []
+    else:
+        texts = [p for p in block.content if isinstance(p, TextBlock)]
+        others = [p for p in block.content if not isinstance(p, TextBlock)]
+        content = [{"type": "text", "text": t.text} for t in texts]
+        label = f"[non-text content of the tool result for {block.tool_use_id}]"
+        extra = (
+            [{"type": "text", "text": label}, *(_user_part(p) for p in others)] if others else []
+        )
+    body: dict[str, JSON] = {"role": "tool", "tool_call_id": block.tool_use_id, "content": content}
+    return body, extra
+
+
+def _user_part(block: Block) -> dict[str, JSON]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ImageBlock):
+        url = _source_url(block.source)
+        if url is not None:
+            return {"type": "image_url", "image_url": {"url": url}}
+    if isinstance(block, DocumentBlock):
+        part = _document_part(block)
+        if part is not None:
+            return part
+    return _passthrough_or_json(block, allowed=OPENAI_PART_TYPES)
+
+
+def _source_url(source: Mapping[str, Any]) -> str | None:
+    if source.get("type") == "base64":
+        media_type = source.get("media_type", "application/octet-stream")
+        return f"data:{media_type};base64,{source.get('data', '')}"
+    url = source.get("url")
+    return url if source.get("type") == "url" and isinstance(url, str) else None
+
+
+def _document_part(block: DocumentBlock) -> dict[str, JSON] | None:
+    source = block.source
+    if source.get("type") == "text" and isinstance(source.get("data"), str):
+        return {"type": "text", "text": source["data"]}
+    if source.get("type") != "base64":
+        return None
+    file: dict[str, JSON] = {"file_data": _source_url(source)}
+    if isinstance(block.extra.get("title"), str):
+        file["filename"] = block.extra["title"]
+    return {"type": "file", "file": file}
+
+
+def _passthrough_or_json(block: Block, *, allowed: frozenset[str]) -> dict[str, JSON]:
+    if isinstance(block, UnknownBlock) and block.type in allowed:
+        return dict(thaw(block.raw))
+    text = json.dumps(block_to_wire(block), ensure_ascii=False)
+    return {"type": "text", "text": text}
+
+
+def _content(parts: list[dict[str, JSON]], *, empty: str | None) -> JSON:
+    """One text part becomes a plain string (the common wire shape); several stay a list."""
+    if not parts:
+        return empty
+    if len(parts) == 1 and parts[0].get("type") == "text":
+        return parts[0]["text"]
+    return list(parts)

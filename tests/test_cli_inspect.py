@@ -1,0 +1,99 @@
+"""``contextwarden inspect``: the JSON shape our users script against, and the human view."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contextwarden.breakdown import CATEGORIES
+from contextwarden.cli import main
+from tests.conftest import TRANSCRIPTS_DIR
+
+SMALL = TRANSCRIPTS_DIR / "claude-code" / "d-kimuson__claude-code-viewer__5c0375b4.jsonl"
+OPENHANDS = next((TRANSCRIPTS_DIR / "openhands").glob("*multi-swe-bench-ponyc*"))
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    with pytest.raises(SystemExit) as info:
+        main(["inspect", *args, "--json"])
+    assert info.value.code == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_json_shape_and_consistent_totals(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(capsys, str(SMALL))
+    assert out["format"] == "claude-code"
+    assert out["messages"] == 20
+    tokens = out["tokens"]
+    assert isinstance(tokens, dict)
+    by_category = tokens["by_category"]
+    assert set(by_category) == set(CATEGORIES)
+    # Per-block counts plus per-message overheads add up to the total, never exceed it.
+    assert 0 < sum(by_category.values()) <= tokens["total"]
+    assert out["tool_results_by_tool"]["Read"] > 0
+    assert out["violations"] == []
+
+
+def test_exact_counter_and_format_override(capsys: pytest.CaptureFixture[str]) -> None:
+    heuristic = run_json(capsys, str(SMALL))
+    exact = run_json(capsys, str(SMALL), "--counter", "o200k", "--format", "claude-code")
+    assert exact["tokens"]["total"] != heuristic["tokens"]["total"]  # type: ignore[index]
+    ratio = heuristic["tokens"]["total"] / exact["tokens"]["total"]  # type: ignore[index,operator]
+    assert 0.97 <= ratio <= 1.25  # the heuristic errs high, never far low
+
+
+def test_multi_run_file_says_how_many_and_index_picks(capsys: pytest.CaptureFixture[str]) -> None:
+    first = run_json(capsys, str(OPENHANDS))
+    assert first["metadata"]["conversations"] == 3  # type: ignore[index]
+    second = run_json(capsys, str(OPENHANDS), "--index", "1")
+    assert second["messages"] != first["messages"]
+
+
+def test_violations_are_listed_with_rule_and_index(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "request.json"
+    body = {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "x", "content": "?"}],
+            },
+        ]
+    }
+    path.write_text(json.dumps(body))
+    out = run_json(capsys, str(path))
+    # Merge mode keeps the orphan result's text (as marked text), and says what it repaired.
+    assert out["violations"] == []
+    assert any("unmatched" in r["action"] for r in out["repairs"])  # type: ignore[union-attr,index]
+
+
+def test_errors_are_clear_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["inspect", str(tmp_path / "missing.jsonl")])
+    assert info.value.code == 2
+    assert "no such file" in capsys.readouterr().err
+    garbage = tmp_path / "x.json"
+    garbage.write_text("{not json")
+    with pytest.raises(SystemExit):
+        main(["inspect", str(garbage), "--format", "anthropic"])
+    assert "malformed JSON" in capsys.readouterr().err
+
+
+def test_human_output_and_module_entry_point() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "contextwarden", "inspect", str(SMALL)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "Tokens by category" in done.stdout
+    assert "Tool results by tool" in done.stdout
+    assert "passes every API rule" in done.stdout

@@ -24,6 +24,8 @@ from contextwarden.log import (
     MetadataSet,
     Preamble,
     UsageRecorded,
+    current_metadata,
+    derive_view,
 )
 from contextwarden.model import (
     Block,
@@ -185,8 +187,8 @@ class ConversationHistory:
 
     def set_metadata(self, key: str, value: Any) -> None:
         """Record a session fact that is not conversation (JSON-compatible value); it is logged."""
-        self._metadata[key] = value
         self._record(MetadataSet(key, freeze(value)))
+        self._metadata[key] = value
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -203,15 +205,29 @@ class ConversationHistory:
         """Anchor the token count on a real API response's usage; returns the anchored total."""
         plain = as_plain(usage)
         total = usage_total(plain)
-        self._ledger.anchor(total)
         raw = FrozenDict(plain) if isinstance(plain, Mapping) else FrozenDict()
         self._record(UsageRecorded(total, raw))
+        self._ledger.anchor(total)
         return total
 
     # ----------------------------------------------------------------- tokens and wire
     def estimate_tokens(self) -> int:
         """Tokens the next request will cost: last real usage + estimate of what came after."""
         return self._ledger.total()
+
+    @property
+    def preamble_tokens(self) -> int:
+        """Estimated tokens of the system prompt and tool definitions (read only)."""
+        return self._ledger.preamble
+
+    def message_tokens(self, index: int) -> int:
+        """The cached estimate of ``messages[index]`` (negative indexes allowed; read only)."""
+        return self._ledger.count(index)
+
+    def counted_tokens(self) -> int:
+        """Preamble plus every message's estimate, ignoring the usage anchor that
+        ``estimate_tokens`` starts from (read only)."""
+        return self._ledger.estimate()
 
     def to_anthropic(self) -> dict[str, Any]:
         """Keyword arguments for ``client.messages.create``: ``system``, ``messages``, ``tools``."""
@@ -243,34 +259,43 @@ class ConversationHistory:
         """Call ``listener`` with every new log entry as it is recorded (write-through stores)."""
         self._listeners.append(listener)
 
-    def _replace_view(self, boundary: CompactionBoundary) -> None:
-        """Install a compacted view. Only ContextManager calls this, after it validated the view."""
-        self._view = list(boundary.view)
-        self._ledger.reset(self._view)
+    def _replace_view(
+        self, boundary: CompactionBoundary, counts: Sequence[int] | None = None
+    ) -> None:
+        """Install a compacted view. Only ContextManager calls this, after it validated the view.
+
+        ``counts``: the view's per-message token counts when the caller already has them (the
+        rung that built the view counted what it changed), so the ledger does not count again.
+        """
+        if counts is not None and len(counts) != len(boundary.view):
+            raise ValueError(f"{len(counts)} counts for a view of {len(boundary.view)} messages")
         self._record(boundary)
+        self._view = list(boundary.view)
+        self._ledger.reset(self._view, counts)
 
     def _restore(self, entries: Sequence[LogEntry]) -> None:
-        """Rebuild this (empty) history from a stored log without re-recording it."""
+        """Rebuild this (empty) history from a stored log without re-recording it.
+
+        The view comes from ``derive_view``; the ledger counts the view once and re-anchors on the
+        last usage recorded since the last compaction (an older anchor describes a gone view).
+        """
         self._snapshot = None
-        self._log.clear()  # drop the constructor's own Preamble: the stored log has its own
-        for entry in entries:
-            self._log.append(entry)
-            if isinstance(entry, Preamble):
-                self._system, self._tools = entry.system, entry.tools
-                self._ledger.set_preamble(self.system, self.tools)
-            elif isinstance(entry, MessageAdded) and entry.merge and self._view:
-                self._view[-1] = merge_messages(self._view[-1], entry.message)
-                self._ledger.replace_last(self._view[-1])
-            elif isinstance(entry, MessageAdded):
-                self._view.append(entry.message)
-                self._ledger.append(entry.message)
-            elif isinstance(entry, CompactionBoundary):
-                self._view = list(entry.view)
-                self._ledger.reset(self._view)
-            elif isinstance(entry, MetadataSet):
-                self._metadata[entry.key] = entry.value
-            else:
-                self._ledger.anchor(entry.total)
+        self._log = list(entries)  # the stored log has its own Preamble
+        self._view = derive_view(entries)
+        self._metadata = current_metadata(entries)
+        preamble = next((e for e in reversed(entries) if isinstance(e, Preamble)), None)
+        if preamble is not None:
+            self._system, self._tools = preamble.system, preamble.tools
+        self._ledger.set_preamble(self.system, self.tools)
+        anchor = _last_anchor(entries)
+        if anchor is None:
+            self._ledger.reset(self._view)
+            return
+        total, covered = anchor
+        self._ledger.reset(self._view[:covered])
+        self._ledger.anchor(total)
+        for message in self._view[covered:]:
+            self._ledger.append(message)
 
     # ----------------------------------------------------------------- internals
     def _set_preamble(
@@ -278,23 +303,29 @@ class ConversationHistory:
         system: str | Sequence[Mapping[str, Any]] | None,
         tools: Sequence[Mapping[str, Any]] | None,
     ) -> None:
-        self._system = (
+        frozen_system = (
             system if isinstance(system, str | None) else tuple(FrozenDict(b) for b in system)
         )
-        self._tools = tuple(FrozenDict(t) for t in tools or ())
+        frozen_tools = tuple(FrozenDict(t) for t in tools or ())
+        self._record(Preamble(frozen_system, frozen_tools))
+        self._system, self._tools = frozen_system, frozen_tools
         self._ledger.set_preamble(self.system, self.tools)
-        self._record(Preamble(self._system, self._tools))
 
     def _record(self, entry: LogEntry) -> None:
-        self._snapshot = None  # every change of the view is recorded, so this is the one place
-        self._log.append(entry)
+        """Log an entry *before* the change it describes is applied.
+
+        Listeners (write-through stores) run first: if one refuses the entry, it raises and the
+        caller applies nothing, so the history is exactly as it was.
+        """
         for listener in self._listeners:
             listener(entry)
+        self._snapshot = None  # every change of the view is recorded, so this is the one place
+        self._log.append(entry)
 
     def _append(self, message: Message) -> None:
+        self._record(MessageAdded(message))
         self._view.append(message)
         self._ledger.append(message)
-        self._record(MessageAdded(message))
 
     def _problems_with(self, message: Message) -> list[Violation]:
         """Violations the new message would cause, checked against the last message only."""
@@ -341,17 +372,33 @@ class ConversationHistory:
         return message if skipped or not self._view else self._view[-1]
 
     def _apply(self, step: Step) -> None:
-        if step.note:
-            self.repairs.append(Repair(len(self._view) - step.merge, step.note))
+        repair = Repair(len(self._view) - step.merge, step.note) if step.note else None
+        if step.message.content:  # an empty message is only noted in repairs, never sent
+            self._record(MessageAdded(step.message, step.merge))
+        if repair is not None:
+            self.repairs.append(repair)
         if not step.message.content:
-            return  # an empty message is noted in repairs, never sent
+            return
         if step.merge:
             self._view[-1] = merge_messages(self._view[-1], step.message)
             self._ledger.replace_last(self._view[-1])
         else:
             self._view.append(step.message)
             self._ledger.append(step.message)
-        self._record(MessageAdded(step.message, step.merge))
+
+
+def _last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:
+    """(usage total, view length it covers) of the last usage since the last boundary, if any."""
+    found: tuple[int, int] | None = None
+    length = 0
+    for entry in entries:
+        if isinstance(entry, CompactionBoundary):
+            found, length = None, len(entry.view)
+        elif isinstance(entry, MessageAdded):
+            length += 0 if entry.merge and length else 1
+        elif isinstance(entry, UsageRecorded):
+            found = (entry.total, length)
+    return found
 
 
 def _blocks(items: Sequence[Block | Mapping[str, Any]]) -> tuple[Block, ...]:

@@ -1,0 +1,175 @@
+"""Write a stored session in Claude Code's session JSONL, so tools that read those logs open it.
+
+Every message the session ever added is written once, as ``user``/``assistant`` records linked by
+``uuid``/``parentUuid``. Each compaction becomes what Claude Code writes: a ``system`` record with
+``subtype: "compact_boundary"`` (``parentUuid: null``, ``logicalParentUuid`` → the record before,
+``compactMetadata``) and, when it has a summary, a ``user`` record with ``isCompactSummary: true``.
+Records the format has no place for (preamble, usage anchors, metadata) are not written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from contextwarden.formats.anthropic import message_to_wire
+from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
+from contextwarden.model import JSON, Message, TextBlock, thaw
+from contextwarden.stores.base import UNDO_STRATEGY, validate_session_id
+
+WRITER_VERSION = "contextwarden"
+"""The ``version`` field of every record (Claude Code puts its own version there)."""
+MANUAL_TRIGGERS = frozenset({"manual", "/compact"})
+"""Our boundary triggers that Claude Code calls ``manual``; every other trigger is ``auto``."""
+_NAMESPACE = uuid.UUID("8f2b8c8e-4d0c-4a53-9a55-3c1f0b6a2e7d")
+"""Record uuids are uuid5(namespace, session id + record number): stable across exports."""
+
+
+@dataclass
+class _Writer:
+    session_id: str
+    cwd: str
+    records: list[dict[str, JSON]] = field(default_factory=list)
+    parent: str | None = None
+    last_timestamp: float | None = None
+    reply_id: str | None = None
+    """``message.id`` of the open assistant reply (merged records share it, as in Claude Code)."""
+
+    def uuid(self) -> str:
+        return str(uuid.uuid5(_NAMESPACE, f"{self.session_id}:{len(self.records)}"))
+
+    def record(self, kind: str, fields: dict[str, JSON], timestamp: float | None) -> str:
+        if timestamp is not None:
+            self.last_timestamp = timestamp
+        stamp = self.last_timestamp if self.last_timestamp is not None else time.time()
+        rec_uuid = self.uuid()
+        record: dict[str, JSON] = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": WRITER_VERSION,
+            "type": kind,
+            **fields,
+            "uuid": rec_uuid,
+            "timestamp": _iso(stamp),
+        }
+        self.records.append(record)
+        self.parent = rec_uuid
+        return rec_uuid
+
+    def message(self, entry: MessageAdded) -> None:
+        message = entry.message
+        wire = message_to_wire(message)
+        if message.role == "assistant":
+            if not (entry.merge and self.reply_id):
+                self.reply_id = "msg_" + uuid.uuid5(_NAMESPACE, self.uuid()).hex[:24]
+            wire = {"id": self.reply_id, "type": "message", **wire, **_reply_fields(message)}
+        else:
+            self.reply_id = None
+        self.record(message.role, {"message": wire}, message.meta.timestamp)
+
+    def boundary(self, entry: CompactionBoundary) -> None:
+        self.reply_id = None
+        if entry.strategy == UNDO_STRATEGY:
+            fields: dict[str, JSON] = {"subtype": "undo_compaction", "content": "Compaction undone"}
+            self.record("system", {**fields, "level": "info", "isMeta": False}, entry.timestamp)
+            return
+        logical, self.parent = self.parent, None
+        trigger = "manual" if entry.trigger in MANUAL_TRIGGERS else "auto"
+        fields = {
+            "logicalParentUuid": logical,
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "isMeta": False,
+            "level": "info",
+            "compactMetadata": {"trigger": trigger, "preTokens": entry.tokens_before},
+            "contextwarden": {
+                "strategy": entry.strategy,
+                "trigger": entry.trigger,
+                "tokens_after": entry.tokens_after,
+                "replaced": entry.replaced,
+                "details": thaw(entry.details),
+            },
+        }
+        self.record("system", fields, entry.timestamp)
+        if entry.summary is not None:
+            summary = {"role": "user", "content": _summary_content(entry)}
+            extra: dict[str, JSON] = {"isVisibleInTranscriptOnly": True, "isCompactSummary": True}
+            self.record("user", {"message": summary, **extra}, entry.timestamp)
+
+
+def claude_code_records(
+    entries: Sequence[LogEntry], *, session_id: str, cwd: str = "."
+) -> list[dict[str, JSON]]:
+    """The Claude Code records for a session's log, in order."""
+    writer = _Writer(validate_session_id(session_id), cwd)
+    for entry in entries:
+        if isinstance(entry, MessageAdded):
+            writer.message(entry)
+        elif isinstance(entry, CompactionBoundary):
+            writer.boundary(entry)
+    return writer.records
+
+
+def write_claude_code(
+    entries: Sequence[LogEntry],
+    path: str | os.PathLike[str],
+    *,
+    session_id: str,
+    cwd: str = ".",
+) -> Path:
+    """Write the records to ``path`` atomically (a temporary file renamed over it)."""
+    target = Path(path)
+    records = claude_code_records(entries, session_id=session_id, cwd=cwd)
+    text = "".join(_line(r) for r in records)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _reply_fields(message: Message) -> dict[str, Any]:
+    """``model``, ``stop_reason`` and ``usage`` of an assistant reply, when we know them."""
+    extra = message.meta.extra
+    return {k: thaw(extra[k]) for k in ("model", "stop_reason", "usage") if k in extra}
+
+
+def _summary_content(entry: CompactionBoundary) -> str:
+    """The summary as the model saw it (the view's text block holding it), else the bare text."""
+    summary = entry.summary or ""
+    first = entry.view[0] if entry.view else None
+    blocks = first.content if first is not None and first.role == "user" else ()
+    return next((b.text for b in blocks if isinstance(b, TextBlock) and summary in b.text), summary)
+
+
+def _line(record: dict[str, JSON]) -> str:
+    """One JSON line, UTF-8 like Claude Code's; ASCII escapes when text holds lone surrogates."""
+    line = json.dumps(record, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, ensure_ascii=True)
+    return line + "\n"
+
+
+def _iso(timestamp: float) -> str:
+    moment = datetime.fromtimestamp(timestamp, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

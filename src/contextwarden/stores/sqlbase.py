@@ -1,0 +1,227 @@
+"""The SQL stores' shared engine: a ``sessions`` row per session, an ``events`` row per event.
+
+``sessions.version`` counts a session's events and is bumped in the same transaction that inserts
+them, under a lock on the session (SQLite ``BEGIN IMMEDIATE``, PostgreSQL ``SELECT … FOR UPDATE``),
+so a write made against a stale version is refused (StoreConflictError) and none is lost.
+"""
+
+from __future__ import annotations
+
+import uuid
+from abc import abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from contextwarden.errors import StoreError
+from contextwarden.formats.base import LoadIssue
+from contextwarden.log import LogEntry
+from contextwarden.rules import DEFAULT_RULES, Rule
+from contextwarden.stores.base import (
+    StoreBase,
+    StoreConflictError,
+    as_entries,
+    validate_session_id,
+)
+from contextwarden.stores.codec import decode, encode, kind_of
+from contextwarden.stores.state import SessionState
+
+
+class Cursor(Protocol):
+    """The DB-API cursor subset both drivers share."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def execute(self, query: Any, params: Any = ..., /) -> Any: ...
+
+    def executemany(self, query: Any, params_seq: Any, /) -> Any: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What differs between backends: SQL fragments and the driver's placeholder."""
+
+    timestamp_type: str
+    """Column type of ``created_at``/``updated_at``, with its default (the current time)."""
+    now: str
+    """An expression for the current time in that type."""
+    lock_for_update: str = ""
+    """Appended to the session read in a write transaction to lock its row (PostgreSQL)."""
+    placeholder: str = "?"
+
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        # 1: sessions with their version, events with a per-session sequence.
+        """CREATE TABLE {s} (
+            id TEXT PRIMARY KEY,
+            version BIGINT NOT NULL DEFAULT 0,
+            token TEXT NOT NULL,
+            last_boundary BIGINT NOT NULL DEFAULT 0,
+            created_at {ts},
+            updated_at {ts}
+        )""",
+        """CREATE TABLE {e} (
+            session_id TEXT NOT NULL REFERENCES {s}(id) ON DELETE CASCADE,
+            seq BIGINT NOT NULL,
+            kind TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        )""",
+    ),
+)
+"""Numbered schema changes (migration n is ``MIGRATIONS[n - 1]``); only ever append to this."""
+
+
+class SqlStore(StoreBase):
+    """append/log/version/list/delete over a ``sessions`` and an ``events`` table."""
+
+    dialect: Dialect
+    sessions_table: str
+    events_table: str
+    rules: tuple[Rule, ...] = DEFAULT_RULES
+
+    def __init__(self, rules: Iterable[Rule] = DEFAULT_RULES) -> None:
+        self.rules = tuple(rules)
+        self._states: dict[str, SessionState] = {}
+
+    # ----------------------------------------------------------------- backend hooks
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Cursor]:
+        """A cursor inside a write transaction (committed on success, rolled back on error)."""
+
+    @abstractmethod
+    def _read(self) -> AbstractContextManager[Cursor]:
+        """A cursor for reading."""
+
+    def _q(self, text: str) -> str:
+        """``text`` with table names and the driver's placeholder filled in."""
+        text = text.format(s=self.sessions_table, e=self.events_table)
+        return text.replace("?", self.dialect.placeholder)
+
+    # ----------------------------------------------------------------- writing
+    def append(
+        self,
+        session_id: str,
+        events: Iterable[LogEntry],
+        *,
+        expected_version: int | None = None,
+    ) -> int:
+        validate_session_id(session_id)
+        batch = as_entries(events)
+        rows = [(kind_of(e), encode(e)) for e in batch]
+        with self._write() as cur:
+            state = self._locked_state(cur, session_id, create=bool(rows))
+            if expected_version is not None and expected_version != state.version:
+                raise StoreConflictError(session_id, expected_version, state.version)
+            new = state.checked(session_id, batch, self.rules)
+            if rows:
+                self._insert(cur, session_id, state.version, rows, new)
+        self._states[session_id] = new
+        return new.version
+
+    def _insert(
+        self,
+        cur: Cursor,
+        session_id: str,
+        version: int,
+        rows: Sequence[tuple[str, str]],
+        new: SessionState,
+    ) -> None:
+        cur.executemany(
+            self._q("INSERT INTO {e} (session_id, seq, kind, body) VALUES (?, ?, ?, ?)"),
+            [(session_id, version + i, kind, body) for i, (kind, body) in enumerate(rows, 1)],
+        )
+        touch = f"UPDATE {{s}} SET version = ?, last_boundary = ?, updated_at = {self.dialect.now}"
+        cur.execute(self._q(touch + " WHERE id = ?"), (new.version, new.last_boundary, session_id))
+
+    def _locked_state(self, cur: Cursor, session_id: str, *, create: bool) -> SessionState:
+        """The session's state, its row locked for this transaction (created when ``create``)."""
+        row = self._lock_row(cur, session_id)
+        if row is None and create:
+            # ON CONFLICT: a concurrent creator wins; we then wait for its row lock and see it.
+            create_row = "INSERT INTO {s} (id, token) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
+            cur.execute(self._q(create_row), (session_id, uuid.uuid4().hex))
+            row = self._lock_row(cur, session_id)
+        if row is None:
+            return SessionState()
+        version, token, last_boundary = int(row[0]), str(row[1]), int(row[2])
+        state = self._states.get(session_id)
+        if state is None or state.token != token or state.version > version:
+            # Cold start: the view only depends on the last boundary and what follows it.
+            state = SessionState(version=max(last_boundary - 1, 0), token=token)
+        if state.version < version:
+            state = state.advance(self._events_since(cur, session_id, state.version))
+        return state
+
+    def _lock_row(self, cur: Cursor, session_id: str) -> Any:
+        """(version, token, last_boundary) of the session, locked until the transaction ends."""
+        query = "SELECT version, token, last_boundary FROM {s} WHERE id = ?"
+        return cur.execute(self._q(query + self.dialect.lock_for_update), (session_id,)).fetchone()
+
+    def _events_since(self, cur: Cursor, session_id: str, version: int) -> list[LogEntry]:
+        query = "SELECT seq, body FROM {e} WHERE session_id = ? AND seq > ? ORDER BY seq"
+        rows = cur.execute(self._q(query), (session_id, version)).fetchall()
+        return [decode(body, where=f"{self._where(session_id)} event {seq}") for seq, body in rows]
+
+    def delete(self, session_id: str) -> bool:
+        validate_session_id(session_id)
+        self._states.pop(session_id, None)
+        with self._write() as cur:
+            self._lock_row(cur, session_id)  # waits for an append in flight to commit
+            cur.execute(self._q("DELETE FROM {e} WHERE session_id = ?"), (session_id,))
+            cur.execute(self._q("DELETE FROM {s} WHERE id = ?"), (session_id,))
+            return cur.rowcount > 0
+
+    # ----------------------------------------------------------------- reading
+    def _read_log(self, session_id: str) -> tuple[list[LogEntry], list[LoadIssue]]:
+        with self._read() as cur:
+            query = "SELECT seq, body FROM {e} WHERE session_id = ? ORDER BY seq"
+            rows = cur.execute(self._q(query), (session_id,)).fetchall()
+        where = self._where(session_id)
+        return [decode(body, where=f"{where} event {seq}") for seq, body in rows], []
+
+    def version(self, session_id: str) -> int:
+        validate_session_id(session_id)
+        with self._read() as cur:
+            query = "SELECT version FROM {s} WHERE id = ?"
+            row = cur.execute(self._q(query), (session_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def list_sessions(self) -> list[str]:
+        with self._read() as cur:
+            rows = cur.execute(self._q("SELECT id FROM {s} WHERE version > 0 ORDER BY id"))
+            return [str(r[0]) for r in rows.fetchall()]
+
+
+def apply_migrations(store: SqlStore, cur: Cursor, migrations_table: str) -> int:
+    """Bring the schema up to date inside the caller's (locked) transaction; the new version.
+
+    StoreError when the database was migrated by a newer contextwarden than this one.
+    """
+    cur.execute(
+        f"CREATE TABLE IF NOT EXISTS {migrations_table} "
+        f"(version INTEGER PRIMARY KEY, applied_at {store.dialect.timestamp_type})"
+    )
+    row = cur.execute(f"SELECT COALESCE(MAX(version), 0) FROM {migrations_table}").fetchone()
+    current = int(row[0])
+    if current > len(MIGRATIONS):
+        raise StoreError(
+            f"{store!r} has schema version {current}, newer than this contextwarden knows "
+            f"({len(MIGRATIONS)}); upgrade contextwarden"
+        )
+    for number in range(current + 1, len(MIGRATIONS) + 1):
+        for statement in MIGRATIONS[number - 1]:
+            cur.execute(
+                statement.format(
+                    s=store.sessions_table, e=store.events_table, ts=store.dialect.timestamp_type
+                )
+            )
+        cur.execute(store._q(f"INSERT INTO {migrations_table} (version) VALUES (?)"), (number,))
+    return len(MIGRATIONS)

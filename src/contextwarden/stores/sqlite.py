@@ -1,0 +1,118 @@
+"""SqliteStore, the default store: stdlib ``sqlite3`` in WAL mode, safe for several processes.
+
+Each append batch (a compaction is one) is one ``BEGIN IMMEDIATE`` transaction: writers queue on
+the database lock (up to ``busy_timeout``) and see each other's committed versions, so the
+expected-version check holds across processes. Readers never block writers (WAL).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+from contextwarden.errors import StoreError
+from contextwarden.rules import DEFAULT_RULES, Rule
+from contextwarden.stores.sqlbase import Cursor, Dialect, SqlStore, apply_migrations
+
+BUSY_TIMEOUT = 30.0
+"""Seconds a write waits for another process's transaction before failing with StoreError."""
+
+Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
+
+_EPOCH_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+
+
+class SqliteStore(SqlStore):
+    """Sessions in one SQLite database file (created, and migrated, on first use)."""
+
+    format_name = "contextwarden-sqlite"
+    dialect = Dialect(timestamp_type=f"REAL NOT NULL DEFAULT {_EPOCH_NOW}", now=_EPOCH_NOW)
+    sessions_table = "sessions"
+    events_table = "events"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = BUSY_TIMEOUT,
+        synchronous: Synchronous = "NORMAL",
+        rules: Iterable[Rule] = DEFAULT_RULES,
+    ) -> None:
+        super().__init__(rules)
+        if str(path) == ":memory:" or str(path).startswith("file::memory:"):
+            raise StoreError(
+                "SqliteStore needs a database file: an in-memory database is private to one "
+                "connection, and the store opens one per thread"
+            )
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        self.synchronous: Synchronous = synchronous
+        """``NORMAL`` (default): in WAL mode a crash of the process never loses a committed
+        append; only a power loss may drop the last few. ``FULL`` also fsyncs every commit."""
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        with self._write() as cur:
+            apply_migrations(self, cur, "schema_migrations")
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
+
+    def _where(self, session_id: str) -> str:
+        return f"{self.path}#{session_id}"
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    # ----------------------------------------------------------------- connections
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's connection (a new one after a fork: connections must not cross it)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and self._local.pid == os.getpid():
+            return conn
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self.synchronous}")
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from exc
+        self._local.conn, self._local.pid = conn, os.getpid()
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[Cursor]:
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn.cursor()
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StoreError(f"SQLite error on {self.path}: {exc}") from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[Cursor]:
+        conn = self._connection()
+        try:
+            yield conn.cursor()
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLite error on {self.path}: {exc}") from exc

@@ -1,0 +1,122 @@
+"""What an earlier summary hands on to the next one: user messages, files and errors.
+
+Our own sections are written in layouts that read back exactly: section 6 gives each user message
+a header with its length in characters, then exactly that many characters (so a message holding
+header-like lines cannot break the parse); files and errors are one line each. Another summarizer's
+"All user messages" section (an LLM's, Claude Code's) is carried as its body, in one piece.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+# Our section 6 lists each message as a header giving its length, then exactly that many
+# characters: the length makes parsing exact even when a message contains header-like lines.
+_ITEM_RE = re.compile(r"\[#(\d+), (\d+) chars(?:, ([^\]\n]*))?\]\n")
+ADDED_USERS_LABEL = "User messages the summary does not quote (verbatim):"
+"""Where verification appends user messages an LLM summary left out (carried forward too)."""
+ADDED_FILES_LABEL = "Files touched that the summary does not name:"
+_SECTION_THREE_RE = re.compile(r"^3\. Files and Code Sections:\n", re.M)
+_SECTION_FOUR_RE = re.compile(r"^4\. Errors and Fixes:\n", re.M)
+_FILE_LINE_RE = re.compile(r"^- `([^`\n]+)` — ([^\n]+)$", re.M)
+# Ours first: at column 0 (nothing else in our sections 1-5 starts there but headings and "- "
+# lines), then any summary's heading, indented or not.
+_OUR_SECTION_SIX_RE = re.compile(r"^6\. All User Messages:\n", re.M)
+_SECTION_SIX_RE = re.compile(r"^[ \t]*6\.[ \t]*All user messages[ \t]*:?[ \t]*\n", re.I | re.M)
+# The heading after section 6 in any summary: 7, or a later one when 7 is missing, or ours (10).
+_SECTION_SEVEN_RE = re.compile(r"^[ \t]*(?:#+[ \t]*)?\**(?:7|8|9|10)\.[ \t]+\S", re.M)
+_SECTION_FIVE_RE = re.compile(r"^5\. Problem Solving:\n", re.M)
+FIXED = "fixed: a later call on the same target succeeded"
+UNRESOLVED = "unresolved"
+_ERROR_LINE_RE = re.compile(rf"^- (\S+) `(.*?)`: (.*) — ({re.escape(FIXED)}|{UNRESOLVED})$", re.M)
+
+
+class CarriedError(NamedTuple):
+    tool: str
+    target: str
+    excerpt: str
+    fixed: bool
+
+
+def format_error(tool: str, target: str, excerpt: str, fixed: bool) -> str:
+    """One line of our section 4, in the layout ``carried_errors`` reads back."""
+    return f"- {tool} `{target}`: {excerpt} — {FIXED if fixed else UNRESOLVED}"
+
+
+def carried_errors(summary_text: str) -> tuple[CarriedError, ...]:
+    """The errors our earlier summary lists in section 4, in its order."""
+    three = _SECTION_THREE_RE.search(summary_text)
+    start = _SECTION_FOUR_RE.search(summary_text, three.end() if three else 0)
+    if start is None:
+        return ()
+    end = _SECTION_FIVE_RE.search(summary_text, start.end())
+    body = summary_text[start.end() : end.start() if end else len(summary_text)]
+    return tuple(
+        CarriedError(m.group(1), m.group(2), m.group(3), m.group(4) == FIXED)
+        for m in _ERROR_LINE_RE.finditer(body)
+    )
+
+
+def carried_user_messages(summary_text: str) -> tuple[str, ...]:
+    """The user messages an earlier summary lists, verbatim.
+
+    Our own summaries are parsed exactly (length-prefixed items). Any other summary with an "All
+    user messages" section (an LLM's, Claude Code's) is carried as that section's body, in one
+    piece, followed by the messages our verification appended to it.
+    """
+    heading = _OUR_SECTION_SIX_RE.search(summary_text) or _SECTION_SIX_RE.search(summary_text)
+    found: tuple[str, ...] = ()
+    if heading is not None:
+        found = _parse_items(summary_text, heading.end())
+        if not found:
+            rest = summary_text[heading.end() :]
+            nxt = _SECTION_SEVEN_RE.search(rest)
+            body = (rest[: nxt.start()] if nxt else rest).strip()
+            found = (body,) if body else ()
+    added = summary_text.find(ADDED_USERS_LABEL)
+    if added >= 0:
+        found += _parse_items(summary_text, added + len(ADDED_USERS_LABEL) + 1)
+    return found
+
+
+def carried_files(summary_text: str) -> tuple[tuple[str, str], ...]:
+    """(path, what was done) for each file our earlier summary lists, in its order.
+
+    Section 3 lines of our layout (``- `path` — operations``) and the files our verification
+    appended; an LLM's free-form section 3 is not parsed (its text is in the summary anyway).
+    """
+    start = _SECTION_THREE_RE.search(summary_text)
+    found: list[tuple[str, str]] = []
+    if start is not None:
+        end = _SECTION_FOUR_RE.search(summary_text, start.end())
+        body = summary_text[start.end() : end.start() if end else len(summary_text)]
+        found += _FILE_LINE_RE.findall(body)
+    added = summary_text.find(ADDED_FILES_LABEL)
+    if added >= 0:
+        block = summary_text[added + len(ADDED_FILES_LABEL) :].split("\n\n", 1)[0]
+        found += _FILE_LINE_RE.findall(block)
+    return tuple(dict.fromkeys(found))
+
+
+def _parse_items(text: str, pos: int) -> tuple[str, ...]:
+    """The length-prefixed items of our own section 6 starting at ``pos`` (none: not our layout)."""
+    items: list[str] = []
+    while True:
+        while text.startswith("\n", pos):
+            pos += 1
+        header = _ITEM_RE.match(text, pos)
+        if header is None:
+            return tuple(items)
+        end = header.end() + int(header.group(2))
+        if end > len(text):
+            return tuple(items)
+        items.append(text[header.end() : end])
+        pos = end
+
+
+def format_item(number: int, text: str, notes: Sequence[str] = ()) -> str:
+    """One entry of section 6 in the length-prefixed layout ``_parse_items`` reads back."""
+    extra = "".join(f", {note}" for note in notes)
+    return f"[#{number}, {len(text)} chars{extra}]\n{text}"

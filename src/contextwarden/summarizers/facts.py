@@ -1,0 +1,309 @@
+"""The facts a summary must not lose, extracted deterministically from the transcript itself.
+
+``extract_facts`` walks the messages once: typed user messages (the rule is in ``typed.py``), files
+touched by tools, failures and whether they were fixed, commands, the todo list, requests still
+open, the current work and frequent identifiers. Same messages in, same facts out, in message
+order (ties broken by name), with no dependence on time or hashing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.carry import carried_errors, carried_files
+from contextwarden.summarizers.failures import command_key, exit_status, result_failure
+from contextwarden.summarizers.tools import (
+    FileOp,
+    TodoItem,
+    base_name,
+    canonical_input,
+    file_ops,
+    plain_input,
+    shell_command,
+    todo_items,
+)
+from contextwarden.summarizers.typed import TypedMessage, summary_block_index, user_messages
+
+MAX_CONCEPTS = 30
+"""Most identifiers listed as key concepts."""
+MIN_CONCEPT_COUNT = 2
+"""An identifier must occur this often to count as a key concept."""
+CONCEPT_SCAN_CHARS = 4_000
+"""Characters of each assistant text or tool input scanned for identifiers (bounds the cost)."""
+
+_IDENTIFIER = re.compile(
+    r"\b(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"  # dotted.module.names
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"  # CamelCase
+    r"|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"  # camelCase
+    r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\b"  # snake_case, UPPER_SNAKE
+)
+_NOT_CONCEPT_SUFFIXES = frozenset(
+    "py go ts tsx js jsx md json txt yaml yml toml rs java c h cpp sh html css lock cfg ini "
+    "com org net io dev ai app log csv xml mdx traj jsonl".split()
+)
+_EARLIER_RE = re.compile(r"^(?:earlier: )+")
+_TASK_CREATED = re.compile(r"Task #(\w+) created")
+
+
+@dataclass(frozen=True, slots=True)
+class FileFact:
+    """A file tools touched: every operation in order, the last one's details, code written."""
+
+    path: str
+    operations: tuple[str, ...]
+    detail: str
+    code: str = ""
+    first_index: int | None = None
+    """Index of the message whose tool call first touched the file (or carried it forward)."""
+
+    @property
+    def last_operation(self) -> str:
+        return self.operations[-1]
+
+    @property
+    def read_or_written(self) -> bool:
+        """A tool read, wrote or edited it (not only searched it, not only failed to)."""
+        return any(op != "searched" and not op.endswith("(failed)") for op in self.operations)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorFact:
+    """A failed tool call: which tool, on what, what it said, and whether a later retry worked."""
+
+    index: int
+    tool: str
+    target: str
+    excerpt: str
+    fixed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CommandFact:
+    index: int
+    command: str
+    status: int | None
+    failed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """Everything ``extract_facts`` found, in message order."""
+
+    user_messages: tuple[TypedMessage, ...]
+    files: tuple[FileFact, ...]
+    errors: tuple[ErrorFact, ...]
+    commands: tuple[CommandFact, ...]
+    todos: tuple[TodoItem, ...]
+    pending_requests: tuple[TypedMessage, ...]
+    last_assistant_text: str
+    answers: tuple[tuple[int, str], ...]
+    """(message index, text) of each assistant reply that ended a turn (answered the user)."""
+    last_tool_calls: tuple[str, ...]
+    concepts: tuple[tuple[str, int], ...]
+    tool_counts: tuple[tuple[str, int], ...]
+    message_count: int
+
+    @property
+    def unresolved_errors(self) -> tuple[ErrorFact, ...]:
+        return tuple(e for e in self.errors if not e.fixed)
+
+
+@dataclass(slots=True)
+class _Attempt:
+    index: int
+    tool: str
+    target: str
+    excerpt: str | None
+
+
+@dataclass(slots=True)
+class _Walk:
+    """Mutable state of one pass over the messages (private to ``extract_facts``)."""
+
+    open_calls: dict[str, ToolUseBlock] = field(default_factory=dict)
+    call_index: dict[str, int] = field(default_factory=dict)
+    files: dict[str, list[FileOp]] = field(default_factory=dict)
+    first_touch: dict[str, int] = field(default_factory=dict)
+    attempts: list[_Attempt] = field(default_factory=list)
+    carried: list[ErrorFact] = field(default_factory=list)
+    commands: list[CommandFact] = field(default_factory=list)
+    todos: tuple[TodoItem, ...] = ()
+    tasks: dict[str, TodoItem] = field(default_factory=dict)
+    last_text: str = ""
+    last_calls: tuple[ToolUseBlock, ...] = ()
+    turn_end: int = -1
+    answers: list[tuple[int, str]] = field(default_factory=list)
+    concepts: Counter[str] = field(default_factory=Counter)
+    tool_counts: Counter[str] = field(default_factory=Counter)
+
+
+def extract_facts(messages: Sequence[Message]) -> Facts:
+    """The facts of ``messages`` (see the module docstring)."""
+    walk = _Walk()
+    for index, message in enumerate(messages):
+        if message.role == "assistant":
+            _assistant(walk, message, index)
+        else:
+            _carry(walk, message, index)
+            for result in message.tool_results:
+                call = walk.open_calls.pop(result.tool_use_id, None)
+                if call is not None:
+                    _result(walk, call, result, index)
+    for call in walk.open_calls.values():  # calls still waiting for a result at the cut
+        _add_files(walk, file_ops(call), walk.call_index[call.id])
+    typed = user_messages(messages)
+    return Facts(
+        user_messages=typed,
+        files=tuple(
+            _file_fact(path, ops, walk.first_touch[path]) for path, ops in walk.files.items()
+        ),
+        errors=(*walk.carried, *_errors(walk.attempts)),
+        commands=tuple(walk.commands),
+        todos=walk.todos + tuple(walk.tasks.values()),
+        pending_requests=tuple(m for m in typed if m.index > walk.turn_end and not m.carried),
+        last_assistant_text=walk.last_text,
+        answers=tuple(walk.answers),
+        last_tool_calls=tuple(describe_call(c) for c in walk.last_calls),
+        concepts=_top_concepts(walk.concepts),
+        tool_counts=tuple(sorted(walk.tool_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        message_count=len(messages),
+    )
+
+
+def _assistant(walk: _Walk, message: Message, index: int) -> None:
+    texts = [b.text for b in message.content if isinstance(b, TextBlock) and b.text.strip()]
+    if texts:
+        walk.last_text = texts[-1]
+        walk.concepts.update(_identifiers(texts))
+    calls = message.tool_uses
+    if calls:
+        walk.last_calls = calls
+    elif texts:
+        walk.turn_end = index  # a reply without tool calls ends the agent's turn
+        walk.answers.append((index, "\n".join(texts)))
+    for call in calls:
+        walk.open_calls[call.id] = call
+        walk.call_index[call.id] = index
+        walk.tool_counts[call.name] += 1
+        walk.concepts.update(_identifiers(_input_strings(call)))
+        todos = todo_items(call)
+        if todos is not None:
+            walk.todos = todos
+
+
+def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int) -> None:
+    text = result.text
+    ops = file_ops(call, text)
+    command = shell_command(call)
+    excerpt = result_failure(call, result)
+    if excerpt is not None:  # a failed call read or wrote nothing, but it tried
+        ops = tuple(FileOp(op.path, f"{op.operation} (failed)") for op in ops)
+    _add_files(walk, ops, walk.call_index[call.id])
+    if command is not None:
+        walk.commands.append(CommandFact(index, command, exit_status(text), excerpt is not None))
+        target = command_key(command)
+    else:
+        target = ops[0].path if ops else canonical_input(call)
+    walk.attempts.append(_Attempt(index, call.name, target, excerpt))
+    _track_tasks(walk, call, text)
+
+
+def _carry(walk: _Walk, message: Message, index: int) -> None:
+    """Files and errors an earlier summary of ours lists stay listed (files as ``earlier: …``)."""
+    at = summary_block_index(message)
+    block = message.content[at] if at is not None else None
+    text = (
+        message.text
+        if message.meta.extra.get("isCompactSummary")
+        else (block.text if isinstance(block, TextBlock) else "")
+    )
+    for path, done in carried_files(text):
+        done = _EARLIER_RE.sub("", done.split("; last:", 1)[0])  # idempotent over compactions
+        _add_files(walk, [FileOp(path, f"earlier: {done}")], index)
+    for error in carried_errors(text):
+        walk.carried.append(ErrorFact(index, error.tool, error.target, error.excerpt, error.fixed))
+
+
+def _add_files(walk: _Walk, ops: Iterable[FileOp], index: int) -> None:
+    for op in ops:
+        walk.files.setdefault(op.path, []).append(op)
+        walk.first_touch.setdefault(op.path, index)
+
+
+def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
+    """Claude Code's TaskCreate/TaskUpdate tools: a task board keyed by the id the result gives."""
+    name, args = base_name(call.name), plain_input(call)
+    if name == "taskcreate":
+        created = _TASK_CREATED.search(result_text)
+        subject = args.get("subject") or args.get("description")
+        if created and isinstance(subject, str):
+            walk.tasks[created.group(1)] = TodoItem(subject, "pending")
+    elif name == "taskupdate":
+        task, status = walk.tasks.get(str(args.get("taskId"))), args.get("status")
+        if task is not None and isinstance(status, str):
+            walk.tasks[str(args.get("taskId"))] = TodoItem(task.text, status)
+
+
+def _file_fact(path: str, ops: list[FileOp], first_index: int) -> FileFact:
+    operations = tuple(op.operation for op in ops)
+    code = next((op.code for op in reversed(ops) if op.code), "")
+    detail = next((op.detail for op in reversed(ops) if op.detail), "")
+    return FileFact(path, operations, detail, code, first_index)
+
+
+def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
+    errors = []
+    for i, attempt in enumerate(attempts):
+        if attempt.excerpt is None:
+            continue
+        fixed = any(
+            later.excerpt is None and later.tool == attempt.tool and later.target == attempt.target
+            for later in attempts[i + 1 :]
+        )
+        errors.append(
+            ErrorFact(attempt.index, attempt.tool, attempt.target, attempt.excerpt, fixed)
+        )
+    return tuple(errors)
+
+
+def describe_call(call: ToolUseBlock, limit: int = 300) -> str:
+    """A one-line description of a tool call: its command, its path, or its input."""
+    command = shell_command(call)
+    if command is not None:
+        what = command
+    else:
+        ops = file_ops(call)
+        what = ", ".join(op.path for op in ops) if ops else canonical_input(call)
+    what = " ".join(what.split())
+    if len(what) > limit:
+        what = what[: limit - 1] + "…"
+    return f"{call.name}: {what}"
+
+
+def _input_strings(call: ToolUseBlock) -> list[str]:
+    return [v for v in plain_input(call).values() if isinstance(v, str)]
+
+
+def _identifiers(texts: Iterable[str]) -> list[str]:
+    found = []
+    for text in texts:
+        for name in _IDENTIFIER.findall(text[:CONCEPT_SCAN_CHARS]):
+            last = name.rsplit(".", 1)[-1].lower()
+            if "." in name and (
+                last in _NOT_CONCEPT_SUFFIXES or min(len(p) for p in name.split(".")) < 2
+            ):
+                continue
+            found.append(name)
+    return found
+
+
+def _top_concepts(counts: Counter[str]) -> tuple[tuple[str, int], ...]:
+    ranked = sorted(
+        ((name, n) for name, n in counts.items() if n >= MIN_CONCEPT_COUNT),
+        key=lambda kv: (-kv[1], kv[0]),
+    )
+    return tuple(ranked[:MAX_CONCEPTS])

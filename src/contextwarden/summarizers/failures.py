@@ -1,0 +1,146 @@
+"""Recognising a failed tool call from its result: the error flag, exit codes, error-looking output.
+
+A result is a failure when the tool flagged it (``is_error``), when it shows a non-zero exit code,
+or — for shell tools only, whose output is a program's — when it holds a Python traceback or a
+line starting with ``error:``/``fatal:``. A visible exit code 0 wins over error-looking text (the
+command handled its own error). File contents are never scanned: a file may well say "error:".
+"""
+
+from __future__ import annotations
+
+import re
+
+from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.tools import is_shell, shell_command
+
+EXCERPT_CHARS = 300
+"""Longest error excerpt kept per failure."""
+SCAN_CHARS = 600
+"""Exit codes are looked for only this far from the start and from the end of an output, where
+the tools print them, so a number in the middle of a log is not taken for one."""
+
+_EXIT_RES = (
+    re.compile(r"^Exit code:? (\d+)\s*$", re.M),
+    re.compile(r"Process exited with code (\d+)"),
+    re.compile(r"<returncode>(\d+)</returncode>"),
+    re.compile(r"\[Command finished with exit code (\d+)\]"),
+    re.compile(r"\bexit(?:ed with)? (?:code|status):? (\d+)\b", re.I),
+)
+_TRACEBACK = "Traceback (most recent call last):"
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
+_ERROR_LINE = re.compile(r"^(?:error|fatal|ERROR|FATAL|Error|npm ERR!)(?:\[[^\]]*\])?[:!].*$", re.M)
+_YES_NO_PROGRAMS = frozenset(
+    {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
+)
+_TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+_REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
+_PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
+_CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
+
+
+def exit_status(text: str) -> int | None:
+    """The exit code an output shows near its start or end, or None when it shows none."""
+    for window in (text[:SCAN_CHARS], text[-SCAN_CHARS:]):
+        for pattern in _EXIT_RES:
+            found = pattern.search(window)
+            if found:
+                return int(found.group(1))
+    return None
+
+
+def failure_excerpt(
+    text: str, *, is_error: bool, shell: bool, command: str | None = None
+) -> str | None:
+    """A short line saying what went wrong, or None when the result is not a failure.
+
+    Exit status 1 of a command whose last program only searches or compares (``grep``, ``rg``,
+    ``diff``, ``test``…) means "nothing found" or "different", not failure.
+    """
+    status = exit_status(text)
+    if status == 1 and command is not None and _answers_no(command):
+        return None
+    failed = is_error or (status is not None and status != 0)
+    if not failed and shell and status is None:
+        failed = _TRACEBACK in text or _ERROR_LINE.search(text) is not None
+    if not failed:
+        return None
+    return _most_telling_line(_TOOL_ERROR_TAG.sub("", text), status)
+
+
+def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | None:
+    """``failure_excerpt`` of ``result``, read with the call it answers (None: call not found).
+
+    The one place a tool result is judged failed: the summary's facts and microcompact's kept
+    lines both ask here, so what a summary calls an error is what a cleared result keeps.
+    """
+    shell = call is not None and is_shell(call)
+    command = shell_command(call) if call is not None else None
+    return failure_excerpt(result.text, is_error=result.is_error, shell=shell, command=command)
+
+
+def failure_lines(
+    call: ToolUseBlock | None, result: ToolResultBlock, limit: int
+) -> tuple[str, ...]:
+    """Up to ``limit`` lines saying what went wrong: the excerpt first, then further error lines.
+
+    Empty when the result is not a failure. Each line is clipped to ``EXCERPT_CHARS``.
+    """
+    excerpt = result_failure(call, result)
+    if excerpt is None or limit <= 0:
+        return ()
+    found = [excerpt]
+    text = _TOOL_ERROR_TAG.sub("", result.text)
+    for match in _ERROR_LINE.finditer(text):
+        line = _clip(match.group(0))
+        if len(found) >= limit:
+            break
+        if line not in found:
+            found.append(line)
+    return tuple(found)
+
+
+def _answers_no(command: str) -> bool:
+    last = re.split(r"&&|\|\||;|\n", command.strip())[-1].rsplit("|", 1)[-1].split()
+    return bool(last) and last[0].rsplit("/", 1)[-1] in _YES_NO_PROGRAMS
+
+
+def _most_telling_line(text: str, status: int | None) -> str:
+    if _TRACEBACK in text:
+        exceptions = _EXCEPTION_LINE.findall(text[text.rindex(_TRACEBACK) :])
+        if exceptions:
+            return _clip(exceptions[-1])
+    found = _ERROR_LINE.search(text) or _EXCEPTION_LINE.search(text)
+    if found:
+        return _clip(found.group(0))
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not _is_status_line(stripped):
+            return _clip(stripped)
+    return f"exit code {status}" if status is not None else "(the tool reported an error)"
+
+
+def _is_status_line(line: str) -> bool:
+    return any(p.fullmatch(line) or p.match(line) for p in _EXIT_RES[:2]) or line.startswith(
+        ("Chunk ID:", "Wall time:", "Original token count:", "Output:")
+    )
+
+
+def _clip(line: str) -> str:
+    line = line.strip()
+    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1] + "…"
+
+
+def command_key(command: str) -> str:
+    """A command folded so a re-run counts as the same target.
+
+    Leading ``cd DIR &&``, stderr/stdout redirects and a trailing ``| head``/``| tail`` pager are
+    dropped and whitespace collapsed: ``cd /r && pytest -x 2>&1 | tail -20`` and ``pytest -x`` are
+    the same attempt.
+    """
+    key = command.strip()
+    while _CD_PREFIX.match(key):
+        key = _CD_PREFIX.sub("", key, count=1)
+    key = _REDIRECTS.sub(" ", key)
+    while _PAGERS.search(key):
+        key = _PAGERS.sub("", key)
+    return " ".join(key.split())

@@ -1,0 +1,340 @@
+"""StructuredSummarizer: the nine-section summary built from the transcript itself, no model needed.
+
+It is the default summarizer of the compaction ladder. Every fact comes from ``extract_facts``;
+the layout is fixed and the output is a pure function of the messages and the instructions, so
+two runs give the same bytes. User messages are never dropped, file paths never either.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from contextwarden.model import Message
+from contextwarden.summarizers.base import Summary
+from contextwarden.summarizers.carry import format_error, format_item
+from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
+from contextwarden.summarizers.sections import Item, fit, head_tail, render
+from contextwarden.summarizers.typed import TypedMessage
+from contextwarden.tokens.base import TokenCounter
+
+
+@dataclass(frozen=True, slots=True)
+class StructuredPolicy:
+    """The numbers of the offline summary, each a documented default."""
+
+    context_window: int = 200_000
+    """Window of the model the summary is written for."""
+    budget_ratio: float = 0.10
+    """The summary may take this share of the window (20,000 tokens by default)."""
+    budget_tokens: int | None = None
+    """An explicit budget in tokens; overrides ``context_window * budget_ratio`` and the floor."""
+    min_budget_tokens: int = 4_000
+    """Floor under the budget at small windows: about the size of Claude Code's own summaries
+    (2,200 to 4,300 tokens, docs/benchmarks.md). Below it a long session's user messages and file
+    list leave no room for its errors (10 % of a 30,000-token window is 3,000 tokens)."""
+    max_floor_ratio: float = 0.25
+    """The floor never takes more than this share of the window, so a summary plus the tail kept
+    verbatim stays well under the autocompact threshold even at a tiny window."""
+    user_share: float = 0.70
+    """User messages may fill this share of the budget before any is shortened."""
+    min_user_message_tokens: int = 200
+    """A user message this short is never shortened, whatever the budget."""
+    excerpt_tokens: int = 400
+    """Longest excerpt of a request quoted in sections 1 and 7 (in full in section 6)."""
+    current_work_tokens: int = 1_000
+    """Longest excerpt of the last assistant message in section 8."""
+    code_tokens: int = 400
+    """Longest excerpt of code written to one file in section 3."""
+    max_code_sections: int = 12
+    """Code excerpts for at most this many files (the most recently written)."""
+    answer_chars: int = 400
+    """Longest excerpt (head and tail, on one line) of each answer listed in section 5."""
+    command_chars: int = 200
+    """Longest command line quoted in sections 4 and 5."""
+
+    @property
+    def budget(self) -> int:
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        floor = min(self.min_budget_tokens, int(self.context_window * self.max_floor_ratio))
+        return max(int(self.context_window * self.budget_ratio), floor)
+
+
+def _default_counter() -> TokenCounter:
+    from contextwarden.tokens.heuristic import HeuristicCounter
+
+    return HeuristicCounter()
+
+
+@dataclass(frozen=True, slots=True)
+class StructuredSummarizer:
+    """The deterministic, offline nine-section summarizer (see the module docstring).
+
+    ``budget_tokens`` is a shortcut for ``StructuredPolicy(budget_tokens=…)``.
+    """
+
+    policy: StructuredPolicy = field(default_factory=StructuredPolicy)
+    counter: TokenCounter = field(default_factory=_default_counter)
+    budget_tokens: int | None = None
+
+    @property
+    def budget(self) -> int:
+        return self.budget_tokens if self.budget_tokens is not None else self.policy.budget
+
+    def summarize(self, messages: Sequence[Message], *, instructions: str | None = None) -> Summary:
+        """The nine sections for ``messages``, within ``budget`` tokens (user messages win)."""
+        return self.from_facts(extract_facts(messages), instructions=instructions)
+
+    async def asummarize(
+        self, messages: Sequence[Message], *, instructions: str | None = None
+    ) -> Summary:
+        """``summarize`` for async callers (pure computation; it does not block on I/O)."""
+        return self.summarize(messages, instructions=instructions)
+
+    def from_facts(self, facts: Facts, *, instructions: str | None = None) -> Summary:
+        """The summary of already extracted facts."""
+        users = self._fitted_user_messages(facts.user_messages)
+        builder = _Builder(facts, users, self.policy, self.counter)
+        sections = builder.sections(instructions)
+        bodies = fit(sections, self.budget, self.counter)
+        return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
+
+    def _fitted_user_messages(self, typed: Sequence[TypedMessage]) -> list[str]:
+        """User messages as quoted: whole, or head + tail when one alone exceeds its share.
+
+        The share is the max-min fair cap: the largest per-message size such that all messages,
+        each cut to at most that size, fit ``user_share * budget``; never below
+        ``min_user_message_tokens``. Only messages longer than the cap are shortened.
+        """
+        costs = [self.counter.count_text(m.text) for m in typed]
+        cap = max(
+            _fair_cap(costs, int(self.budget * self.policy.user_share)),
+            self.policy.min_user_message_tokens,
+        )
+        return [
+            m.text if cost <= cap else head_tail(m.text, cap, self.counter)
+            for m, cost in zip(typed, costs, strict=True)
+        ]
+
+
+def _fair_cap(costs: Sequence[int], total: int) -> int:
+    """Largest ``c`` with ``sum(min(cost, c)) <= total`` (``max(costs)`` when all fit)."""
+    if sum(costs) <= total:
+        return max(costs, default=0)
+    ordered = sorted(costs)
+    spent = 0
+    for i, cost in enumerate(ordered):
+        remaining = len(ordered) - i
+        if spent + cost * remaining > total:
+            return (total - spent) // remaining
+        spent += cost
+    return ordered[-1]
+
+
+class _Builder:
+    """Turns facts into the items of each section (drop ranks: lower goes first)."""
+
+    def __init__(
+        self, facts: Facts, users: list[str], policy: StructuredPolicy, counter: TokenCounter
+    ) -> None:
+        self.facts, self.users, self.policy, self.counter = facts, users, policy, counter
+
+    def sections(self, instructions: str | None) -> dict[int, list[Item]]:
+        return {
+            1: self._intent(instructions),
+            2: self._concepts(),
+            3: self._files(),
+            4: self._errors(),
+            5: self._problem_solving(),
+            6: self._user_messages(),
+            7: self._pending(),
+            8: self._current_work(),
+            9: self._next_step(),
+        }
+
+    def _excerpt(self, text: str, tokens: int | None = None) -> str:
+        """A head + tail excerpt, indented: free text never starts a line of its own in our
+        layout, so it cannot pass for a heading when an earlier summary is read back."""
+        return _indent(head_tail(text, tokens or self.policy.excerpt_tokens, self.counter))
+
+    def _intent(self, instructions: str | None) -> list[Item]:
+        typed = self.facts.user_messages
+        if not typed:
+            items = [Item("(no message typed by the user in this part of the conversation)")]
+        else:
+            items = [
+                Item("Primary request (user message #1 in section 6):"),
+                Item(self._excerpt(typed[0].text)),
+            ]
+            if len(typed) > 1:
+                items += [
+                    Item(f"Latest request (user message #{len(typed)} in section 6):"),
+                    Item(self._excerpt(typed[-1].text)),
+                ]
+        if instructions and instructions.strip():
+            items.append(Item(f"Focus requested for this summary: {instructions.strip()}"))
+        return items
+
+    def _concepts(self) -> list[Item]:
+        concepts = self.facts.concepts
+        return [
+            Item(f"- `{name}` ({count} mentions)", (1, len(concepts) - i), "concepts")
+            for i, (name, count) in enumerate(concepts)
+        ]
+
+    def _files(self) -> list[Item]:
+        items: list[Item] = []
+        with_code = [f for f in self.facts.files if f.code]
+        shown = {f.path for f in with_code[-self.policy.max_code_sections :]}
+        for position, file in enumerate(self.facts.files):
+            items.append(Item(f"- `{file.path}` — {_operations(file)}"))
+            if file.path in shown:
+                code = head_tail(file.code, self.policy.code_tokens, self.counter)
+                fence = _fence(code)
+                items.append(
+                    Item(
+                        "  Code written (latest):\n" + _indent(f"{fence}\n{code}\n{fence}"),
+                        (0, position),
+                        "code sections",
+                    )
+                )
+        return items
+
+    def _errors(self) -> list[Item]:
+        items = []
+        for i, error in enumerate(self.facts.errors):
+            target = _clip(error.target, self.policy.command_chars)
+            text = format_error(error.tool, target, error.excerpt, error.fixed)
+            # An unresolved error is a fact, like a path: never dropped (verification appends it
+            # to an LLM summary too). One fixed later goes last of all that may go.
+            rank = (8, i) if error.fixed else None
+            items.append(Item(text, rank, "errors fixed later"))
+        return items
+
+    def _problem_solving(self) -> list[Item]:
+        items = []
+        counts = ", ".join(f"{name} ({n})" for name, n in self.facts.tool_counts)
+        if counts:
+            items.append(Item(f"Tool calls: {counts}"))
+        done = [t for t in self.facts.todos if t.done]
+        if done:
+            items.append(Item("Completed tasks:"))
+            items += [
+                Item(f"- {_clip(t.text, 500)}", (2, i), "completed tasks")
+                for i, t in enumerate(done)
+            ]
+        if self.facts.commands:
+            items.append(Item("Commands run (oldest first; exit status where the tool showed it):"))
+        for i, command in enumerate(self.facts.commands):
+            status = (
+                f"exit {command.status}"
+                if command.status is not None
+                else ("failed" if command.failed else "ok")
+            )
+            text = f"- `{_clip(command.command, self.policy.command_chars)}` → {status}"
+            items.append(Item(text, (4 if command.failed else 3, i), "commands"))
+        return items + self._answers()
+
+    def _answers(self) -> list[Item]:
+        """What the assistant told the user at the end of each turn, oldest first."""
+        if not self.facts.answers:
+            return []
+        starts = [m.index for m in self.facts.user_messages]
+        items = [Item("Answers the assistant gave (oldest first; after user message #n):")]
+        for i, (index, text) in enumerate(self.facts.answers):
+            after = bisect.bisect_left(starts, index)
+            excerpt = _ends(text, self.policy.answer_chars)
+            items.append(Item(f"- (after #{after}) {excerpt}", (5, i), "answers"))
+        return items
+
+    def _user_messages(self) -> list[Item]:
+        items = []
+        for number, (message, text) in enumerate(
+            zip(self.facts.user_messages, self.users, strict=True), start=1
+        ):
+            notes = ["primary request"] if number == 1 else []
+            if message.carried:
+                notes.append("from an earlier summary")
+            items.append(Item(format_item(number, text, notes) + "\n"))
+        return items
+
+    def _pending(self) -> list[Item]:
+        items = [
+            Item(f"- [{t.status}] {_clip(t.text, 500)}") for t in self.facts.todos if not t.done
+        ]
+        typed = self.facts.user_messages
+        for message in self.facts.pending_requests:
+            number = typed.index(message) + 1
+            excerpt = self._excerpt(message.text)
+            items.append(
+                Item(f"- Open user request (#{number} in section 6, not yet answered):\n{excerpt}")
+            )
+        return items
+
+    def _current_work(self) -> list[Item]:
+        items = []
+        if self.facts.last_assistant_text:
+            text = self._excerpt(self.facts.last_assistant_text, self.policy.current_work_tokens)
+            items += [Item("Last assistant message:"), Item(text)]
+        calls = self.facts.last_tool_calls
+        if calls:
+            items.append(Item("Last tool calls:"))
+            items += [
+                Item(
+                    f"- {_clip(c, self.policy.command_chars)}", (7, i) if i else None, "tool calls"
+                )
+                for i, c in enumerate(calls)
+            ]
+        return items
+
+    def _next_step(self) -> list[Item]:
+        facts = self.facts
+        active = [t for t in facts.todos if t.status.lower() == "in_progress"]
+        waiting = [t for t in facts.todos if not t.done]
+        if facts.pending_requests:
+            text = "Answer the open user request listed in section 7."
+        elif active:
+            text = f"Continue the task in progress: {active[0].text}"
+        elif waiting:
+            text = f"Start the next pending task: {waiting[0].text}"
+        else:
+            text = "No open request or task was recorded; wait for the user's next message."
+        return [Item(text)]
+
+
+def _operations(file: FileFact) -> str:
+    counts = Counter(file.operations)
+    ordered = list(dict.fromkeys(file.operations))
+    done = ", ".join(f"{op} ({counts[op]})" if counts[op] > 1 else op for op in ordered)
+    last = f"; last: {file.last_operation}" if len(ordered) > 1 else ""
+    detail = f" ({file.detail})" if file.detail else ""
+    return f"{done}{last}{detail}"
+
+
+def _ends(text: str, limit: int) -> str:
+    """``text`` on one line; when longer than ``limit``, its head and tail (answers conclude)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    half = (limit - 3) // 2
+    return f"{text[:half]} … {text[len(text) - half :]}"
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" if line else line for line in text.split("\n"))
+
+
+def _fence(code: str) -> str:
+    """A Markdown fence longer than any backtick run in ``code``, so the code cannot close it."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,289 @@
+"""What a tool call did, read from its name, input and result: files, commands, todos, errors.
+
+Agents name the same actions differently (Claude Code ``Read``/``Edit``/``Bash``, Codex
+``exec_command``/``apply_patch``/``update_plan``, SWE-agent and OpenHands ``str_replace_editor``,
+mini-swe-agent ``bash``); this module maps them onto a few kinds. Paths are kept exactly as the tool
+input gave them (never resolved), so a summary quotes what the agent used.
+
+Shell commands are read for file paths only in obvious cases (documented on ``_shell_file_ops``);
+anything cleverer would guess wrong, and a wrong path in a summary is worse than a missing one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from contextwarden.model import ToolUseBlock, thaw
+
+READ_TOOLS = frozenset({"read", "read_file", "view", "open", "notebookread", "fileread"})
+WRITE_TOOLS = frozenset({"write", "write_file", "create", "create_file", "filewrite"})
+EDIT_TOOLS = frozenset({"edit", "multiedit", "edit_file", "notebookedit", "replace", "insert"})
+SEARCH_TOOLS = frozenset({"grep", "glob", "ls", "find_file", "search_file", "search_dir"})
+SHELL_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "exec_command",
+        "execute_bash",
+        "run_command",
+        "terminal",
+        "cmdrun",
+        "local_shell",
+        "container.exec",
+        "run",
+        "execute_command",
+    }
+)
+TODO_TOOLS = frozenset({"todowrite", "update_plan", "todo_write"})
+EDITOR_TOOLS = frozenset({"str_replace_editor", "str_replace_based_edit_tool", "text_editor"})
+PATCH_TOOLS = frozenset({"apply_patch"})
+PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
+DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled"})
+
+_EDITOR_OPS = {
+    "view": "read",
+    "create": "wrote",
+    "str_replace": "edited",
+    "insert": "edited",
+    "undo_edit": "edited",
+    "write": "wrote",
+}
+_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
+_PATCH_OPS = {"Add": "wrote", "Update": "edited", "Delete": "deleted"}
+_SHELL_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more"})
+_SHELL_PROGRAMS = _SHELL_READERS | {"sed"}
+_SHELL_META = re.compile(r"[*?$`<>|;&(){}\[\]]")
+
+
+@dataclass(frozen=True, slots=True)
+class FileOp:
+    """What one tool call did to a file: ``operation`` is read, wrote, edited, deleted, searched."""
+
+    path: str
+    operation: str
+    detail: str = ""
+    """Line counts where known, e.g. ``120 lines`` or ``+4 -2 lines``."""
+    code: str = ""
+    """The code the call wrote (Write content, Edit replacement, created file text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TodoItem:
+    text: str
+    status: str
+
+    @property
+    def done(self) -> bool:
+        return self.status.lower() in DONE_STATUSES
+
+
+def base_name(name: str) -> str:
+    """A tool name folded for matching: lower case, MCP/namespace prefixes dropped."""
+    return name.rsplit("__", 1)[-1].lower()
+
+
+def plain_input(block: ToolUseBlock) -> Mapping[str, Any]:
+    """The tool input as a read-only mapping (frozen: nested lists are tuples)."""
+    return block.input if isinstance(block.input, Mapping) else {}
+
+
+def is_shell(block: ToolUseBlock) -> bool:
+    return base_name(block.name) in SHELL_TOOLS
+
+
+def shell_command(block: ToolUseBlock) -> str | None:
+    """The command line a shell tool ran (``cmd``/``command``; argv lists joined)."""
+    if not is_shell(block):
+        return None
+    args = plain_input(block)
+    value = args.get("cmd", args.get("command"))
+    if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
+        # Codex's ``shell`` tool wraps the real command as ["bash", "-lc", "<command>"].
+        if len(value) == 3 and value[1] in ("-c", "-lc"):
+            return str(value[2])
+        return shlex.join(value)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def line_count(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
+    """What ``block`` did to which files (nothing for tools that touch no file)."""
+    name = base_name(block.name)
+    args = plain_input(block)
+    if name in PATCH_TOOLS:
+        return tuple(_patch_ops(_first_string(args)))
+    if name in EDITOR_TOOLS:
+        return _editor_ops(args, result_text)
+    command = shell_command(block)
+    if command is not None:
+        return tuple(_shell_file_ops(command, result_text))
+    path = _path_of(args)
+    if path is None:
+        return ()
+    if name in READ_TOOLS:
+        return (FileOp(path, "read", _read_detail(args, result_text)),)
+    if name in WRITE_TOOLS:
+        content = _first_of(args, ("content", "file_text", "text"))
+        return (FileOp(path, "wrote", lines(line_count(content)), content),)
+    if name in EDIT_TOOLS:
+        return (_edit_op(path, args),)
+    if name in SEARCH_TOOLS:
+        return (FileOp(path, "searched"),)
+    return ()
+
+
+def _path_of(args: Mapping[str, Any]) -> str | None:
+    for key in PATH_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _first_of(args: Mapping[str, Any], keys: tuple[str, ...]) -> str:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _first_string(args: Mapping[str, Any]) -> str:
+    """The patch text of an apply_patch call, whatever key the loader kept it under."""
+    for value in args.values():
+        if isinstance(value, str) and "*** Begin Patch" in value:
+            return value
+    return _first_of(args, ("input", "patch"))
+
+
+def _read_detail(args: Mapping[str, Any], result_text: str) -> str:
+    offset, limit = args.get("offset"), args.get("limit")
+    if isinstance(offset, int) and isinstance(limit, int):
+        return f"lines {offset}-{offset + limit - 1}"
+    return lines(line_count(result_text)) if result_text else ""
+
+
+def _edit_op(path: str, args: Mapping[str, Any]) -> FileOp:
+    edits = args.get("edits")
+    pairs: list[tuple[str, str]] = []
+    if isinstance(edits, tuple | list):
+        for edit in edits:
+            if isinstance(edit, Mapping):
+                pairs.append((_first_of(edit, ("old_string",)), _first_of(edit, ("new_string",))))
+    else:
+        old = _first_of(args, ("old_string", "old_str", "search"))
+        new = _first_of(args, ("new_string", "new_str", "replace", "new_source", "text"))
+        pairs.append((old, new))
+    removed = sum(line_count(old) for old, _ in pairs)
+    added = sum(line_count(new) for _, new in pairs)
+    code = "\n".join(new for _, new in pairs if new)
+    return FileOp(path, "edited", f"+{added} -{removed} lines", code)
+
+
+def _editor_ops(args: Mapping[str, Any], result_text: str) -> tuple[FileOp, ...]:
+    path = _path_of(args)
+    command = args.get("command")
+    if path is None or not isinstance(command, str):
+        return ()
+    operation = _EDITOR_OPS.get(command, command)
+    if command == "create":
+        text = _first_of(args, ("file_text",))
+        return (FileOp(path, operation, lines(line_count(text)), text),)
+    if command in ("str_replace", "insert"):
+        return (_edit_op(path, args),)
+    return (FileOp(path, operation, lines(line_count(result_text)) if result_text else ""),)
+
+
+def _patch_ops(patch: str) -> Iterator[FileOp]:
+    matches = list(_PATCH_FILE_RE.finditer(patch))
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(patch)
+        body = patch[match.end() : end].splitlines()
+        added = [line[1:] for line in body if line.startswith("+")]
+        removed = sum(1 for line in body if line.startswith("-"))
+        operation = _PATCH_OPS[match.group(1)]
+        detail = "" if operation == "deleted" else f"+{len(added)} -{removed} lines"
+        yield FileOp(match.group(2).strip(), operation, detail, "\n".join(added))
+
+
+def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
+    """File paths from the obvious shell forms only.
+
+    Each ``&&``/``||``/``;``/newline-separated part, before any pipe, is read when it is
+    ``cat|head|tail|nl|less|more FILE…`` (read), ``sed -n 'X' FILE`` (read), ``sed -i … FILE``
+    (edited) or ``cat > FILE`` / ``cat >> FILE`` (wrote, a heredoc). Operands that hold shell
+    syntax (globs, variables, substitutions) are skipped: their real path is unknown.
+    """
+    for part in re.split(r"&&|\|\||;|\n", command):
+        head = part.split(None, 1)
+        if not head or head[0] not in _SHELL_PROGRAMS:
+            continue  # shlex is slow; split only the parts that can name a file
+        words = _words(part.split("|", 1)[0])
+        if not words:
+            continue
+        if words[0] == "cat" and len(words) >= 3 and words[1] in (">", ">>"):
+            if not _SHELL_META.search(words[2]):
+                yield FileOp(words[2], "wrote")
+            continue
+        yield from _shell_reads(words, result_text)
+
+
+def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:
+    program, args = words[0], words[1:]
+    if program == "sed" and args:
+        in_place = any(a.startswith("-i") for a in args)
+        if not in_place and "-n" not in args:
+            return
+        operands = [a for a in args if not a.startswith("-")][1:]
+        kind = "edited" if in_place else "read"
+    elif program in _SHELL_READERS:
+        operands = [a for a in args if not a.startswith("-") and not a.isdigit()]
+        kind = "read"
+    else:
+        return
+    files = [a for a in operands if a and not _SHELL_META.search(a)]
+    for path in files:
+        single = len(files) == 1 and kind == "read" and result_text
+        yield FileOp(path, kind, lines(line_count(result_text)) if single else "")
+
+
+def _words(part: str) -> list[str]:
+    try:
+        return shlex.split(part, comments=False, posix=True)
+    except ValueError:
+        return []
+
+
+def todo_items(block: ToolUseBlock) -> tuple[TodoItem, ...] | None:
+    """The full todo list a todo tool call set (``TodoWrite`` todos, Codex ``update_plan`` plan)."""
+    if base_name(block.name) not in TODO_TOOLS:
+        return None
+    args = plain_input(block)
+    raw = args.get("todos", args.get("plan"))
+    if not isinstance(raw, tuple | list):
+        return None
+    items = []
+    for entry in raw:
+        if isinstance(entry, Mapping):
+            text = _first_of(entry, ("content", "step", "text", "title", "task"))
+            status = entry.get("status")
+            if text:
+                items.append(TodoItem(text, status if isinstance(status, str) else "pending"))
+    return tuple(items)
+
+
+def canonical_input(block: ToolUseBlock) -> str:
+    """A stable text form of a tool input (sorted keys), for comparing two calls."""
+    return json.dumps(thaw(block.input), sort_keys=True, ensure_ascii=False, default=str)

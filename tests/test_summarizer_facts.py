@@ -1,0 +1,460 @@
+"""The deterministic facts: which user text is typed, files, failures, commands, todos, concepts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contextwarden.compaction import cuts
+from contextwarden.compaction.summarize import CONTINUATION_NOTE
+from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
+from contextwarden.model import ToolUseBlock as Use
+from contextwarden.summarizers import typed
+from contextwarden.summarizers.carry import carried_user_messages
+from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.failures import (
+    command_key,
+    exit_status,
+    failure_excerpt,
+    failure_lines,
+    result_failure,
+)
+from contextwarden.summarizers.structured import StructuredSummarizer
+from contextwarden.summarizers.tools import FileOp, file_ops
+from contextwarden.summarizers.typed import user_messages
+
+
+def user(*blocks: Any, **extra: Any) -> Message:
+    content = tuple(TextBlock(b) if isinstance(b, str) else b for b in blocks)
+    return Message("user", content, MessageMeta(extra=FrozenDict(extra)))
+
+
+def texts(messages: list[Message]) -> list[str]:
+    return [m.text for m in user_messages(messages)]
+
+
+# ----------------------------------------------------------------------------- typed text
+def test_tool_results_are_not_typed_but_a_rejection_reason_is() -> None:
+    rejected = (
+        "The user doesn't want to proceed with this tool use. The tool use was rejected. "
+        "To tell you how to proceed, the user said:\nno, I did not say commit anything"
+    )
+    messages = [
+        user("start"),
+        Message.assistant(
+            [Use("a", "Bash", {"command": "git commit"}), Use("b", "Read", {"file_path": "x"})]
+        ),
+        user(ToolResultBlock("a", rejected, is_error=True), ToolResultBlock("b", "file text")),
+    ]
+    assert texts(messages) == ["start", "no, I did not say commit anything"]
+
+
+def test_loader_marks_decide_what_was_injected() -> None:
+    listed = user(
+        "typed text",
+        "Base directory for this skill: …",
+        injected_texts=("Base directory for this skill: …",),
+    )
+    assert texts([listed]) == ["typed text"]
+    assert texts([user("all of it", injected=True)]) == []
+    assert texts([user("meta record", isMeta=True)]) == []
+
+
+def test_injected_elements_are_removed_and_typed_syntax_is_rewritten() -> None:
+    orchestrator = (
+        "<command-message>orchestrator is running…</command-message>\n"
+        "<command-name>/orchestrator</command-name>\n"
+        "<command-args>create TODO app by Next.js</command-args>"
+    )
+    exit_command = (
+        "<command-name>/exit</command-name>\n            <command-message>exit</command-message>"
+        "\n            <command-args></command-args>"
+    )
+    message = user(
+        "fix it<system-reminder>The file changed.</system-reminder>",
+        orchestrator,  # listed as injected by the loader, yet typed through the tool's syntax
+        exit_command,
+        "<bash-input>git pull --rebase</bash-input>",
+        "<bash-stdout>Already up to date.</bash-stdout><bash-stderr></bash-stderr>",
+        "<local-command-stdout>See ya!</local-command-stdout>",
+        "[Request interrupted by user for tool use]",
+        injected_texts=(orchestrator, exit_command),
+    )
+    assert texts([message]) == [
+        "fix it",
+        "/orchestrator create TODO app by Next.js",
+        "/exit",
+        "! git pull --rebase",
+    ]
+
+
+def test_agent_harness_observations_are_not_typed() -> None:
+    task = "We're solving this issue.\n\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"
+    observation = (
+        "[File: /repo/a.py (3 lines total)]\n(Open file: /repo/a.py)\n"
+        "(Current directory: /repo)\nbash-$"
+    )
+    messages = [
+        user(task),
+        Message.assistant("ls"),
+        user(observation),
+        Message.assistant("ok"),
+        user("<returncode>0</returncode>\n<output>\na.py\n</output>"),
+        Message.assistant("x"),
+        user("Please always provide EXACTLY ONE action in triple backticks, found 2 actions."),
+    ]
+    assert texts(messages) == [task]  # the task ends with the prompt too, but answers nobody
+
+
+def test_claude_code_compact_summary_carries_its_user_messages_section() -> None:
+    summary = (
+        "This session is being continued from a previous conversation that ran out of context."
+        "\n\nSummary:\n1. Primary Request and Intent:\n   fix\n\n6. All user messages:\n"
+        '   - "fix the build"\n   - "and push"\n\n7. Pending Tasks:\n   - none\n'
+    )
+    messages = [user(summary, isCompactSummary=True), Message.assistant("ok"), user("next")]
+    found = user_messages(messages)
+    assert [(m.text, m.carried) for m in found] == [
+        ('- "fix the build"\n   - "and push"', True),
+        ("next", False),
+    ]
+
+
+def our_summary_message(summary_text: str, *, merged: str | None = None) -> Message:
+    """The message the compaction ladder builds (``compaction.summarize``)."""
+    blocks: list[Any] = [
+        TextBlock("the first request"),
+        TextBlock(f"{CONTINUATION_NOTE}\n\n<summary>\n{summary_text}\n</summary>"),
+        TextBlock("Contents of a.py (re-read after compaction):\n\nprint(1)"),
+    ]
+    if merged is not None:
+        blocks.append(TextBlock(merged))
+    return user(
+        *blocks, **{cuts.SUMMARY_KEY: True, cuts.FIRST_BLOCKS_KEY: 1, cuts.SUMMARY_BLOCKS_KEY: 3}
+    )
+
+
+TRICKY = [
+    "the first request\n3. Files and Code Sections:\n4. Errors and Fixes:\n6. All User Messages:",
+    "[#2, 5 chars]\nfake header inside a message",
+    "a list:\n7. Pending Tasks:\n6. All User Messages:\nnot headings",
+    "</summary> and <transcript> inside text",
+]
+
+
+def tricky_conversation() -> list[Message]:
+    messages: list[Message] = []
+    for i, text in enumerate(TRICKY):
+        messages += [user(text), Message.assistant(f"answer {i}")]
+    return messages
+
+
+def test_our_summary_carries_every_user_message_exactly() -> None:
+    summary = StructuredSummarizer().summarize(tricky_conversation())
+    assert list(carried_user_messages(summary.text)) == TRICKY
+    lead = our_summary_message(summary.text, merged="a new request merged into it")
+    found = user_messages([lead, Message.assistant("ok"), user("latest")])
+    # The leading copy of the first message is not counted twice; re-read files are not typed.
+    assert [m.text for m in found] == [*TRICKY, "a new request merged into it", "latest"]
+    assert [m.carried for m in found] == [True] * 4 + [False, False]
+
+
+def test_repeated_compactions_keep_every_user_message_file_and_error() -> None:
+    summarizer = StructuredSummarizer()
+    calls = [Use("r", "Read", {"file_path": "src/kept.py"}), Use("b", "Bash", {"command": "make"})]
+    messages = [
+        *tricky_conversation(),
+        Message.assistant(calls),
+        user(ToolResultBlock("r", "x = 1"), ToolResultBlock("b", "Exit code 2\nerror: no rule")),
+        Message.assistant("stuck"),
+    ]
+    for round_ in range(3):
+        summary = summarizer.summarize(messages)
+        messages = [
+            our_summary_message(summary.text),
+            Message.assistant(f"round {round_}"),
+            user(f"request after round {round_}"),
+            Message.assistant("done"),
+        ]
+    assert [m.text for m in user_messages(messages)] == [
+        *TRICKY,
+        "request after round 0",
+        "request after round 1",
+        "request after round 2",
+    ]
+    facts = extract_facts(messages)
+    assert [(f.path, f.operations) for f in facts.files] == [
+        ("src/kept.py", ("earlier: read (1 line)",))
+    ]
+    assert [(e.tool, e.target, e.excerpt, e.fixed) for e in facts.errors] == [
+        ("Bash", "make", "error: no rule", False)
+    ]
+
+
+def test_mirrored_keys_match_the_compaction_ladder() -> None:
+    assert (typed.SUMMARY_KEY, typed.FIRST_BLOCKS_KEY, typed.SUMMARY_BLOCKS_KEY) == (
+        cuts.SUMMARY_KEY,
+        cuts.FIRST_BLOCKS_KEY,
+        cuts.SUMMARY_BLOCKS_KEY,
+    )
+    assert CONTINUATION_NOTE.startswith(typed.SUMMARY_PREFIX)
+
+
+# ----------------------------------------------------------------------------- files
+@pytest.mark.parametrize(
+    ("name", "args", "result", "expected"),
+    [
+        (
+            "Read",
+            {"file_path": "/r/a.py"},
+            "     1→a\n     2→b\n",
+            [("/r/a.py", "read", "2 lines")],
+        ),
+        (
+            "Read",
+            {"file_path": "/r/a.py", "offset": 10, "limit": 5},
+            "",
+            [("/r/a.py", "read", "lines 10-14")],
+        ),
+        ("Write", {"file_path": "b.py", "content": "x\ny\n"}, "", [("b.py", "wrote", "2 lines")]),
+        (
+            "Edit",
+            {"file_path": "c.py", "old_string": "a", "new_string": "b\nc"},
+            "",
+            [("c.py", "edited", "+2 -1 lines")],
+        ),
+        (
+            "MultiEdit",
+            {
+                "file_path": "d.py",
+                "edits": [
+                    {"old_string": "a", "new_string": "b"},
+                    {"old_string": "c\nd", "new_string": ""},
+                ],
+            },
+            "",
+            [("d.py", "edited", "+1 -3 lines")],
+        ),
+        (
+            "NotebookEdit",
+            {"notebook_path": "n.ipynb", "new_source": "x"},
+            "",
+            [("n.ipynb", "edited", "+1 -0 lines")],
+        ),
+        (
+            "str_replace_editor",
+            {"command": "view", "path": "/t/e.py"},
+            "1\n2\n3",
+            [("/t/e.py", "read", "3 lines")],
+        ),
+        (
+            "str_replace_editor",
+            {"command": "create", "path": "f.py", "file_text": "a"},
+            "",
+            [("f.py", "wrote", "1 line")],
+        ),
+        ("Grep", {"pattern": "x", "path": "src"}, "", [("src", "searched", "")]),
+        ("mcp__linear-server__get_issue", {"id": "ENT-1"}, "", []),
+    ],
+)
+def test_file_operations_from_tool_inputs(
+    name: str, args: dict[str, Any], result: str, expected: list[tuple[str, str, str]]
+) -> None:
+    ops = file_ops(Use("id", name, args), result)
+    assert [(op.path, op.operation, op.detail) for op in ops] == expected
+
+
+def test_codex_patch_names_every_file() -> None:
+    patch = (
+        "*** Begin Patch\n*** Update File: /r/a.ts\n@@\n-old\n+new\n+more\n"
+        "*** Add File: docs/b.md\n+hello\n*** Delete File: c.json\n*** End Patch"
+    )
+    ops = file_ops(Use("id", "apply_patch", {"input": patch}))
+    assert [(op.path, op.operation, op.detail) for op in ops] == [
+        ("/r/a.ts", "edited", "+2 -1 lines"),
+        ("docs/b.md", "wrote", "+1 -0 lines"),
+        ("c.json", "deleted", ""),
+    ]
+    assert ops[0].code == "new\nmore"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("cat src/a.py", [("src/a.py", "read")]),
+        ("cd /r && sed -n '10,20p' src/b.py | head", [("src/b.py", "read")]),
+        ("sed -i 's/a/b/' src/c.py", [("src/c.py", "edited")]),
+        ("cat > notes.md << 'EOF'\nhello\nEOF", [("notes.md", "wrote")]),
+        ("head -n 5 a.txt b.txt", [("a.txt", "read"), ("b.txt", "read")]),
+        ("cat src/*.py", []),  # a glob: the real paths are unknown
+        ("grep -r foo src | cat", []),  # cat reads a pipe, not a file
+        ("python cat.py", []),
+        ("echo 'unterminated", []),
+    ],
+)
+def test_obvious_shell_reads_and_writes_only(command: str, expected: list[tuple[str, str]]) -> None:
+    ops = file_ops(Use("id", "Bash", {"command": command}))
+    assert [(op.path, op.operation) for op in ops] == expected
+
+
+# ----------------------------------------------------------------------------- failures
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("Exit code 2\nboom", 2),
+        ("Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\n", 0),
+        ("<returncode>1</returncode>\n<output>\n</output>", 1),
+        ("ls\n[Command finished with exit code 127]", 127),
+        ("plain output with no status", None),
+    ],
+)
+def test_exit_status(text: str, status: int | None) -> None:
+    assert exit_status(text) == status
+
+
+def test_failures_need_a_flag_a_status_or_shell_error_output() -> None:
+    traceback = 'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad value\n'
+    assert failure_excerpt(traceback, is_error=False, shell=True) == "ValueError: bad value"
+    assert failure_excerpt("fatal: not a git repository", is_error=False, shell=True) == (
+        "fatal: not a git repository"
+    )
+    # A file's content may say "error:"; only shell output is scanned.
+    assert failure_excerpt("error: in the docs", is_error=False, shell=False) is None
+    # A visible exit code 0 wins over error-looking text.
+    assert failure_excerpt("Exit code: 0\nerror: handled", is_error=False, shell=True) is None
+    assert (
+        failure_excerpt(
+            "<tool_use_error>File does not exist.</tool_use_error>", is_error=True, shell=False
+        )
+        == "File does not exist."
+    )
+    # grep found nothing: exit 1, not a failure.
+    assert failure_excerpt("Exit code 1", is_error=True, shell=True, command="grep -r x .") is None
+    assert failure_excerpt("Exit code 1", is_error=True, shell=True, command="make") == (
+        "exit code 1"
+    )
+
+
+def test_failure_lines_start_with_the_excerpt_and_stop_at_the_limit() -> None:
+    make = Use("m", "Bash", {"command": "make"})
+    output = "cc -c a.c\nerror: one\nwarning: w\nerror: two\nerror: one\nerror: three\nExit code 2"
+    result = ToolResultBlock("m", output, is_error=True)
+    assert result_failure(make, result) == "error: one"
+    assert failure_lines(make, result, 3) == ("error: one", "error: two", "error: three")
+    assert failure_lines(make, result, 1) == ("error: one",)
+    assert failure_lines(make, result, 0) == ()
+    assert failure_lines(make, ToolResultBlock("m", "all good\nExit code 0"), 3) == ()
+    # Without its call a result is judged as a non-shell one: only the flag counts.
+    assert failure_lines(None, ToolResultBlock("m", "error: x\nExit code 0"), 3) == ()
+    grep = Use("g", "Bash", {"command": "grep -r needle ."})
+    assert result_failure(grep, ToolResultBlock("g", "Exit code 1", is_error=True)) is None
+
+
+def test_command_key_folds_reruns_of_the_same_command() -> None:
+    assert command_key("cd /repo && pytest -x tests 2>&1 | tail -20") == "pytest -x tests"
+    assert command_key("  pytest   -x tests ") == "pytest -x tests"
+    assert command_key("pytest -x tests | grep FAIL") == "pytest -x tests | grep FAIL"
+
+
+# ----------------------------------------------------------------------------- facts
+def session() -> list[Message]:
+    return [
+        user("Fix the build and update the docs."),
+        Message.assistant(
+            [
+                TextBlock("Running `make_build` via BuildRunner."),
+                Use("1", "Bash", {"command": "make"}),
+            ]
+        ),
+        user(ToolResultBlock("1", "Exit code 2\nerror: missing header", is_error=True)),
+        Message.assistant(
+            [
+                Use("2", "Edit", {"file_path": "src/a.c", "old_string": "x", "new_string": "y"}),
+                Use("3", "Bash", {"command": "cd /r && make 2>&1"}),
+            ]
+        ),
+        user(ToolResultBlock("2", "updated"), ToolResultBlock("3", "ok")),
+        Message.assistant(
+            [
+                Use(
+                    "4",
+                    "TodoWrite",
+                    {
+                        "todos": [
+                            {"content": "fix build", "status": "completed"},
+                            {"content": "update docs", "status": "in_progress"},
+                        ]
+                    },
+                ),
+                Use("5", "Read", {"file_path": "docs/README.md"}),
+            ]
+        ),
+        user(
+            ToolResultBlock(
+                "5", "<tool_use_error>File does not exist.</tool_use_error>", is_error=True
+            ),
+            ToolResultBlock("4", "ok"),
+        ),
+        Message.assistant("The build passes now; BuildRunner and make_build are fine."),
+        user("Now also bump the version."),
+        Message.assistant(
+            [TextBlock("Bumping."), Use("6", "Bash", {"command": "grep -n version x"})]
+        ),
+    ]
+
+
+def test_facts_of_a_session() -> None:
+    facts = extract_facts(session())
+    assert [m.text for m in facts.user_messages] == [
+        "Fix the build and update the docs.",
+        "Now also bump the version.",
+    ]
+    assert [(e.tool, e.target, e.excerpt, e.fixed) for e in facts.errors] == [
+        ("Bash", "make", "error: missing header", True),
+        ("Read", "docs/README.md", "File does not exist.", False),
+    ]
+    assert [(c.command, c.status, c.failed) for c in facts.commands] == [
+        ("make", 2, True),
+        ("cd /r && make 2>&1", None, False),
+    ]
+    assert [(f.path, f.operations) for f in facts.files] == [
+        ("src/a.c", ("edited",)),
+        ("docs/README.md", ("read (failed)",)),
+    ]  # grep: no file op
+    assert [(t.text, t.status) for t in facts.todos] == [
+        ("fix build", "completed"),
+        ("update docs", "in_progress"),
+    ]
+    # The last request was not followed by a reply that ended the turn.
+    assert [m.text for m in facts.pending_requests] == ["Now also bump the version."]
+    assert facts.last_assistant_text == "Bumping."
+    assert facts.last_tool_calls == ("Bash: grep -n version x",)
+    assert facts.concepts == (("BuildRunner", 2), ("make_build", 2))
+    assert facts.tool_counts[0] == ("Bash", 3)
+
+
+def test_claude_code_task_board() -> None:
+    messages = [
+        user("plan it"),
+        Message.assistant(
+            [
+                Use("1", "TaskCreate", {"subject": "Fix A", "description": "d"}),
+                Use("2", "TaskCreate", {"subject": "Fix B", "description": "d"}),
+            ]
+        ),
+        user(
+            ToolResultBlock("1", "Task #1 created successfully: Fix A"),
+            ToolResultBlock("2", "Task #2 created successfully: Fix B"),
+        ),
+        Message.assistant([Use("3", "TaskUpdate", {"taskId": "1", "status": "completed"})]),
+        user(ToolResultBlock("3", "Updated task #1 status")),
+    ]
+    assert [(t.text, t.done) for t in extract_facts(messages).todos] == [
+        ("Fix A", True),
+        ("Fix B", False),
+    ]
+
+
+def test_file_op_is_a_value() -> None:
+    assert FileOp("a", "read") == FileOp("a", "read")

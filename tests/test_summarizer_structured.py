@@ -1,0 +1,242 @@
+"""StructuredSummarizer: the nine sections, the budget, shortening, determinism."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers import SECTION_TITLES, StructuredPolicy, StructuredSummarizer
+from contextwarden.summarizers.base import AsyncSummarizer, Summarizer
+from contextwarden.summarizers.sections import head_tail
+from contextwarden.summarizers.structured import _fair_cap
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+COUNTER = HeuristicCounter()
+
+
+def small_session() -> list[Message]:
+    return [
+        Message.user("Add a --json flag to the inspect command."),
+        Message.assistant(
+            [
+                TextBlock("Reading cli/inspect.py."),
+                ToolUseBlock("1", "Read", {"file_path": "cli/inspect.py"}),
+            ]
+        ),
+        Message.user([ToolResultBlock("1", "def inspect():\n    pass\n")]),
+        Message.assistant(
+            [
+                ToolUseBlock(
+                    "2",
+                    "Edit",
+                    {
+                        "file_path": "cli/inspect.py",
+                        "old_string": "pass",
+                        "new_string": "if args.json:\n    print(json.dumps(report))",
+                    },
+                )
+            ]
+        ),
+        Message.user([ToolResultBlock("2", "updated")]),
+        Message.assistant([ToolUseBlock("3", "Bash", {"command": "pytest tests/test_cli.py"})]),
+        Message.user(
+            [
+                ToolResultBlock(
+                    "3", "Exit code 1\nFAILED test_json - KeyError: 'tokens'", is_error=True
+                )
+            ]
+        ),
+        Message.assistant("The report lacks a tokens key; adding it next."),
+        Message.user("Also keep the table output unchanged."),
+    ]
+
+
+def test_nine_sections_in_order_with_their_headings() -> None:
+    summary = StructuredSummarizer().summarize(small_session(), instructions="the CLI flags")
+    headings = re.findall(r"^(\d)\. ([^\n]+):$", summary.text, re.M)
+    assert headings == [(str(n), t) for n, t in enumerate(SECTION_TITLES, start=1)]
+    assert list(summary.sections) == list(range(1, 10))
+    assert "Focus requested for this summary: the CLI flags" in summary.section(1)
+    assert "Add a --json flag to the inspect command." in summary.section(
+        "primary request and intent"
+    )
+    assert "- `cli/inspect.py` — read, edited; last: edited (+2 -1 lines)" in summary.sections[3]
+    assert "print(json.dumps(report))" in summary.sections[3]
+    assert "FAILED test_json - KeyError: 'tokens'" in summary.sections[4]
+    assert "unresolved" in summary.sections[4]
+    assert "[#2, 37 chars]\nAlso keep the table output unchanged." in summary.sections[6]
+    assert "- (after #1) The report lacks a tokens key; adding it next." in summary.sections[5]
+    assert "Open user request (#2" in summary.sections[7]
+    assert "Answer the open user request" in summary.sections[9]
+    assert summary.requests == 0 and summary.added_facts == ()
+
+
+def test_protocols_and_async_give_the_same_summary() -> None:
+    summarizer = StructuredSummarizer()
+    assert isinstance(summarizer, Summarizer) and isinstance(summarizer, AsyncSummarizer)
+    sync = summarizer.summarize(small_session())
+    assert asyncio.run(summarizer.asummarize(small_session())) == sync
+
+
+def test_default_budget_is_ten_percent_of_200k() -> None:
+    assert StructuredSummarizer().budget == 20_000
+    assert StructuredSummarizer(policy=StructuredPolicy(context_window=100_000)).budget == 10_000
+    assert StructuredSummarizer(budget_tokens=5_000).budget == 5_000
+
+
+def test_small_windows_get_a_floor_under_the_budget() -> None:
+    assert StructuredPolicy(context_window=40_000).budget == 4_000  # 10 % is the floor here
+    assert StructuredPolicy(context_window=30_000).budget == 4_000  # 10 % would be 3,000
+    assert StructuredPolicy(context_window=12_000).budget == 3_000  # the floor's cap: 25 %
+    assert StructuredPolicy(context_window=30_000, min_budget_tokens=0).budget == 3_000
+    assert StructuredPolicy(context_window=30_000, budget_tokens=1_000).budget == 1_000
+
+
+def failing_session(users: int, failures: int) -> list[Message]:
+    """Long user messages, then ``failures`` commands that fail; odd ones are fixed later."""
+    messages = []
+    for u in range(users):
+        messages += [Message.user(f"request {u}: " + "please " * 150), Message.assistant("ok")]
+    for n in range(failures):
+        use = ToolUseBlock(f"f{n}", "Bash", {"command": f"make target{n}"})
+        out = f"error: target{n} has no rule to build it"
+        messages += [Message.assistant([use]), Message.user([ToolResultBlock(use.id, out, True)])]
+        if n % 2:
+            again = ToolUseBlock(f"g{n}", "Bash", {"command": f"make target{n}"})
+            messages += [
+                Message.assistant([again]),
+                Message.user([ToolResultBlock(again.id, "built", False)]),
+            ]
+    return [*messages, Message.assistant("done")]
+
+
+def test_unresolved_errors_are_never_dropped_and_fixed_ones_go_last() -> None:
+    messages = failing_session(users=12, failures=10)
+    summary = StructuredSummarizer(budget_tokens=2_000).summarize(messages)
+    errors = summary.sections[4]
+    for n in range(0, 10, 2):  # unresolved: kept, whatever the budget
+        assert f"error: target{n} has no rule to build it — unresolved" in errors
+    assert "errors fixed later left out by contextwarden" in errors
+    # Everything else that may go went first: commands, concepts, answers.
+    assert "commands left out by contextwarden" in summary.sections[5]
+    roomy = StructuredSummarizer(budget_tokens=4_000).summarize(messages)
+    assert "errors fixed later left out" not in roomy.sections[4]
+    assert "target1 has no rule to build it — fixed" in roomy.sections[4]
+
+
+def busy_session(users: int, commands: int) -> list[Message]:
+    """Many commands and written files around a few user messages."""
+    messages: list[Message] = []
+    for u in range(users):
+        messages += [Message.user(f"request number {u}: please handle item {u} carefully")]
+        for c in range(commands):
+            n = u * commands + c
+            code = "\n".join(f"line {k} of generated module_{n}" for k in range(30))
+            messages += [
+                Message.assistant(
+                    [
+                        ToolUseBlock(
+                            f"w{n}",
+                            "Write",
+                            {"file_path": f"src/pkg/module_{n}.py", "content": code},
+                        ),
+                        ToolUseBlock(
+                            f"b{n}", "Bash", {"command": f"python -m pytest tests/t_{n}.py"}
+                        ),
+                    ]
+                ),
+                Message.user(
+                    [ToolResultBlock(f"w{n}", "ok"), ToolResultBlock(f"b{n}", f"{n} passed")]
+                ),
+            ]
+        messages.append(Message.assistant(f"done with item {u}"))
+    return messages
+
+
+def test_over_budget_drops_the_least_important_first_and_keeps_facts() -> None:
+    messages = busy_session(users=6, commands=25)
+    full = StructuredSummarizer(budget_tokens=1_000_000).summarize(messages)
+    summary = StructuredSummarizer(budget_tokens=4_000).summarize(messages)
+    assert COUNTER.count_text(full.text) > 4_000 >= COUNTER.count_text(summary.text)
+    for u in range(6):
+        assert f"request number {u}: please handle item {u} carefully" in summary.text
+    for n in range(150):
+        assert f"`src/pkg/module_{n}.py`" in summary.text  # paths are never dropped
+    # Code sections go first, then concepts, then commands, oldest first.
+    assert "code sections left out by contextwarden" in summary.sections[3]
+    assert "concepts left out by contextwarden" in summary.sections[2]
+    assert "generated module_" not in summary.sections[3]
+    assert "commands left out by contextwarden" in summary.sections[5]
+    kept = re.findall(r"tests/t_(\d+)\.py", summary.sections[5])
+    assert kept == sorted(kept, key=int) and (not kept or kept[-1] == "149")
+
+
+def test_only_a_message_over_its_share_is_shortened() -> None:
+    huge = "HEAD-MARKER " + " ".join(f"token{i}" for i in range(20_000)) + " TAIL-MARKER"
+    smalls = [f"short message {i}" for i in range(5)]
+    messages = [
+        Message.user(smalls[0]),
+        Message.assistant("a"),
+        Message.user(huge),
+        Message.assistant("b"),
+    ]
+    for text in smalls[1:]:
+        messages += [Message.user(text), Message.assistant("c")]
+    summary = StructuredSummarizer(budget_tokens=8_000).summarize(messages)
+    section = summary.sections[6]
+    assert all(f"\n{text}\n" in section for text in smalls)
+    assert huge not in summary.text
+    assert "HEAD-MARKER token0 token1" in section and "token19999 TAIL-MARKER" in section
+    assert re.search(
+        r"\[\d+ characters omitted by contextwarden to fit the summary budget\]", section
+    )
+    assert COUNTER.count_text(summary.text) <= 8_000
+
+
+def test_user_messages_win_over_an_impossible_budget() -> None:
+    texts = [f"message {i}: " + " ".join(["word"] * 60) for i in range(20)]
+    messages: list[Message] = []
+    for text in texts:
+        messages += [Message.user(text), Message.assistant("ok")]
+    summary = StructuredSummarizer(budget_tokens=300).summarize(messages)
+    assert all(text in summary.text for text in texts)  # never shortened below the floor
+    assert COUNTER.count_text(summary.text) > 300
+
+
+@pytest.mark.parametrize(
+    ("costs", "total", "cap"),
+    [([10, 20, 30], 100, 30), ([10, 20, 300], 100, 70), ([50, 50, 50], 90, 30), ([], 10, 0)],
+)
+def test_fair_cap(costs: list[int], total: int, cap: int) -> None:
+    assert _fair_cap(costs, total) == cap
+    if sum(costs) > total:  # the largest cap that fits: one more token per message would not
+        assert sum(min(c, cap) for c in costs) <= total < sum(min(c, cap + 1) for c in costs)
+
+
+def test_head_tail_keeps_both_ends_and_fits() -> None:
+    text = "start " + "x" * 50_000 + " end"
+    short = head_tail(text, 500, COUNTER)
+    assert short.startswith("start ") and short.endswith(" end")
+    assert COUNTER.count_text(short) <= 500
+    assert head_tail("tiny", 500, COUNTER) == "tiny"
+
+
+def test_code_fence_cannot_be_closed_by_the_code() -> None:
+    code = "Example:\n```python\nprint(1)\n```\n"
+    messages = [
+        Message.user("write the docs"),
+        Message.assistant([ToolUseBlock("1", "Write", {"file_path": "d.md", "content": code})]),
+        Message.user([ToolResultBlock("1", "ok")]),
+    ]
+    section = StructuredSummarizer().summarize(messages).sections[3]
+    indented = "\n".join(f"  {line}" if line else "" for line in f"````\n{code}\n````".split("\n"))
+    assert indented in section
+
+
+def test_empty_conversation_still_has_nine_sections() -> None:
+    summary = StructuredSummarizer().summarize([])
+    assert list(summary.sections) == list(range(1, 10))
+    assert "no message typed by the user" in summary.sections[1]

@@ -117,23 +117,27 @@ class TokenLedger:
         else:
             self._tail += new - old
 
-    def reset(self, messages: Sequence[Message]) -> None:
+    def reset(self, messages: Sequence[Message], counts: Sequence[int] | None = None) -> None:
         """The view was replaced: recount it (reusing counts of identical message objects) and
-        drop the anchor."""
-        # Keyed by id() but holding the message itself, so an id cannot be reused while cached.
-        known = {id(m): (m, c) for m, c in zip(self._messages, self._counts, strict=True)}
+        drop the anchor. ``counts``: the messages' counts when the caller already has them."""
+        if counts is not None and len(counts) != len(messages):
+            raise ValueError(f"{len(counts)} counts for {len(messages)} messages")
+        if counts is None:
+            # Keyed by id() but holding the message itself, so an id cannot be reused while cached.
+            known = {id(m): (m, c) for m, c in zip(self._messages, self._counts, strict=True)}
+            counts = [self._known_or_counted(known, m) for m in messages]
         self._messages = list(messages)
-        self._counts = []
-        for message in self._messages:
-            hit = known.get(id(message))
-            if hit is not None and hit[0] is message:
-                self._counts.append(hit[1])
-            else:
-                self._counts.append(self._counter.count_message(message))
+        self._counts = list(counts)
         self._sum = sum(self._counts)
         self._anchor = None
         self._anchored_len = 0
         self._tail = 0
+
+    def _known_or_counted(self, known: dict[int, tuple[Message, int]], message: Message) -> int:
+        hit = known.get(id(message))
+        if hit is not None and hit[0] is message:
+            return hit[1]
+        return self._counter.count_message(message)
 
     def anchor(self, usage_total: int) -> None:
         """A real response said the context up to and including the last appended message

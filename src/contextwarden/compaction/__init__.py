@@ -1,0 +1,41 @@
+"""The compaction ladder: small strategies, each ``(messages, context) -> CompactionResult``.
+
+Tool-result budget → snip → microcompact → summarize (autocompact) → truncate (last resort);
+``ObservationMask`` is the observation-masking baseline. ``ContextManager`` decides when each runs.
+"""
+
+from contextwarden.compaction.base import (
+    CompactionContext,
+    CompactionResult,
+    NoOp,
+    Pipeline,
+    Strategy,
+    StrategyReport,
+    TokenCache,
+)
+from contextwarden.compaction.breaker import BREAKER_KEY
+from contextwarden.compaction.budget import ToolResultBudget
+from contextwarden.compaction.mask import ObservationMask
+from contextwarden.compaction.microcompact import MicroCompact
+from contextwarden.compaction.snip import Snip
+from contextwarden.compaction.summarize import Summarize
+from contextwarden.compaction.tools import ToolMatcher
+from contextwarden.compaction.truncate import Truncate
+
+__all__ = [
+    "BREAKER_KEY",
+    "CompactionContext",
+    "CompactionResult",
+    "MicroCompact",
+    "NoOp",
+    "ObservationMask",
+    "Pipeline",
+    "Snip",
+    "Strategy",
+    "StrategyReport",
+    "Summarize",
+    "TokenCache",
+    "ToolMatcher",
+    "ToolResultBudget",
+    "Truncate",
+]

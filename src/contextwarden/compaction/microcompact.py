@@ -1,0 +1,190 @@
+"""MicroCompact: the content of old results of compactable tools is replaced by a marker.
+
+The most recent results stay; the ``tool_result`` block and its ``tool_use_id`` stay too, so every
+pair is intact, a failed call keeps its error lines after the marker, and a rejected call's
+result (it holds the reason the person typed) is left whole. No model call: the cheapest rung that
+frees real room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from contextwarden.compaction.base import (
+    CompactionContext,
+    CompactionResult,
+    Proposal,
+    finish,
+    unchanged,
+)
+from contextwarden.compaction.tools import ToolMatcher, results_with_names, tool_calls
+from contextwarden.model import Block, Message, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.failures import failure_lines
+from contextwarden.summarizers.typed import rejection_reason
+
+Kept = Callable[[ToolResultBlock, ToolUseBlock | None], Sequence[str] | None]
+"""Lines of a result to keep after the marker when it is cleared, given the call it answers;
+``None``: the result is not to be cleared at all."""
+
+FAILED_LINES_NOTE = "The call failed; its error lines were:"
+
+
+@dataclass(frozen=True, slots=True)
+class Clearing:
+    """The outcome of clearing old results: new messages, which changed, how many results."""
+
+    messages: tuple[Message, ...]
+    changed: tuple[int, ...]
+    cleared: int
+    kept: int
+
+    def saving(self, before: Sequence[Message], context: CompactionContext) -> int:
+        """Tokens the clearing saves over ``before`` (only the changed messages are counted)."""
+        return sum(context.count(before[i]) - context.count(self.messages[i]) for i in self.changed)
+
+    def proposal(
+        self, tokens_before: int, saving: int, description: str, details: dict[str, int]
+    ) -> Proposal:
+        """The clearing as an in-place proposal for ``finish``."""
+        return Proposal(self.messages, tokens_before - saving, description, self.changed, details)
+
+
+def is_cleared(block: ToolResultBlock, marker: str) -> bool:
+    """True when ``block`` was already cleared: its content is the marker (and kept lines)."""
+    return isinstance(block.content, str) and block.content.startswith(marker)
+
+
+def cleared_content(marker: str, lines: Sequence[str]) -> str:
+    """The marker, then the kept lines (none: the marker alone)."""
+    return "\n".join((marker, *lines))
+
+
+def clear_old_results(
+    messages: Sequence[Message],
+    selected: Callable[[str | None], bool],
+    keep_recent: int,
+    marker: str,
+    kept: Kept | None = None,
+) -> Clearing:
+    """Replace the content of every selected tool result but the latest ``keep_recent``.
+
+    ``selected`` gets the tool's name (or None when the tool_use is not found); ``kept`` gives
+    the lines that follow the marker, or None for a result to leave whole. Results already
+    cleared stay as they are and still count toward recency; so does a result that its marker
+    and kept lines would not shorten.
+    """
+    found: list[tuple[int, int]] = []
+    for i, message in enumerate(messages):
+        if message.role == "user" and message.tool_results:
+            found.extend(
+                (i, pos) for pos, _, name in results_with_names(messages, i) if selected(name)
+            )
+    old = found[: max(0, len(found) - keep_recent)]
+    by_message: dict[int, dict[int, str]] = {}
+    calls: dict[int, dict[str, ToolUseBlock]] = {}
+    for i, pos in old:
+        block = messages[i].content[pos]
+        assert isinstance(block, ToolResultBlock)
+        if is_cleared(block, marker):
+            continue
+        lines: Sequence[str] | None = ()
+        if kept is not None:
+            answered = calls.setdefault(i, tool_calls(messages, i))
+            lines = kept(block, answered.get(block.tool_use_id))
+        if lines is None:
+            continue
+        content = cleared_content(marker, lines)
+        if lines and isinstance(block.content, str) and len(content) >= len(block.content):
+            continue  # nothing to gain: the kept lines are the whole result
+        by_message.setdefault(i, {})[pos] = content
+    out = list(messages)
+    for i, contents in by_message.items():
+        blocks: list[Block] = list(out[i].content)
+        for pos, content in contents.items():
+            block = blocks[pos]
+            assert isinstance(block, ToolResultBlock)
+            blocks[pos] = replace(block, content=content)
+        out[i] = replace(out[i], content=tuple(blocks))
+    cleared = sum(len(p) for p in by_message.values())
+    return Clearing(tuple(out), tuple(sorted(by_message)), cleared, len(found) - len(old))
+
+
+def failure_lines_kept(
+    limit: int, originals: Callable[[str], ToolResultBlock | None] | None = None
+) -> Kept:
+    """What microcompact keeps of a cleared result: up to ``limit`` error lines of a failed call,
+    found by the failure detection the summaries use, in the result as first added
+    (``originals``), not in a preview an earlier rung cut. A result holding a reason the person
+    typed (a rejected call) is never cleared: what the user said stays in the context."""
+
+    def kept(block: ToolResultBlock, call: ToolUseBlock | None) -> tuple[str, ...] | None:
+        found = originals(block.tool_use_id) if originals is not None else None
+        source = found if found is not None else block
+        if rejection_reason(source) is not None:
+            return None
+        failed = failure_lines(call, source, limit)
+        return (FAILED_LINES_NOTE, *failed) if failed else ()
+
+    return kept
+
+
+class MicroCompact:
+    """Clears old compactable tool results, keeping the latest ``keep_recent``.
+
+    Defaults come from the policy: ``compactable_tools``, ``keep_recent_tool_results``,
+    ``microcompact_min_saving`` (its own guard: a smaller saving is not applied) and
+    ``cleared_marker``. ``min_saving=0`` applies any saving (the idle trigger does: the prompt
+    cache has expired, so every token cleared is free).
+    """
+
+    name = "microcompact"
+
+    def __init__(
+        self,
+        keep_recent: int | None = None,
+        *,
+        tools: Iterable[str] | None = None,
+        min_saving: int | None = None,
+        marker: str | None = None,
+    ) -> None:
+        if keep_recent is not None and keep_recent < 0:
+            raise ValueError(f"keep_recent must be >= 0, got {keep_recent}")
+        if min_saving is not None and min_saving < 0:
+            raise ValueError(f"min_saving must be >= 0, got {min_saving}")
+        self.keep_recent = keep_recent
+        self.tools = tuple(tools) if tools is not None else None
+        self.min_saving = min_saving
+        self.marker = marker
+        self._matchers: dict[tuple[str, ...], ToolMatcher] = {}
+
+    def matcher(self, context: CompactionContext) -> ToolMatcher:
+        names = self.tools if self.tools is not None else context.policy.compactable_tools
+        if names not in self._matchers:
+            self._matchers[names] = ToolMatcher(names)
+        return self._matchers[names]
+
+    def __call__(
+        self, messages: Sequence[Message], context: CompactionContext | None = None
+    ) -> CompactionResult:
+        ctx = context or CompactionContext()
+        policy = ctx.policy
+        keep = self.keep_recent if self.keep_recent is not None else policy.keep_recent_tool_results
+        marker = self.marker or policy.cleared_marker
+        minimum = self.min_saving if self.min_saving is not None else policy.min_saving
+        kept = failure_lines_kept(policy.cleared_error_lines, ctx.originals)
+        clearing = clear_old_results(messages, self.matcher(ctx).matches, keep, marker, kept)
+        tokens_before = ctx.total_before(messages)
+        if not clearing.cleared:
+            reason = f"no compactable tool result older than the latest {keep} to clear"
+            return unchanged(self.name, messages, reason, tokens_before)
+        saving = clearing.saving(messages, ctx)
+        details = {"cleared": clearing.cleared, "kept": clearing.kept, "saving": saving}
+        if saving < max(minimum, 1):
+            reason = f"not applied: saving {saving:,} tokens is below the minimum {minimum:,}"
+            return unchanged(self.name, messages, reason, tokens_before, details)
+        description = (
+            f"cleared {clearing.cleared} old tool result(s), kept the latest {clearing.kept}"
+        )
+        proposal = clearing.proposal(tokens_before, saving, description, details)
+        return finish(self.name, messages, tokens_before, proposal)

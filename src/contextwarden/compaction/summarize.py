@@ -1,0 +1,196 @@
+"""Summarize (autocompact): the messages before a safe cut become one summary user message.
+
+The summary message starts with the conversation's first user message (kept verbatim), then the
+continuation note and the summary, then re-attached files and hook output; the latest messages
+follow verbatim. A summarizer failure raises SummarizerError (the manager's breaker counts them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from contextwarden.compaction.base import (
+    CompactionContext,
+    CompactionResult,
+    Proposal,
+    finish,
+    unchanged,
+)
+from contextwarden.compaction.cuts import (
+    FIRST_BLOCKS_KEY,
+    SUMMARY_BLOCKS_KEY,
+    SUMMARY_KEY,
+    first_user_blocks,
+    join,
+    lead_message,
+    plan_cut,
+    turn_starts,
+)
+from contextwarden.errors import SummarizerError
+from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
+from contextwarden.summarizers.base import Summarizer, Summary
+
+CONTINUATION_NOTE = (
+    "This session is being continued from an earlier conversation that ran out of context. "
+    "The summary below covers the earlier portion of the conversation."
+)
+
+Attach = Callable[[Sequence[Message]], Sequence[Block]]
+"""Given the messages kept verbatim, the blocks to add to the summary message (re-read files)."""
+
+
+class Summarize:
+    """Replaces everything before a safe cut point with a summary from ``summarizer``.
+
+    The cut is the earliest safe cut whose kept tail fits ``keep_tokens`` (policy
+    ``summary_keep_tokens``), so as many recent turns as fit stay verbatim; when even the latest
+    cut's tail is over that budget, the latest cut is used (the latest assistant turn is always
+    kept). ``attach`` adds blocks (re-read files) given the kept tail.
+    """
+
+    name = "summarize"
+
+    def __init__(
+        self,
+        summarizer: Summarizer,
+        *,
+        instructions: str | None = None,
+        keep_tokens: int | None = None,
+        attach: Attach | None = None,
+    ) -> None:
+        self.summarizer = summarizer
+        self.instructions = instructions
+        self.keep_tokens = keep_tokens
+        self.attach = attach
+
+    def __call__(
+        self, messages: Sequence[Message], context: CompactionContext | None = None
+    ) -> CompactionResult:
+        plan = plan_cut(self.name, messages, context, "summarize")
+        if isinstance(plan, CompactionResult):
+            return plan
+        ctx, tokens_before, cuts, suffix = plan.context, plan.tokens_before, plan.cuts, plan.suffix
+        budget = self.keep_tokens if self.keep_tokens is not None else ctx.policy.keep_tokens
+        cut = next((c for c in cuts if suffix[c] <= budget), cuts[-1])
+        if cut <= 1:
+            reason = (
+                "everything after the first message fits the kept-tail budget; nothing to summarize"
+            )
+            return unchanged(self.name, messages, reason, tokens_before)
+        summary = self._summarize(as_added(_replaced_part(messages[:cut]), ctx.originals))
+        lead = self._lead(messages, summary, messages[cut:], ctx)
+        after = join(lead, messages[cut:])
+        tokens_after = plan.tokens_after(after, lead, cut)
+        kept_turns = sum(1 for s in turn_starts(messages) if s >= cut)
+        description = (
+            f"summarized messages 0..{cut - 1} ({cut} messages) into one user message, kept "
+            f"{len(messages) - cut} recent messages verbatim ({kept_turns} turn(s) start in them)"
+        )
+        details = {
+            "summarizer_called": True,
+            "cut": cut,
+            "kept": len(messages) - cut,
+            "summary_chars": len(summary.text),
+        }
+        proposal = Proposal(after, tokens_after, description, None, details, summary.text)
+        return finish(self.name, messages, tokens_before, proposal)
+
+    def _summarize(self, prefix: Sequence[Message]) -> Summary:
+        try:
+            summary = self.summarizer.summarize(prefix, instructions=self.instructions)
+        except SummarizerError:
+            raise
+        except Exception as exc:  # a summarizer's own bug or transport error: one tree, kept cause
+            name = type(self.summarizer).__name__
+            raise SummarizerError(f"summarizer {name} failed: {type(exc).__name__}: {exc}") from exc
+        if not isinstance(summary, Summary) or not summary.text.strip():
+            raise SummarizerError(
+                f"summarizer {type(self.summarizer).__name__} returned an empty summary"
+            )
+        return summary
+
+    def _lead(
+        self,
+        messages: Sequence[Message],
+        summary: Summary,
+        tail: Sequence[Message],
+        ctx: CompactionContext,
+    ) -> Message:
+        first = first_user_blocks(messages)
+        note = TextBlock(f"{CONTINUATION_NOTE}\n\n<summary>\n{summary.text.strip()}\n</summary>")
+        attached = tuple(self.attach(tail)) if self.attach is not None else ()
+        blocks = (*first, note, *attached)
+        extra = FrozenDict({SUMMARY_KEY: True, SUMMARY_BLOCKS_KEY: len(blocks)})
+        return lead_message(blocks, len(first), MessageMeta(timestamp=ctx.clock(), extra=extra))
+
+
+def _replaced_part(prefix: Sequence[Message]) -> list[Message]:
+    """What the summary replaces: the prefix without the first user message's own blocks,
+    which the summary message keeps verbatim (summarizing them too would pay for them twice).
+
+    The block counts in the message's meta move with its blocks, so a turn merged after an
+    earlier summary is still read as typed text, not as part of that summary."""
+    first = first_user_blocks(prefix)
+    rest = prefix[0].content[len(first) :]
+    if not rest:
+        return list(prefix[1:])
+    meta = prefix[0].meta
+    extra = {k: v for k, v in meta.extra.items() if k != FIRST_BLOCKS_KEY}
+    end = extra.get(SUMMARY_BLOCKS_KEY)
+    if isinstance(end, int) and not isinstance(end, bool):
+        extra[SUMMARY_BLOCKS_KEY] = max(0, end - len(first))
+    head = Message("user", rest, replace(meta, extra=FrozenDict(extra)))
+    return [head, *prefix[1:]]
+
+
+def as_added(
+    messages: Sequence[Message], originals: Callable[[str], ToolResultBlock | None] | None
+) -> list[Message]:
+    """``messages`` with every tool result as it was first added (``originals``), so what a rung
+    cut or cleared reaches the summarizer whole."""
+    if originals is None:
+        return list(messages)
+    out = []
+    for message in messages:
+        if message.role == "user" and message.tool_results:
+            blocks = tuple(_original(b, originals) for b in message.content)
+            if any(new is not old for new, old in zip(blocks, message.content, strict=True)):
+                message = replace(message, content=blocks)
+        out.append(message)
+    return out
+
+
+def _original(block: Block, originals: Callable[[str], ToolResultBlock | None]) -> Block:
+    if not isinstance(block, ToolResultBlock):
+        return block
+    found = originals(block.tool_use_id)
+    return found if found is not None and found != block else block
+
+
+def add_to_summary(
+    result: CompactionResult,
+    before: Sequence[Message],
+    blocks: Sequence[Block],
+    context: CompactionContext,
+) -> CompactionResult:
+    """``result`` with ``blocks`` (e.g. post-compact hook output) added to its summary message.
+
+    They go right after the summary's own blocks (before a merged turn's blocks). Checked again
+    like any proposal: if the additions would break a rule or cost more than the compaction
+    saved, the result is the input unchanged with the reason.
+    """
+    lead = result.messages[0] if result.messages else None
+    if not blocks or lead is None or not result.applied or not lead.meta.extra.get(SUMMARY_KEY):
+        return result
+    end = lead.meta.extra.get(SUMMARY_BLOCKS_KEY)
+    end = end if isinstance(end, int) else len(lead.content)
+    content = (*lead.content[:end], *blocks, *lead.content[end:])
+    extra = FrozenDict({**lead.meta.extra, SUMMARY_BLOCKS_KEY: end + len(blocks)})
+    new_lead = replace(lead, content=content, meta=replace(lead.meta, extra=extra))
+    after = (new_lead, *result.messages[1:])
+    tokens_after = result.report.tokens_after + context.count(new_lead) - context.count(lead)
+    details = {**result.report.details, "hook_blocks": len(blocks)}
+    description = f"{result.report.description}; added {len(blocks)} block(s) from hooks"
+    proposal = Proposal(after, tokens_after, description, None, details, result.summary)
+    return finish(result.report.name, before, result.report.tokens_before, proposal)

@@ -1,0 +1,144 @@
+"""Tool names across agents: one canonical name for Claude Code's, Codex's, OpenHands' and others'.
+
+Names are compared case-insensitively with ``_``, ``-``, ``.`` and spaces ignored, so ``read_file``,
+``ReadFile`` and ``read-file`` are one name; aliases map other agents' tools onto ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+
+ALIASES: Mapping[str, tuple[str, ...]] = {
+    "Read": (
+        "read_file",
+        "view_file",
+        "file_read",
+        "open_file",
+        "cat",
+        "read_many_files",
+        "notebook_read",
+    ),
+    "Bash": (
+        "shell",
+        "bash",
+        "execute_bash",
+        "exec_command",
+        "run_command",
+        "run_shell_command",
+        "execute_command",
+        "local_shell",
+        "terminal",
+        "shell_command",
+        "container.exec",
+        "execute_ipython_cell",
+        "cmd",
+    ),
+    "Grep": (
+        "grep_search",
+        "search_file_content",
+        "ripgrep",
+        "rg",
+        "search_files",
+        "find_in_files",
+    ),
+    "Glob": ("find_files", "list_files", "list_dir", "list_directory", "ls", "file_search"),
+    "WebSearch": ("web_search", "search_web", "google_search"),
+    "WebFetch": ("web_fetch", "fetch", "fetch_url", "browser", "browse", "read_url"),
+    "Edit": (
+        "str_replace_editor",
+        "str_replace_based_edit_tool",
+        "edit_file",
+        "multi_edit",
+        "replace",
+        "str_replace",
+        "apply_patch",
+        "notebook_edit",
+        "insert_edit_into_file",
+    ),
+    "Write": ("write_file", "create_file", "write_to_file", "create"),
+}
+"""Canonical tool → names other agents give it. ``str_replace_editor`` (OpenHands, SWE-agent)
+also views files, but it is listed once: under Edit."""
+
+
+def normalize(name: str) -> str:
+    """``Read_File`` → ``readfile``: case, ``_``, ``-``, ``.`` and spaces do not matter."""
+    return _normalize(name)
+
+
+@lru_cache(maxsize=4096)
+def _normalize(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+class ToolMatcher:
+    """Answers "is this one of our tools?" for any agent's tool name, with aliases."""
+
+    __slots__ = ("_canonical", "_names")
+
+    def __init__(
+        self,
+        names: Iterable[str],
+        aliases: Mapping[str, Sequence[str]] = ALIASES,
+    ) -> None:
+        self._names = tuple(names)
+        self._canonical: dict[str, str] = {}
+        for name in self._names:
+            self._canonical[normalize(name)] = name
+            for alias in _aliases_of(name, aliases):
+                self._canonical.setdefault(normalize(alias), name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
+    def canonical(self, name: str | None) -> str | None:
+        """Our name for ``name`` (e.g. ``read_file`` → ``Read``), or None when it is not ours."""
+        if name is None:
+            return None
+        return self._canonical.get(normalize(name))
+
+    def matches(self, name: str | None) -> bool:
+        return self.canonical(name) is not None
+
+
+def _aliases_of(name: str, aliases: Mapping[str, Sequence[str]]) -> Sequence[str]:
+    for canonical, names in aliases.items():
+        if normalize(canonical) == normalize(name):
+            return names
+    return ()
+
+
+def tool_calls(messages: Sequence[Message], index: int) -> dict[str, ToolUseBlock]:
+    """tool_use id → the call that ``messages[index]``'s tool results answer."""
+    previous = messages[index - 1] if index > 0 else None
+    if previous is None or previous.role != "assistant":
+        return {}
+    return {use.id: use for use in previous.tool_uses}
+
+
+def tool_names(previous: Message | None) -> dict[str, str]:
+    """tool_use id → tool name in the message that a tool_result message answers."""
+    if previous is None or previous.role != "assistant":
+        return {}
+    return {use.id: use.name for use in previous.tool_uses}
+
+
+def results_with_names(
+    messages: Sequence[Message], index: int
+) -> list[tuple[int, ToolResultBlock, str | None]]:
+    """The tool results of ``messages[index]``: (block position, block, tool name or None)."""
+    message = messages[index]
+    if message.role != "user":
+        return []
+    found: list[tuple[int, ToolResultBlock, str | None]] = []
+    names: dict[str, str] | None = None
+    for position, block in enumerate(message.content):
+        if isinstance(block, ToolResultBlock):
+            if names is None:
+                names = tool_names(messages[index - 1] if index > 0 else None)
+            found.append((position, block, names.get(block.tool_use_id)))
+    return found

@@ -1,0 +1,112 @@
+"""Truncate, the last resort: keep the first user message and the latest turns, drop the middle.
+
+The cut is a safe cut point, so roles alternate and no tool result is orphaned. When the kept
+tail starts with a user message, the first user message is merged in front of it (one user
+message, first message's blocks first) rather than moving the cut: the turn is kept whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from contextwarden.compaction.base import (
+    CompactionContext,
+    CompactionResult,
+    Proposal,
+    finish,
+    unchanged,
+)
+from contextwarden.compaction.cuts import (
+    FIRST_BLOCKS_KEY,
+    SUMMARY_BLOCKS_KEY,
+    SUMMARY_KEY,
+    first_user_blocks,
+    join,
+    lead_message,
+    plan_cut,
+    turn_starts,
+)
+from contextwarden.model import FrozenDict, Message, MessageMeta
+
+
+class Truncate:
+    """Keeps the first user message and the last ``keep_recent_turns`` turns.
+
+    A turn starts at a user message that is not a tool_result message. With ``max_tokens`` the
+    cut moves later (to the next safe cut point, inside a turn if need be) until the result fits;
+    if nothing fits, the latest safe cut is used and the report says it is still over.
+    """
+
+    name = "truncate"
+
+    def __init__(
+        self, keep_recent_turns: int | None = None, *, max_tokens: int | None = None
+    ) -> None:
+        if keep_recent_turns is not None and keep_recent_turns < 1:
+            raise ValueError(f"keep_recent_turns must be >= 1, got {keep_recent_turns}")
+        self.keep_recent_turns = keep_recent_turns
+        self.max_tokens = max_tokens
+
+    def __call__(
+        self, messages: Sequence[Message], context: CompactionContext | None = None
+    ) -> CompactionResult:
+        plan = plan_cut(self.name, messages, context, "truncate")
+        if isinstance(plan, CompactionResult):
+            return plan
+        ctx, tokens_before, suffix = plan.context, plan.tokens_before, plan.suffix
+        keep = self.keep_recent_turns or ctx.policy.keep_recent_turns
+        lead = _lead(messages)
+        lead_tokens = ctx.count(lead)
+        cut, fits = self._choose(messages, plan.cuts, keep, lambda c: lead_tokens + suffix[c])
+        after = join(lead, messages[cut:])
+        if len(after) == len(messages) and after == tuple(messages):
+            reason = f"only {len(turn_starts(messages))} turn(s); nothing to drop"
+            return unchanged(self.name, messages, reason, tokens_before)
+        tokens_after = plan.tokens_after(after, lead, cut)
+        description, details = self._describe(messages, cut, fits)
+        proposal = Proposal(after, tokens_after, description, None, details)
+        return finish(self.name, messages, tokens_before, proposal)
+
+    def _describe(
+        self, messages: Sequence[Message], cut: int, fits: bool
+    ) -> tuple[str, dict[str, object]]:
+        kept_turns = sum(1 for s in turn_starts(messages) if s >= cut)
+        dropped = f"messages 1..{cut - 1} ({cut - 1} messages)" if cut > 1 else "no message"
+        if len(first_user_blocks(messages)) < len(messages[0].content):
+            dropped += " and the earlier summary"
+        description = (
+            f"dropped {dropped}, kept the first user message and {len(messages) - cut} recent "
+            f"messages ({kept_turns} turn(s) start in them)"
+        )
+        if not fits:
+            description += f"; still over the {self.max_tokens:,}-token budget"
+        return description, {"cut": cut, "dropped": cut - 1, "kept_turns": kept_turns, "fits": fits}
+
+    def _choose(
+        self, messages: Sequence[Message], cuts: list[int], keep: int, size: Callable[[int], int]
+    ) -> tuple[int, bool]:
+        """The cut keeping ``keep`` turns, moved later while the result is over ``max_tokens``."""
+        starts = turn_starts(messages)
+        lo = starts[-keep] if len(starts) > keep else 1
+        at_or_before = [c for c in cuts if c <= lo]
+        first = max(at_or_before) if at_or_before else cuts[0]
+        if self.max_tokens is None:
+            return first, True
+        for c in cuts:
+            if c >= first and size(c) <= self.max_tokens:
+                return c, True
+        return cuts[-1], size(cuts[-1]) <= self.max_tokens
+
+
+_OUR_KEYS = (FIRST_BLOCKS_KEY, SUMMARY_KEY, SUMMARY_BLOCKS_KEY)
+
+
+def _lead(messages: Sequence[Message]) -> Message:
+    """The first user message alone (without any summary merged into it earlier)."""
+    first = messages[0]
+    blocks = first_user_blocks(messages)
+    extra = {k: v for k, v in first.meta.extra.items() if k not in _OUR_KEYS}
+    meta = MessageMeta(
+        first.meta.timestamp, first.meta.id, first.meta.source_ids, FrozenDict(extra)
+    )
+    return lead_message(blocks, len(blocks), meta)

@@ -1,0 +1,390 @@
+"""ContextManager: decides before each request which rungs of the ladder run, and applies them.
+
+Light rungs (tool-result budget, snip) look only at messages new since the last call; microcompact
+runs on a token threshold or after an idle hour; autocompact (summary) above its threshold, behind
+a circuit breaker kept in the history's metadata; truncation when still over the window. Every
+change, and ``apply`` of any one strategy, goes through the same guarded, atomic path.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from contextwarden.compaction.apply import (
+    DEBUG_LINE,
+    AddedResults,
+    CompactionReport,
+    HistoryState,
+    apply_result,
+    event_sizes,
+    rung_event,
+    seed_counts,
+)
+from contextwarden.compaction.base import (
+    CompactionContext,
+    CompactionResult,
+    Pipeline,
+    Strategy,
+    StrategyReport,
+    TokenCache,
+)
+from contextwarden.compaction.breaker import Breaker
+from contextwarden.compaction.budget import ToolResultBudget
+from contextwarden.compaction.incremental import CompactableResults
+from contextwarden.compaction.microcompact import MicroCompact
+from contextwarden.compaction.snip import Snip
+from contextwarden.compaction.summarize import Summarize, add_to_summary
+from contextwarden.compaction.tools import ToolMatcher
+from contextwarden.compaction.truncate import Truncate
+from contextwarden.errors import SummarizerError
+from contextwarden.events import BreakerOpened, Event, EventListener, Hooks
+from contextwarden.files import Budget, FileTracker
+from contextwarden.history import ConversationHistory
+from contextwarden.model import Message, TextBlock
+from contextwarden.policy import ContextPolicy
+from contextwarden.rules import latest_assistant_index
+from contextwarden.summarizers.base import Summarizer
+
+__all__ = ["NO_COMPACT_SOURCES", "CompactionReport", "ContextManager"]
+
+log = logging.getLogger("contextwarden")
+
+NO_COMPACT_SOURCES = frozenset({"compact", "session_memory"})
+"""Query sources that never compact: a summarizer's own request must not trigger compaction."""
+
+
+class ContextManager:
+    """Keeps one or more histories valid and inside the window (see the module docstring).
+
+    ``summarizer=None`` uses the offline ``StructuredSummarizer`` sized for the policy's window;
+    ``workspace`` is the root inside which recently used files are re-read after a summary
+    (``None``: none are); ``spill_dir`` receives the full text of tool results the budget cuts.
+    """
+
+    def __init__(
+        self,
+        policy: ContextPolicy | None = None,
+        summarizer: Summarizer | None = None,
+        workspace: str | Path | None = None,
+        clock: Callable[[], float] = time.time,
+        spill_dir: str | Path | None = None,
+    ) -> None:
+        self.policy = policy or ContextPolicy()
+        self._summarizer = summarizer
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.clock = clock
+        self.spill_dir = Path(spill_dir) if spill_dir is not None else None
+        self.hooks = Hooks()
+        self._listeners: list[EventListener] = []
+        self._states: weakref.WeakKeyDictionary[ConversationHistory, HistoryState] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._compactable = ToolMatcher(self.policy.compactable_tools)
+        self._budget, self._snip = ToolResultBudget(), Snip()
+        self._light = Pipeline(self._budget, self._snip, name="budget+snip")
+        self.hooks.on_cleanup(self._reset_after_compaction)
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def summarizer(self) -> Summarizer:
+        """The summarizer autocompact uses (created on first use when none was given)."""
+        if self._summarizer is None:
+            from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
+
+            window = self.policy.context_window
+            self._summarizer = StructuredSummarizer(StructuredPolicy(context_window=window))
+        return self._summarizer
+
+    def on_event(self, fn: EventListener) -> EventListener:
+        """Call ``fn`` with every event (a rung ran, the breaker opened); returns ``fn``."""
+        self._listeners.append(fn)
+        return fn
+
+    def prepare(
+        self, history: ConversationHistory, *, query_source: str = "main"
+    ) -> CompactionReport:
+        """Call before every model request: run the rungs whose triggers hold."""
+        started = time.perf_counter()
+        before, count = history.estimate_tokens(), len(history)
+        if query_source in NO_COMPACT_SOURCES:
+            reason = f"recursion guard: query_source {query_source!r} never compacts"
+            return CompactionReport((), before, before, count, count, 0.0, skipped=reason)
+        state = self._state(history)
+        actions: list[StrategyReport] = []
+        self._light_rungs(history, state, actions)
+        self._microcompact(history, state, actions)
+        if (
+            history.estimate_tokens() >= self.policy.autocompact_threshold
+            and not state.breaker.open
+        ):
+            self._autocompact(history, state, actions, "auto", None)
+        if history.estimate_tokens() > self.policy.effective_window:
+            self._truncate(history, state, actions)
+        return self._report(history, actions, before, count, started)
+
+    def compact(
+        self, history: ConversationHistory, instructions: str | None = None
+    ) -> CompactionReport:
+        """Manual ``/compact``: summarize now, with optional focus ``instructions``.
+
+        Resets the circuit breaker. A summarizer failure raises SummarizerError (the history is
+        unchanged); when there is nothing to summarize the report says why.
+        """
+        started = time.perf_counter()
+        before, count = history.estimate_tokens(), len(history)
+        state = self._state(history)
+        state.breaker.reset(history)
+        actions: list[StrategyReport] = []
+        self._light_rungs(history, state, actions)
+        self._autocompact(history, state, actions, "manual", instructions, reraise=True)
+        return self._report(history, actions, before, count, started)
+
+    def apply(
+        self, history: ConversationHistory, strategy: Strategy, *, trigger: str
+    ) -> StrategyReport:
+        """Run one ``strategy`` on ``history`` now, atomically, as the ladder runs its rungs.
+
+        The new view must keep every API rule (around each changed message; all of it when
+        messages were added or removed) and the latest thinking, and hold fewer tokens, or
+        CompactionError is raised and the history is exactly as it was; an exception from the
+        strategy itself (e.g. SummarizerError) leaves it untouched too. When applied: a compaction
+        boundary in the log, post-compact hooks for a summary, cleanup hooks, and an event with
+        ``trigger``. The circuit breaker is neither consulted nor counted.
+        """
+        state = self._state(history)
+        return self._run(strategy, history, state, trigger).report
+
+    def is_near_limit(self, history: ConversationHistory) -> bool:
+        """True above ``warning_ratio`` of the window (the seed's ``isNearLimit``)."""
+        return history.estimate_tokens() > self.policy.warning_threshold
+
+    def record_usage(self, history: ConversationHistory, usage: Any) -> int:
+        """Anchor the history's token count on a real API response's usage."""
+        return history.record_usage(usage)
+
+    def breaker_open(self, history: ConversationHistory) -> bool:
+        """Whether autocompact stopped calling the summarizer for ``history``."""
+        return self._state(history).breaker.open
+
+    def consecutive_failures(self, history: ConversationHistory) -> int:
+        return self._state(history).breaker.failures
+
+    def recent_files(self, history: ConversationHistory) -> list[str]:
+        """Files the history's tool calls touched, most recent first."""
+        return self._state(history).files.recent()
+
+    # ------------------------------------------------------------------ rungs
+    def _light_rungs(
+        self, history: ConversationHistory, state: HistoryState, actions: list[StrategyReport]
+    ) -> None:
+        view = history.messages
+        start = state.light.start(view)
+        if start >= len(view):
+            return
+        if start == 0:
+            state.files.clear()
+        new = view[start:]
+        for message in new:
+            state.files.observe(message)
+        if any(m.role == "user" and m.tool_results for m in new):
+            # A cheap look first: most new results need neither rung (a first, full pass skips
+            # it, since the rungs' own scan is as cheap and the look would double it).
+            ctx = self._context(history, state, start)
+            if start == 0 or any(
+                self._budget.wants(m, ctx) or self._snip.wants(m, ctx) for m in new
+            ):
+                result = self._run(self._light, history, state, "budget", start=start, quiet=True)
+                actions.extend(step for step in result.steps if step.applied)
+        state.light.done(history.messages)
+
+    def _microcompact(
+        self, history: ConversationHistory, state: HistoryState, actions: list[StrategyReport]
+    ) -> None:
+        policy, view = self.policy, history.messages
+        trigger: str | None = None
+        if history.estimate_tokens() >= policy.microcompact_threshold:
+            state.compactables.update(view)
+            saving = state.compactables.old_tokens(
+                view, policy.keep_recent_tool_results, history.counter, policy.cleared_marker
+            )
+            retry = len(state.compactables) != state.microcompact_failed_at
+            if saving >= policy.min_saving and retry:
+                trigger = "threshold"
+        if trigger is None:
+            idle = self._idle_assistant(view)
+            if idle is not None and idle is not state.idle_done_for:
+                state.idle_done_for = idle
+                trigger = "idle"
+        if trigger is None:
+            return
+        # Idle: the prompt cache has expired, so any saving is worth a cache re-write.
+        strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
+        result = self._run(strategy, history, state, trigger)
+        actions.append(result.report)
+        if trigger == "threshold" and not result.applied:
+            state.microcompact_failed_at = len(state.compactables)
+
+    def _idle_assistant(self, view: Sequence[Message]) -> Message | None:
+        """The latest assistant message, if the conversation has been idle since it long enough."""
+        index = latest_assistant_index(view)
+        last = view[index] if index is not None else None
+        if last is None or last.meta.timestamp is None:
+            return None
+        idle = self.clock() - last.meta.timestamp
+        return last if idle >= self.policy.idle_minutes * 60 else None
+
+    def _autocompact(
+        self,
+        history: ConversationHistory,
+        state: HistoryState,
+        actions: list[StrategyReport],
+        trigger: str,
+        instructions: str | None,
+        *,
+        reraise: bool = False,
+    ) -> None:
+        started = time.perf_counter()
+        wanted = self.hooks.instructions(history, trigger, instructions)
+        strategy = Summarize(self.summarizer, instructions=wanted, attach=self._attacher(state))
+        try:
+            result = self._run(strategy, history, state, trigger)
+        except SummarizerError as exc:
+            tokens, count = history.estimate_tokens(), len(history)
+            reason = f"summarizer failed: {exc}"
+            failed = StrategyReport(strategy.name, False, tokens, tokens, count, count, reason)
+            actions.append(failed)
+            elapsed = time.perf_counter() - started
+            self._announce(
+                CompactionResult(history.messages, failed), trigger, elapsed, quiet=False
+            )
+            self._failed(history, state, str(exc))
+            if reraise:
+                raise
+            return
+        actions.append(result.report)
+        if result.applied:
+            state.breaker.reset(history)
+        elif result.report.details.get("summarizer_called"):
+            self._failed(history, state, result.report.description)
+
+    def _failed(self, history: ConversationHistory, state: HistoryState, error: str) -> None:
+        breaker = state.breaker
+        if breaker.failed(history, self.policy.max_consecutive_failures):
+            log.warning(
+                "autocompact circuit breaker open after %d failures: %s", breaker.failures, error
+            )
+            self._emit(BreakerOpened(breaker.failures, error))
+
+    def _truncate(
+        self, history: ConversationHistory, state: HistoryState, actions: list[StrategyReport]
+    ) -> None:
+        budget = self.policy.effective_window - history.preamble_tokens
+        strategy = Truncate(max_tokens=max(1, budget))
+        actions.append(self._run(strategy, history, state, "over_window").report)
+
+    def _attacher(self, state: HistoryState) -> Callable[[Sequence[Message]], Sequence[TextBlock]]:
+        policy = self.policy
+        budget = Budget(policy.max_files, policy.max_tokens_per_file, policy.restore_budget)
+
+        def attach(tail: Sequence[Message]) -> Sequence[TextBlock]:
+            exclude = state.files.paths_in(tail)
+            return state.files.reattach(
+                self.workspace, state.cache.counter, budget, exclude=exclude
+            )
+
+        return attach
+
+    # ------------------------------------------------------------------ running and applying
+    def _run(
+        self,
+        strategy: Strategy,
+        history: ConversationHistory,
+        state: HistoryState,
+        trigger: str,
+        *,
+        start: int = 0,
+        quiet: bool = False,
+    ) -> CompactionResult:
+        """Run ``strategy`` on the view and apply its result atomically; emit its event."""
+        started = time.perf_counter()
+        view = history.messages
+        ctx = self._context(history, state, start)
+        result = strategy(view, ctx)
+        if result.applied and result.summary is not None:
+            result = add_to_summary(result, view, self.hooks.post_blocks(result), ctx)
+        if result.applied:
+            apply_result(history, view, result, trigger, self.clock(), cache=ctx.tokens)
+            self.hooks.cleanup(history)
+        self._announce(result, trigger, time.perf_counter() - started, quiet=quiet)
+        return result
+
+    def _context(
+        self, history: ConversationHistory, state: HistoryState, start: int
+    ) -> CompactionContext:
+        """The strategies' context, its cache holding the history's counts of ``view[start:]``."""
+        seed_counts(state.cache, history, start)
+        return CompactionContext(
+            history.counter,
+            self.clock,
+            self.policy,
+            state.cache,
+            self.spill_dir,
+            tokens_before=history.counted_tokens(),
+            start=start,
+            originals=AddedResults(history),
+        )
+
+    def _reset_after_compaction(self, history: ConversationHistory) -> None:
+        """The built-in cleanup hook: per-history caches describe a view that is gone."""
+        state = self._state(history)
+        view = history.messages
+        state.cache.retain(view)
+        state.compactables.reset()
+        state.microcompact_failed_at = -1
+        state.light.done(view)  # every message of the new view was already budget-checked
+
+    def _announce(
+        self, result: CompactionResult, trigger: str, seconds: float, *, quiet: bool
+    ) -> None:
+        """Log each rung's DEBUG line and emit its event; ``quiet``: only rungs that applied."""
+        for step in result.steps or (result.report,):
+            if quiet and not step.applied:
+                continue
+            event = rung_event(step, trigger, seconds)
+            log.debug(DEBUG_LINE, step.name, trigger, *event_sizes(event))
+            self._emit(event)
+
+    def _emit(self, event: Event) -> None:
+        for fn in self._listeners:
+            fn(event)
+
+    def _state(self, history: ConversationHistory) -> HistoryState:
+        state = self._states.get(history)
+        if state is None:
+            state = HistoryState(
+                TokenCache(history.counter),
+                FileTracker(),
+                CompactableResults(self._compactable),
+                Breaker.load(history),
+            )
+            self._states[history] = state
+        return state
+
+    def _report(
+        self,
+        history: ConversationHistory,
+        actions: list[StrategyReport],
+        before: int,
+        count: int,
+        started: float,
+    ) -> CompactionReport:
+        after = history.estimate_tokens()
+        over = after > self.policy.effective_window
+        return CompactionReport(
+            tuple(actions), before, after, count, len(history), time.perf_counter() - started, over
+        )

@@ -1,0 +1,241 @@
+"""ContextPolicy: every number the compaction ladder uses, named, documented and overridable.
+
+The defaults follow Claude Code's (200k window, 20k output reserve, 13k autocompact buffer, …);
+the reserve, buffer and minimum savings scale with the window when not given, so a small window
+such as ``ContextPolicy(context_window=30_000)`` is usable as is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from contextwarden.model import FrozenDict
+
+OUTPUT_RESERVE_RATIO = 0.10
+"""Share of the window kept for the model's reply when ``max_output_reserve`` is not given."""
+
+AUTOCOMPACT_BUFFER_RATIO = 0.065
+"""Share of the window kept free below the effective window when ``autocompact_buffer`` is not
+given (13,000 of 200,000, Claude Code's buffer)."""
+
+MIN_SAVING_RATIO = 0.10
+"""Share of the window microcompact must save when ``microcompact_min_saving`` is not given
+(20,000 at 200,000, Claude Code's minimum)."""
+
+MESSAGE_RESULTS_RATIO = 0.20
+"""Share of the effective window the tool results of one message may take together when
+``max_message_result_tokens`` is not given (36,000 tokens at 200,000)."""
+
+SUMMARY_KEEP_RATIO = 0.20
+"""Share of the window kept verbatim after a summary when ``summary_keep_tokens`` is not given."""
+
+DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
+    "Read",
+    "Bash",
+    "Grep",
+    "Glob",
+    "WebSearch",
+    "WebFetch",
+    "Edit",
+    "Write",
+)
+DEFAULT_RESULT_LIMITS: FrozenDict = FrozenDict({"Bash": 30_000})
+CLEARED_MARKER = "[Old tool result content cleared]"
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPolicy:
+    """The window, thresholds and budgets of the compaction ladder.
+
+    Fields given as ``None`` are derived from ``context_window`` in ``__post_init__`` (the
+    ratios above), so after construction every field holds a number.
+    """
+
+    # ---------------------------------------------------------------- window and thresholds
+    context_window: int = 200_000
+    """Tokens the model accepts in one request (prompt + reply)."""
+    max_output_reserve: int | None = None
+    """Tokens kept for the reply; ``None``: 10 % of the window (20,000 at 200,000)."""
+    autocompact_buffer: int | None = None
+    """Autocompact fires at ``effective_window - autocompact_buffer`` tokens; ``None``: 6.5 % of
+    the window (13,000 at 200,000, so the threshold is 167,000)."""
+    warning_ratio: float = 0.8
+    """``is_near_limit`` is true above this share of the window (the seed's ``isNearLimit``)."""
+
+    # ---------------------------------------------------------------- truncation and breaker
+    keep_recent_turns: int = 10
+    """Truncation keeps the first user message and this many of the latest turns."""
+    max_consecutive_failures: int = 3
+    """Summarizer failures in a row after which autocompact stops calling it (circuit breaker)."""
+
+    # ---------------------------------------------------------------- tool result budget, snip
+    max_result_chars: Mapping[str, int] = field(default=DEFAULT_RESULT_LIMITS)
+    """Per-tool limit on one tool result's characters, by tool name (matched with aliases)."""
+    default_max_result_chars: int = 50_000
+    """Limit for tools not named in ``max_result_chars``."""
+    result_head_ratio: float = 0.5
+    """Share of a cut tool result's preview taken from its head; the rest is its tail."""
+    max_message_result_tokens: int | None = None
+    """All tool results of one message together stay within this many tokens (parallel calls are
+    cut in proportion); ``None``: 20 % of the effective window. Keeps the latest turn, which is
+    never dropped, able to fit the window."""
+    max_line_chars: int = 2_000
+    """Snip cuts lines of tool results longer than this to a prefix with a marker."""
+
+    # ---------------------------------------------------------------- microcompact
+    compactable_tools: tuple[str, ...] = DEFAULT_COMPACTABLE_TOOLS
+    """Tools whose old results microcompact may clear (case-insensitive, common aliases too)."""
+    keep_recent_tool_results: int = 3
+    """Microcompact keeps this many of the latest compactable results untouched."""
+    idle_minutes: float = 60.0
+    """Microcompact runs after this long without an assistant message: the prompt cache has
+    expired, so clearing costs no cache re-write."""
+    microcompact_ratio: float = 0.6
+    """Microcompact runs when tokens reach this share of the effective window, well below the
+    autocompact threshold, so the cheap rung gets its chance before the expensive one."""
+    microcompact_min_saving: int | None = None
+    """Below this saving microcompact does nothing; ``None``: 10 % of the window."""
+    cleared_marker: str = CLEARED_MARKER
+    """Text that replaces a cleared tool result's content."""
+    cleared_error_lines: int = 3
+    """Microcompact keeps up to this many lines of a failed result it clears, after the marker:
+    the failure line a summary would quote, then further error lines (each at most 300
+    characters). A rejected call's result, which holds what the person typed, is never cleared."""
+
+    # ---------------------------------------------------------------- summary
+    summary_keep_tokens: int | None = None
+    """Autocompact keeps the latest messages verbatim up to this many tokens; ``None``: 20 %
+    of the window (40,000 at 200,000)."""
+
+    # ---------------------------------------------------------------- re-attached files
+    max_files: int = 5
+    """After autocompact, re-read at most this many recently used files."""
+    max_tokens_per_file: int = 5_000
+    """Each re-read file is cut to this many tokens."""
+    restore_budget: int = 50_000
+    """All re-read files together stay within this many tokens."""
+
+    def __post_init__(self) -> None:
+        window = self.context_window
+        if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+            raise ValueError(f"context_window must be a positive int, got {window!r}")
+        derived = {
+            "max_output_reserve": OUTPUT_RESERVE_RATIO,
+            "autocompact_buffer": AUTOCOMPACT_BUFFER_RATIO,
+            "microcompact_min_saving": MIN_SAVING_RATIO,
+            "summary_keep_tokens": SUMMARY_KEEP_RATIO,
+        }
+        for name, ratio in derived.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, round(window * ratio))
+        if self.max_message_result_tokens is None:
+            effective = window - _int(self.max_output_reserve)
+            object.__setattr__(
+                self, "max_message_result_tokens", max(1, round(effective * MESSAGE_RESULTS_RATIO))
+            )
+        if not isinstance(self.max_result_chars, FrozenDict):  # keep the policy hashable
+            object.__setattr__(self, "max_result_chars", FrozenDict(self.max_result_chars))
+        object.__setattr__(self, "compactable_tools", tuple(self.compactable_tools))
+        _check(self)
+
+    # ---------------------------------------------------------------- derived numbers
+    @property
+    def output_reserve(self) -> int:
+        """``max_output_reserve`` as an int (always set after construction)."""
+        return _int(self.max_output_reserve)
+
+    @property
+    def buffer(self) -> int:
+        """``autocompact_buffer`` as an int (always set after construction)."""
+        return _int(self.autocompact_buffer)
+
+    @property
+    def effective_window(self) -> int:
+        """Tokens the prompt may use: the window minus the output reserve."""
+        return self.context_window - self.output_reserve
+
+    @property
+    def autocompact_threshold(self) -> int:
+        """Autocompact fires at or above this many tokens (167,000 with the defaults)."""
+        return self.effective_window - self.buffer
+
+    @property
+    def warning_threshold(self) -> int:
+        """``is_near_limit`` is true above this many tokens (160,000 with the defaults)."""
+        return math.floor(self.context_window * self.warning_ratio)
+
+    @property
+    def microcompact_threshold(self) -> int:
+        """Microcompact may run at or above this many tokens."""
+        return math.floor(self.effective_window * self.microcompact_ratio)
+
+    @property
+    def min_saving(self) -> int:
+        """``microcompact_min_saving`` as an int (always set after construction)."""
+        return _int(self.microcompact_min_saving)
+
+    @property
+    def message_result_tokens(self) -> int:
+        """``max_message_result_tokens`` as an int (always set after construction)."""
+        return _int(self.max_message_result_tokens)
+
+    @property
+    def keep_tokens(self) -> int:
+        """``summary_keep_tokens`` as an int (always set after construction)."""
+        return _int(self.summary_keep_tokens)
+
+    def result_limit(self, canonical_tool: str | None) -> int:
+        """The character limit for one result of ``canonical_tool`` (see ``compaction.tools``)."""
+        if canonical_tool is not None:
+            for name, limit in self.max_result_chars.items():
+                if name.lower() == canonical_tool.lower():
+                    return int(limit)
+        return self.default_max_result_chars
+
+
+def _int(value: int | None) -> int:
+    assert value is not None, "ContextPolicy.__post_init__ derives every optional number"
+    return value
+
+
+def _check(policy: ContextPolicy) -> None:
+    """Reject nonsense with a message naming the field and the value."""
+    non_negative = ("max_output_reserve", "autocompact_buffer", "microcompact_min_saving")
+    positive = (
+        "keep_recent_turns",
+        "max_consecutive_failures",
+        "default_max_result_chars",
+        "max_line_chars",
+        "max_files",
+        "max_tokens_per_file",
+        "restore_budget",
+        "summary_keep_tokens",
+        "max_message_result_tokens",
+    )
+    for name in non_negative:
+        _require(policy, name, getattr(policy, name) >= 0, "must be >= 0")
+    for name in positive:
+        _require(policy, name, getattr(policy, name) > 0, "must be > 0")
+    for name in ("keep_recent_tool_results", "cleared_error_lines"):
+        _require(policy, name, getattr(policy, name) >= 0, "must be >= 0")
+    _require(policy, "idle_minutes", policy.idle_minutes > 0, "must be > 0")
+    for name in ("warning_ratio", "microcompact_ratio", "result_head_ratio"):
+        _require(policy, name, 0 <= getattr(policy, name) <= 1, "must be between 0 and 1")
+    if policy.autocompact_threshold <= 0:
+        raise ValueError(
+            f"max_output_reserve ({policy.max_output_reserve}) + autocompact_buffer "
+            f"({policy.autocompact_buffer}) leave no room in a {policy.context_window}-token "
+            "window; lower them or raise context_window"
+        )
+    for tool, limit in policy.max_result_chars.items():
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+            raise ValueError(f"max_result_chars[{tool!r}] must be a positive int, got {limit!r}")
+    if not policy.cleared_marker.strip():
+        raise ValueError("cleared_marker must contain non-whitespace text")
+
+
+def _require(policy: ContextPolicy, name: str, ok: bool, what: str) -> None:
+    if not ok:
+        raise ValueError(f"ContextPolicy.{name} {what}, got {getattr(policy, name)!r}")

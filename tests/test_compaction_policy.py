@@ -1,0 +1,73 @@
+"""ContextPolicy: the seed's numbers by default, scaled for small windows, nonsense refused."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from contextwarden.policy import ContextPolicy
+
+
+def test_defaults_are_the_seed_numbers() -> None:
+    policy = ContextPolicy()
+    assert policy.context_window == 200_000
+    assert policy.max_output_reserve == 20_000
+    assert policy.autocompact_buffer == 13_000
+    assert policy.effective_window == 180_000
+    assert policy.autocompact_threshold == 167_000
+    assert policy.warning_threshold == 160_000
+    assert policy.keep_recent_turns == 10
+    assert policy.max_consecutive_failures == 3
+    assert policy.result_limit("Bash") == 30_000
+    assert policy.result_limit("bash") == 30_000
+    assert policy.result_limit("Read") == policy.default_max_result_chars
+    assert policy.keep_recent_tool_results == 3
+    assert policy.idle_minutes == 60
+    assert policy.cleared_marker == "[Old tool result content cleared]"
+    assert policy.compactable_tools == (
+        "Read", "Bash", "Grep", "Glob", "WebSearch", "WebFetch", "Edit", "Write",
+    )  # fmt: skip
+    assert (policy.max_files, policy.max_tokens_per_file, policy.restore_budget) == (
+        5,
+        5_000,
+        50_000,
+    )
+    assert policy.min_saving == 20_000
+
+
+def test_small_window_scales_reserve_and_buffer() -> None:
+    policy = ContextPolicy(context_window=30_000)
+    assert policy.max_output_reserve == 3_000
+    assert policy.autocompact_buffer == 1_950
+    assert policy.effective_window == 27_000
+    assert policy.autocompact_threshold == 25_050
+    assert policy.microcompact_threshold < policy.autocompact_threshold
+    assert policy.message_result_tokens == 5_400
+
+
+def test_explicit_numbers_win_over_scaling() -> None:
+    policy = ContextPolicy(context_window=30_000, max_output_reserve=1_000, autocompact_buffer=0)
+    assert policy.autocompact_threshold == 29_000
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"context_window": 0}, "context_window"),
+        ({"autocompact_buffer": -1}, "autocompact_buffer"),
+        ({"warning_ratio": 1.5}, "warning_ratio"),
+        ({"keep_recent_turns": 0}, "keep_recent_turns"),
+        ({"idle_minutes": 0}, "idle_minutes"),
+        ({"max_result_chars": {"Bash": -5}}, "max_result_chars"),
+        ({"context_window": 1_000, "max_output_reserve": 900, "autocompact_buffer": 100}, "window"),
+    ],
+)
+def test_nonsense_is_refused_naming_the_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        ContextPolicy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_policy_is_frozen() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ContextPolicy().context_window = 1  # type: ignore[misc]

@@ -68,7 +68,9 @@ def summary(history: ConversationHistory, parts: ContextBreakdown) -> dict[str, 
         "tool_results_by_tool": parts.tool_results_by_tool,
         "tool_calls_by_tool": parts.tool_calls_by_tool,
         "largest_messages": parts.as_json()["largest_messages"],
-        "violations": [{"rule": v.rule, "index": v.index, "message": v.message} for v in violations],
+        "violations": [
+            {"rule": v.rule, "index": v.index, "message": v.message} for v in violations
+        ],
         "repairs": [{"index": r.index, "action": r.action} for r in history.repairs],
         "issues": [
             {"line": i.line, "index": i.index, "message": i.message}

@@ -1,0 +1,294 @@
+"""Replay a saved session through context strategies, request by request, and measure each.
+
+The session's messages are added one by one to a fresh strict-mode history. A request was sent
+before every assistant message (that is when the agent called the model), so there the strategy's
+``prepare`` runs and the context it leaves is measured and checked on its own: token count,
+window, API rules, fact probes. Then the assistant message is added and the replay goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from contextwarden.compaction.mask import MASK_KEEP_RECENT
+from contextwarden.errors import CompactionError, ContextWardenError, HistoryError
+from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
+from contextwarden.eval.retention import Retention, RetentionTracker
+from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
+from contextwarden.eval.validity import RequestValidator
+from contextwarden.events import Event, RungEvent
+from contextwarden.history import ConversationHistory
+from contextwarden.model import Message
+from contextwarden.policy import ContextPolicy
+from contextwarden.summarizers.base import Summarizer
+from contextwarden.tokens.base import TokenCounter
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+MAX_EXAMPLES = 5
+"""Invalid requests and compaction errors quoted per strategy (all are counted)."""
+
+Progress = Callable[[str, int, int], None]
+"""``progress(strategy, requests_done, requests_total)``."""
+Observer = Callable[[str, int, tuple[Message, ...]], None]
+"""``observe(strategy, request, messages)``: the context sent at each request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A rung that changed the context before request ``turn``."""
+
+    turn: int
+    name: str
+    trigger: str
+    tokens_before: int
+    tokens_after: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyRun:
+    """Everything measured for one strategy over one session."""
+
+    name: str
+    description: str
+    tokens: tuple[int, ...]
+    """Context tokens sent at each request (after ``prepare``)."""
+    window: int
+    over_window: int
+    invalid_requests: int
+    marks: tuple[Mark, ...]
+    compaction_seconds: float
+    """Seconds the rungs took (every rung run, applied or not, from the manager's events)."""
+    prepare_seconds: float
+    """Seconds in ``prepare`` altogether, the checks that found nothing to do included."""
+    retention: Retention
+    problems: tuple[str, ...] = ()
+    """The first invalid requests and compaction errors, in words."""
+    compaction_errors: int = 0
+
+    @property
+    def total_tokens_sent(self) -> int:
+        return sum(self.tokens)
+
+    @property
+    def peak_context(self) -> int:
+        return max(self.tokens, default=0)
+
+    @property
+    def compactions(self) -> int:
+        return len(self.marks)
+
+    @property
+    def kinds(self) -> dict[str, int]:
+        return dict(sorted(Counter(m.name for m in self.marks).items()))
+
+    def as_json(self) -> dict[str, Any]:
+        r = self.retention
+        return {
+            "total_tokens_sent": self.total_tokens_sent,
+            "peak_context": self.peak_context,
+            "over_window": self.over_window,
+            "invalid_requests": self.invalid_requests,
+            "compactions": self.compactions,
+            "probe_retention": round(r.share, 6),
+            "compaction_seconds": round(self.compaction_seconds, 6),
+            "compactions_by_kind": self.kinds,
+            "prepare_seconds": round(self.prepare_seconds, 6),
+            "compaction_errors": self.compaction_errors,
+            "probe_retention_final": round(r.final_share, 6),
+            "probe_retention_by_kind": {k: round(r.kind_share(k), 6) for k in r.by_kind},
+            "probe_checks": r.checks,
+            "probes_missing_at_end": len(r.missing_at_end),
+            "tokens_per_request": list(self.tokens),
+            "problems": list(self.problems),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    source: str
+    turns: int
+    policy: ContextPolicy
+    runs: Mapping[str, StrategyRun]
+    probes: ProbeSet
+    messages: int = 0
+    seconds: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def window(self) -> int:
+        return self.policy.context_window
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "turns": self.turns,
+            "window": self.window,
+            "strategies": {name: run.as_json() for name, run in self.runs.items()},
+            "source": self.source,
+            "messages": self.messages,
+            "effective_window": self.policy.effective_window,
+            "autocompact_threshold": self.policy.autocompact_threshold,
+            "probes": len(self.probes),
+            "probes_by_kind": dict(sorted(Counter(p.kind for p in self.probes.probes).items())),
+            "probes_unchecked": len(self.probes.unchecked),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class _Clock:
+    """The replay's "now": the time of the latest message added (the request follows it)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, message: Message) -> None:
+        stamp = message.meta.timestamp
+        if stamp is not None and stamp > self.now:
+            self.now = stamp
+
+
+def replay(
+    session: ConversationHistory,
+    strategies: Sequence[str] = STRATEGY_NAMES,
+    *,
+    window: int = 200_000,
+    probes: Sequence[Probe] | None = None,
+    mask_keep: int = MASK_KEEP_RECENT,
+    counter: TokenCounter | None = None,
+    summarizer: Summarizer | None = None,
+    progress: Progress | None = None,
+    observe: Observer | None = None,
+    label: str | None = None,
+) -> ReplayResult:
+    """Replay ``session`` through each named strategy (see the module docstring).
+
+    ``probes``: facts to check; ``None`` derives the defaults (``default_probes``).
+    ``observe(strategy, request, messages)`` sees the context of every request. ``label`` names
+    the session in the result (default: the file it was loaded from).
+    """
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown:
+        known = ", ".join(STRATEGIES)
+        raise ContextWardenError(f"unknown strategy {unknown[0]!r}; use one of: {known}")
+    started = time.perf_counter()
+    messages = session.messages
+    chosen = default_probes(messages) if probes is None else probes
+    probe_set = resolve(chosen, messages, system_text(session.system))
+    policy = ContextPolicy(context_window=window)
+    runs = {}
+    for name in strategies:
+        clock = _Clock()
+        settings = Settings(policy, counter or HeuristicCounter(), clock, mask_keep, summarizer)
+        runs[name] = _Replay(name, session, settings, clock, probe_set).run(progress, observe)
+    loaded = session.source.path if session.source else None
+    source = label or loaded or "(unsaved history)"
+    turns = sum(1 for m in messages if m.role == "assistant")
+    elapsed = time.perf_counter() - started
+    return ReplayResult(source, turns, policy, runs, probe_set, len(messages), elapsed)
+
+
+class _Replay:
+    """One strategy over one session: the fresh history, its preparer, and what was measured."""
+
+    def __init__(
+        self,
+        name: str,
+        session: ConversationHistory,
+        settings: Settings,
+        clock: _Clock,
+        probes: ProbeSet,
+    ) -> None:
+        self.name, self.session, self.settings, self.clock = name, session, settings, clock
+        self.spec = STRATEGIES[name]
+        self.preparer = self.spec.build(settings)
+        self.preparer.on_event(self._on_event)
+        self.history = ConversationHistory(session.system, session.tools, counter=settings.counter)
+        self.tracker = RetentionTracker(probes, system_text(session.system))
+        self.validator = RequestValidator()
+        self.tokens: list[int] = []
+        self.marks: list[Mark] = []
+        self.problems: list[str] = []
+        self.over = self.invalid = self.errors = 0
+        self.rung_seconds = self.prepare_seconds = 0.0
+
+    def run(self, progress: Progress | None, observe: Observer | None) -> StrategyRun:
+        messages = self.session.messages
+        total = sum(1 for m in messages if m.role == "assistant")
+        for index, message in enumerate(messages):
+            if message.role == "assistant":
+                sent = self._request()
+                if observe is not None:
+                    observe(self.name, len(self.tokens) - 1, sent)
+                if progress is not None:
+                    progress(self.name, len(self.tokens), total)
+            try:
+                self.history.add(message)
+            except HistoryError as exc:
+                raise ContextWardenError(
+                    f"replay {self.name}: message {index} ({message.role}) cannot follow the "
+                    f"context the strategy left: {exc}"
+                ) from exc
+            self.clock.advance(message)
+        return StrategyRun(
+            self.name,
+            self.spec.description,
+            tuple(self.tokens),
+            self.settings.policy.context_window,
+            self.over,
+            self.invalid,
+            tuple(self.marks),
+            self.rung_seconds,
+            self.prepare_seconds,
+            self.tracker.result(),
+            tuple(self.problems),
+            self.errors,
+        )
+
+    def _request(self) -> tuple[Message, ...]:
+        """One request: prepare, then measure and check what would be sent."""
+        turn = len(self.tokens)
+        started = time.perf_counter()
+        try:
+            self.preparer.prepare(self.history)
+        except CompactionError as exc:  # atomic: the history is as it was; the request goes out
+            self.errors += 1
+            self._note(f"request {turn}: compaction failed: {exc}")
+        self.prepare_seconds += time.perf_counter() - started
+        tokens = self.history.estimate_tokens()
+        sent = self.history.messages
+        violations = self.validator.check(sent)
+        if violations:
+            self.invalid += 1
+            self._note(f"request {turn}: {violations[0]}")
+        if tokens > self.settings.policy.context_window:
+            self.over += 1
+        self.tokens.append(tokens)
+        self.tracker.check(turn, sent)
+        return sent
+
+    def _on_event(self, event: Event) -> None:
+        if not isinstance(event, RungEvent):
+            return
+        self.rung_seconds += event.seconds
+        if event.applied:
+            self.marks.append(
+                Mark(
+                    len(self.tokens),
+                    event.name,
+                    event.trigger,
+                    event.tokens_before,
+                    event.tokens_after,
+                    event.seconds,
+                )
+            )
+
+    def _note(self, text: str) -> None:
+        if len(self.problems) < MAX_EXAMPLES:
+            self.problems.append(text)

@@ -1,0 +1,59 @@
+"""The per-strategy table, defined once for the terminal, the HTML report and docs/benchmarks.md."""
+
+from __future__ import annotations
+
+from contextwarden.eval.replay import ReplayResult, StrategyRun
+
+HEADERS = (
+    "strategy",
+    "total sent",
+    "% of none",
+    "peak",
+    "over window",
+    "invalid",
+    "compactions",
+    "compaction s",
+    "retention",
+)
+SHORT_HEADERS = ("strategy", "sent", "% none", "peak", "over", "invalid", "compact", "s", "kept")
+"""The same columns, narrow enough for an 80-column terminal."""
+COMPACTIONS = HEADERS.index("compactions")
+NUMERIC = frozenset(range(1, len(HEADERS))) - {COMPACTIONS}
+"""Columns aligned right (the numbers)."""
+
+
+def rows(result: ReplayResult, *, short: bool = False) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The headers and one row of text cells per strategy; ``short``: narrow headers and the
+    compaction count without its kinds."""
+    none = result.runs.get("none")
+    body = [_row(run, none) for run in result.runs.values()]
+    if short:
+        for row, run in zip(body, result.runs.values(), strict=True):
+            row[COMPACTIONS] = str(run.compactions)
+    return (SHORT_HEADERS if short else HEADERS), body
+
+
+def _row(run: StrategyRun, none: StrategyRun | None) -> list[str]:
+    base = none.total_tokens_sent if none is not None else 0
+    share = f"{run.total_tokens_sent / base:.1%}" if base else "—"
+    return [
+        run.name,
+        f"{run.total_tokens_sent:,}",
+        share,
+        f"{run.peak_context:,}",
+        str(run.over_window),
+        str(run.invalid_requests),
+        compactions_text(run),
+        f"{run.compaction_seconds:.2f}",
+        f"{run.retention.share:.1%}",
+    ]
+
+
+def compactions_text(run: StrategyRun) -> str:
+    """``26 (14 microcompact, 10 summarize, 2 tool_result_budget)``."""
+    return f"{run.compactions} ({kinds_text(run)})" if run.marks else "0"
+
+
+def kinds_text(run: StrategyRun) -> str:
+    """``14 microcompact, 10 summarize, 2 tool_result_budget`` (most frequent first)."""
+    return ", ".join(f"{n} {name}" for name, n in sorted(run.kinds.items(), key=lambda kv: -kv[1]))

@@ -1,0 +1,148 @@
+"""``contextwarden compact``: one manual compaction, written in the same format or another."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TRANSCRIPTS_DIR
+from servers import OPENAI_PATH, Reply, openai_completion, serving
+
+from contextwarden.cli import main
+from contextwarden.formats import load
+from contextwarden.rules import validate
+from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.typed import SUMMARY_PREFIX
+
+CLAUDE = TRANSCRIPTS_DIR / "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
+CODEX = TRANSCRIPTS_DIR / "codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl"
+SWE = TRANSCRIPTS_DIR / "swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj"
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out = capsys.readouterr()
+    code = exit_info.value.code
+    return code if isinstance(code, int) else 1, out.out, out.err
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    code, out, err = run_cli(capsys, *args, "--json")
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_to_anthropic_keeps_every_user_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "compact.json"
+    data = _json(capsys, "compact", str(CLAUDE), "-o", str(out), "--to", "anthropic")
+    assert data["compacted"] is True and data["output_format"] == "anthropic"
+    assert data["tokens_after"] < data["tokens_before"]
+    assert data["messages_after"] < data["messages_before"]
+    assert [a["name"] for a in data["actions"] if a["applied"]] == ["summarize"]
+    body = json.loads(out.read_text(encoding="utf-8"))
+    assert set(body) >= {"messages"}
+    written = load(out)
+    assert written.source is not None and written.source.format == "anthropic"
+    assert validate(written.messages) == []
+    assert len(written.messages) == data["messages_after"]
+    assert SUMMARY_PREFIX in written.messages[0].text
+    text = json.dumps(body, ensure_ascii=False)
+    for typed in extract_facts(load(CLAUDE).messages).user_messages:  # said verbatim somewhere
+        assert json.dumps(typed.text, ensure_ascii=False)[1:-1] in text
+
+
+def test_claude_code_is_written_back_as_claude_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "session.jsonl"
+    data = _json(capsys, "compact", str(CLAUDE), "-o", str(out), "--instructions", "keep the API")
+    assert data["output_format"] == "claude-code" and data["note"] is None
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    boundaries = [r for r in records if r.get("subtype") == "compact_boundary"]
+    summaries = [r for r in records if r.get("isCompactSummary")]
+    assert len(boundaries) == 1 and boundaries[0]["parentUuid"] is None
+    assert len(summaries) == 1 and SUMMARY_PREFIX in json.dumps(summaries[0])
+    assert "keep the API" in json.dumps(summaries[0])  # the focus instructions reached the summary
+    reloaded = load(out)
+    assert reloaded.source is not None and reloaded.source.format == "claude-code"
+    assert validate(reloaded.messages) == []
+
+
+def test_a_format_we_cannot_write_becomes_anthropic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "codex.json"
+    data = _json(capsys, "compact", str(CODEX), "-o", str(out), "--window", "30000")
+    assert data["format"] == "codex" and data["output_format"] == "anthropic"
+    assert data["note"] == "codex files cannot be written back; wrote anthropic instead (see --to)"
+    assert data["compacted"] is True
+    assert load(out).source.format == "anthropic"  # type: ignore[union-attr]
+
+
+def test_to_openai_round_trips(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "openai.json"
+    code, text, _ = run_cli(
+        capsys, "compact", str(SWE), "-o", str(out), "--to", "openai", "--window", "8000"
+    )
+    assert code == 0
+    flat = " ".join(text.split())
+    assert "(swe-agent)" in flat and "✓ summarize" in flat and f"Wrote {out} (openai)" in flat
+    body = json.loads(out.read_text(encoding="utf-8"))
+    assert body["messages"][0]["role"] == "system"
+    reloaded = load(out, "openai")
+    assert validate(reloaded.messages) == []
+    assert SUMMARY_PREFIX in reloaded.messages[0].text
+
+
+def test_openai_summarizer_over_http(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = "1. Primary Request and Intent:\n   Fix the pydicom overlay bug.\n"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    out = tmp_path / "llm.json"
+    with serving(OPENAI_PATH, [Reply(openai_completion(summary))]) as api:
+        data = _json(
+            capsys, "compact", str(SWE), "-o", str(out), "--window", "8000",
+            "--summarizer", "openai", "--model", "gpt-test", "--base-url", f"{api.url}/v1",
+        )  # fmt: skip
+    assert data["compacted"] is True and data["summarizer"] == "openai"
+    assert len(api.requests) == 1
+    request = api.requests[0]
+    assert request.body["model"] == "gpt-test" and "tools" not in request.body
+    assert request.headers["authorization"] == "Bearer sk-test-key"
+    first = load(out).messages[0].text
+    assert "Fix the pydicom overlay bug." in first
+
+
+def test_refusals_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "s.traj"
+    copy.write_bytes(SWE.read_bytes())
+    code, _, err = run_cli(capsys, "compact", str(copy), "-o", str(copy))
+    assert code == 2 and "refusing to write over the input" in err
+    assert copy.read_bytes() == SWE.read_bytes()
+    code, _, err = run_cli(
+        capsys, "compact", str(SWE), "-o", str(tmp_path / "o"), "--summarizer", "openai"
+    )
+    assert code == 2 and "--summarizer openai needs --model" in err
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    code, _, err = run_cli(
+        capsys,
+        "compact",
+        str(SWE),
+        "-o",
+        str(tmp_path / "o"),
+        "--summarizer",
+        "anthropic",
+        "--model",
+        "m",
+    )
+    assert code == 2 and "ANTHROPIC_API_KEY" in err
+    assert not (tmp_path / "o").exists()

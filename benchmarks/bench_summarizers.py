@@ -87,14 +87,14 @@ def size_table(counter: TiktokenCounter) -> tuple[list[str], tuple[str, int, flo
         rows.append(_row(cells))
         if before > longest[1]:
             longest = (path.name, before, messages)
-    name, size, messages = longest
+    name, size, longest_messages = longest
     runs, facts_runs = [], []
     for _ in range(RUNS):  # interleaved, so load on the machine affects both alike
         started = time.perf_counter()
-        summarizer.summarize(messages)
+        summarizer.summarize(longest_messages)
         runs.append(time.perf_counter() - started)
         started = time.perf_counter()
-        extract_facts(messages)
+        extract_facts(longest_messages)
         facts_runs.append(time.perf_counter() - started)
     return rows, (name, size, statistics.median(runs) * 1000, statistics.median(facts_runs) * 1000)
 

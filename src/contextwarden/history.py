@@ -278,6 +278,8 @@ class ConversationHistory:
 
         The view comes from ``derive_view``; the ledger counts the view once and re-anchors on the
         last usage recorded since the last compaction (an older anchor describes a gone view).
+        Counts stored with the messages by a counter of the same ``cache_key`` are reused, so a
+        restart does not count the session again.
         """
         self._snapshot = None
         self._log = list(entries)  # the stored log has its own Preamble
@@ -287,15 +289,16 @@ class ConversationHistory:
         if preamble is not None:
             self._system, self._tools = preamble.system, preamble.tools
         self._ledger.set_preamble(self.system, self.tools)
+        counts = _stored_counts(entries, _cache_key(self.counter))
         anchor = _last_anchor(entries)
         if anchor is None:
-            self._ledger.reset(self._view)
+            self._ledger.reset(self._view, counts)
             return
         total, covered = anchor
-        self._ledger.reset(self._view[:covered])
+        self._ledger.reset(self._view[:covered], counts[:covered])
         self._ledger.anchor(total)
-        for message in self._view[covered:]:
-            self._ledger.append(message)
+        for message, count in zip(self._view[covered:], counts[covered:], strict=True):
+            self._ledger.append(message, count)
 
     # ----------------------------------------------------------------- internals
     def _set_preamble(
@@ -323,9 +326,17 @@ class ConversationHistory:
         self._log.append(entry)
 
     def _append(self, message: Message) -> None:
-        self._record(MessageAdded(message))
+        count = self.counter.count_message(message)
+        self._record(self._added(message, count))
         self._view.append(message)
-        self._ledger.append(message)
+        self._ledger.append(message, count)
+
+    def _added(self, message: Message, count: int, merge: bool = False) -> MessageAdded:
+        """The entry for ``message``, with its count when the counter can vouch for it later."""
+        key = _cache_key(self.counter)
+        if key is None:
+            return MessageAdded(message, merge)
+        return MessageAdded(message, merge, count, key)
 
     def _problems_with(self, message: Message) -> list[Violation]:
         """Violations the new message would cause, checked against the last message only."""
@@ -373,18 +384,44 @@ class ConversationHistory:
 
     def _apply(self, step: Step) -> None:
         repair = Repair(len(self._view) - step.merge, step.note) if step.note else None
-        if step.message.content:  # an empty message is only noted in repairs, never sent
-            self._record(MessageAdded(step.message, step.merge))
+        if not step.message.content:  # an empty message is only noted in repairs, never sent
+            if repair is not None:
+                self.repairs.append(repair)
+            return
+        # The entry carries the count of the message it leaves at the end of the view.
+        result = merge_messages(self._view[-1], step.message) if step.merge else step.message
+        count = self.counter.count_message(result)
+        self._record(self._added(step.message, count, step.merge))
         if repair is not None:
             self.repairs.append(repair)
-        if not step.message.content:
-            return
         if step.merge:
-            self._view[-1] = merge_messages(self._view[-1], step.message)
-            self._ledger.replace_last(self._view[-1])
+            self._view[-1] = result
+            self._ledger.replace_last(result, count)
         else:
-            self._view.append(step.message)
-            self._ledger.append(step.message)
+            self._view.append(result)
+            self._ledger.append(result, count)
+
+
+def _cache_key(counter: TokenCounter) -> str | None:
+    """The counter's ``cache_key`` (the identity of its counts), None when it has none."""
+    key = getattr(counter, "cache_key", None)
+    return key if isinstance(key, str) and key else None
+
+
+def _stored_counts(entries: Sequence[LogEntry], key: str | None) -> list[int | None]:
+    """The count stored for each message of ``derive_view(entries)`` by a counter with ``key``;
+    None where there is none (boundary views, other counters, older logs): those are counted."""
+    counts: list[int | None] = []
+    for entry in entries:
+        if isinstance(entry, CompactionBoundary):
+            counts = [None] * len(entry.view)
+        elif isinstance(entry, MessageAdded):
+            known = entry.tokens if key is not None and entry.counter == key else None
+            if entry.merge and counts:
+                counts[-1] = known
+            else:
+                counts.append(known)
+    return counts
 
 
 def _last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:

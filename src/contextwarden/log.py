@@ -24,10 +24,18 @@ class Preamble:
 
 @dataclass(frozen=True, slots=True)
 class MessageAdded:
-    """A message joined the view; with ``merge`` it was merged into the view's last message."""
+    """A message joined the view; with ``merge`` it was merged into the view's last message.
+
+    ``tokens``: what the view's message this entry produced (the merged one with ``merge``)
+    costs, as counted by the counter whose ``cache_key`` is ``counter``; a history restoring the
+    log with the same counter reuses it instead of counting again. Both are None when unknown,
+    and neither takes part in equality (they describe the message, they are not part of it).
+    """
 
     message: Message
     merge: bool = False
+    tokens: int | None = field(default=None, compare=False)
+    counter: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,7 +83,8 @@ class TextBlock:
 class ToolUseBlock:
     id: str
     name: str
-    input: FrozenDict = EMPTY
+    input: Mapping[str, Any] = EMPTY
+    """The call's arguments; a plain dict is frozen on construction (always a FrozenDict)."""
     extra: FrozenDict = EMPTY
     type: Literal["tool_use"] = field(default="tool_use", init=False)
 

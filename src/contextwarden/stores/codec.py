@@ -7,9 +7,11 @@ valid UTF-8 even for lone surrogates, and free of raw NUL, which PostgreSQL text
 
 from __future__ import annotations
 
+import gc
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, assert_never
 
 from contextwarden.errors import FormatError, StoreError
@@ -22,7 +24,19 @@ from contextwarden.log import (
     Preamble,
     UsageRecorded,
 )
-from contextwarden.model import JSON, FrozenDict, Message, MessageMeta, freeze, thaw
+from contextwarden.model import (
+    JSON,
+    Block,
+    FrozenDict,
+    Message,
+    MessageMeta,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    freeze,
+    thaw,
+)
 
 SCHEMA_VERSION = 1
 """Version of the event encoding; a reader refuses a newer writer's events instead of guessing."""
@@ -62,8 +76,7 @@ def _fields(entry: LogEntry) -> dict[str, JSON]:
         case Preamble():
             return {"system": thaw(entry.system), "tools": thaw(entry.tools)}
         case MessageAdded():
-            out = {"message": message_to_json(entry.message)}
-            return {**out, "merge": True} if entry.merge else out
+            return _added_fields(entry)
         case UsageRecorded():
             return {"total": entry.total, "raw": thaw(entry.raw)}
         case CompactionBoundary():
@@ -72,6 +85,20 @@ def _fields(entry: LogEntry) -> dict[str, JSON]:
             return {"key": entry.key, "value": thaw(entry.value)}
         case _:
             assert_never(entry)
+
+
+def _added_fields(entry: MessageAdded) -> dict[str, JSON]:
+    out: dict[str, JSON] = {"message": message_to_json(entry.message)}
+    if entry.merge:
+        out["merge"] = True
+    if entry.tokens is not None and entry.counter is not None:
+        if not _is_count(entry.tokens) or not isinstance(entry.counter, str):
+            raise StoreError(
+                f"MessageAdded cannot be stored: tokens must be an integer >= 0 and counter a "
+                f"string, got {entry.tokens!r} and {entry.counter!r}"
+            )
+        out["tokens"], out["counter"] = entry.tokens, entry.counter
+    return out
 
 
 def _boundary_fields(entry: CompactionBoundary) -> dict[str, JSON]:
@@ -111,18 +138,55 @@ def _meta_to_json(meta: MessageMeta) -> dict[str, JSON]:
 
 
 # ----------------------------------------------------------------------------- decoding
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a whole log is decoded.
+
+    Decoding makes about ten container objects per event and no reference cycles, so the
+    collector finds nothing to free, yet its passes over the growing heap cost about a third of
+    decoding 10,000 events (the session of benchmarks/bench_stores.py: ``log()`` median ≈ 200 ms
+    with it, ≈ 135 ms without). Reference counting still
+    frees everything; the collector resumes when the batch is done, unless it was off already
+    (e.g. paused by another thread's load, which resumes it in turn).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def decode(line: str | bytes, *, where: str = "") -> LogEntry:
     """One event from its JSON text; StoreError (naming ``where``) when it cannot be read."""
     try:
-        body = json.loads(line)
+        body = _loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise StoreError(f"{where or 'event'}: not valid JSON ({exc})") from exc
     return decode_object(body, where=where)
 
 
+_DECODER = json.JSONDecoder()
+
+
+def _loads(line: str | bytes) -> Any:
+    """``json.loads``, minus its per-call overhead for the compact lines our writer writes; any
+    other text (whitespace around it, bytes, trailing data) goes through ``json.loads`` itself."""
+    if type(line) is str:
+        try:
+            body, end = _DECODER.raw_decode(line)
+        except json.JSONDecodeError:
+            pass
+        else:
+            if end == len(line):
+                return body
+    return json.loads(line)
+
+
 def decode_object(body: Any, *, where: str = "") -> LogEntry:
     label = where or "event"
-    if not isinstance(body, Mapping):
+    if type(body) is not dict and not isinstance(body, Mapping):  # the cheap test first
         raise StoreError(f"{label}: expected a JSON object, got {type(body).__name__}")
     version = body.get("v")
     if not isinstance(version, int) or version < 1:
@@ -134,14 +198,15 @@ def decode_object(body: Any, *, where: str = "") -> LogEntry:
         )
     try:
         return _entry(body)
-    except (KeyError, TypeError, ValueError, FormatError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, FormatError) as exc:
+        # AttributeError: a field that must be an object is not (``.get`` on a list or number).
         raise StoreError(f"{label}: malformed {body.get('type')!r} event ({exc!r})") from exc
 
 
 def _entry(body: Mapping[str, Any]) -> LogEntry:
     kind = body.get("type")
     if kind == "message":
-        return MessageAdded(message_from_json(body["message"]), bool(body.get("merge", False)))
+        return _added(body)
     if kind == "usage":
         return UsageRecorded(_int(body["total"]), FrozenDict(body.get("raw") or {}))
     if kind == "compaction":
@@ -154,6 +219,17 @@ def _entry(body: Mapping[str, Any]) -> LogEntry:
             system = tuple(FrozenDict(b) for b in system)
         return Preamble(system, tuple(FrozenDict(t) for t in body.get("tools") or ()))
     raise ValueError(f"unknown event type {kind!r}")
+
+
+def _added(body: Mapping[str, Any]) -> MessageAdded:
+    message = message_from_json(body["message"])
+    merge = bool(body.get("merge", False))
+    tokens, counter = body.get("tokens"), body.get("counter")
+    if tokens is None and counter is None:  # no stored count (e.g. written before there were)
+        return MessageAdded(message, merge)
+    if not _is_count(tokens):
+        raise ValueError(f"stored token count must be an integer >= 0, got {tokens!r}")
+    return MessageAdded(message, merge, tokens, _str(counter))
 
 
 def _boundary(body: Mapping[str, Any]) -> CompactionBoundary:
@@ -174,12 +250,71 @@ def _boundary(body: Mapping[str, Any]) -> CompactionBoundary:
 
 def message_from_json(body: Mapping[str, Any]) -> Message:
     """The inverse of ``message_to_json``: content through the wire reader, meta as stored."""
-    message = message_from_wire(body)
-    meta = body.get("meta")
-    return Message(message.role, message.content, _meta_from_json(meta) if meta else _NO_META)
+    meta = body.get("meta") if isinstance(body, Mapping) else None
+    blocks = _plain_blocks(body)
+    if blocks is None:
+        blocks = message_from_wire(body).content
+    return Message(body["role"], blocks, _meta_from_json(meta) if meta else _NO_META)
 
 
 _NO_META = MessageMeta()
+_ROLES = ("user", "assistant")
+
+
+def _plain_blocks(body: Any) -> tuple[Block, ...] | None:
+    """The content when every block is in the exact form our writer gives the common blocks
+    (text, tool_use, tool_result with text content, thinking, no extra fields); None otherwise.
+
+    A shortcut for loading: it builds what ``block_from_wire`` would build for those shapes,
+    without its general checks. Anything else goes through the wire reader, which keeps unknown
+    and malformed content and refuses a bad role.
+    """
+    if type(body) is not dict or body.get("role") not in _ROLES:
+        return None
+    content = body.get("content")
+    if type(content) is not list:
+        return None
+    blocks: list[Block] = []
+    for raw in content:
+        block = _plain_block(raw) if type(raw) is dict else None
+        if block is None:
+            return None
+        blocks.append(block)
+    return tuple(blocks)
+
+
+def _plain_block(raw: dict[str, Any]) -> Block | None:
+    kind = raw.get("type")
+    if kind == "text":
+        return _plain_text(raw)
+    if kind == "tool_result":
+        return _plain_result(raw)
+    if kind == "tool_use":
+        use_id, name, args = raw.get("id"), raw.get("name"), raw.get("input")
+        if len(raw) != 4 or type(use_id) is not str or type(name) is not str:
+            return None
+        return ToolUseBlock(use_id, name, FrozenDict(args)) if type(args) is dict else None
+    if kind == "thinking":
+        thinking, signature = raw.get("thinking"), raw.get("signature")
+        if len(raw) != 3 or type(thinking) is not str or type(signature) is not str:
+            return None
+        return ThinkingBlock(thinking, signature)
+    return None
+
+
+def _plain_text(raw: dict[str, Any]) -> TextBlock | None:
+    text = raw.get("text")
+    return TextBlock(text) if len(raw) == 2 and type(text) is str else None
+
+
+def _plain_result(raw: dict[str, Any]) -> ToolResultBlock | None:
+    use_id, content, error = raw.get("tool_use_id"), raw.get("content"), raw.get("is_error")
+    if type(use_id) is not str or type(content) is not str:
+        return None
+    # Written as {type, tool_use_id, content} plus "is_error": true only when it is set.
+    if (len(raw) == 3 and error is None) or (len(raw) == 4 and error is True):
+        return ToolResultBlock(use_id, content, error is True)
+    return None
 
 
 def _meta_from_json(raw: Mapping[str, Any]) -> MessageMeta:
@@ -194,6 +329,11 @@ def _meta_from_json(raw: Mapping[str, Any]) -> MessageMeta:
         source_ids=tuple(_str(s) for s in raw.get("source_ids") or ()),
         extra=FrozenDict(raw.get("extra") or {}),
     )
+
+
+def _is_count(value: Any) -> bool:
+    exact = type(value) is int  # the cheap test first: JSON gives plain ints
+    return (exact or (isinstance(value, int) and not isinstance(value, bool))) and value >= 0
 
 
 def _int(value: Any) -> int:

@@ -26,7 +26,7 @@ from contextwarden.stores.base import (
     as_entries,
     validate_session_id,
 )
-from contextwarden.stores.codec import decode_object, encode
+from contextwarden.stores.codec import decode_object, encode, paused_gc
 from contextwarden.stores.state import SessionState
 
 try:
@@ -144,10 +144,11 @@ class JsonlStore(StoreBase):
             data = _read_from(fd, 0) if fd >= 0 else b""
         entries: list[LogEntry] = []
         issues: list[LoadIssue] = []
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            entry = _parse(raw, path, number, issues)
-            if entry is not None:
-                entries.append(entry)
+        with paused_gc():
+            for number, raw in enumerate(data.split(b"\n"), start=1):
+                entry = _parse(raw, path, number, issues)
+                if entry is not None:
+                    entries.append(entry)
         return entries, issues
 
     def _refresh(self, session_id: str, fd: int) -> SessionState:
@@ -158,9 +159,9 @@ class JsonlStore(StoreBase):
         if state is None or state.token != token or state.offset > info.st_size:
             state = SessionState(token=token)
         data = _read_from(fd, state.offset)
-        entries = [
-            e for e in (_parse(raw, None, 0, []) for raw in data.split(b"\n")) if e is not None
-        ]
+        with paused_gc():
+            parsed = [_parse(raw, None, 0, []) for raw in data.split(b"\n")]
+        entries = [e for e in parsed if e is not None]
         state = replace(state.advance(entries), offset=state.offset + len(data))
         self._states[session_id] = state
         return state

@@ -24,7 +24,7 @@ from contextwarden.stores.base import (
     as_entries,
     validate_session_id,
 )
-from contextwarden.stores.codec import decode, encode, kind_of
+from contextwarden.stores.codec import decode, encode, kind_of, paused_gc
 from contextwarden.stores.state import SessionState
 
 
@@ -168,7 +168,9 @@ class SqlStore(StoreBase):
     def _events_since(self, cur: Cursor, session_id: str, version: int) -> list[LogEntry]:
         query = "SELECT seq, body FROM {e} WHERE session_id = ? AND seq > ? ORDER BY seq"
         rows = cur.execute(self._q(query), (session_id, version)).fetchall()
-        return [decode(body, where=f"{self._where(session_id)} event {seq}") for seq, body in rows]
+        where = self._where(session_id)
+        with paused_gc():
+            return [decode(body, where=f"{where} event {seq}") for seq, body in rows]
 
     def delete(self, session_id: str) -> bool:
         validate_session_id(session_id)
@@ -185,7 +187,8 @@ class SqlStore(StoreBase):
             query = "SELECT seq, body FROM {e} WHERE session_id = ? ORDER BY seq"
             rows = cur.execute(self._q(query), (session_id,)).fetchall()
         where = self._where(session_id)
-        return [decode(body, where=f"{where} event {seq}") for seq, body in rows], []
+        with paused_gc():
+            return [decode(body, where=f"{where} event {seq}") for seq, body in rows], []
 
     def version(self, session_id: str) -> int:
         validate_session_id(session_id)

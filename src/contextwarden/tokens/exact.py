@@ -177,6 +177,11 @@ def _cut(text: str, size: int = _PARALLEL_CHUNK_CHARS) -> list[str]:
     return pieces
 
 
+CACHE_VERSION = "v1"
+"""Part of ``TiktokenCounter.cache_key``: bump it when a change to message counting (in
+``tokens.messages``) changes counts, so counts stored by older versions are not reused."""
+
+
 @dataclass(frozen=True, slots=True)
 class TiktokenCounter:
     """Exact counts for OpenAI encodings (``o200k_base``: GPT-4o and later; ``cl100k_base``).
@@ -192,12 +197,16 @@ class TiktokenCounter:
     encoding: str = "o200k_base"
     data_dir: str | None = None
     threads: int | None = None
+    cache_key: str = field(init=False, repr=False, compare=False)
+    """Identity of these counts, stored with them (``MessageAdded.counter``) so a restored
+    history reuses them only under the same encoding (counts do not depend on ``threads``)."""
     _encoder: _Encoder = field(init=False, repr=False, compare=False)
     _threads: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         encoder = load_encoding(self.encoding, self.data_dir)
         object.__setattr__(self, "_encoder", encoder)
+        object.__setattr__(self, "cache_key", f"tiktoken/{CACHE_VERSION}/{self.encoding}")
         threads = self.threads if self.threads is not None else os.cpu_count() or 1
         if threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")

@@ -5,6 +5,7 @@ It runs on every new message, so it counts character classes with C-speed bytes 
 
 from __future__ import annotations
 
+import hashlib
 import math
 import operator
 from dataclasses import astuple, dataclass, field, fields
@@ -247,6 +248,11 @@ def text_features(text: str) -> TextFeatures:
     return TextFeatures(*_non_ascii_counts(text))
 
 
+CACHE_VERSION = "v1"
+"""Part of ``HeuristicCounter.cache_key``: bump it when a change to the estimate (here or in
+``tokens.messages``) changes counts, so counts stored by older versions are not reused."""
+
+
 @dataclass(frozen=True, slots=True)
 class HeuristicCounter:
     """Estimates tokens without a tokenizer: a linear model over character classes and runs.
@@ -268,6 +274,10 @@ class HeuristicCounter:
     """
 
     weights: HeuristicWeights = O200K_WEIGHTS
+    cache_key: str = field(init=False, repr=False, compare=False)
+    """Identity of these counts, stored with them (``MessageAdded.counter``) so a restored
+    history reuses them only under the same estimate: derived from the weights, and from
+    CACHE_VERSION, which changes whenever the estimate changes for the same weights."""
     _vector: tuple[float, ...] = field(init=False, repr=False, compare=False)
     _ascii_vector: tuple[float, ...] = field(init=False, repr=False, compare=False)
 
@@ -277,6 +287,8 @@ class HeuristicCounter:
         vector = self.weights.vector()
         object.__setattr__(self, "_vector", vector)
         object.__setattr__(self, "_ascii_vector", vector[:-_NON_ASCII_FEATURES])
+        digest = hashlib.sha256(repr(astuple(self.weights)).encode()).hexdigest()[:12]
+        object.__setattr__(self, "cache_key", f"heuristic/{CACHE_VERSION}/{digest}")
 
     def count_text(self, text: str) -> int:
         """Estimated tokens in ``text``: never 0 for a non-empty string, rounded up."""

@@ -89,24 +89,27 @@ class TokenLedger:
             self._anchor += new - self._preamble
         self._preamble = new
 
-    def append(self, message: Message) -> None:
-        """Count ``message`` once and add it to the running sums."""
-        count = self._counter.count_message(message)
+    def append(self, message: Message, count: int | None = None) -> None:
+        """Count ``message`` once (``count``: its count when the caller already has it) and add it
+        to the running sums."""
+        if count is None:
+            count = self._counter.count_message(message)
         self._messages.append(message)
         self._counts.append(count)
         self._sum += count
         if self._anchor is not None:
             self._tail += count
 
-    def replace_last(self, message: Message) -> None:
-        """The last message was replaced (e.g. merged with a continuation record): recount it.
+    def replace_last(self, message: Message, count: int | None = None) -> None:
+        """The last message was replaced (e.g. merged with a continuation record): recount it
+        (``count``: its count when the caller already has it).
 
         If the anchor covers it, the anchor moves by the change in its estimate.
         """
         if not self._messages:
             raise IndexError("replace_last on an empty ledger")
         old = self._counts[-1]
-        new = self._counter.count_message(message)
+        new = self._counter.count_message(message) if count is None else count
         self._messages[-1] = message
         self._counts[-1] = new
         self._sum += new - old
@@ -117,17 +120,24 @@ class TokenLedger:
         else:
             self._tail += new - old
 
-    def reset(self, messages: Sequence[Message], counts: Sequence[int] | None = None) -> None:
+    def reset(
+        self, messages: Sequence[Message], counts: Sequence[int | None] | None = None
+    ) -> None:
         """The view was replaced: recount it (reusing counts of identical message objects) and
-        drop the anchor. ``counts``: the messages' counts when the caller already has them."""
+        drop the anchor. ``counts``: the messages' counts when the caller already has them
+        (None for each one it does not have)."""
         if counts is not None and len(counts) != len(messages):
             raise ValueError(f"{len(counts)} counts for {len(messages)} messages")
-        if counts is None:
+        given = counts if counts is not None else [None] * len(messages)
+        known: dict[int, tuple[Message, int]] = {}
+        if None in given:
             # Keyed by id() but holding the message itself, so an id cannot be reused while cached.
             known = {id(m): (m, c) for m, c in zip(self._messages, self._counts, strict=True)}
-            counts = [self._known_or_counted(known, m) for m in messages]
+        self._counts = [
+            self._known_or_counted(known, m) if c is None else c
+            for m, c in zip(messages, given, strict=True)
+        ]
         self._messages = list(messages)
-        self._counts = list(counts)
         self._sum = sum(self._counts)
         self._anchor = None
         self._anchored_len = 0

@@ -18,6 +18,7 @@ from contextwarden.formats.claude_code import NAME, read, sniff
 from contextwarden.history import ConversationHistory
 from contextwarden.model import TextBlock, ToolResultBlock, UnknownBlock
 from contextwarden.rules import validate
+from tests.jsonpaths import set_path
 
 DIR = SHARED_DATA / "transcripts" / "claude-code"
 FILES = sorted(DIR.glob("*.jsonl"))
@@ -313,25 +314,6 @@ PATHS: tuple[tuple[str | int, ...], ...] = (
     ("message", "content", 0, "tool_use_id"),
     ("message", "content", 0, "content"),
 )
-
-
-def set_path(record: Any, path: tuple[str | int, ...], value: Any) -> bool:
-    """Set ``record[path]`` to ``value`` where the path exists; False where it does not."""
-    for key in path[:-1]:
-        if isinstance(key, int) and isinstance(record, list) and len(record) > key:
-            record = record[key]
-        elif isinstance(key, str) and isinstance(record, dict) and key in record:
-            record = record[key]
-        else:
-            return False
-    last = path[-1]
-    if isinstance(record, dict) and isinstance(last, str) and last in record:
-        record[last] = value
-        return True
-    if isinstance(record, list) and isinstance(last, int) and len(record) > last:
-        record[last] = value
-        return True
-    return False
 
 
 @pytest.mark.parametrize("path_", PATHS, ids=["/".join(map(str, p)) for p in PATHS])

@@ -19,6 +19,7 @@ from contextwarden.history import ConversationHistory
 from contextwarden.model import TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
 from contextwarden.repair import MISSING_RESULT_TEXT
 from contextwarden.rules import validate
+from tests.jsonpaths import set_path
 
 DIR = SHARED_DATA / "transcripts" / "codex"
 FILES = sorted(DIR.glob("*.jsonl"))
@@ -256,25 +257,6 @@ PATHS: tuple[tuple[str | int, ...], ...] = (
     ("payload", "model"),
     ("payload", "base_instructions"),
 )
-
-
-def set_path(record: Any, path: tuple[str | int, ...], value: Any) -> bool:
-    """Set ``record[path]`` to ``value`` where the path exists; False where it does not."""
-    *head, last = path
-    for key in head:
-        if isinstance(record, dict) and isinstance(key, str) and key in record:
-            record = record[key]
-        elif isinstance(record, list) and isinstance(key, int) and len(record) > key:
-            record = record[key]
-        else:
-            return False
-    if isinstance(record, dict) and isinstance(last, str) and last in record:
-        record[last] = value
-        return True
-    if isinstance(record, list) and isinstance(last, int) and len(record) > last:
-        record[last] = value
-        return True
-    return False
 
 
 @pytest.mark.parametrize("path_", PATHS, ids=["/".join(map(str, p)) for p in PATHS])

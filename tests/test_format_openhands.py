@@ -16,6 +16,7 @@ from contextwarden.formats import detect_format, load
 from contextwarden.model import ToolResultBlock
 from contextwarden.repair import MISSING_RESULT_TEXT
 from contextwarden.rules import validate
+from tests.jsonpaths import json_paths
 
 FOLDER = SHARED_DATA / "transcripts" / "openhands"
 PONYC = FOLDER / "All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl"
@@ -296,17 +297,6 @@ def _shrunk(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    children = (
-        value.items()
-        if isinstance(value, dict)
-        else enumerate(value)
-        if isinstance(value, list)
-        else []
-    )
-    return [prefix] + [p for key, child in children for p in _paths(child, (*prefix, key))]
-
-
 SEEDS = [_shrunk(runs[0]) for runs in (_runs(PONYC), _runs(RESOLVER), _runs(GUI))]
 
 
@@ -317,7 +307,7 @@ def test_mutated_events_load_valid_or_raise_format_error(
 ) -> None:
     events = json.loads(json.dumps(data.draw(st.sampled_from(SEEDS))))
     for _ in range(data.draw(st.integers(1, 4))):
-        path = data.draw(st.sampled_from(_paths(events)[1:]))
+        path = data.draw(st.sampled_from(json_paths(events)[1:]))
         parent = events
         for key in path[:-1]:
             parent = parent[key]

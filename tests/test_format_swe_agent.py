@@ -15,6 +15,7 @@ from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.model import TextBlock
 from contextwarden.rules import validate
+from tests.jsonpaths import json_paths
 
 TRANSCRIPTS = SHARED_DATA / "transcripts"
 TRAJECTORIES = sorted((TRANSCRIPTS / "swe-agent").glob("*.traj*")) + sorted(
@@ -214,17 +215,6 @@ def _shrunk(value: Any) -> Any:
     return value
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    children = (
-        value.items()
-        if isinstance(value, dict)
-        else enumerate(value)
-        if isinstance(value, list)
-        else []
-    )
-    return [prefix] + [p for key, child in children for p in _paths(child, (*prefix, key))]
-
-
 SEEDS = [_shrunk(json.loads(p.read_text())) for p in TRAJECTORIES[:3] + TRAJECTORIES[-3:]]
 
 
@@ -235,7 +225,7 @@ def test_mutated_trajectories_load_valid_or_raise_format_error(
 ) -> None:
     document = json.loads(json.dumps(data.draw(st.sampled_from(SEEDS))))
     for _ in range(data.draw(st.integers(1, 4))):
-        path = data.draw(st.sampled_from(_paths(document)[1:]))
+        path = data.draw(st.sampled_from(json_paths(document)[1:]))
         parent = document
         for key in path[:-1]:
             parent = parent[key]

@@ -252,7 +252,7 @@ def test_run_without_a_user_message_gets_its_instruction(tmp_path: Path) -> None
     }
     path = tmp_path / "output.jsonl"
     path.write_text("{broken\n" + json.dumps({"no": "history"}) + "\n" + json.dumps(run) + "\n")
-    history = load(path, format="openhands")
+    history = load(path, format="openhands", lenient=True)  # 2 of 3 lines are not runs
     report = history.source
     assert report is not None and report.metadata["conversations"] == 1
     assert [i.line for i in report.issues] == [1, 2]

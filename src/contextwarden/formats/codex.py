@@ -62,6 +62,7 @@ from contextwarden.repair import merge_messages
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "codex"
+EXPECTED = "Codex rollout JSONL: {timestamp, type, payload} records"
 RECORD_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 )
@@ -93,8 +94,10 @@ class _Scan:
         kind = value.get("type") if isinstance(value, Mapping) else None
         payload = value.get("payload") if isinstance(value, Mapping) else None
         if not (isinstance(kind, str) and kind in RECORD_TYPES and isinstance(payload, Mapping)):
-            self.report.skip(
-                "not a Codex rollout record (type and payload object); line skipped", line=line
+            self.report.reject(
+                "not a Codex rollout record (type and payload object); line skipped",
+                value,
+                line=line,
             )
             return
         stamp = parse_timestamp(value.get("timestamp"))

@@ -23,6 +23,7 @@ from contextwarden.history import ConversationHistory
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "openhands"
+EXPECTED = "OpenHands events: a JSON event list, or output.jsonl runs with a 'history' list"
 
 _VOCAB = re.compile(
     r'"action"\s*:\s*"(message|run|run_ipython|read|edit|write|browse|browse_interactive|finish'
@@ -89,7 +90,9 @@ def _runs(path: Path, report: LoadReport) -> list[tuple[int | None, Mapping[str,
         if isinstance(item.value, Mapping) and isinstance(item.value.get("history"), list):
             runs.append((item.line, item.value))
         else:
-            report.skip("not an OpenHands run (no 'history' list); line skipped", line=item.line)
+            report.reject(
+                "not an OpenHands run (no 'history' list); line skipped", item.value, line=item.line
+            )
     return runs
 
 

@@ -14,6 +14,9 @@ Mapping rules (facts from /work/shared/data/transcripts/NOTES.md and the real fi
   role. A ``user`` item is typed when an ``event_msg`` ``user_message`` has the same text (Codex
   emits that UI event only for what the person submitted); other user items (AGENTS.md,
   ``<environment_context>``, ``<turn_aborted>``) are marked injected the same way.
+- ``web_search_call`` and other hosted-tool calls (a ``*_call`` with no ``call_id`` and no
+  output item) → a ``tool_use`` (id: the item id) and at once its ``tool_result`` holding the rest
+  of the item (status, results): what the model saw, so it is conversation, not metadata.
 - ``function_call`` / ``custom_tool_call`` / ``tool_search_call`` (any ``*_call`` with a
   ``call_id``) → ``tool_use`` named ``namespace__name`` when namespaced; JSON ``arguments`` are
   parsed into the input (``{"raw_arguments": …}`` when they do not parse to an object), a free-form
@@ -114,11 +117,11 @@ class _Scan:
 
     def _item(self, line: int, payload: Mapping[str, Any], stamp: float | None) -> None:
         try:
-            item = convert(line, payload, stamp)
+            items = convert(line, payload, stamp)
         except ContextWardenError as exc:
             self.report.skip(f"{exc}; record skipped", line=line)
             return
-        if item is None:
+        if not items:
             self.report.skip(
                 f"response_item type {payload.get('type')!r} has no message mapping; "
                 "kept in metadata['unmapped_items']",
@@ -128,13 +131,14 @@ class _Scan:
                 {"line": line, "payload": dict(payload)}
             )
             return
-        repeated = repeated_tool_use(self.calls, item.message, line, "call_id")
+        repeated = repeated_tool_use(self.calls, items[0].message, line, "call_id")
         if repeated:
             self.report.skip(f"{repeated}; record skipped", line=line)
             return
-        if item.message.role == "assistant" and self.model is not None:
-            item.extra["model"] = self.model
-        self.items.append(item)
+        for item in items:
+            if item.message.role == "assistant" and self.model is not None:
+                item.extra["model"] = self.model
+            self.items.append(item)
 
     def _event(self, line: int, payload: Mapping[str, Any]) -> None:
         kind = payload.get("type")

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 FORMATS: dict[str, str] = {
     "claude-code": "contextwarden.formats.claude_code",
     "codex": "contextwarden.formats.codex",
+    "copilot": "contextwarden.formats.copilot",
+    "entire": "contextwarden.formats.entire",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",
     "openai": "contextwarden.formats.openai",

@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "swe-agent": "contextwarden.formats.swe_agent",
     "openai": "contextwarden.formats.openai",
     "anthropic": "contextwarden.formats.anthropic_file",
+    "aider": "contextwarden.formats.aider",
 }
 SNIFF_BYTES = 256 * 1024
 MOSTLY_UNREADABLE = 0.5
@@ -106,7 +107,7 @@ def _require_content(history: ConversationHistory, report: LoadReport, expected:
         issue, holds = report.first_unreadable
         detail = f"; first unreadable record: {issue}, it holds {holds}"
     raise FormatError(
-        f"not a {report.format} file: {what} (expected {expected}){detail}. "
+        f"not readable as {report.format}: {what} (expected {expected}){detail}. "
         "Name the right format with --format, or salvage what can be read with --lenient "
         "(format=, lenient=True in Python)",
         path=report.path,

@@ -28,6 +28,8 @@ SNIFF_LINES = 5
 """How many parseable head lines a JSONL format's ``sniff`` looks at."""
 SHOWN_KEYS = 8
 """How many of an unreadable record's keys an error message names."""
+SHOWN_TEXT = 60
+"""How many characters of an unreadable line of text an error message quotes."""
 RAW_ARGUMENTS = "raw_arguments"
 """Key holding tool-call arguments that are not a JSON object, so they are kept verbatim."""
 DATA_URL = re.compile(r"^data:(?P<mt>[^;,]+);base64,(?P<data>.*)$", re.DOTALL)
@@ -87,6 +89,8 @@ def describe_value(value: Any) -> str:
         keys = list(value)
         shown = ", ".join(map(str, keys[:SHOWN_KEYS])) + (", …" if len(keys) > SHOWN_KEYS else "")
         return f"keys [{shown}]"
+    if isinstance(value, str):
+        return f"the text {value[:SHOWN_TEXT]!r}"
     return "text that is not JSON" if value is None else f"a JSON {type(value).__name__}"
 
 

@@ -61,7 +61,7 @@ CONVERSATION_EVENTS = frozenset(
     {"session.start", "user.message", "assistant.message", "tool.execution_complete"}
 )
 """Event types only Copilot CLI writes; a file whose head holds one of them is Copilot's."""
-_EVENT_TYPE = re.compile(r"^[a-z_]+(\.[a-z_]+)+$")
+_EVENT_TYPE = re.compile(r"^[a-z_]+(\.[a-z_]+)*$")
 _REASONING_KEYS = ("reasoningText", "reasoningOpaque", "encryptedContent")
 
 

@@ -322,3 +322,33 @@ def test_web_search_calls_become_a_call_and_its_result_like_function_calls(
     assert results[second].is_error is True
     assert validate(history.messages) == []
     assert len(history.messages) == len(load(source).messages) + 4  # two calls, two results
+
+
+def test_real_web_searches_take_the_call_id_of_their_end_event() -> None:
+    sample = (
+        Path(__file__).parent
+        / "data"
+        / "codex"
+        / "EntityProcess__agentv__8d1ecb6dc628-web-search.jsonl"
+    )
+    records = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines()]
+    ends = [r["payload"] for r in records if r["payload"].get("type") == "web_search_end"]
+    history = load(sample)
+    searches = [
+        b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolUseBlock) and b.name == "web_search"
+    ]
+    assert [(s.id, s.input["url"]) for s in searches] == [
+        (e["call_id"], e["action"]["url"]) for e in ends
+    ]
+    results = {
+        b.tool_use_id: b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolResultBlock)
+    }
+    assert all(json.loads(results[s.id].content) == {"status": "completed"} for s in searches)
+    assert history.source is not None and history.source.issues == []
+    assert validate(history.messages) == []

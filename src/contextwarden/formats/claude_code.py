@@ -14,8 +14,19 @@ Mapping rules (see /work/shared/data/transcripts/NOTES.md for the format facts):
 - Other non-sidechain records (abandoned branches after an edit or retry, a ``/exit`` left behind
   by a resume) are not in the view: each is reported and its text kept in
   ``metadata["off_thread"]``.
+- Detection is by shape, not by record type: most head records carry a string ``type`` and one of
+  ``sessionId``/``parentUuid``/``leafUuid``/``messageId``. Record types new to this loader are
+  skipped with a note; settings and titles (``permission-mode``, ``ai-title``, ``custom-title``,
+  ``agent-name``, ``mode``, ``last-prompt``) → ``metadata["session_facts"]`` (latest of each);
+  ``attachment`` records (context Claude Code attached, shown to the model inside later
+  records) → ``metadata["attachments"]``.
 - ``compact_boundary`` records with the ``isCompactSummary`` record after each (Claude Code's own
   LLM summary) → ``metadata["compactions"]``, never the view: the view is the whole session.
+  Exception: a file that starts at a boundary (a resumed session) opens with that summary as its
+  first user message (``meta.extra["compact_summary"]``), since it is all the model had of before.
+  A partial compaction's ``compactMetadata.preservedSegment`` (head/anchor/tail uuids of the kept
+  records) places the boundary before the kept head (``messages_before``) and names the kept
+  messages (``preserved_segment.first_message``/``last_message``).
   ``microcompact_boundary`` → ``metadata["microcompactions"]``; ``summary`` records →
   ``metadata["summaries"]``; queued input that never reached the view →
   ``metadata["queued_inputs"]``.

@@ -328,7 +328,48 @@ def test_wrong_types_anywhere_never_crash_the_loader(
         assert any(hits)
         file = tmp_path / "session.jsonl"
         file.write_text("\n".join(json.dumps(r) for r in mutated) + "\n", encoding="utf-8")
-        history = load(file, "claude-code")
+        history = load(file, "claude-code", lenient=True)  # every record is corrupt
         assert history.source is not None and history.source.records == len(records)
         assert validate(history.messages) == []
         assert all(i.line is not None for i in history.source.issues)
+
+
+# ----------------------------------------------------------------------------- resumed, partial
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_file_that_starts_at_a_compaction_opens_with_its_summary(tmp_path: Path) -> None:
+    records = raw_records(by_name("7662d755ef9f"))
+    start = next(i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary")
+    summary = next(r for r in records[start:] if r.get("isCompactSummary"))
+    history = load(_write(tmp_path / "resumed.jsonl", records[start:]))
+    first = history.messages[0]
+    assert first.role == "user" and first.meta.extra["compact_summary"] is True
+    text = summary["message"]["content"]
+    text = text if isinstance(text, str) else text[0]["text"]
+    assert first.content[0] == TextBlock(text)  # the summary itself, not a placeholder
+    assert validate(history.messages) == []
+    assert history.source is not None and history.source.metadata["opening_summary_line"] == 2
+
+
+def test_a_partial_compaction_places_its_boundary_before_the_preserved_segment(
+    tmp_path: Path,
+) -> None:
+    records = raw_records(by_name("7662d755ef9f"))
+    full = load(by_name("7662d755ef9f"))
+    boundary = next(r for r in records if r.get("subtype") == "compact_boundary")
+    head, tail = full.messages[10], full.messages[14]
+    boundary["compactMetadata"]["preservedSegment"] = {
+        "headUuid": head.meta.source_ids[0],
+        "anchorUuid": boundary["uuid"],
+        "tailUuid": tail.meta.source_ids[-1],
+    }
+    history = load(_write(tmp_path / "partial.jsonl", records))
+    assert history.messages == full.messages  # the kept records stay where they were said
+    assert history.source is not None
+    entry = next(c for c in history.source.metadata["compactions"] if "preserved_segment" in c)
+    segment = entry["preserved_segment"]
+    assert (segment["first_message"], segment["last_message"]) == (10, 14)
+    assert entry["messages_before"] == 10 and segment["in_view"] is True

@@ -270,7 +270,85 @@ def test_wrong_types_anywhere_never_crash_the_loader(
         assert any([set_path(r, path_, value) for r in mutated])
         file = tmp_path / "rollout.jsonl"
         file.write_text("\n".join(json.dumps(r) for r in mutated) + "\n", encoding="utf-8")
-        history = load(file, "codex")
+        history = load(file, "codex", lenient=True)  # every record is corrupt
         assert history.source is not None and history.source.records == len(records)
         assert validate(history.messages) == []
         assert all(i.line is not None for i in history.source.issues)
+
+
+def test_web_search_calls_become_a_call_and_its_result_like_function_calls(
+    tmp_path: Path,
+) -> None:
+    source = next(p for p in FILES if "a392ff332928" in p.name)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first_reply = next(
+        i for i, line in enumerate(lines) if '"role":"assistant"' in line.replace(" ", "")
+    )
+    searches = [
+        {
+            "type": "web_search_call",
+            "id": "ws_1",
+            "status": "completed",
+            "action": {"type": "search", "query": "codex rollout format", "queries": ["codex"]},
+        },
+        {
+            "type": "web_search_call",
+            "status": "failed",
+            "action": {"type": "open_page", "url": "https://example.com/x"},
+        },
+    ]
+    stamp = "2026-01-01T00:00:00.000Z"
+    added = [
+        json.dumps({"timestamp": stamp, "type": "response_item", "payload": s}) for s in searches
+    ]
+    lines[first_reply:first_reply] = added
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    history = load(path)
+    assert history.source is not None and "unmapped_items" not in history.source.metadata
+    uses = {b.id: b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)}
+    results = {
+        b.tool_use_id: b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolResultBlock)
+    }
+    assert (
+        uses["ws_1"].name == "web_search" and uses["ws_1"].input["query"] == "codex rollout format"
+    )
+    assert json.loads(results["ws_1"].content) == {"status": "completed"}
+    second = f"web_search_call-line{first_reply + 2}"
+    assert uses[second].input == {"type": "open_page", "url": "https://example.com/x"}
+    assert results[second].is_error is True
+    assert validate(history.messages) == []
+    assert len(history.messages) == len(load(source).messages) + 4  # two calls, two results
+
+
+def test_real_web_searches_take_the_call_id_of_their_end_event() -> None:
+    sample = (
+        Path(__file__).parent
+        / "data"
+        / "codex"
+        / "EntityProcess__agentv__8d1ecb6dc628-web-search.jsonl"
+    )
+    records = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines()]
+    ends = [r["payload"] for r in records if r["payload"].get("type") == "web_search_end"]
+    history = load(sample)
+    searches = [
+        b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolUseBlock) and b.name == "web_search"
+    ]
+    assert [(s.id, s.input["url"]) for s in searches] == [
+        (e["call_id"], e["action"]["url"]) for e in ends
+    ]
+    results = {
+        b.tool_use_id: b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolResultBlock)
+    }
+    assert all(json.loads(results[s.id].content) == {"status": "completed"} for s in searches)
+    assert history.source is not None and history.source.issues == []
+    assert validate(history.messages) == []

@@ -37,6 +37,15 @@ def add_counter_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_lenient_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="keep whatever could be read from a file that is mostly not in the format "
+        "(by default such a file is an error)",
+    )
+
+
 def make_counter(name: str) -> TokenCounter:
     from contextwarden.tokens.exact import TiktokenCounter
     from contextwarden.tokens.heuristic import HeuristicCounter

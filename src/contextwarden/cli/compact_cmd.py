@@ -12,6 +12,7 @@ from typing import Any
 from contextwarden.cli.common import (
     FORMAT_CHOICES,
     add_counter_option,
+    add_lenient_option,
     console,
     make_counter,
     print_json,
@@ -44,6 +45,7 @@ def register(sub: Any) -> None:
     parser.add_argument("file", type=Path, help="session file (JSONL, JSON, .traj)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="where to write")
     parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES, help="input format")
+    add_lenient_option(parser)
     parser.add_argument("--index", type=int, default=0, help="conversation in multi-run files")
     parser.add_argument(
         "--to",
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             f"{args.output}: refusing to write over the input; choose another -o path"
         )
     counter = make_counter(args.counter)
-    history = load(args.file, args.format, index=args.index, counter=counter)
+    history = load(args.file, args.format, index=args.index, counter=counter, lenient=args.lenient)
     source_format = history.source.format if history.source else FALLBACK_FORMAT
     target = args.to or (source_format if source_format in WRITABLE else FALLBACK_FORMAT)
     summarizer = make_summarizer(args)

@@ -12,6 +12,7 @@ from contextwarden.breakdown import CATEGORIES, ContextBreakdown, breakdown
 from contextwarden.cli.common import (
     FORMAT_CHOICES,
     add_counter_option,
+    add_lenient_option,
     bar,
     console,
     make_counter,
@@ -32,6 +33,7 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("file", type=Path, help="session file (JSONL, JSON, .traj)")
     parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES)
+    add_lenient_option(parser)
     parser.add_argument("--index", type=int, default=0, help="conversation in multi-run files")
     add_counter_option(parser)
     parser.add_argument("--top", type=int, default=5, help="how many largest messages to list")
@@ -41,7 +43,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     counter = make_counter(args.counter)
-    history = load(args.file, args.format, index=args.index, counter=counter)
+    history = load(args.file, args.format, index=args.index, counter=counter, lenient=args.lenient)
     parts = breakdown(
         history.messages, counter, system=history.system, tools=history.tools, largest=args.top
     )

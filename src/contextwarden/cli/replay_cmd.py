@@ -17,6 +17,7 @@ from rich.table import Table
 from contextwarden.cli.common import (
     FORMAT_CHOICES,
     add_counter_option,
+    add_lenient_option,
     console,
     make_counter,
     print_json,
@@ -47,6 +48,7 @@ def register(sub: Any) -> None:
     parser.add_argument("file", type=Path, help="session file (JSONL, JSON, .traj)")
     add_replay_options(parser, window=DEFAULT_WINDOW)
     parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES)
+    add_lenient_option(parser)
     parser.add_argument("--index", type=int, default=0, help="conversation in multi-run files")
     parser.add_argument(
         "--probes",
@@ -92,7 +94,13 @@ def add_replay_options(parser: argparse.ArgumentParser, *, window: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    session = load(args.file, args.format, index=args.index, counter=make_counter(args.counter))
+    session = load(
+        args.file,
+        args.format,
+        index=args.index,
+        counter=make_counter(args.counter),
+        lenient=args.lenient,
+    )
     probes = load_probes(args.probes) if args.probes else None
     result = run_replay(session, args, probes=probes)
     report = _write_report(result, args.report, None) if args.report else None

@@ -97,6 +97,33 @@ def recorded_bill(history: ConversationHistory, prices: PriceTable) -> dict[str,
     return bills
 
 
+def recorded_cost(history: ConversationHistory, prices: PriceTable) -> dict[str, Any] | None:
+    """The session's recorded cost as JSON (``None`` when no message recorded usage): the total,
+    each model's bill, and the models the table has no price for."""
+    requests = recorded_requests(history.messages)
+    if not requests:
+        return None
+    bills = recorded_bill(history, prices)
+    models = {r.model for r in requests if r.model is not None}
+    return {
+        "cost_usd": round(sum(b.cost for b in bills.values()), 6),
+        "requests": len(requests),
+        "by_model": {model: bill.as_json() for model, bill in bills.items()},
+        "unpriced_models": sorted(models - set(bills)),
+        "prices_date": prices.date,
+    }
+
+
+def unseen_preamble(history: ConversationHistory) -> int:
+    """Tokens the first recorded request sent beyond the history's preamble and messages: the
+    system prompt and tools a Claude Code file does not hold (0 without recorded usage)."""
+    first = next(iter(recorded_requests(history.messages)), None)
+    if first is None:
+        return 0
+    counted = sum(history.message_tokens(i) for i in range(first.index))
+    return max(0, first.usage.input - counted - history.preamble_tokens)
+
+
 def rebuild(history: ConversationHistory, metadata: Mapping[str, Any]) -> Rebuilt:
     """The requests of a loaded Claude Code session (see the module docstring); ``metadata`` is
     its load report's (``history.source.metadata``), which holds the compaction boundaries."""

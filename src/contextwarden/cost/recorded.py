@@ -115,13 +115,25 @@ def recorded_cost(history: ConversationHistory, prices: PriceTable) -> dict[str,
 
 
 def unseen_preamble(history: ConversationHistory) -> int:
-    """Tokens the first recorded request sent beyond the history's preamble and messages: the
-    system prompt and tools a Claude Code file does not hold (0 without recorded usage)."""
-    first = next(iter(recorded_requests(history.messages)), None)
-    if first is None:
+    """Tokens of preamble the requests sent that the history does not hold: Claude Code's system
+    prompt and tools (0 without recorded usage).
+
+    The first request's input beyond its counted messages — or, when less, the same for the
+    first request after a compaction boundary (whose excess also holds the summary): a resumed
+    session's first request carries the earlier conversation too.
+    """
+    recorded = recorded_requests(history.messages)
+    if not recorded:
         return 0
-    counted = sum(history.message_tokens(i) for i in range(first.index))
-    return max(0, first.usage.input - counted - history.preamble_tokens)
+    metadata = history.source.metadata if history.source is not None else {}
+    cuts = sorted(int(c["messages_before"]) for c in metadata.get("compactions", ()))
+    estimates = []
+    for start in (0, *cuts):
+        first = next((r for r in recorded if r.index >= start), None)
+        if first is not None:
+            counted = sum(history.message_tokens(i) for i in range(start, first.index))
+            estimates.append(first.usage.input - counted)
+    return max(0, min(estimates) - history.preamble_tokens)
 
 
 def rebuild(history: ConversationHistory, metadata: Mapping[str, Any]) -> Rebuilt:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from contextwarden.compaction.base import NoOp, Strategy, StrategyReport
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.compaction.mask import MASK_KEEP_RECENT, ObservationMask
 from contextwarden.compaction.truncate import Truncate
 from contextwarden.events import EventListener
@@ -110,6 +111,12 @@ STRATEGIES: dict[str, StrategySpec] = {
             "ladder",
             "the full ladder: budget, snip, microcompact, summary (offline), truncation",
             _manager,
+        ),
+        StrategySpec(
+            "ladder-cache",
+            "the ladder planned for a 5-minute prompt cache: old tool results are cleared when "
+            "the cache has gone cold, or when the saving pays for the cache re-write",
+            lambda s: ContextManager(s.policy, s.summarizer, clock=s.clock, cache=CachePolicy()),
         ),
         StrategySpec(
             "truncate",

@@ -216,7 +216,7 @@ class ContextManager:
         if history.estimate_tokens() >= policy.microcompact_threshold:
             state.compactables.update(view)
             saving = state.compactables.old_tokens(
-                view, policy.keep_recent_tool_results, history.counter, policy.cleared_marker
+                view, policy.keep_recent_tool_results, history.message_tokens, policy.cleared_marker
             )
             retry = len(state.compactables) != state.microcompact_failed_at
             if saving >= policy.min_saving and retry:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from contextwarden.compaction.base import (
     CompactionContext,
@@ -31,7 +32,7 @@ HORIZON_REQUESTS = 40
 """At most this many coming requests are credited with a saving (the session may end)."""
 GROWTH_TURNS = 10
 """The context's growth per request is averaged over this many latest turns."""
-COLD_MIN_RATIO = 0.5
+COLD_MIN_RATIO = 0.25
 """On a cold cache, old results are cleared once the context holds this share of the
 microcompact threshold: clearing that would come soon anyway moves to a moment when it is free,
 while a small context keeps its results (and the facts in them)."""
@@ -86,6 +87,18 @@ def growth_per_request(messages: Sequence[Message], context: CompactionContext, 
     return max(1, tokens // max(1, seen))
 
 
+def requests_until_cold(messages: Sequence[Message], ttl_seconds: float) -> int | None:
+    """How many requests in a row the conversation sends before a pause longer than the cache's
+    lifetime (the mean run so far); ``None`` without timestamps. Beyond that a saving is not
+    worth crediting: at the pause the cache is cold and the edit is free."""
+    stamps = [m.meta.timestamp for m in messages if m.role == "assistant"]
+    known = [t for t in stamps if t is not None]
+    if len(known) < 2:
+        return None
+    pauses = sum(1 for a, b in pairwise(known) if b - a >= ttl_seconds)
+    return max(1, len(known) // (pauses + 1))
+
+
 class CacheAware:
     """``inner``'s edit, applied only when it pays for the cache re-write it causes.
 
@@ -117,6 +130,8 @@ class CacheAware:
         rewritten = sum(ctx.count(m) for m in result.messages[first:])
         growth = growth_per_request(messages, ctx, self.cache.growth_turns)
         requests = max(0, threshold - report.tokens_after) // growth
+        run = requests_until_cold(messages, self.cache.ttl_seconds)
+        requests = requests if run is None else min(requests, run)
         if self.cache.pays(report.saved, rewritten, requests):
             return result
         reason = (

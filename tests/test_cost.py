@@ -171,3 +171,18 @@ def test_every_input_token_is_billed_exactly_once(steps: list[tuple[list[int], i
             result.cost
             <= Usage(cache_write_5m=result.total.input, output=len(requests)).cost(price) + 1e-12
         )
+
+
+def test_a_read_refreshes_the_earlier_breakpoints_it_covers() -> None:
+    """The preamble's own entry stays alive while longer prefixes are read through it, so an edit
+    after it re-writes only what follows."""
+    cache = AnthropicCache(1024)
+    now = 0.0
+    sizes = [5000, 100]
+    for _ in range(5):  # a request every 4 minutes, 20 minutes in all
+        cache.send(Request(now, _blocks(*sizes, marks=(0, -1))))
+        now += 240
+        sizes.append(100)
+    edited = (Block(5000, ("b", 0, 5000), "5m"), Block(90, "edited"), Block(100, "new", "5m"))
+    usage = cache.send(Request(now, edited))
+    assert (usage.cache_read, usage.cache_write_5m) == (5000, 190)

@@ -7,7 +7,7 @@ content key: two requests share a prefix exactly when their first blocks have eq
   longest cached prefix ending at a block boundary within ``lookback_blocks`` before one of its
   breakpoints, and writes the prefix up to each later breakpoint (if at least the model's minimum
   cacheable length) at the breakpoint's TTL. An entry lives 5 minutes (or 1 hour), refreshed
-  whenever it is read.
+  whenever it is read, also as part of a longer prefix read at a later breakpoint.
 - ``OpenAICache``: automatic. The longest prefix shared with a request seen within the retention
   time is read, counted in 128-token steps from 1,024 tokens; every prompt is cached, no write fee.
 """
@@ -148,9 +148,11 @@ class AnthropicCache:
         ids, ends = prefix_ids(request.blocks), _ends(request.blocks)
         hit = self._lookup(ids, points, request.time)
         read = ends[hit] if hit is not None else 0
-        if hit is not None:  # a hit refreshes the entry's lifetime
-            kept = self._entries[ids[hit]][1]
-            self._entries[ids[hit]] = (request.time + TTL_SECONDS[kept], kept)
+        if hit is not None:  # a hit refreshes its entry and those of the breakpoints it covers
+            for j in {hit, *(p for p in points if p < hit)}:
+                entry = self._entries.get(ids[j])
+                if entry is not None and entry[0] >= request.time:
+                    self._entries[ids[j]] = (request.time + TTL_SECONDS[entry[1]], entry[1])
         written = {"5m": 0, "1h": 0}
         done = read
         for j in points:

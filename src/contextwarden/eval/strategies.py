@@ -1,7 +1,8 @@
 """The strategies ``replay`` compares, as data: each builds something with ContextManager's
 ``prepare(history) -> CompactionReport`` and ``on_event`` shape.
 
-``ladder`` is the ContextManager itself; ``truncate``, ``mask`` and ``none`` are one rung each,
+``ladder`` is the ContextManager itself (today's behaviour), ``ladder-cache`` the same planned
+for a prompt cache (``compaction.cache``); ``truncate``, ``mask`` and ``none`` are one rung each,
 applied by ``ContextManager.apply`` (atomically, with its events) when their trigger holds.
 """
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
 from contextwarden.formats.anthropic import (
@@ -88,7 +88,30 @@ class ConversationHistory:
         self._metadata: dict[str, Any] = {}
         self.source: LoadReport | None = None
         """Set by ``load``: the file this history was read from and what could not be read."""
-        self._set_preamble(system, tools)
+        self.set_preamble(system, tools)
+
+    @classmethod
+    def from_log(
+        cls,
+        entries: Sequence[LogEntry],
+        *,
+        mode: Mode = "strict",
+        counter: TokenCounter | None = None,
+        rules: Sequence[Rule] = DEFAULT_RULES,
+    ) -> Self:
+        """A history rebuilt from a recorded log (a store's, or another history's ``log``): the
+        same view, log, token ledger and metadata, without recording anything again.
+
+        The view the log leads to is checked against ``rules`` first, because a log read back
+        from disk may have been edited: HistoryError names the first message that breaks one.
+        """
+        history = cls(mode=mode, counter=counter, rules=rules)
+        view = derive_view(entries)
+        problems = validate(view, history.rules)
+        if problems:
+            raise _error_for(problems[0], view[problems[0].index], added=False)
+        history._restore(entries, view)
+        return history
 
     @classmethod
     def open(cls, store: SessionStore, session_id: str, **kwargs: Any) -> ConversationHistory:
@@ -273,17 +296,18 @@ class ConversationHistory:
         self._view = list(boundary.view)
         self._ledger.reset(self._view, counts)
 
-    def _restore(self, entries: Sequence[LogEntry]) -> None:
-        """Rebuild this (empty) history from a stored log without re-recording it.
+    def _restore(self, entries: Sequence[LogEntry], view: list[Message]) -> None:
+        """Rebuild this (empty) history from a stored log (whose view is ``view``) without
+        re-recording it.
 
-        The view comes from ``derive_view``; the ledger counts the view once and re-anchors on the
+        The ledger counts the view once and re-anchors on the
         last usage recorded since the last compaction (an older anchor describes a gone view).
         Counts stored with the messages by a counter of the same ``cache_key`` are reused, so a
         restart does not count the session again.
         """
         self._snapshot = None
         self._log = list(entries)  # the stored log has its own Preamble
-        self._view = derive_view(entries)
+        self._view = view
         self._metadata = current_metadata(entries)
         preamble = next((e for e in reversed(entries) if isinstance(e, Preamble)), None)
         if preamble is not None:
@@ -300,12 +324,12 @@ class ConversationHistory:
         for message, count in zip(self._view[covered:], counts[covered:], strict=True):
             self._ledger.append(message, count)
 
-    # ----------------------------------------------------------------- internals
-    def _set_preamble(
+    def set_preamble(
         self,
         system: str | Sequence[Mapping[str, Any]] | None,
         tools: Sequence[Mapping[str, Any]] | None,
     ) -> None:
+        """Replace the system prompt and tool definitions; the change is logged (a Preamble)."""
         frozen_system = (
             system if isinstance(system, str | None) else tuple(FrozenDict(b) for b in system)
         )
@@ -314,6 +338,7 @@ class ConversationHistory:
         self._system, self._tools = frozen_system, frozen_tools
         self._ledger.set_preamble(self.system, self.tools)
 
+    # ----------------------------------------------------------------- internals
     def _record(self, entry: LogEntry) -> None:
         """Log an entry *before* the change it describes is applied.
 
@@ -445,7 +470,7 @@ def _blocks(items: Sequence[Block | Mapping[str, Any]]) -> tuple[Block, ...]:
     )
 
 
-def _error_for(violation: Violation, message: Message) -> HistoryError:
+def _error_for(violation: Violation, message: Message, *, added: bool = True) -> HistoryError:
     hint = {
         "role_alternation": " Roles must alternate user/assistant, starting with user.",
         "tool_pairing": (
@@ -460,7 +485,7 @@ def _error_for(violation: Violation, message: Message) -> HistoryError:
         "block_placement": ToolPairingError,
     }.get(violation.rule, HistoryError)
     return cls(
-        f"{violation}.{hint} Nothing was added.",
+        f"{violation}.{hint}{' Nothing was added.' if added else ''}",
         index=violation.index,
         role=message.role,
         tool_use_id=violation.tool_use_id,

@@ -71,7 +71,16 @@ def load(
         raise FormatError("no such file", path=str(file))
     name = detect_format(file) if format == "auto" else format
     report = LoadReport(str(file), name)
-    history: ConversationHistory = _module(name).read(file, report, index=index, counter=counter)
+    try:
+        history: ConversationHistory = _module(name).read(
+            file, report, index=index, counter=counter
+        )
+    except FormatError as exc:
+        if exc.path is not None:
+            raise
+        located = FormatError(str(exc), path=str(file))  # str(exc) already names line/index
+        located.line, located.index = exc.line, exc.index
+        raise located from exc
     history.finish_import()
     history.source = report
     return history

@@ -62,7 +62,10 @@ def messages_from_openai(
 
     reader = _Reader(problem)
     for index, raw in enumerate(raw_messages):
-        reader.add(as_plain(raw), index)
+        try:
+            reader.add(as_plain(raw), index)
+        except FormatError as exc:  # a value inside it cannot be held (e.g. nested too deeply)
+            problem(f"{exc}; message skipped", index)
     reader.flush()
     system = "\n\n".join(reader.system) if reader.system else None
     return system, reader.messages

@@ -62,7 +62,10 @@ def read(
     events = run["history"]
     builder = EventBuilder(report, line)
     for i, event in enumerate(events):
-        builder.add(event, i)
+        try:
+            builder.add(event, i)
+        except FormatError as exc:  # a value inside it cannot be held (e.g. nested too deeply)
+            report.skip(f"{exc}; event skipped", line=line, index=i)
     builder.ensure_instruction(run.get("instruction"))
     report.metadata["events"] = len(events)
     report.metadata["event_kinds"] = dict(builder.kinds)

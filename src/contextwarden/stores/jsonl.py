@@ -9,7 +9,6 @@ each was checked in order, so what remains is still a valid view.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -17,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from contextwarden.errors import StoreError
-from contextwarden.formats.base import LoadIssue
+from contextwarden.formats.base import LoadIssue, loads
 from contextwarden.log import LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
 from contextwarden.stores.base import (
@@ -203,7 +202,7 @@ def _parse(raw: bytes, path: Path | None, number: int, issues: list[LoadIssue]) 
     if not raw.strip():
         return None
     try:
-        body = json.loads(raw)
+        body = loads(raw)
     except ValueError:
         issues.append(
             LoadIssue(

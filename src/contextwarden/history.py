@@ -36,8 +36,14 @@ from contextwarden.model import (
     freeze,
     thaw,
 )
-from contextwarden.repair import Step, answer_pending, merge_messages, plan_merge
-from contextwarden.rules import DEFAULT_RULES, Rule, Violation, validate
+from contextwarden.repair import (
+    Step,
+    answer_pending,
+    mend_tools,
+    merge_messages,
+    plan_merge,
+)
+from contextwarden.rules import DEFAULT_RULES, Rule, UniqueToolUseIds, Violation, validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
@@ -85,6 +91,8 @@ class ConversationHistory:
         self._listeners: list[Callable[[LogEntry], None]] = []
         self._ledger = TokenLedger(self.counter)
         self.repairs: list[Repair] = []
+        self._use_ids: set[str] = set()  # tool_use ids in the view: the API wants them unique
+        self._renames: dict[str, str] = {}  # merge mode: repeated tool_use id -> its new name
         self._metadata: dict[str, Any] = {}
         self.source: LoadReport | None = None
         """Set by ``load``: the file this history was read from and what could not be read."""
@@ -294,6 +302,7 @@ class ConversationHistory:
             raise ValueError(f"{len(counts)} counts for a view of {len(boundary.view)} messages")
         self._record(boundary)
         self._view = list(boundary.view)
+        self._use_ids = {u.id for m in self._view for u in m.tool_uses}
         self._ledger.reset(self._view, counts)
 
     def _restore(self, entries: Sequence[LogEntry], view: list[Message]) -> None:
@@ -308,6 +317,7 @@ class ConversationHistory:
         self._snapshot = None
         self._log = list(entries)  # the stored log has its own Preamble
         self._view = view
+        self._use_ids = {u.id for m in view for u in m.tool_uses}
         self._metadata = current_metadata(entries)
         preamble = next((e for e in reversed(entries) if isinstance(e, Preamble)), None)
         if preamble is not None:
@@ -354,6 +364,7 @@ class ConversationHistory:
         count = self.counter.count_message(message)
         self._record(self._added(message, count))
         self._view.append(message)
+        self._use_ids.update(u.id for u in message.tool_uses)
         self._ledger.append(message, count)
 
     def _added(self, message: Message, count: int, merge: bool = False) -> MessageAdded:
@@ -377,10 +388,24 @@ class ConversationHistory:
             if v.index == len(window) - 1
             or (v.rule == "tool_pairing" and window[v.index].role == "assistant")
         ]
-        return [replace(v, index=v.index + offset) for v in relevant]
+        found = [replace(v, index=v.index + offset) for v in relevant]
+        if any(isinstance(rule, UniqueToolUseIds) for rule in self.rules):
+            index = len(self._view)
+            found += [
+                Violation(
+                    UniqueToolUseIds.name, index, f"tool_use id {u.id!r} is already in use", u.id
+                )
+                for u in message.tool_uses
+                if u.id in self._use_ids
+            ]
+        return found
 
     def _merge_add(self, message: Message) -> Message:
+        message, renames, note = mend_tools(message, self._use_ids, self._renames)
         steps = plan_merge(self._view, message)
+        if note is not None:
+            last = steps[-1]
+            steps[-1] = replace(last, note=f"{note}; {last.note}" if last.note else note)
         # Check the changed tail with enough context before it; earlier messages are known valid.
         context = min(len(self._view), 3)
         tail = self._view[len(self._view) - context :]
@@ -404,6 +429,7 @@ class ConversationHistory:
             raise _error_for(problems[0], message)
         for step in steps:
             self._apply(step)
+        self._renames.update(renames)
         skipped = not steps[-1].message.content
         return message if skipped or not self._view else self._view[-1]
 
@@ -419,6 +445,7 @@ class ConversationHistory:
         self._record(self._added(step.message, count, step.merge))
         if repair is not None:
             self.repairs.append(repair)
+        self._use_ids.update(u.id for u in step.message.tool_uses)
         if step.merge:
             self._view[-1] = result
             self._ledger.replace_last(result, count)
@@ -478,11 +505,15 @@ def _error_for(violation: Violation, message: Message, *, added: bool = True) ->
         ),
         "block_placement": "",
         "thinking_order": "",
+        "unique_tool_use_ids": " Give each tool call its own id (merge mode renames repeats).",
+        "tool_block_shape": " tool_use needs a string id and name; tool_result a tool_use_id.",
     }.get(violation.rule, "")
     cls: type[HistoryError] = {
         "role_alternation": RoleAlternationError,
         "tool_pairing": ToolPairingError,
         "block_placement": ToolPairingError,
+        "unique_tool_use_ids": ToolPairingError,
+        "tool_block_shape": ToolPairingError,
     }.get(violation.rule, HistoryError)
     return cls(
         f"{violation}.{hint}{' Nothing was added.' if added else ''}",

@@ -1,15 +1,19 @@
 """Merge-mode repairs: how an imported log is made to follow the API rules without losing content.
 
 Consecutive same-role messages are merged (as the API itself does); a tool call the log never
-answered gets a marked placeholder result; a result that answers nothing becomes marked text.
+answered gets a marked placeholder result; a result that answers nothing becomes marked text; a
+repeated tool_use id is renamed (and so are the results answering it); a tool block the API would
+refuse (an id that is a number, a result with no ``tool_use_id``) is mended or kept as text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from contextwarden.formats.anthropic import block_from_wire
 from contextwarden.model import (
     EMPTY,
     Block,
@@ -20,7 +24,11 @@ from contextwarden.model import (
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+    thaw,
 )
+from contextwarden.rules import malformed_tool_block
 
 MISSING_RESULT_TEXT = "[no tool_result was recorded for this tool call]"
 START_PLACEHOLDER_TEXT = (
@@ -191,3 +199,107 @@ def _orphans_to_text(view: Sequence[Message], message: Message) -> tuple[Message
     note = f"kept unmatched tool results {', '.join(orphans)} as text"
     # The text that replaces an orphan must not sit before the results that remain.
     return replace(message, content=_stable_first(tuple(blocks), (ToolResultBlock,))), note
+
+
+def mend_tools(
+    message: Message, used: Container[str], renames: Mapping[str, str]
+) -> tuple[Message, dict[str, str], str | None]:
+    """``message`` with malformed tool blocks mended and, for an assistant message, tool_use ids
+    already ``used`` in the view renamed; a user message's results follow earlier ``renames``.
+
+    Returns the message, its own renames (old → new, for the results that answer it) and a note.
+    """
+    message, mended = mend_tool_blocks(message)
+    own: dict[str, str] = {}
+    renamed: str | None = None
+    if message.role == "assistant":
+        message, own, renamed = rename_repeated_uses(message, used)
+    else:
+        message = rename_answers(message, renames)
+    notes = [n for n in (mended, renamed) if n]
+    return message, own, "; ".join(notes) if notes else None
+
+
+MALFORMED_TEXT = "[a malformed {kind} block, kept as text: {problem}]\n{raw}"
+MISSING_ID = "toolu_missing_id"
+"""Id given to a tool_use that has none usable (made unique like any repeated id)."""
+
+
+def mend_tool_blocks(message: Message) -> tuple[Message, str | None]:
+    """``message`` with each malformed tool_use/tool_result mended: a number id becomes its
+    string, a missing tool_use id gets ``MISSING_ID``; what cannot be mended (a result answering
+    no id, a call without a name) becomes marked text, so nothing is lost or sent malformed."""
+    blocks: list[Block] = []
+    notes: list[str] = []
+    for position, block in enumerate(message.content):
+        problem = malformed_tool_block(block)
+        if problem is None or not isinstance(block, UnknownBlock):
+            blocks.append(block)
+            continue
+        mended = _mended(block)
+        blocks.append(mended)
+        done = "mended" if not isinstance(mended, TextBlock) else "kept as text"
+        notes.append(f"block {position} {done} ({problem})")
+    if not notes:
+        return message, None
+    content = _stable_first(tuple(blocks), (ToolResultBlock,))
+    return replace(message, content=content), "malformed tool blocks: " + "; ".join(notes)
+
+
+def _mended(block: UnknownBlock) -> Block:
+    raw: dict[str, Any] = thaw(block.raw)
+    key = "id" if block.type == "tool_use" else "tool_use_id"
+    value = raw.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raw[key] = f"{value:g}" if isinstance(value, float) else str(value)
+    elif block.type == "tool_use" and not isinstance(value, str):
+        raw[key] = MISSING_ID
+    fixed = block_from_wire(raw)
+    if malformed_tool_block(fixed) is None and not isinstance(fixed, UnknownBlock):
+        return fixed
+    text = json.dumps(thaw(block.raw), ensure_ascii=False, default=str)
+    problem = malformed_tool_block(block) or "malformed"
+    return TextBlock(MALFORMED_TEXT.format(kind=block.type, problem=problem, raw=text))
+
+
+def rename_repeated_uses(
+    message: Message, used: Container[str]
+) -> tuple[Message, dict[str, str], str | None]:
+    """An assistant ``message`` whose tool_use ids already in ``used`` (or repeated within it)
+    are renamed ``<id>_<n>``; the renames (old → new) and a note, for the answering results."""
+    taken: set[str] = set()
+    renames: dict[str, str] = {}
+    blocks: list[Block] = []
+    for block in message.content:
+        if isinstance(block, ToolUseBlock) and (block.id in used or block.id in taken):
+            new = next(
+                f"{block.id}_{n}"
+                for n in range(2, 1 << 30)
+                if f"{block.id}_{n}" not in used and f"{block.id}_{n}" not in taken
+            )
+            renames[block.id] = new
+            block = replace(block, id=new)
+        if isinstance(block, ToolUseBlock):
+            taken.add(block.id)
+        blocks.append(block)
+    if not renames:
+        return message, {}, None
+    listed = ", ".join(f"{old} -> {new}" for old, new in renames.items())
+    return (
+        replace(message, content=tuple(blocks)),
+        renames,
+        f"renamed repeated tool_use ids {listed}",
+    )
+
+
+def rename_answers(message: Message, renames: Mapping[str, str]) -> Message:
+    """A user ``message`` whose tool_results answer the renamed calls under their new ids."""
+    if not renames or not any(r.tool_use_id in renames for r in message.tool_results):
+        return message
+    content = tuple(
+        replace(b, tool_use_id=renames[b.tool_use_id])
+        if isinstance(b, ToolResultBlock) and b.tool_use_id in renames
+        else b
+        for b in message.content
+    )
+    return replace(message, content=content)

@@ -7,7 +7,7 @@ message too) without breaking the rule.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -18,6 +18,7 @@ from contextwarden.model import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    UnknownBlock,
 )
 
 
@@ -191,11 +192,79 @@ class ThinkingOrder:
         return frozenset(range(limit + 1))
 
 
+class UniqueToolUseIds:
+    """Every tool_use id appears once in the conversation (the API refuses a repeated one)."""
+
+    name = "unique_tool_use_ids"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        out: list[Violation] = []
+        first: dict[str, int] = {}
+        for i, msg in enumerate(messages):
+            for use in msg.tool_uses:
+                if use.id in first:
+                    text = f"tool_use id {use.id!r} repeats the one of message {first[use.id]}"
+                    out.append(Violation(self.name, i, text, use.id))
+                else:
+                    first[use.id] = i
+        return out
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        return frozenset(range(len(messages) + 1))  # a cut only removes ids
+
+
+class ToolBlockShape:
+    """tool_use and tool_result blocks have the fields the API needs.
+
+    A wire block of those types with a field missing or of the wrong type (an id that is a
+    number, a result with no ``tool_use_id``) is kept as an UnknownBlock so nothing is lost; this
+    rule stops it from being sent as if it were fine.
+    """
+
+    name = "tool_block_shape"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        out: list[Violation] = []
+        for i, msg in enumerate(messages):
+            for position, block in enumerate(msg.content):
+                problem = malformed_tool_block(block)
+                if problem is not None:
+                    out.append(Violation(self.name, i, f"block {position}: {problem}"))
+        return out
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        return frozenset(range(len(messages) + 1))
+
+
+TOOL_FIELDS: dict[str, tuple[tuple[str, type | tuple[type, ...], bool], ...]] = {
+    "tool_use": (("id", str, True), ("name", str, True), ("input", Mapping, False)),
+    "tool_result": (("tool_use_id", str, True), ("content", (str, tuple, list), False)),
+}
+"""Per tool block type: (field, accepted types, required) as the API checks them."""
+
+
+def malformed_tool_block(block: object) -> str | None:
+    """What is wrong with a tool_use/tool_result kept as an UnknownBlock, or None."""
+    if not isinstance(block, UnknownBlock) or block.type not in TOOL_FIELDS:
+        return None
+    for key, kinds, required in TOOL_FIELDS[block.type]:
+        if key not in block.raw:
+            if required:
+                return f"{block.type} block has no {key!r} field"
+            continue
+        value = block.raw[key]
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            return f"{block.type} block has {key!r} = {value!r:.60} ({type(value).__name__})"
+    return None
+
+
 DEFAULT_RULES: tuple[Rule, ...] = (
     RoleAlternation(),
     ToolPairing(),
     BlockPlacement(),
     ThinkingOrder(),
+    UniqueToolUseIds(),
+    ToolBlockShape(),
 )
 
 

@@ -164,3 +164,20 @@ def test_ids_free_again_after_a_compaction_dropped_them_are_accepted() -> None:
     history.add(Message.user("again"))
     history.add(calls("a")[1])  # "a" is no longer in what the model sees
     assert history.messages[-1].tool_uses[0].id == "a"
+
+
+def test_a_call_repeated_within_one_message_pairs_each_result_in_order() -> None:
+    """Parallel calls sharing one id, answered in separate user records (as Claude Code logs
+    them): the second call is renamed and the second result follows it."""
+    history = ConversationHistory(mode="merge")
+    history.add(Message.user("go"))
+    history.add(
+        Message.assistant([ToolUseBlock("x", "Read", {"file_path": n}) for n in ("a", "b")])
+    )
+    for text in ("content of a", "content of b"):
+        history.add(Message("user", (ToolResultBlock("x", text),)))
+    history.finish_import()
+    assert validate(history.messages) == []
+    assert [u.id for u in history.messages[1].tool_uses] == ["x", "x_2"]
+    answers = [(r.tool_use_id, r.text) for r in history.messages[2].tool_results]
+    assert answers == [("x", "content of a"), ("x_2", "content of b")]

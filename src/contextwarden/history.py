@@ -37,6 +37,7 @@ from contextwarden.model import (
     thaw,
 )
 from contextwarden.repair import (
+    Renames,
     Step,
     answer_pending,
     mend_tools,
@@ -92,7 +93,7 @@ class ConversationHistory:
         self._ledger = TokenLedger(self.counter)
         self.repairs: list[Repair] = []
         self._use_ids: set[str] = set()  # tool_use ids in the view: the API wants them unique
-        self._renames: dict[str, str] = {}  # merge mode: repeated tool_use id -> its new name
+        self._renames: Renames = {}  # merge mode: repeated tool_use ids and their new names
         self._metadata: dict[str, Any] = {}
         self.source: LoadReport | None = None
         """Set by ``load``: the file this history was read from and what could not be read."""
@@ -429,7 +430,7 @@ class ConversationHistory:
             raise _error_for(problems[0], message)
         for step in steps:
             self._apply(step)
-        self._renames.update(renames)
+        self._renames = renames
         skipped = not steps[-1].message.content
         return message if skipped or not self._view else self._view[-1]
 

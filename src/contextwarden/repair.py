@@ -8,6 +8,7 @@ refuse (an id that is a number, a result with no ``tool_use_id``) is mended or k
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -201,23 +202,28 @@ def _orphans_to_text(view: Sequence[Message], message: Message) -> tuple[Message
     return replace(message, content=_stable_first(tuple(blocks), (ToolResultBlock,))), note
 
 
-def mend_tools(
-    message: Message, used: Container[str], renames: Mapping[str, str]
-) -> tuple[Message, dict[str, str], str | None]:
-    """``message`` with malformed tool blocks mended and, for an assistant message, tool_use ids
-    already ``used`` in the view renamed; a user message's results follow earlier ``renames``.
+Renames = dict[str, tuple[str, ...]]
+"""A repeated tool_use id → the ids its calls now have, in order, for the results answering them
+(the first may be the id itself, when only a later call in the same message repeats it)."""
 
-    Returns the message, its own renames (old → new, for the results that answer it) and a note.
+
+def mend_tools(
+    message: Message, used: Container[str], renames: Mapping[str, tuple[str, ...]]
+) -> tuple[Message, Renames, str | None]:
+    """``message`` with malformed tool blocks mended and, for an assistant message, tool_use ids
+    already ``used`` in the view renamed; a user message's results follow pending ``renames``.
+
+    Returns the message, the renames still pending after it, and a note of what was repaired.
     """
     message, mended = mend_tool_blocks(message)
-    own: dict[str, str] = {}
     renamed: str | None = None
     if message.role == "assistant":
         message, own, renamed = rename_repeated_uses(message, used)
+        pending = {**renames, **own}
     else:
-        message = rename_answers(message, renames)
+        message, pending = rename_answers(message, renames)
     notes = [n for n in (mended, renamed) if n]
-    return message, own, "; ".join(notes) if notes else None
+    return message, pending, "; ".join(notes) if notes else None
 
 
 MALFORMED_TEXT = "[a malformed {kind} block, kept as text: {problem}]\n{raw}"
@@ -264,42 +270,43 @@ def _mended(block: UnknownBlock) -> Block:
 
 def rename_repeated_uses(
     message: Message, used: Container[str]
-) -> tuple[Message, dict[str, str], str | None]:
+) -> tuple[Message, Renames, str | None]:
     """An assistant ``message`` whose tool_use ids already in ``used`` (or repeated within it)
-    are renamed ``<id>_<n>``; the renames (old → new) and a note, for the answering results."""
+    are renamed ``<id>_<n>``; the renames, for the answering results, and a note."""
     taken: set[str] = set()
-    renames: dict[str, str] = {}
+    given: dict[str, list[str]] = {}  # every id of the message, in order, by its original id
     blocks: list[Block] = []
     for block in message.content:
-        if isinstance(block, ToolUseBlock) and (block.id in used or block.id in taken):
-            new = next(
-                f"{block.id}_{n}"
-                for n in range(2, 1 << 30)
-                if f"{block.id}_{n}" not in used and f"{block.id}_{n}" not in taken
-            )
-            renames[block.id] = new
-            block = replace(block, id=new)
         if isinstance(block, ToolUseBlock):
+            original = block.id
+            if original in used or original in taken:
+                free = (f"{original}_{n}" for n in itertools.count(2))
+                block = replace(block, id=next(i for i in free if i not in used and i not in taken))
             taken.add(block.id)
+            given.setdefault(original, []).append(block.id)
         blocks.append(block)
+    renames = {old: tuple(new) for old, new in given.items() if new != [old]}
     if not renames:
         return message, {}, None
-    listed = ", ".join(f"{old} -> {new}" for old, new in renames.items())
-    return (
-        replace(message, content=tuple(blocks)),
-        renames,
-        f"renamed repeated tool_use ids {listed}",
-    )
+    listed = ", ".join(f"{old} -> {n}" for old, new in renames.items() for n in new if n != old)
+    note = f"renamed repeated tool_use ids {listed}"
+    return replace(message, content=tuple(blocks)), renames, note
 
 
-def rename_answers(message: Message, renames: Mapping[str, str]) -> Message:
-    """A user ``message`` whose tool_results answer the renamed calls under their new ids."""
-    if not renames or not any(r.tool_use_id in renames for r in message.tool_results):
-        return message
-    content = tuple(
-        replace(b, tool_use_id=renames[b.tool_use_id])
-        if isinstance(b, ToolResultBlock) and b.tool_use_id in renames
-        else b
-        for b in message.content
-    )
-    return replace(message, content=content)
+def rename_answers(
+    message: Message, renames: Mapping[str, tuple[str, ...]]
+) -> tuple[Message, Renames]:
+    """A user ``message`` whose tool_results answer renamed calls under their new ids, each
+    result taking the next id of its call's; the renames still pending after it."""
+    pending = dict(renames)
+    if not any(r.tool_use_id in pending for r in message.tool_results):
+        return message, pending
+    content: list[Block] = []
+    for block in message.content:
+        queue = pending.get(block.tool_use_id) if isinstance(block, ToolResultBlock) else None
+        if isinstance(block, ToolResultBlock) and queue:
+            if len(queue) > 1:  # the last id stays: a further result for it is a duplicate
+                pending[block.tool_use_id] = queue[1:]
+            block = replace(block, tool_use_id=queue[0])
+        content.append(block)
+    return replace(message, content=tuple(content)), pending

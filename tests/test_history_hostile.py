@@ -3,14 +3,25 @@ and field, merge mode mends or renames them and records the repair; validate() s
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from contextwarden.errors import ToolPairingError
+from contextwarden.formats import load
 from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.history import ConversationHistory
-from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
+from contextwarden.model import (
+    INVALID_TOOL_CALL,
+    FrozenDict,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
 from contextwarden.repair import MISSING_ID
 from contextwarden.rules import ToolBlockShape, UniqueToolUseIds, validate
 
@@ -181,3 +192,26 @@ def test_a_call_repeated_within_one_message_pairs_each_result_in_order() -> None
     assert [u.id for u in history.messages[1].tool_uses] == ["x", "x_2"]
     answers = [(r.tool_use_id, r.text) for r in history.messages[2].tool_results]
     assert answers == [("x", "content of a"), ("x_2", "content of b")]
+
+
+def test_an_openai_tool_call_with_a_number_id_is_kept_as_text_not_sent_unknown(
+    tmp_path: Path,
+) -> None:
+    call = {"id": 7, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    chat = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "calling", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": 7, "content": "result"},
+    ]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat))
+    history = load(path, "openai")
+    assert validate(history.messages) == []
+    text = "\n".join(m.text for m in history.messages)
+    assert "malformed invalid_tool_call" in text and '"id": 7' in text
+    assert history.source is not None and history.source.issues  # the loader said so too
+    strict = ConversationHistory()
+    strict.add(Message.user("go"))
+    unknown = Message("assistant", (UnknownBlock(FrozenDict({"type": INVALID_TOOL_CALL})),))
+    with pytest.raises(ToolPairingError, match="no usable id or name"):
+        strict.add(unknown)

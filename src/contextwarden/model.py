@@ -144,6 +144,10 @@ class DocumentBlock:
     type: Literal["document"] = field(default="document", init=False)
 
 
+INVALID_TOOL_CALL = "invalid_tool_call"
+"""``type`` of an UnknownBlock holding a provider's tool call that has no usable id or name."""
+
+
 @dataclass(frozen=True, slots=True)
 class UnknownBlock:
     """Any block we do not model, kept byte-for-byte as its raw JSON so nothing is dropped."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from contextwarden.model import (
+    INVALID_TOOL_CALL,
     Message,
     RedactedThinkingBlock,
     TextBlock,
@@ -245,7 +246,11 @@ TOOL_FIELDS: dict[str, tuple[tuple[str, type | tuple[type, ...], bool], ...]] = 
 
 def malformed_tool_block(block: object) -> str | None:
     """What is wrong with a tool_use/tool_result kept as an UnknownBlock, or None."""
-    if not isinstance(block, UnknownBlock) or block.type not in TOOL_FIELDS:
+    if not isinstance(block, UnknownBlock):
+        return None
+    if block.type == INVALID_TOOL_CALL:
+        return "a tool call with no usable id or name (kept unknown by its loader)"
+    if block.type not in TOOL_FIELDS:
         return None
     for key, kinds, required in TOOL_FIELDS[block.type]:
         if key not in block.raw:

@@ -19,6 +19,7 @@ from contextwarden.formats.base import (
     parse_arguments,
 )
 from contextwarden.model import (
+    INVALID_TOOL_CALL,
     JSON,
     Block,
     DocumentBlock,
@@ -130,7 +131,7 @@ class _Reader:
                 if use is None:
                     self.problem(f"tool call {position} has no id or name; kept unknown", index)
                     uses.append(
-                        UnknownBlock(FrozenDict({"type": "invalid_tool_call", "value": call}))
+                        UnknownBlock(FrozenDict({"type": INVALID_TOOL_CALL, "value": call}))
                     )
                 else:
                     uses.append(use)

@@ -12,7 +12,16 @@ import pytest
 
 from contextwarden.errors import FormatError, StoreError
 from contextwarden.formats import FORMATS, load
-from contextwarden.model import MAX_NESTING, freeze
+from contextwarden.history import ConversationHistory
+from contextwarden.model import (
+    MAX_NESTING,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    freeze,
+)
 from contextwarden.stores.codec import decode, encode
 from tests.conftest import TRANSCRIPTS
 from tests.fuzzing import DEEP, TOOL_DEEP, fuzz_codec, fuzz_loaders, trimmed
@@ -51,11 +60,24 @@ def test_mutated_files_through_every_loader_raise_only_contextwarden_errors(
 
 def test_corrupted_store_events_raise_only_store_errors(sources: list[Path]) -> None:
     lines = [encode(e) for p in sources[:6] for e in _log(p)]
-    assert lines
+    lines += [encode(e) for e in _built().log]  # every event kind, with or without the corpus
+    assert {json.loads(line)["type"] for line in lines} >= {"preamble", "message", "usage"}
     result = fuzz_codec(lines, CODEC_CASES, seed=9)
     assert result.escaped == []
     assert set(result.errors) <= {"StoreError"}
     assert result.loaded > 0 and result.errors
+
+
+def _built() -> ConversationHistory:
+    history = ConversationHistory("be brief", [{"name": "Read", "input_schema": {}}])
+    history.add(Message.user("read a.py"))
+    thinking = ThinkingBlock("let me look", "sig")
+    use = ToolUseBlock("t1", "Read", {"file_path": "a.py", "nested": {"list": [1, {"x": None}]}})
+    history.add(Message.assistant([thinking, TextBlock("reading"), use]))
+    history.add(Message("user", (ToolResultBlock("t1", "print('a')", is_error=True),)))
+    history.record_usage({"input_tokens": 120, "output_tokens": 8})
+    history.set_metadata("k", {"v": [1, 2]})
+    return history
 
 
 def _log(path: Path) -> list[object]:

@@ -81,6 +81,10 @@ class ToolPairing:
     def check(self, messages: Sequence[Message]) -> list[Violation]:
         out: list[Violation] = []
         for i, msg in enumerate(messages):
+            if msg.role == "assistant":
+                out.extend(self._unanswered(messages, i))
+            if not msg.tool_results:
+                continue  # most messages: nothing to answer (a cheap test on hot paths)
             prev = messages[i - 1] if i > 0 else None
             asked = {b.id for b in prev.tool_uses} if prev and prev.role == "assistant" else set()
             seen: set[str] = set()
@@ -95,8 +99,6 @@ class ToolPairing:
                     )
                     out.append(Violation(self.name, i, text, res.tool_use_id))
                 seen.add(res.tool_use_id)
-            if msg.role == "assistant":
-                out.extend(self._unanswered(messages, i))
         return out
 
     def _unanswered(self, messages: Sequence[Message], i: int) -> list[Violation]:
@@ -124,6 +126,9 @@ class ToolPairing:
         )
 
 
+_ASSISTANT_ONLY = (ToolUseBlock, ThinkingBlock, RedactedThinkingBlock)
+
+
 class BlockPlacement:
     """Blocks sit where the API accepts them.
 
@@ -144,18 +149,19 @@ class BlockPlacement:
         if not msg.content:
             problems.append(f"{msg.role} message has no content blocks")
         after_other = False
+        user = msg.role == "user"
         for block in msg.content:
-            if isinstance(block, ToolResultBlock):
-                if msg.role != "user":
+            kind = type(block)  # exact types: blocks are final dataclasses, and this is hot
+            if kind is ToolResultBlock:
+                if not user:
                     problems.append("tool_result blocks may appear only in user messages")
                 elif after_other:
                     problems.append("tool_result blocks must come before any other block")
-            else:
-                after_other = True
-            wrong_role = isinstance(block, ToolUseBlock | ThinkingBlock | RedactedThinkingBlock)
-            if wrong_role and msg.role != "assistant":
+                continue
+            after_other = True
+            if user and kind in _ASSISTANT_ONLY:
                 problems.append(f"{block.type} blocks may appear only in assistant messages")
-            if isinstance(block, TextBlock) and not block.text.strip():
+            elif kind is TextBlock and not block.text.strip():  # type: ignore[union-attr]
                 problems.append("text content blocks must contain non-whitespace text")
         return problems
 
@@ -228,6 +234,8 @@ class ToolBlockShape:
         out: list[Violation] = []
         for i, msg in enumerate(messages):
             for position, block in enumerate(msg.content):
+                if type(block) is not UnknownBlock:
+                    continue  # modelled blocks were checked when they were built
                 problem = malformed_tool_block(block)
                 if problem is not None:
                     out.append(Violation(self.name, i, f"block {position}: {problem}"))

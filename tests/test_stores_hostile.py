@@ -94,6 +94,20 @@ def test_jsonl_store_in_a_read_only_directory_reads_and_refuses_writes(shared_di
     assert refused.startswith("StoreError: ") and "permission denied" in refused
     appended = unprivileged(lambda: saved(JsonlStore(directory), "s1"))
     assert appended.startswith("StoreError: ")
+    deleted = unprivileged(lambda: JsonlStore(directory).delete("s1"))
+    assert deleted.startswith("StoreError: ")
+    assert (directory / "s1.jsonl").exists()
+
+
+def test_jsonl_session_in_a_read_only_directory_is_not_deleted(shared_dir: Path) -> None:
+    """The file may be writable while its directory is not: unlink fails, as StoreError."""
+    directory = shared_dir / "sessions"
+    saved(JsonlStore(directory))
+    (directory / "s1.jsonl").chmod(0o666)
+    read_only(directory)
+    outcome = unprivileged(lambda: JsonlStore(directory).delete("s1"))
+    assert outcome.startswith("StoreError: cannot delete")
+    assert JsonlStore(directory).load("s1").messages[-1].text == "done"
 
 
 def test_jsonl_store_that_cannot_create_its_directory_raises_store_error(

@@ -127,7 +127,10 @@ class JsonlStore(StoreBase):
         with self._locked(path, _EXCLUSIVE, create=False) as fd:
             if fd < 0:
                 return False
-            path.unlink()
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise StoreError(f"cannot delete {path}: {exc}") from exc
         return True
 
     # ----------------------------------------------------------------- reading

@@ -221,9 +221,10 @@ class LLMSummarizer(ABC):
 
     Subclasses name their SDK (``sdk``, also the extra that installs it), its client classes and
     base error, and say how a request is sent (``_arguments``, ``_endpoint``) and a reply read
-    (``_reply_text``). ``base_url``, ``api_key``, ``timeout`` and ``max_retries`` go to the SDK
-    client; timeouts and retries are the SDK's own, and what still fails is a SummarizerError
-    whose ``__cause__`` is the SDK's error.
+    (``_reply_text``). ``base_url``, ``api_key`` and ``timeout`` go to the SDK client;
+    ``max_retries`` retries are ours, and the whole summary keeps to ``deadline`` seconds
+    (``LLMPolicy.deadline``; see ``summarizers.deadline``). What still fails is a
+    SummarizerError whose ``__cause__`` is the SDK's error.
     ``context_window`` (``None``: the provider's ``default_context_window``) and ``max_tokens``
     size the requests unless a ``policy`` is given.
     """

@@ -36,6 +36,15 @@ def deep_nest(levels: int, rng: random.Random) -> Any:
     return value
 
 
+def nested_results(levels: int) -> dict[str, Any]:
+    """A tool_result whose content holds a tool_result, ``levels`` deep: a nest that a reader
+    recursing block by block would follow."""
+    value: dict[str, Any] = {"type": "tool_result", "tool_use_id": "t0", "content": "x"}
+    for _ in range(levels):
+        value = {"type": "tool_result", "tool_use_id": "t0", "content": [value]}
+    return value
+
+
 def wild_value(rng: random.Random) -> Any:
     """A value of a type no field expects, or of a size none expects."""
     choices: list[Callable[[], Any]] = [
@@ -52,6 +61,7 @@ def wild_value(rng: random.Random) -> Any:
         lambda: {"type": "tool_use", "id": 7, "name": ["x"], "input": "no"},
         lambda: {"type": "tool_result", "content": [{"type": "text"}]},
         lambda: deep_nest(TOOL_DEEP, rng),
+        lambda: nested_results(TOOL_DEEP // 2),
         lambda: deep_nest(rng.randint(90, 130), rng),
     ]
     return rng.choice(choices)()

@@ -24,7 +24,7 @@ from contextwarden.model import (
 )
 from contextwarden.stores.codec import decode, encode
 from tests.conftest import TRANSCRIPTS
-from tests.fuzzing import DEEP, TOOL_DEEP, fuzz_codec, fuzz_loaders, trimmed
+from tests.fuzzing import DEEP, TOOL_DEEP, fuzz_codec, fuzz_loaders, nested_results, trimmed
 
 LOADER_CASES = 420
 CODEC_CASES = 400
@@ -147,6 +147,25 @@ def test_openai_tool_arguments_nested_500_deep_are_skipped_by_message_index(
     history = load(path, "openai")
     assert history.source is not None and history.source.issues[0].index == 1
     assert "done" in history.messages[-1].text  # the orphaned result is kept as text
+
+
+def test_tool_results_nested_in_tool_results_are_refused_not_followed(tmp_path: Path) -> None:
+    """Each level adds two to the JSON depth, so 250 levels parse; reading them block by block
+    used to recurse past Python's limit."""
+    turns = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "ok"},
+        {
+            "role": "user",
+            "content": [nested_results(TOOL_DEEP // 2), {"type": "text", "text": "hi"}],
+        },
+    ]
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"messages": turns}))
+    history = load(path, "anthropic")
+    assert history.source is not None
+    (issue,) = history.source.issues
+    assert issue.index == 2 and "MAX_NESTING" in issue.message
 
 
 def test_nesting_up_to_the_limit_is_kept_and_beyond_it_refused() -> None:

@@ -54,7 +54,8 @@ def test_trajectory_loads_valid_with_counts_matching_the_raw_file(path: Path) ->
     history = load(path)
     assert validate(history.messages) == []
     assert history.source is not None and history.source.issues == []
-    assert history.repairs == []
+    # The one repair a real trajectory needs: demo-marshmallow reuses tool_call ids.
+    assert all(r.action.startswith("renamed repeated tool_use ids") for r in history.repairs)
     raw = _chat(path)
     expected = _expected(raw)
     view = list(history.messages)
@@ -362,3 +363,32 @@ def test_an_exit_record_without_an_extra_object_keeps_its_content(tmp_path: Path
     document = _mini({"role": "exit", "content": "Submitted", "extra": [1, 2]})
     metadata = load(_write(tmp_path, document, "run.traj.json")).source.metadata  # type: ignore[union-attr]
     assert metadata["exit"] == {"content": "Submitted"}
+
+
+def test_repeated_tool_call_ids_are_renamed_and_keep_their_own_observation() -> None:
+    """demo-marshmallow reuses one tool_call id in several assistant messages; the API wants
+    them unique, so merge mode renames each repeat and the observation that followed it."""
+    path = next(p for p in TRAJECTORIES if "demo-marshmallow" in p.name)
+    raw = [m for m in _chat(path) if m["role"] != "system"]
+    calls = [c["id"] for m in raw for c in m.get("tool_calls") or []]
+    repeated = {i for i in calls if calls.count(i) > 1}
+    assert repeated  # the file really does repeat ids
+    observed = [
+        (m["tool_calls"][0]["id"], raw[n + 1]["content"])
+        for n, m in enumerate(raw)
+        if m.get("tool_calls") and raw[n + 1]["role"] == "tool"
+    ]
+    history = load(path)
+    assert validate(history.messages) == []
+    view = history.messages
+    paired = [
+        (use.id, view[n + 1].tool_results[0].text)
+        for n, m in enumerate(view)
+        for use in m.tool_uses
+    ]
+    assert len({i for i, _ in paired}) == len(paired) == len(observed)
+    for (old_id, text), (new_id, kept) in zip(observed, paired, strict=True):
+        assert new_id == old_id or new_id.startswith(old_id + "_")
+        assert kept.strip() == text.strip()  # the observation recorded after that very call
+    renamed = [r for r in history.repairs if "renamed" in r.action]
+    assert len(renamed) == len(calls) - len(set(calls))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
 from contextwarden.formats.anthropic import (
@@ -36,8 +36,15 @@ from contextwarden.model import (
     freeze,
     thaw,
 )
-from contextwarden.repair import Step, answer_pending, merge_messages, plan_merge
-from contextwarden.rules import DEFAULT_RULES, Rule, Violation, validate
+from contextwarden.repair import (
+    Renames,
+    Step,
+    answer_pending,
+    mend_tools,
+    merge_messages,
+    plan_merge,
+)
+from contextwarden.rules import DEFAULT_RULES, Rule, UniqueToolUseIds, Violation, validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
@@ -86,10 +93,35 @@ class ConversationHistory:
         self._listeners: list[Callable[[LogEntry], None]] = []
         self._ledger = TokenLedger(self.counter)
         self.repairs: list[Repair] = []
+        self._use_ids: set[str] = set()  # tool_use ids in the view: the API wants them unique
+        self._renames: Renames = {}  # merge mode: repeated tool_use ids and their new names
         self._metadata: dict[str, Any] = {}
         self.source: LoadReport | None = None
         """Set by ``load``: the file this history was read from and what could not be read."""
-        self._set_preamble(system, tools)
+        self.set_preamble(system, tools)
+
+    @classmethod
+    def from_log(
+        cls,
+        entries: Sequence[LogEntry],
+        *,
+        mode: Mode = "strict",
+        counter: TokenCounter | None = None,
+        rules: Sequence[Rule] = DEFAULT_RULES,
+    ) -> Self:
+        """A history rebuilt from a recorded log (a store's, or another history's ``log``): the
+        same view, log, token ledger and metadata, without recording anything again.
+
+        The view the log leads to is checked against ``rules`` first, because a log read back
+        from disk may have been edited: HistoryError names the first message that breaks one.
+        """
+        history = cls(mode=mode, counter=counter, rules=rules)
+        view = derive_view(entries)
+        problems = validate(view, history.rules)
+        if problems:
+            raise _error_for(problems[0], view[problems[0].index], added=False)
+        history._restore(entries, view)
+        return history
 
     @classmethod
     def open(cls, store: SessionStore, session_id: str, **kwargs: Any) -> ConversationHistory:
@@ -282,19 +314,22 @@ class ConversationHistory:
             raise ValueError(f"{len(counts)} counts for a view of {len(boundary.view)} messages")
         self._record(boundary)
         self._view = list(boundary.view)
+        self._use_ids = {u.id for m in self._view for u in m.tool_uses}
         self._ledger.reset(self._view, counts)
 
-    def _restore(self, entries: Sequence[LogEntry]) -> None:
-        """Rebuild this (empty) history from a stored log without re-recording it.
+    def _restore(self, entries: Sequence[LogEntry], view: list[Message]) -> None:
+        """Rebuild this (empty) history from a stored log (whose view is ``view``) without
+        re-recording it.
 
-        The view comes from ``derive_view``; the ledger counts the view once and re-anchors on the
+        The ledger counts the view once and re-anchors on the
         last usage recorded since the last compaction (an older anchor describes a gone view).
         Counts stored with the messages by a counter of the same ``cache_key`` are reused, so a
         restart does not count the session again.
         """
         self._snapshot = None
         self._log = list(entries)  # the stored log has its own Preamble
-        self._view = derive_view(entries)
+        self._view = view
+        self._use_ids = {u.id for m in view for u in m.tool_uses}
         self._metadata = current_metadata(entries)
         preamble = next((e for e in reversed(entries) if isinstance(e, Preamble)), None)
         if preamble is not None:
@@ -311,12 +346,12 @@ class ConversationHistory:
         for message, count in zip(self._view[covered:], counts[covered:], strict=True):
             self._ledger.append(message, count)
 
-    # ----------------------------------------------------------------- internals
-    def _set_preamble(
+    def set_preamble(
         self,
         system: str | Sequence[Mapping[str, Any]] | None,
         tools: Sequence[Mapping[str, Any]] | None,
     ) -> None:
+        """Replace the system prompt and tool definitions; the change is logged (a Preamble)."""
         frozen_system = (
             system if isinstance(system, str | None) else tuple(FrozenDict(b) for b in system)
         )
@@ -325,6 +360,7 @@ class ConversationHistory:
         self._system, self._tools = frozen_system, frozen_tools
         self._ledger.set_preamble(self.system, self.tools)
 
+    # ----------------------------------------------------------------- internals
     def _record(self, entry: LogEntry) -> None:
         """Log an entry *before* the change it describes is applied.
 
@@ -340,6 +376,7 @@ class ConversationHistory:
         count = self.counter.count_message(message)
         self._record(self._added(message, count))
         self._view.append(message)
+        self._use_ids.update(u.id for u in message.tool_uses)
         self._ledger.append(message, count)
 
     def _added(self, message: Message, count: int, merge: bool = False) -> MessageAdded:
@@ -363,10 +400,24 @@ class ConversationHistory:
             if v.index == len(window) - 1
             or (v.rule == "tool_pairing" and window[v.index].role == "assistant")
         ]
-        return [replace(v, index=v.index + offset) for v in relevant]
+        found = [replace(v, index=v.index + offset) for v in relevant]
+        if any(isinstance(rule, UniqueToolUseIds) for rule in self.rules):
+            index = len(self._view)
+            found += [
+                Violation(
+                    UniqueToolUseIds.name, index, f"tool_use id {u.id!r} is already in use", u.id
+                )
+                for u in message.tool_uses
+                if u.id in self._use_ids
+            ]
+        return found
 
     def _merge_add(self, message: Message) -> Message:
+        message, renames, note = mend_tools(message, self._use_ids, self._renames)
         steps = plan_merge(self._view, message)
+        if note is not None:
+            last = steps[-1]
+            steps[-1] = replace(last, note=f"{note}; {last.note}" if last.note else note)
         # Check the changed tail with enough context before it; earlier messages are known valid.
         context = min(len(self._view), 3)
         tail = self._view[len(self._view) - context :]
@@ -390,6 +441,7 @@ class ConversationHistory:
             raise _error_for(problems[0], message)
         for step in steps:
             self._apply(step)
+        self._renames = renames
         skipped = not steps[-1].message.content
         return message if skipped or not self._view else self._view[-1]
 
@@ -405,6 +457,7 @@ class ConversationHistory:
         self._record(self._added(step.message, count, step.merge))
         if repair is not None:
             self.repairs.append(repair)
+        self._use_ids.update(u.id for u in step.message.tool_uses)
         if step.merge:
             self._view[-1] = result
             self._ledger.replace_last(result, count)
@@ -456,7 +509,7 @@ def _blocks(items: Sequence[Block | Mapping[str, Any]]) -> tuple[Block, ...]:
     )
 
 
-def _error_for(violation: Violation, message: Message) -> HistoryError:
+def _error_for(violation: Violation, message: Message, *, added: bool = True) -> HistoryError:
     hint = {
         "role_alternation": " Roles must alternate user/assistant, starting with user.",
         "tool_pairing": (
@@ -464,14 +517,18 @@ def _error_for(violation: Violation, message: Message) -> HistoryError:
         ),
         "block_placement": "",
         "thinking_order": "",
+        "unique_tool_use_ids": " Give each tool call its own id (merge mode renames repeats).",
+        "tool_block_shape": " tool_use needs a string id and name; tool_result a tool_use_id.",
     }.get(violation.rule, "")
     cls: type[HistoryError] = {
         "role_alternation": RoleAlternationError,
         "tool_pairing": ToolPairingError,
         "block_placement": ToolPairingError,
+        "unique_tool_use_ids": ToolPairingError,
+        "tool_block_shape": ToolPairingError,
     }.get(violation.rule, HistoryError)
     return cls(
-        f"{violation}.{hint} Nothing was added.",
+        f"{violation}.{hint}{' Nothing was added.' if added else ''}",
         index=violation.index,
         role=message.role,
         tool_use_id=violation.tool_use_id,

@@ -262,7 +262,7 @@ class ContextManager:
         strategy = Summarize(self.summarizer, instructions=wanted, attach=self._attacher(state))
         try:
             result = self._run(strategy, history, state, trigger)
-        except SummarizerError as exc:
+        except Exception as exc:  # any failure counts toward the breaker, then goes on up
             tokens, count = history.estimate_tokens(), len(history)
             reason = f"summarizer failed: {exc}"
             failed = StrategyReport(strategy.name, False, tokens, tokens, count, count, reason)
@@ -272,7 +272,7 @@ class ContextManager:
                 CompactionResult(history.messages, failed), trigger, elapsed, quiet=False
             )
             self._failed(history, state, str(exc))
-            if reraise:
+            if reraise or not isinstance(exc, SummarizerError):
                 raise
             return
         actions.append(result.report)

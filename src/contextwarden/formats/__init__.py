@@ -83,7 +83,14 @@ def load(
     name = detect_format(file) if format == "auto" else format
     module = _module(name)
     report = LoadReport(str(file), name)
-    history: ConversationHistory = module.read(file, report, index=index, counter=counter)
+    try:
+        history: ConversationHistory = module.read(file, report, index=index, counter=counter)
+    except FormatError as exc:
+        if exc.path is not None:
+            raise
+        located = FormatError(str(exc), path=str(file))  # str(exc) already names line/index
+        located.line, located.index = exc.line, exc.index
+        raise located from exc
     if not lenient:
         _require_content(history, report, getattr(module, "EXPECTED", name))
     history.finish_import()

@@ -100,6 +100,20 @@ class JsonLine:
     value: Any
 
 
+def loads(text: str | bytes) -> Any:
+    """``json.loads``; a document nested too deeply for the parser (about 1,000 levels, less when
+    called deep in a stack) is a JSONDecodeError like any other malformed JSON, never a
+    RecursionError. Values that parse but nest deeper than ``model.MAX_NESTING`` are refused
+    later, when they are frozen into blocks."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        document = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+        raise json.JSONDecodeError(
+            "objects and arrays nested too deeply for the JSON parser", document, 0
+        ) from None
+
+
 def read_text(path: str | Path, report: LoadReport) -> str:
     """The file's text; invalid UTF-8 is replaced with U+FFFD and reported, not fatal."""
     data = Path(path).read_bytes()
@@ -117,7 +131,7 @@ def iter_jsonl(text: str, report: LoadReport) -> Iterator[JsonLine]:
             continue
         report.records += 1
         try:
-            yield JsonLine(number, json.loads(raw))
+            yield JsonLine(number, loads(raw))
         except json.JSONDecodeError as exc:
             report.reject(
                 f"malformed JSON ({exc.msg} at column {exc.colno}); line skipped", None, line=number
@@ -127,7 +141,7 @@ def iter_jsonl(text: str, report: LoadReport) -> Iterator[JsonLine]:
 def parse_json(text: str, path: str | None) -> Any:
     """A whole JSON document, or FormatError saying where it broke."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", path=path
@@ -139,7 +153,7 @@ def head_values(head: str, limit: int = SNIFF_LINES) -> Iterator[Mapping[str, An
     seen = 0
     for raw in head.splitlines():
         try:
-            value = json.loads(raw)
+            value = loads(raw)
         except json.JSONDecodeError:
             continue  # blank, garbage, or the line cut at the end of the head
         seen += 1
@@ -186,7 +200,7 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
 def parse_arguments(text: str) -> dict[str, Any]:
     """Tool-call arguments sent as JSON text: the object, or ``{RAW_ARGUMENTS: text}`` verbatim."""
     try:
-        parsed = json.loads(text)
+        parsed = loads(text)
     except json.JSONDecodeError:
         parsed = None
     return parsed if isinstance(parsed, dict) else {RAW_ARGUMENTS: text}

@@ -74,7 +74,10 @@ def read(
     report.metadata["schema"] = "v1" if v1 else "v0"
     builder = (V1EventBuilder if v1 else EventBuilder)(report, line)
     for i, event in enumerate(events):
-        builder.add(event, i)
+        try:
+            builder.add(event, i)
+        except FormatError as exc:  # a value inside it cannot be held (e.g. nested too deeply)
+            report.skip(f"{exc}; event skipped", line=line, index=i)
     builder.ensure_instruction(run.get("instruction"))
     report.metadata["events"] = len(events)
     report.metadata["event_kinds"] = dict(builder.kinds)

@@ -40,6 +40,9 @@ class CompactionReport:
     """Even the last resort could not bring the context under the effective window."""
     skipped: str | None = None
     """Why nothing was considered at all (the recursion guard), else None."""
+    warnings: tuple[str, ...] = ()
+    """What the caller should know: the request is over the window (``on_overflow="flag"``), or
+    the window is too small for the session (``compaction.guard``)."""
 
     @property
     def applied(self) -> tuple[str, ...]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from contextwarden.compaction.microcompact import is_cleared
-from contextwarden.compaction.tools import ToolMatcher, results_with_names
-from contextwarden.model import Message, ToolResultBlock
+from contextwarden.compaction.microcompact import is_cleared, output_slots
+from contextwarden.compaction.tools import ToolMatcher
+from contextwarden.model import Message, TextBlock, ToolResultBlock
 from contextwarden.tokens.base import TokenCounter
 
 
@@ -48,7 +48,8 @@ class Cursor:
 
 
 class CompactableResults:
-    """Where the compactable tool results are, and the tokens of all but the latest ``keep``.
+    """Where the compactable tool results (and observations) are, and the tokens of all but the
+    latest ``keep``.
 
     Results are found as messages arrive; a result is counted once, when it falls out of the
     ``keep`` latest, so asking for the possible saving is O(new results).
@@ -75,12 +76,7 @@ class CompactableResults:
         if self._counted > len(self._entries):
             self._counted, self._tokens = 0, 0
         for i in range(start, len(view)):
-            if view[i].role == "user" and view[i].tool_results:
-                self._entries.extend(
-                    (i, pos)
-                    for pos, _, name in results_with_names(view, i)
-                    if self._matcher.matches(name)
-                )
+            self._entries.extend((i, pos) for pos in output_slots(view, i, self._matcher.matches))
         self.cursor.done(view)
 
     def old_tokens(
@@ -93,7 +89,7 @@ class CompactableResults:
         while self._counted < limit:
             i, pos = self._entries[self._counted]
             block = view[i].content[pos]
-            if isinstance(block, ToolResultBlock) and not is_cleared(block, marker):
+            if isinstance(block, ToolResultBlock | TextBlock) and not is_cleared(block, marker):
                 self._tokens += counter.count_text(block.text)
             self._counted += 1
         return self._tokens

@@ -62,7 +62,7 @@ def ended(messages: list[Message]) -> list[Message]:
 
 
 def oversized(kind: str, base: list[Message], big: str) -> list[Message]:
-    """``base`` with one message of ``kind`` holding ``big`` (the request follows a user message)."""
+    """``base`` plus one message of ``kind`` holding ``big``; a user message comes last."""
     if kind == "first":
         return [Message.user(big), *base[1:], Message.user("go on")]
     if kind == "tool_result":

@@ -30,7 +30,7 @@ from contextwarden.compaction.budget import (
     with_result_text,
 )
 from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY, SUMMARY_KEY
-from contextwarden.compaction.observations import is_observation, original_id, with_text
+from contextwarden.compaction.observations import observation_texts, original_id, with_text
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 
 CAP_NOTE = (
@@ -157,8 +157,9 @@ def _slots(messages: Sequence[Message]) -> list[_Slot]:
     """Every text worth cutting, in cut order: kind, then the largest first."""
     found: list[_Slot] = []
     for i, message in enumerate(messages):
+        observed = {position for position, _ in observation_texts(message)}
         for position, block in enumerate(message.content):
-            kind = _kind(message, position, block)
+            kind = _kind(message, position, block, position in observed)
             if kind is None:
                 continue
             chars = len(_text(block))
@@ -167,7 +168,7 @@ def _slots(messages: Sequence[Message]) -> list[_Slot]:
     return sorted(found, key=lambda s: (s.tier, -s.chars))
 
 
-def _kind(message: Message, position: int, block: Block) -> tuple[int, str] | None:
+def _kind(message: Message, position: int, block: Block, observed: bool) -> tuple[int, str] | None:
     """(cut order, what the note calls it) of a block, None for what is never cut."""
     if isinstance(block, ToolResultBlock):
         return TOOL_OUTPUT, "tool result"
@@ -175,13 +176,14 @@ def _kind(message: Message, position: int, block: Block) -> tuple[int, str] | No
         return None  # thinking, tool_use, images, documents, unknown blocks
     if message.role == "assistant":
         return ASSISTANT, "assistant message"
-    if is_observation(message):
+    if observed:
         return TOOL_OUTPUT, "observation"
     extra = message.meta.extra
-    if extra.get(SUMMARY_KEY):
-        first, end = extra.get(FIRST_BLOCKS_KEY, 0), extra.get(SUMMARY_BLOCKS_KEY, 0)
-        if isinstance(first, int) and isinstance(end, int) and first <= position < end:
-            return INJECTED, "summary"
+    first, end = extra.get(FIRST_BLOCKS_KEY, 0), extra.get(SUMMARY_BLOCKS_KEY, 0)
+    if isinstance(first, int) and position < first:
+        return TYPED, "user message"  # the conversation's first message, carried in front
+    if extra.get(SUMMARY_KEY) and isinstance(end, int) and position < end:
+        return INJECTED, "summary"
     listed = extra.get("injected_texts")
     injected = block.text in listed if isinstance(listed, tuple) else extra.get("injected")
     if injected or extra.get("isMeta"):

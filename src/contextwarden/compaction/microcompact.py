@@ -159,7 +159,7 @@ def _with_contents(message: Message, contents: dict[int, str]) -> Message:
 
 
 def failure_lines_kept(
-    limit: int, originals: Callable[[str], ToolResultBlock | None] | None = None
+    limit: int, originals: Callable[[str], ToolResultBlock | TextBlock | None] | None = None
 ) -> Kept:
     """What microcompact keeps of a cleared result: up to ``limit`` error lines of a failed call,
     found by the failure detection the summaries use, in the result as first added
@@ -168,7 +168,7 @@ def failure_lines_kept(
 
     def kept(block: ToolResultBlock, call: ToolUseBlock | None) -> tuple[str, ...] | None:
         found = originals(block.tool_use_id) if originals is not None else None
-        source = found if found is not None else block
+        source = found if isinstance(found, ToolResultBlock) else block
         if rejection_reason(source) is not None:
             return None
         failed = failure_lines(call, source, limit)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY
 from contextwarden.history import CONTENT_ID_HEX, CONTENT_ID_PREFIX, content_id
 from contextwarden.model import Block, FrozenDict, Message, TextBlock
 
@@ -37,17 +38,36 @@ def is_observation(message: Message) -> bool:
 
 
 def observation_texts(message: Message) -> list[tuple[int, TextBlock]]:
-    """(position, block) of each text of an observation message; [] for any other message."""
+    """(position, block) of each text of an observation message; [] for any other message.
+
+    When a summary or truncation merged the conversation's first message (and a summary) in front
+    of an observation, the merged message carries the observation's marks: only the blocks after
+    ours are the observation, and only the texts the loader listed as injected."""
     if not is_observation(message):
         return []
-    return [(i, b) for i, b in enumerate(message.content) if isinstance(b, TextBlock)]
+    extra = message.meta.extra
+    ours = [extra.get(k) for k in (FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY)]
+    start = max((n for n in ours if isinstance(n, int) and not isinstance(n, bool)), default=0)
+    listed = extra.get("injected_texts")
+    return [
+        (i, b)
+        for i, b in enumerate(message.content)
+        if i >= start
+        and isinstance(b, TextBlock)
+        and (not isinstance(listed, tuple) or b.text in listed)
+    ]
+
+
+def named_id(text: str) -> str | None:
+    """The content id a marker in ``text`` names (an earlier rung cut or cleared it), if any."""
+    found = _NAMED_ID.search(text)
+    return found.group(1) if found else None
 
 
 def original_id(text: str) -> str:
     """The content id of the text ``text`` was cut from: the one its marker names, when an earlier
     rung cut it, else its own (so a second cut still points at the first original)."""
-    found = _NAMED_ID.search(text)
-    return found.group(1) if found else content_id(text)
+    return named_id(text) or content_id(text)
 
 
 def with_text(message: Message, position: int, text: str) -> Message:

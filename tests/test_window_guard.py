@@ -16,8 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contextwarden.compaction.cuts import SUMMARY_KEY
+from contextwarden.compaction.guard import WINDOW_TOO_SMALL
 from contextwarden.compaction.summarize import CONTINUATION_NOTE
 from contextwarden.errors import ContextOverflowError
+from contextwarden.eval.replay import replay
+from contextwarden.eval.tables import warning_lines
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.log import MessageAdded
@@ -268,3 +271,16 @@ def test_every_transcript_at_30000_never_over_never_invalid(transcripts: list[Pa
                 history.add(message)
     assert requests > 2_500
     assert (over, invalid) == (0, 0)
+
+
+def test_a_window_too_small_for_the_session_is_reported(transcripts: list[Path]) -> None:
+    """The issue's case: codex 0b9f… at 20,000 tokens is summarized again and again."""
+    path = next(p for p in transcripts if "0b9f2ac6f3aa" in p.name)
+    source = load(path)
+    small = replay(source, ("ladder",), window=20_000)
+    (warning,) = small.runs["ladder"].warnings
+    assert warning.startswith(WINDOW_TOO_SMALL) and "of 213 requests" in warning
+    assert warning_lines(small) == [f"warning: ladder: {warning}"]
+    assert small.as_json()["strategies"]["ladder"]["warnings"] == [warning]
+    large = replay(source, ("ladder",), window=200_000)
+    assert large.runs["ladder"].warnings == () and warning_lines(large) == []

@@ -14,7 +14,6 @@ import logging
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +37,13 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.budget import ToolResultBudget
-from contextwarden.compaction.cap import Cap
-from contextwarden.compaction.guard import overflow_error
+from contextwarden.compaction.guard import guarded, last_resorts
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.observations import is_observation
 from contextwarden.compaction.snip import Snip
 from contextwarden.compaction.summarize import Summarize, add_to_summary
 from contextwarden.compaction.tools import ToolMatcher
-from contextwarden.compaction.truncate import Truncate
 from contextwarden.errors import SummarizerError
 from contextwarden.events import BreakerOpened, Event, EventListener, Hooks
 from contextwarden.files import Budget, FileTracker
@@ -133,17 +130,12 @@ class ContextManager:
             and not state.breaker.open
         ):
             self._autocompact(history, state, actions, "auto", None)
-        if history.estimate_tokens() > self.policy.effective_window:
-            self._truncate(history, state, actions)
-        if history.estimate_tokens() > self.policy.effective_window:
-            self._cap(history, state, actions)
+        for strategy in last_resorts(history, self.policy):
+            if history.estimate_tokens() <= self.policy.effective_window:
+                break
+            actions.append(self._run(strategy, history, state, "over_window").report)
         report = self._report(history, actions, before, count, started)
-        if not report.over_window:
-            return report
-        error = overflow_error(history, self.policy, state.cache.count)
-        if self.policy.on_overflow == "raise":
-            raise error
-        return replace(report, warnings=(*report.warnings, str(error)))
+        return guarded(report, history, self.policy, state.cache.count)
 
     def compact(
         self, history: ConversationHistory, instructions: str | None = None
@@ -297,21 +289,6 @@ class ContextManager:
                 "autocompact circuit breaker open after %d failures: %s", breaker.failures, error
             )
             self._emit(BreakerOpened(breaker.failures, error))
-
-    def _truncate(
-        self, history: ConversationHistory, state: HistoryState, actions: list[StrategyReport]
-    ) -> None:
-        budget = self.policy.effective_window - history.preamble_tokens
-        strategy = Truncate(max_tokens=max(1, budget), keep_summary=True)
-        actions.append(self._run(strategy, history, state, "over_window").report)
-
-    def _cap(
-        self, history: ConversationHistory, state: HistoryState, actions: list[StrategyReport]
-    ) -> None:
-        # The strategies count from ``counted_tokens``; a usage anchor above it lowers the target.
-        anchored = history.estimate_tokens() - history.counted_tokens()
-        strategy = Cap(max_tokens=max(1, self.policy.effective_window - max(0, anchored)))
-        actions.append(self._run(strategy, history, state, "over_window").report)
 
     def _attacher(self, state: HistoryState) -> Callable[[Sequence[Message]], Sequence[TextBlock]]:
         policy = self.policy

@@ -73,6 +73,10 @@ class ContextPolicy:
     """Truncation keeps the first user message and this many of the latest turns."""
     max_consecutive_failures: int = 3
     """Summarizer failures in a row after which autocompact stops calling it (circuit breaker)."""
+    small_window_ratio: float = 0.75
+    """A summary that leaves the context at or above this share of the autocompact threshold
+    means the window is too small for the session (summaries would follow each other every few
+    requests): ``prepare``'s report carries a warning."""
     on_overflow: OverflowPolicy = "raise"
     """When the last-resort cap cannot bring the request under the effective window (what is left
     is thinking, tool_use inputs, images, or the preamble): ``"raise"`` ContextOverflowError, or
@@ -231,7 +235,7 @@ def _check(policy: ContextPolicy) -> None:
     _require(policy, "idle_minutes", policy.idle_minutes > 0, "must be > 0")
     ok = policy.on_overflow in ("raise", "flag")
     _require(policy, "on_overflow", ok, 'must be "raise" or "flag"')
-    for name in ("warning_ratio", "microcompact_ratio", "result_head_ratio"):
+    for name in ("warning_ratio", "microcompact_ratio", "result_head_ratio", "small_window_ratio"):
         _require(policy, name, 0 <= getattr(policy, name) <= 1, "must be between 0 and 1")
     if policy.autocompact_threshold <= 0:
         raise ValueError(

@@ -130,10 +130,11 @@ class ContextManager:
             and not state.breaker.open
         ):
             self._autocompact(history, state, actions, "auto", None)
-        for strategy in last_resorts(history, self.policy):
-            if history.estimate_tokens() <= self.policy.effective_window:
-                break
-            actions.append(self._run(strategy, history, state, "over_window").report)
+        if history.estimate_tokens() > self.policy.effective_window:
+            for strategy in last_resorts(history, self.policy):
+                if history.estimate_tokens() <= self.policy.effective_window:
+                    break
+                actions.append(self._run(strategy, history, state, "over_window").report)
         report = self._report(history, actions, before, count, started)
         return guarded(report, history, self.policy, state.cache.count)
 

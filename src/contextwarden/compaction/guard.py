@@ -42,6 +42,8 @@ def guarded(
 ) -> CompactionReport:
     """``report`` with its warnings; raises ContextOverflowError when the history is still over
     the effective window and ``policy.on_overflow`` is ``"raise"``."""
+    if not report.actions and not report.over_window:
+        return report  # the common case, a pass with nothing to do: keep it cheap
     warnings = list(report.warnings)
     small = small_window_warning(report, history, policy)
     if small is not None:

@@ -145,7 +145,10 @@ def test_any_single_oversized_message_fits_or_raises(
         assert any("thinking" in part for part in exc.unshrinkable)
         return
     assert kind != "thinking", "a latest thinking block over the window must raise"
-    assert not report.over_window and not report.warnings
+    assert not report.over_window
+    # A message that alone fills the window may leave the summary crowded: that is said, and
+    # nothing else is.
+    assert all(w.startswith(WINDOW_TOO_SMALL) for w in report.warnings)
     assert history.estimate_tokens() <= policy.effective_window
     assert exact_total(history) <= policy.effective_window
     assert validate(history.messages) == []

@@ -38,12 +38,22 @@ from contextwarden.model import (
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
 from contextwarden.tokens.exact import TiktokenCounter
-from tests.conftest import SHARED_DATA
 from tests.strategies import PHRASES, FakeSummarizer, conversations
 
 EXACT = TiktokenCounter("o200k_base", threads=1)
 WINDOW = 8_000
-KINDS = ("tool_result", "observation", "typed", "assistant", "first", "old_thinking", "thinking")
+KINDS = (
+    "tool_result",
+    "observation",
+    "typed",
+    "assistant",
+    "first",
+    "old_thinking",
+    "thinking",
+    "tool_input",
+)
+IMPOSSIBLE = {"thinking": "thinking", "tool_input": "tool_use"}
+"""Kinds the API forbids us to edit in the latest assistant turn → what the error names."""
 REHYDRATE = re.compile(r"history\.rehydrate\('([^'\n]+)'\)")
 OBSERVATION_META = MessageMeta(extra=FrozenDict({"injected": True, "injected_kind": "observation"}))
 
@@ -78,6 +88,15 @@ def oversized(kind: str, base: list[Message], big: str) -> list[Message]:
         return [*base, Message.user("run it"), action, observation]
     if kind == "typed":
         return [*base, Message.user(big)]
+    if kind == "tool_input":
+        write = ToolUseBlock("toolu_write", "Write", {"file_path": "big.txt", "content": big})
+        result = ToolResultBlock("toolu_write", "written")
+        return [
+            *base,
+            Message.user("save it"),
+            Message("assistant", (write,)),
+            Message.user([result]),
+        ]
     thinking: tuple[Block, ...] = (ThinkingBlock(big, signature="sig"), TextBlock("Done."))
     if kind == "assistant":
         return [*base, Message.user("write it"), Message.assistant(big), Message.user("thanks")]
@@ -140,11 +159,11 @@ def test_any_single_oversized_message_fits_or_raises(
     try:
         report = manager.prepare(history)
     except ContextOverflowError as exc:
-        assert kind == "thinking", f"{kind}: {exc}"
+        assert kind in IMPOSSIBLE, f"{kind}: {exc}"
         assert exc.tokens > exc.window == policy.effective_window
-        assert any("thinking" in part for part in exc.unshrinkable)
+        assert IMPOSSIBLE[kind] in exc.unshrinkable[0] and IMPOSSIBLE[kind] in str(exc)
         return
-    assert kind != "thinking", "a latest thinking block over the window must raise"
+    assert kind not in IMPOSSIBLE, f"a latest {kind} block over the window must raise"
     assert not report.over_window
     # A message that alone fills the window may leave the summary crowded: that is said, and
     # nothing else is.
@@ -195,8 +214,8 @@ def _final_request(history: ConversationHistory, window: int) -> ConversationHis
     return history
 
 
-def _real_session(name: str) -> ConversationHistory:
-    path = next((SHARED_DATA / "transcripts").rglob(name))
+def _real_session(transcripts: list[Path], name: str) -> ConversationHistory:
+    path = next(p for p in transcripts if p.name == name)
     source = load(path, counter=EXACT)
     history = ConversationHistory(source.system, source.tools, counter=EXACT)
     for message in source.messages:
@@ -211,8 +230,15 @@ def _recovered(history: ConversationHistory, text: str) -> bool:
     return any(history.rehydrate(i).text == text for i in ids)
 
 
-def test_the_868k_observation_of_a_mini_swe_agent_session_is_cut_and_recoverable() -> None:
-    path = next((SHARED_DATA / "transcripts").rglob("*requests-1142.traj.json"))
+def _real_text(transcripts: list[Path], name: str) -> str:
+    """A text of the shared corpus (``data/text/`` beside ``data/transcripts/``)."""
+    return (transcripts[0].parents[2] / "text" / name).read_text(encoding="utf-8")
+
+
+def test_the_868k_observation_of_a_mini_swe_agent_session_is_cut_and_recoverable(
+    transcripts: list[Path],
+) -> None:
+    path = next(p for p in transcripts if p.name.endswith("requests-1142.traj.json"))
     source = load(path, counter=EXACT)
     last = source.messages[-1]
     assert last.meta.extra.get("injected_kind") == "observation" and len(last.text) > 860_000
@@ -223,9 +249,11 @@ def test_the_868k_observation_of_a_mini_swe_agent_session_is_cut_and_recoverable
     assert _recovered(history, last.text)
 
 
-def test_a_900k_typed_user_message_is_capped_last_and_recoverable() -> None:
-    history = _real_session("d-kimuson__claude-code-viewer__5c0375b4.jsonl")
-    english = (SHARED_DATA / "text" / "en.txt").read_text(encoding="utf-8")
+def test_a_900k_typed_user_message_is_capped_last_and_recoverable(
+    transcripts: list[Path],
+) -> None:
+    history = _real_session(transcripts, "d-kimuson__claude-code-viewer__5c0375b4.jsonl")
+    english = _real_text(transcripts, "en.txt")
     typed = (english * (900_000 // len(english) + 1))[:900_000]
     history.add(Message.user(typed))
     _final_request(history, 30_000)
@@ -233,9 +261,9 @@ def test_a_900k_typed_user_message_is_capped_last_and_recoverable() -> None:
     assert history.messages[-1].text.startswith(typed[:1_000])  # head kept
 
 
-def test_a_32707_token_pasted_user_message_fits_a_30000_window() -> None:
-    history = _real_session("entireio__cli__9fd2fc39aa5f-s0-v2.0.64.jsonl")
-    code = (SHARED_DATA / "text" / "code.txt").read_text(encoding="utf-8")
+def test_a_32707_token_pasted_user_message_fits_a_30000_window(transcripts: list[Path]) -> None:
+    history = _real_session(transcripts, "entireio__cli__9fd2fc39aa5f-s0-v2.0.64.jsonl")
+    code = _real_text(transcripts, "code.txt")
     pasted = _with_tokens(code, 32_707)
     assert EXACT.count_text(pasted) == 32_707
     history.add(Message.user(pasted))

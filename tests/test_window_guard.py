@@ -129,7 +129,7 @@ def check_nothing_lost(history: ConversationHistory, big: str) -> None:
 
 
 def _texts(messages: Sequence[Message]) -> list[str]:
-    out = []
+    out: list[str] = []
     for m in messages:
         out.extend(b.text for b in m.content if isinstance(b, TextBlock | ToolResultBlock))
     return out

@@ -74,10 +74,12 @@ class _Source:
     tail: str
     id: str
     total: int
+    whole: bool
+    """The text was not cut yet: head and tail are the same text."""
 
     @property
     def available(self) -> int:
-        return len(self.head) if self.head is self.tail else len(self.head) + len(self.tail)
+        return len(self.head) if self.whole else len(self.head) + len(self.tail)
 
 
 class Cap:
@@ -114,7 +116,7 @@ class Cap:
         description = f"cut the middle of {len(cuts)} text(s) to fit {budget:,} tokens"
         if not fits:
             description += f"; still {total - budget:,} over"
-        changed = sorted({int(str(c["message"])) for c in cuts})
+        changed = [i for i, m in enumerate(current) if m is not messages[i]]
         proposal = Proposal(tuple(current), total, description, changed, details)
         return finish(self.name, messages, tokens_before, proposal)
 
@@ -203,10 +205,10 @@ def _source(message: Message, position: int) -> _Source:
     found = _NOTE_RE.search(text)
     if found is not None:
         total = int(found.group(1).replace(",", ""))
-        return _Source(text[: found.start()], text[found.end() :], found.group(2), total)
+        return _Source(text[: found.start()], text[found.end() :], found.group(2), total, False)
     if isinstance(block, ToolResultBlock):
-        return _Source(text, text, block.tool_use_id, len(text))
-    return _Source(text, text, original_id(text), len(text))
+        return _Source(text, text, block.tool_use_id, len(text), True)
+    return _Source(text, text, original_id(text), len(text), True)
 
 
 def _preview(source: _Source, keep: int, what: str) -> str:

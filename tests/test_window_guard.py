@@ -322,3 +322,15 @@ def test_a_window_too_small_for_the_session_is_reported(transcripts: list[Path])
     assert small.as_json()["strategies"]["ladder"]["warnings"] == [warning]
     large = replay(source, ("ladder",), window=200_000)
     assert large.runs["ladder"].warnings == () and warning_lines(large) == []
+
+
+def test_a_system_prompt_larger_than_the_window_is_named_in_the_error() -> None:
+    history = ConversationHistory(system=big_text(3_000, 3), counter=EXACT)
+    typed = big_text(300, 0)  # long enough to be cut, were cutting of any use
+    history.add(Message.user(typed))
+    policy = ContextPolicy(context_window=WINDOW)
+    with pytest.raises(ContextOverflowError) as info:
+        ContextManager(policy, FakeSummarizer()).prepare(history)
+    assert info.value.tokens == history.estimate_tokens() > policy.effective_window
+    assert info.value.unshrinkable[-1].startswith("system prompt and tool definitions")
+    assert history.messages[0].text == typed  # nothing the person typed was cut for nothing

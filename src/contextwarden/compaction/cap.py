@@ -6,8 +6,8 @@ then summaries and injected text, and what the person typed last; within a kind,
 first, each just enough. A cut keeps the head and the tail around a note saying how much was cut
 and how to get it back: ``history.rehydrate(id)`` with the tool_use_id of a result or the content
 id of a text (the log keeps every original). Thinking is never edited, nor tool_use inputs, images
-or documents: when they alone are over the budget the report lists them (``unshrinkable``) and
-the manager raises ContextOverflowError.
+or documents: when what is left would still be over the budget nothing is cut, the report lists
+it (``unshrinkable``) and the manager raises ContextOverflowError.
 """
 
 from __future__ import annotations
@@ -111,11 +111,10 @@ class Cap:
         fits = total <= budget
         left = () if fits else unshrinkable(current, total, ctx.count)
         details = {"cuts": tuple(cuts), "fits": fits, "unshrinkable": left}
-        if not cuts:
-            return unchanged(self.name, messages, "nothing left that may be cut", total, details)
+        if not fits:  # cutting what was said would not make the request possible
+            reason = f"not applied: with every text cut it would still be {total - budget:,} over"
+            return unchanged(self.name, messages, reason, tokens_before, details)
         description = f"cut the middle of {len(cuts)} text(s) to fit {budget:,} tokens"
-        if not fits:
-            description += f"; still {total - budget:,} over"
         changed = [i for i, m in enumerate(current) if m is not messages[i]]
         proposal = Proposal(tuple(current), total, description, changed, details)
         return finish(self.name, messages, tokens_before, proposal)

@@ -50,7 +50,10 @@ def guarded(
         warnings.append(small)
     if report.over_window:
         tokens = history.estimate_tokens()
-        left = unshrinkable(history.messages, tokens, count)
+        capped = [a.details.get("unshrinkable") for a in report.actions if a.name == Cap.name]
+        left = (
+            capped[-1] if capped and capped[-1] else unshrinkable(history.messages, tokens, count)
+        )
         error = ContextOverflowError(tokens, policy.effective_window, left)
         if policy.on_overflow == "raise":
             raise error

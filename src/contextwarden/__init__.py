@@ -5,6 +5,7 @@ psycopg, plotly) are imported only when the class that needs them is used.
 """
 
 from contextwarden.compaction import (
+    Cap,
     CompactionContext,
     CompactionResult,
     MicroCompact,
@@ -21,6 +22,7 @@ from contextwarden.compaction import (
 )
 from contextwarden.errors import (
     CompactionError,
+    ContextOverflowError,
     ContextWardenError,
     FormatError,
     HistoryError,
@@ -111,12 +113,14 @@ __all__ = [
     "Block",
     "BlockPlacement",
     "BreakerOpened",
+    "Cap",
     "CompactionBoundary",
     "CompactionContext",
     "CompactionError",
     "CompactionReport",
     "CompactionResult",
     "ContextManager",
+    "ContextOverflowError",
     "ContextPolicy",
     "ContextWardenError",
     "ConversationHistory",

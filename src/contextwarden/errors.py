@@ -18,6 +18,7 @@ class ContextWardenError(Exception):
         ├── FormatError                  a payload or file could not be read
         ├── TokenizerError               a tokenizer could not be loaded
         ├── CompactionError              a compaction could not produce a valid, smaller view
+        ├── ContextOverflowError         even the last resort left the request over the window
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
@@ -85,6 +86,30 @@ class TokenizerError(ContextWardenError):
 
 class CompactionError(ContextWardenError):
     """A compaction could not produce a valid view with fewer tokens; the history is unchanged."""
+
+
+class ContextOverflowError(ContextWardenError):
+    """Every rung ran, the last-resort cap included, and the request still does not fit.
+
+    What is left cannot shrink without editing what the API forbids us to edit: the latest
+    assistant turn's thinking, tool_use inputs, images or documents, or the system prompt and tool
+    definitions. Each rung that applied stays applied (each one is valid on its own); nothing said
+    is lost (the log keeps every original). ``tokens``: what the request needs; ``window``: the
+    effective window (context window minus the output reserve); ``unshrinkable``: what could not
+    shrink, largest first, in words.
+    """
+
+    def __init__(self, tokens: int, window: int, unshrinkable: tuple[str, ...] = ()) -> None:
+        parts = "; ".join(unshrinkable) if unshrinkable else "nothing left to cut"
+        super().__init__(
+            f"the request needs {tokens:,} tokens but the effective window is {window:,} "
+            f"(context window minus the output reserve), and what is left cannot shrink: {parts}. "
+            "Use a model with a larger window, lower ContextPolicy.max_output_reserve, or remove "
+            "the oversized content from the conversation."
+        )
+        self.tokens = tokens
+        self.window = window
+        self.unshrinkable = unshrinkable
 
 
 class SummarizerError(ContextWardenError):

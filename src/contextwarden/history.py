@@ -6,6 +6,7 @@ reported (merge mode, for importing logs). The full log is kept; the view is der
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Self
@@ -287,15 +288,24 @@ class ConversationHistory:
 
         return history_to_openai(self.system, self._view)
 
-    def rehydrate(self, tool_use_id: str) -> ToolResultBlock:
-        """The tool result for ``tool_use_id`` exactly as it was added, before any compaction cut
-        or cleared it (the log keeps every original message). KeyError when the log has none."""
+    def rehydrate(self, id: str) -> ToolResultBlock | TextBlock:
+        """The original of something compaction cut, cleared or masked, exactly as it was first
+        recorded (the log keeps every original). ``id`` is what the marker in the text names: a
+        ``tool_use_id`` (the tool result as added), or a ``sha256-…`` content id (see
+        ``content_id``; a text block: an observation, a message's text, a summary; or a tool
+        result whose text has that id). KeyError when the log has none."""
         for entry in reversed(self._log):
             if isinstance(entry, MessageAdded):
                 for block in entry.message.content:
-                    if isinstance(block, ToolResultBlock) and block.tool_use_id == tool_use_id:
+                    if isinstance(block, ToolResultBlock) and block.tool_use_id == id:
                         return block
-        raise KeyError(f"no tool_result with tool_use_id {tool_use_id!r} in this history's log")
+        found = _by_content_id(self._log, id) if id.startswith(CONTENT_ID_PREFIX) else None
+        if found is None:
+            raise KeyError(
+                f"no tool_result with tool_use_id {id!r} and no text with that content "
+                "id in this history's log"
+            )
+        return found
 
     # ----------------------------------------------------------------- for the manager and stores
     def subscribe(self, listener: Callable[[LogEntry], None]) -> None:
@@ -464,6 +474,42 @@ class ConversationHistory:
         else:
             self._view.append(result)
             self._ledger.append(result, count)
+
+
+CONTENT_ID_PREFIX = "sha256-"
+CONTENT_ID_HEX = 32
+"""Hex digits of the sha256 kept in a content id: 128 bits, unique within any history."""
+
+
+def content_id(text: str) -> str:
+    """The id a cut or cleared text is recovered by: ``sha256-`` and the first 32 hex digits of
+    its UTF-8 (lone surrogates kept), so it is the same wherever the text is (log, spill file)."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return CONTENT_ID_PREFIX + digest[:CONTENT_ID_HEX]
+
+
+def _by_content_id(entries: Sequence[LogEntry], wanted: str) -> ToolResultBlock | TextBlock | None:
+    """The first text or tool result recorded in ``entries`` whose text has the id ``wanted``:
+    added messages, then the views compactions installed (a summary is first recorded there)."""
+    seen: set[int] = set()
+    for entry in entries:
+        if isinstance(entry, MessageAdded):
+            messages: Sequence[Message] = (entry.message,)
+        elif isinstance(entry, CompactionBoundary):
+            messages = entry.view
+        else:
+            continue
+        for message in messages:
+            if id(message) in seen:
+                continue  # views share their unchanged messages: hash each one once
+            seen.add(id(message))
+            for block in message.content:
+                if (
+                    isinstance(block, TextBlock | ToolResultBlock)
+                    and content_id(block.text) == wanted
+                ):
+                    return block
+    return None
 
 
 def _cache_key(counter: TokenCounter) -> str | None:

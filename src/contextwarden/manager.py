@@ -2,8 +2,10 @@
 
 Light rungs (tool-result budget, snip) look only at messages new since the last call; microcompact
 runs on a token threshold or after an idle hour; autocompact (summary) above its threshold, behind
-a circuit breaker kept in the history's metadata; truncation when still over the window. Every
-change, and ``apply`` of any one strategy, goes through the same guarded, atomic path.
+a circuit breaker kept in the history's metadata; truncation when still over the window, then the
+last-resort cap (``compaction.cap``); then the request fits, or ContextOverflowError (or a flag,
+per ``policy.on_overflow``). Every change, and ``apply`` of any one strategy, goes through the same
+guarded, atomic path.
 """
 
 from __future__ import annotations
@@ -36,12 +38,13 @@ from contextwarden.compaction.base import (
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.budget import ToolResultBudget
 from contextwarden.compaction.cache import CacheAware, CachePolicy
+from contextwarden.compaction.guard import guarded, last_resorts
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.microcompact import MicroCompact
+from contextwarden.compaction.observations import is_observation
 from contextwarden.compaction.snip import Snip
 from contextwarden.compaction.summarize import Summarize, add_to_summary
 from contextwarden.compaction.tools import ToolMatcher
-from contextwarden.compaction.truncate import Truncate
 from contextwarden.errors import SummarizerError
 from contextwarden.events import BreakerOpened, Event, EventListener, Hooks
 from contextwarden.files import Budget, FileTracker
@@ -114,7 +117,11 @@ class ContextManager:
     def prepare(
         self, history: ConversationHistory, *, query_source: str = "main"
     ) -> CompactionReport:
-        """Call before every model request: run the rungs whose triggers hold."""
+        """Call before every model request: run the rungs whose triggers hold.
+
+        Afterwards the request fits the effective window by the history's count, or
+        ContextOverflowError is raised (``policy.on_overflow="flag"``: the report says so instead),
+        naming what could not shrink. Rungs that applied stay applied either way."""
         started = time.perf_counter()
         before, count = history.estimate_tokens(), len(history)
         if query_source in NO_COMPACT_SOURCES:
@@ -130,8 +137,12 @@ class ContextManager:
         ):
             self._autocompact(history, state, actions, "auto", None)
         if history.estimate_tokens() > self.policy.effective_window:
-            self._truncate(history, state, actions)
-        return self._report(history, actions, before, count, started)
+            for strategy in last_resorts(history, self.policy):
+                if history.estimate_tokens() <= self.policy.effective_window:
+                    break
+                actions.append(self._run(strategy, history, state, "over_window").report)
+        report = self._report(history, actions, before, count, started)
+        return guarded(report, history, self.policy, state.cache.count)
 
     def compact(
         self, history: ConversationHistory, instructions: str | None = None
@@ -197,7 +208,7 @@ class ContextManager:
         new = view[start:]
         for message in new:
             state.files.observe(message)
-        if any(m.role == "user" and m.tool_results for m in new):
+        if any(m.role == "user" and (m.tool_results or is_observation(m)) for m in new):
             # A cheap look first: most new results need neither rung (a first, full pass skips
             # it, since the rungs' own scan is as cheap and the look would double it).
             ctx = self._context(history, state, start)
@@ -288,13 +299,6 @@ class ContextManager:
                 "autocompact circuit breaker open after %d failures: %s", breaker.failures, error
             )
             self._emit(BreakerOpened(breaker.failures, error))
-
-    def _truncate(
-        self, history: ConversationHistory, state: HistoryState, actions: list[StrategyReport]
-    ) -> None:
-        budget = self.policy.effective_window - history.preamble_tokens
-        strategy = Truncate(max_tokens=max(1, budget))
-        actions.append(self._run(strategy, history, state, "over_window").report)
 
     def _attacher(self, state: HistoryState) -> Callable[[Sequence[Message]], Sequence[TextBlock]]:
         policy = self.policy

@@ -29,7 +29,7 @@ from contextwarden.eval.probes import load_probes
 from contextwarden.eval.replay import Progress as ProgressFn
 from contextwarden.eval.replay import ReplayResult, replay
 from contextwarden.eval.strategies import STRATEGY_NAMES
-from contextwarden.eval.tables import COMPACTIONS, NUMERIC, kinds_text, rows
+from contextwarden.eval.tables import COMPACTIONS, NUMERIC, kinds_text, rows, warning_lines
 from contextwarden.formats import load
 
 DEFAULT_WINDOW = 200_000
@@ -206,6 +206,8 @@ def show(result: ReplayResult, report: Path | None) -> None:
             out.print(f"  [dim]{run_.name} no longer holds at the last request: {shown}{tail}[/]")
         for problem in run_.problems:
             out.print(f"  [red]{run_.name}: {problem}[/]")
+    for line in warning_lines(result):
+        out.print(f"  {line}", style="yellow", markup=False)
     if report is not None:
         out.print(f"Report written to [bold]{report}[/]")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from contextwarden.compaction.microcompact import is_cleared
-from contextwarden.compaction.tools import ToolMatcher, results_with_names
+from contextwarden.compaction.microcompact import is_cleared, output_slots
+from contextwarden.compaction.tools import ToolMatcher
 from contextwarden.model import Message, TextBlock, ToolResultBlock
 
 
@@ -47,7 +47,8 @@ class Cursor:
 
 
 class CompactableResults:
-    """Where the compactable tool results are, and the tokens of all but the latest ``keep``.
+    """Where the compactable tool results (and observations) are, and the tokens of all but the
+    latest ``keep``.
 
     Results are found as messages arrive; a result is counted once, when it falls out of the
     ``keep`` latest, so asking for the possible saving is O(new results).
@@ -74,12 +75,7 @@ class CompactableResults:
         if self._counted > len(self._entries):
             self._counted, self._tokens = 0, 0
         for i in range(start, len(view)):
-            if view[i].role == "user" and view[i].tool_results:
-                self._entries.extend(
-                    (i, pos)
-                    for pos, _, name in results_with_names(view, i)
-                    if self._matcher.matches(name)
-                )
+            self._entries.extend((i, pos) for pos in output_slots(view, i, self._matcher.matches))
         self.cursor.done(view)
 
     def old_tokens(
@@ -100,7 +96,7 @@ class CompactableResults:
         while self._counted < limit:
             i, pos = self._entries[self._counted]
             block = view[i].content[pos]
-            if isinstance(block, ToolResultBlock) and not is_cleared(block, marker):
+            if isinstance(block, ToolResultBlock | TextBlock) and not is_cleared(block, marker):
                 self._tokens += _share(view[i], len(block.text), message_tokens(i))
             self._counted += 1
         return self._tokens

@@ -14,12 +14,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from contextwarden.compaction.guard import WINDOW_TOO_SMALL
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
 from contextwarden.cost.bill import Bill
 from contextwarden.cost.cache import PromptCache, Usage, cache_for
 from contextwarden.cost.prices import Price
 from contextwarden.cost.requests import view_request
-from contextwarden.errors import CompactionError, ContextWardenError, HistoryError
+from contextwarden.errors import (
+    CompactionError,
+    ContextOverflowError,
+    ContextWardenError,
+    HistoryError,
+)
 from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
 from contextwarden.eval.retention import Retention, RetentionTracker
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
@@ -76,6 +82,10 @@ class StrategyRun:
     bill: Bill | None = None
     """Each request's cache reads, writes and cost under the cache model (``pricing`` given)."""
 
+    warnings: tuple[str, ...] = ()
+    """What the strategy's reports warned about, once each with how many requests it concerned:
+    a window too small for the session, requests that could not fit (ContextOverflowError)."""
+
     @property
     def total_tokens_sent(self) -> int:
         return sum(self.tokens)
@@ -112,6 +122,8 @@ class StrategyRun:
             "tokens_per_request": list(self.tokens),
             "problems": list(self.problems),
             **({"cost": _cost_json(self.bill)} if self.bill is not None else {}),
+
+            "warnings": list(self.warnings),
         }
 
 
@@ -134,6 +146,11 @@ class ReplayResult:
     def window(self) -> int:
         return self.policy.context_window
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Every strategy's warnings, each prefixed with the strategy's name."""
+        return tuple(f"{name}: {w}" for name, run in self.runs.items() for w in run.warnings)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "turns": self.turns,
@@ -147,6 +164,7 @@ class ReplayResult:
             "probes_by_kind": dict(sorted(Counter(p.kind for p in self.probes.probes).items())),
             "probes_unchecked": len(self.probes.unchecked),
             "seconds": round(self.seconds, 3),
+            "warnings": list(self.warnings),
         }
 
 
@@ -239,6 +257,8 @@ class _Replay:
         self.marks: list[Mark] = []
         self.problems: list[str] = []
         self.over = self.invalid = self.errors = 0
+        self.warned: dict[str, tuple[str, int]] = {}
+        """Kind of warning → (its first text, requests it concerned)."""
         self.rung_seconds = self.prepare_seconds = 0.0
 
     def run(self, progress: Progress | None, observe: Observer | None) -> StrategyRun:
@@ -275,6 +295,8 @@ class _Replay:
             tuple(self.problems),
             self.errors,
             Bill(self.price, tuple(self.usages)) if self.price is not None else None,
+
+            tuple(f"{text} ({n:,} of {total:,} requests)" for text, n in self.warned.values()),
         )
 
     def _request(self) -> tuple[Message, ...]:
@@ -282,10 +304,16 @@ class _Replay:
         turn = len(self.tokens)
         started = time.perf_counter()
         try:
-            self.preparer.prepare(self.history)
+            report = self.preparer.prepare(self.history)
         except CompactionError as exc:  # atomic: the history is as it was; the request goes out
             self.errors += 1
             self._note(f"request {turn}: compaction failed: {exc}")
+        except ContextOverflowError as exc:  # the request cannot fit; measured as it stands
+            self._warn("overflow", f"request could not fit: {exc}")
+        else:
+            for warning in report.warnings:
+                kind = WINDOW_TOO_SMALL if warning.startswith(WINDOW_TOO_SMALL) else "overflow"
+                self._warn(kind, warning)
         self.prepare_seconds += time.perf_counter() - started
         tokens = self.history.estimate_tokens()
         sent = self.history.messages
@@ -324,6 +352,10 @@ class _Replay:
                     event.seconds,
                 )
             )
+
+    def _warn(self, kind: str, text: str) -> None:
+        first, n = self.warned.get(kind, (text, 0))
+        self.warned[kind] = (first, n + 1)
 
     def _note(self, text: str) -> None:
         if len(self.problems) < MAX_EXAMPLES:

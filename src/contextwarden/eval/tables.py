@@ -66,6 +66,12 @@ def _row(run: StrategyRun, none: StrategyRun | None) -> list[str]:
     ]
 
 
+def warning_lines(result: ReplayResult) -> list[str]:
+    """One line per warning a strategy's reports gave (a window too small for the session,
+    requests that could not fit), for the terminal, the HTML report and docs."""
+    return [f"warning: {w}" for w in result.warnings]
+
+
 def compactions_text(run: StrategyRun) -> str:
     """``26 (14 microcompact, 10 summarize, 2 tool_result_budget)``."""
     return f"{run.compactions} ({kinds_text(run)})" if run.marks else "0"

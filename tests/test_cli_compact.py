@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TRANSCRIPTS_DIR
+from conftest import fixture_path
 from servers import OPENAI_PATH, Reply, openai_completion, serving
 
 from contextwarden.cli import main
@@ -16,9 +16,10 @@ from contextwarden.rules import validate
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.typed import SUMMARY_PREFIX
 
-CLAUDE = TRANSCRIPTS_DIR / "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
-CODEX = TRANSCRIPTS_DIR / "codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl"
-SWE = TRANSCRIPTS_DIR / "swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj"
+CLAUDE = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
+CODEX = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
+SWE = fixture_path("swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj")
+WINDOW = "20000"  # small enough that the trimmed fixtures have something to summarize
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -40,7 +41,9 @@ def test_to_anthropic_keeps_every_user_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "compact.json"
-    data = _json(capsys, "compact", str(CLAUDE), "-o", str(out), "--to", "anthropic")
+    data = _json(
+        capsys, "compact", str(CLAUDE), "-o", str(out), "--to", "anthropic", "--window", WINDOW
+    )
     assert data["compacted"] is True and data["output_format"] == "anthropic"
     assert data["tokens_after"] < data["tokens_before"]
     assert data["messages_after"] < data["messages_before"]
@@ -61,7 +64,10 @@ def test_claude_code_is_written_back_as_claude_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "session.jsonl"
-    data = _json(capsys, "compact", str(CLAUDE), "-o", str(out), "--instructions", "keep the API")
+    data = _json(
+        capsys, "compact", str(CLAUDE), "-o", str(out), "--instructions", "keep the API",
+        "--window", WINDOW,
+    )  # fmt: skip
     assert data["output_format"] == "claude-code" and data["note"] is None
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     boundaries = [r for r in records if r.get("subtype") == "compact_boundary"]
@@ -78,7 +84,7 @@ def test_a_format_we_cannot_write_becomes_anthropic(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "codex.json"
-    data = _json(capsys, "compact", str(CODEX), "-o", str(out), "--window", "30000")
+    data = _json(capsys, "compact", str(CODEX), "-o", str(out), "--window", "8000")
     assert data["format"] == "codex" and data["output_format"] == "anthropic"
     assert data["note"] == "codex files cannot be written back; wrote anthropic instead (see --to)"
     assert data["compacted"] is True

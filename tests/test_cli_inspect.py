@@ -11,10 +11,10 @@ import pytest
 
 from contextwarden.breakdown import CATEGORIES
 from contextwarden.cli import main
-from tests.conftest import TRANSCRIPTS_DIR
+from tests.conftest import fixture_path
 
-SMALL = TRANSCRIPTS_DIR / "claude-code" / "d-kimuson__claude-code-viewer__5c0375b4.jsonl"
-OPENHANDS = next((TRANSCRIPTS_DIR / "openhands").glob("*multi-swe-bench-ponyc*"))
+SMALL = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
+OPENHANDS = fixture_path("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl")
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
@@ -48,7 +48,8 @@ def test_exact_counter_and_format_override(capsys: pytest.CaptureFixture[str]) -
 
 def test_multi_run_file_says_how_many_and_index_picks(capsys: pytest.CaptureFixture[str]) -> None:
     first = run_json(capsys, str(OPENHANDS))
-    assert first["metadata"]["conversations"] == 3  # type: ignore[index]
+    runs = len(OPENHANDS.read_text(encoding="utf-8").splitlines())  # one run per line
+    assert runs > 1 and first["metadata"]["conversations"] == runs  # type: ignore[index]
     second = run_json(capsys, str(OPENHANDS), "--index", "1")
     assert second["messages"] != first["messages"]
 

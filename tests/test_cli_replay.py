@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TRANSCRIPTS_DIR
+from conftest import fixture_path
 
 from contextwarden.cli import main
+from contextwarden.formats import load
 
-SESSION = TRANSCRIPTS_DIR / "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
+SESSION = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
 SHAPE = {
     "total_tokens_sent": int,
     "peak_context": int,
@@ -39,9 +40,10 @@ def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
 
 
 def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
-    data = _json(capsys, "replay", str(SESSION), "--window", "20000")
-    assert type(data["turns"]) is int and data["turns"] == 49
-    assert data["window"] == 20_000
+    data = _json(capsys, "replay", str(SESSION), "--window", "8000")
+    replies = sum(m.role == "assistant" for m in load(SESSION).messages)  # one request each
+    assert type(data["turns"]) is int and data["turns"] == replies
+    assert data["window"] == 8_000
     assert list(data["strategies"]) == ["ladder", "truncate", "mask", "none"]
     for name, numbers in data["strategies"].items():
         for key, kind in SHAPE.items():
@@ -58,7 +60,7 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_strategies_and_mask_keep_are_chosen(capsys: pytest.CaptureFixture[str]) -> None:
-    base = ("replay", str(SESSION), "--window", "20000", "--strategy", "mask")
+    base = ("replay", str(SESSION), "--window", "8000", "--strategy", "mask")
     kept = _json(capsys, *base, "none", "--mask-keep", "100000")
     assert list(kept["strategies"]) == ["mask", "none"]
     assert kept["strategies"]["mask"]["compactions"] == 0  # nothing is old enough to mask
@@ -84,7 +86,7 @@ def test_probes_file_replaces_the_defaults(
 def test_table_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "r.html"
     code, out, _ = run_cli(
-        capsys, "replay", str(SESSION), "--window", "20000", "--report", str(report)
+        capsys, "replay", str(SESSION), "--window", "8000", "--report", str(report)
     )
     assert code == 0
     assert "Strategies compared" in out and "ladder" in out and "none" in out

@@ -70,16 +70,28 @@ def corpus_params(paths: list[Path] | None = None) -> list[Any]:
     ]
 
 
-def session_params(folder: str | None = None) -> list[Any]:
+def session_params(*folders: str) -> list[Any]:
     """Every fixture transcript (runs anywhere), then every corpus transcript (when present),
-    optionally only those of one format folder."""
-    fixtures = [p for p in FIXTURE_TRANSCRIPTS if folder is None or p.parent.name == folder]
-    corpus_paths = [p for p in TRANSCRIPTS if folder is None or p.parent.name == folder]
+    optionally only those of the given format folders."""
+
+    def wanted(path: Path) -> bool:
+        return not folders or path.parent.name in folders
+
     own = [
         pytest.param(p, id="fixture/" + p.relative_to(FIXTURE_TRANSCRIPTS_DIR).as_posix())
-        for p in fixtures
+        for p in FIXTURE_TRANSCRIPTS
+        if wanted(p)
     ]
-    return own + corpus_params(corpus_paths)
+    return own + corpus_params([p for p in TRANSCRIPTS if wanted(p)])
+
+
+def transcript_sets() -> list[Any]:
+    """The fixture transcripts, and the whole corpus (``corpus``-marked), as two parameters for
+    tests about a collection of files."""
+    return [
+        pytest.param(FIXTURE_TRANSCRIPTS, id="fixtures"),
+        pytest.param(TRANSCRIPTS, id="corpus", marks=corpus),
+    ]
 
 
 def _require_corpus() -> None:

@@ -33,6 +33,7 @@ class Spec:
     records: int | None = None  # JSONL: keep the first N lines
     messages: int | None = None  # trajectories: keep the first N chat messages (+ exit)
     steps: int | None = None  # classic SWE-agent: keep the first N trajectory steps
+    events: int | None = None  # OpenHands output.jsonl: each run's first N events (+ its last)
     keep: int = KEEP_CHARS  # more for the sessions whose compaction the tests measure
 
 
@@ -58,6 +59,7 @@ SPECS = (
         "openai-chat/SWE-agent__mini-swe-agent__pr816-deepseek-chat-astroid-1333.traj.json",
         messages=24,
     ),
+    Spec("openhands/All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl", records=2, events=12),
     Spec("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl"),
     Spec("openhands/All-Hands-AI__OpenHands__runtime-traj-basic_gui_mode.json"),
 )
@@ -83,11 +85,27 @@ def trim(value: Any, keep: int) -> Any:
     return f"{value[:half]}\n[… {cut:,} characters trimmed for the test fixture …]\n{value[-half:]}"
 
 
+def cut_run(record: dict[str, Any], events: int | None) -> dict[str, Any]:
+    """An OpenHands run with its history cut to the first ``events`` events and its last one."""
+    history = record.get("history")
+    if events is not None and isinstance(history, list) and len(history) > events + 1:
+        record = {**record, "history": history[:events] + history[-1:]}
+    return record
+
+
 def trim_jsonl(text: str, spec: Spec) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     if spec.records is not None:
         lines = lines[: spec.records]
-    return "".join(json.dumps(trim(json.loads(line), spec.keep), ensure_ascii=False) + "\n" for line in lines)
+    return "".join(
+        json.dumps(
+            trim(cut_run(json.loads(line), spec.events), spec.keep),
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        + "\n"
+        for line in lines
+    )
 
 
 def trim_document(text: str, spec: Spec) -> str:

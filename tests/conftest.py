@@ -85,6 +85,14 @@ def session_params(*folders: str) -> list[Any]:
     return own + corpus_params([p for p in TRANSCRIPTS if wanted(p)])
 
 
+def text_params(*kinds: str) -> list[Any]:
+    """Text samples by kind (``en``, ``zh``, ``ja``, ``code``, ``json``, ``mixed``): the ~10 KB
+    fixtures under tests/data/text/ (run anywhere), then the whole corpus files (``corpus``)."""
+    own = [pytest.param(FIXTURE_TEXT_DIR / f"{k}.txt", id=f"fixture/{k}") for k in kinds]
+    full = [pytest.param(TEXT_DIR / f"{k}.txt", id=f"corpus/{k}", marks=corpus) for k in kinds]
+    return own + full
+
+
 def transcript_sets() -> list[Any]:
     """The fixture transcripts, and the whole corpus (``corpus``-marked), as two parameters for
     tests about a collection of files."""

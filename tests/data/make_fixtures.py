@@ -21,7 +21,8 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "transcripts"
 TEXT_OUT = HERE / "text"
 KEEP_CHARS = 200  # a trimmed string keeps this many characters, half from each end
-TEXT_BYTES = 10_000  # a text sample is the corpus file's head, cut at a blank line before this
+TEXT_BYTES = 10_000  # a text sample's size: TEXT_CHUNKS runs of whole lines from the corpus file
+TEXT_CHUNKS = 5
 TEXT_KINDS = ("code", "en", "ja", "json", "mixed", "zh")
 
 
@@ -59,7 +60,11 @@ SPECS = (
         "openai-chat/SWE-agent__mini-swe-agent__pr816-deepseek-chat-astroid-1333.traj.json",
         messages=24,
     ),
-    Spec("openhands/All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl", records=2, events=12),
+    Spec(
+        "openhands/All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl",
+        records=2,
+        events=12,
+    ),
     Spec("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl"),
     Spec("openhands/All-Hands-AI__OpenHands__runtime-traj-basic_gui_mode.json"),
 )
@@ -120,12 +125,18 @@ def trim_document(text: str, spec: Spec) -> str:
     return json.dumps(trim(document, spec.keep), ensure_ascii=False, indent=1) + "\n"
 
 
-def text_sample(text: str) -> str:
-    """The head of a text corpus file up to its last paragraph break (else line break) within
-    TEXT_BYTES."""
-    head = text.encode("utf-8")[:TEXT_BYTES].decode("utf-8", errors="ignore")
-    cut = head.rfind("\n\n")
-    return head[: (cut if cut > 0 else head.rindex("\n")) + 1]
+def text_sample(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """TEXT_CHUNKS pieces of whole lines spread evenly over a text corpus file (so every source
+    in it is represented), about TEXT_BYTES in all, with their byte ranges in the file."""
+    data = text.encode("utf-8")
+    size = TEXT_BYTES // TEXT_CHUNKS
+    ranges = []
+    for i in range(TEXT_CHUNKS):
+        start = data.rfind(b"\n", 0, i * len(data) // TEXT_CHUNKS) + 1
+        end = data.rfind(b"\n", start, start + size) + 1
+        if end > start:  # a window inside one long line (minified JSON) is left out
+            ranges.append((start, end))
+    return b"".join(data[a:b] for a, b in ranges).decode("utf-8"), ranges
 
 
 def main() -> int:
@@ -146,10 +157,12 @@ def main() -> int:
         print(f"{len(out.encode()):>9,} bytes  {spec.path}")
     TEXT_OUT.mkdir(exist_ok=True)
     for kind in TEXT_KINDS:
-        sample = text_sample((Path(data) / "text" / f"{kind}.txt").read_text(encoding="utf-8"))
+        full = (Path(data) / "text" / f"{kind}.txt").read_text(encoding="utf-8")
+        sample, ranges = text_sample(full)
         (TEXT_OUT / f"{kind}.txt").write_text(sample, encoding="utf-8")
         print(
-            f"{len(sample.encode()):>9,} bytes  text/{kind}.txt (bytes [0, {len(sample.encode())}))"
+            f"{len(sample.encode()):>9,} bytes  text/{kind}.txt, bytes "
+            + ", ".join(f"[{a:,}, {b:,})" for a, b in ranges)
         )
     return 0
 

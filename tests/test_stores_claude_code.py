@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS
+from conftest import session_params
 from test_stores import added, compaction, transcript
 
 from contextwarden.formats import detect_format, load
@@ -88,7 +88,7 @@ def test_our_claude_code_loader_reads_the_export_back(tmp_path: Path) -> None:
     assert [c["messages_before"] for c in compactions] == [16, 28]
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=[p.name[:48] for p in TRANSCRIPTS])
+@pytest.mark.parametrize("path", session_params())
 def test_every_transcript_survives_an_export(tmp_path: Path, path: Path) -> None:
     original = transcript(path)
     log: list[LogEntry] = list(original.log)

@@ -70,14 +70,27 @@ def test_claude_code_is_written_back_as_claude_code(
     )  # fmt: skip
     assert data["output_format"] == "claude-code" and data["note"] is None
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    boundaries = [r for r in records if r.get("subtype") == "compact_boundary"]
-    summaries = [r for r in records if r.get("isCompactSummary")]
-    assert len(boundaries) == 1 and boundaries[0]["parentUuid"] is None
-    assert len(summaries) == 1 and SUMMARY_PREFIX in json.dumps(summaries[0])
-    assert "keep the API" in json.dumps(summaries[0])  # the focus instructions reached the summary
+    boundaries = [i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary"]
+    summaries = [i for i, r in enumerate(records) if r.get("isCompactSummary")]
+    # The session's own compaction first, where it was; ours after every original message.
+    original = load(CLAUDE).source.metadata["compactions"]  # type: ignore[union-attr]
+    assert len(original) == 1 and len(boundaries) == len(summaries) == 2
+    assert all(records[i]["parentUuid"] is None for i in boundaries)
+    assert [s - b for b, s in zip(boundaries, summaries, strict=True)] == [1, 1]
+    first, ours = records[summaries[0]], records[summaries[1]]
+    assert first["message"]["content"] == original[0]["summary"]["text"]
+    assert records[boundaries[0]]["compactMetadata"]["trigger"] == original[0]["trigger"]
+    conversation = [i for i, r in enumerate(records) if r["type"] in ("user", "assistant")]
+    before = [i for i in conversation if i < boundaries[0]]
+    assert len(before) == original[0]["messages_before"]  # one record per message written
+    assert boundaries[1] > max(i for i in conversation if i not in summaries)
+    assert SUMMARY_PREFIX in json.dumps(ours) and "keep the API" in json.dumps(ours)
     reloaded = load(out)
     assert reloaded.source is not None and reloaded.source.format == "claude-code"
     assert validate(reloaded.messages) == []
+    again = reloaded.source.metadata["compactions"]
+    assert [c["messages_before"] for c in again][0] == original[0]["messages_before"]
+    assert again[0]["summary"]["text"] == original[0]["summary"]["text"]
 
 
 def test_a_format_we_cannot_write_becomes_anthropic(

@@ -64,7 +64,7 @@ def prior_compactions(metadata: dict[str, Any]) -> tuple[PriorCompaction, ...]:
             PriorCompaction(
                 messages_before=entry["messages_before"],
                 summary=text if isinstance(text, str) else None,
-                trigger=entry.get("trigger") if entry.get("trigger") == "manual" else "auto",
+                trigger="manual" if entry.get("trigger") == "manual" else "auto",
                 pre_tokens=pre if isinstance(pre, int) else None,
                 timestamp=_parse_iso(entry.get("timestamp")),
             )

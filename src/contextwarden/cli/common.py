@@ -153,8 +153,13 @@ def output_file(text: str) -> Path:
     path = Path(text)
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a file path, got an empty string")
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a directory; give a file path inside it")
+    try:
+        kind = _kind(path.stat().st_mode)
+    except OSError:
+        kind = None  # does not exist yet (or cannot be looked at): the write will say
+    if kind is not None:
+        hint = "; give a file path inside it" if path.is_dir() else ", not a file to write"
+        raise argparse.ArgumentTypeError(f"{text} is {kind}{hint}")
     parent = path.parent
     if not parent.exists():
         raise argparse.ArgumentTypeError(f"{text}: directory {parent} does not exist")

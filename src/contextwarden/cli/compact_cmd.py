@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.fileio import write_atomically
 from contextwarden.formats import load
 from contextwarden.formats.claude_code import NAME
 from contextwarden.formats.openai import tools_to_openai
@@ -149,26 +149,13 @@ def write(history: ConversationHistory, target: str, path: Path) -> None:
             body["tools"] = tools_to_openai(history.tools)
     else:
         body = history.to_anthropic()
-    _write_atomically(path, json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+    write_atomically(path, json.dumps(body, ensure_ascii=False, indent=2) + "\n")
 
 
 def _session_id(history: ConversationHistory, path: Path) -> str:
     metadata = history.source.metadata if history.source else {}
     found = metadata.get("session_id") or metadata.get("sessionId")
     return found if isinstance(found, str) and found else path.stem
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """A temporary file renamed over ``path``: a failed write never leaves half a file. The
-    directory must exist: a mistyped ``-o`` never creates directories."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def _summary(

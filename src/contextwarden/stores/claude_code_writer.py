@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 import uuid
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
+from contextwarden.fileio import write_atomically
 from contextwarden.formats.anthropic import message_to_wire
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
 from contextwarden.model import JSON, Message, TextBlock, thaw
@@ -210,19 +210,8 @@ def write_claude_code(
     records = claude_code_records(
         entries, session_id=session_id, cwd=cwd, prior_compactions=prior_compactions
     )
-    text = "".join(_line(r) for r in records)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_atomically(target, "".join(_line(r) for r in records))
 
 
 def _reply_fields(message: Message) -> dict[str, Any]:

@@ -89,7 +89,7 @@ def test_claude_code_is_written_back_as_claude_code(
     assert reloaded.source is not None and reloaded.source.format == "claude-code"
     assert validate(reloaded.messages) == []
     again = reloaded.source.metadata["compactions"]
-    assert [c["messages_before"] for c in again][0] == original[0]["messages_before"]
+    assert len(again) == 2 and again[0]["messages_before"] == original[0]["messages_before"]
     assert again[0]["summary"]["text"] == original[0]["summary"]["text"]
 
 
@@ -165,3 +165,21 @@ def test_refusals_exit_2(
     )
     assert code == 2 and "ANTHROPIC_API_KEY" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_still_over_the_window_says_so_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "tiny.json"
+    argv = ("compact", str(CLAUDE), "-o", str(out), "--to", "anthropic", "--window", "1000")
+    code, text, _ = run_cli(capsys, *argv)
+    assert code == 1
+    flat = " ".join(text.split())
+    assert "Still over the window" in flat and "> 900 (window 1,000" in flat
+    assert out.exists()  # written anyway, and said so
+    code, text, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(text)
+    assert code == 1 and data["over_window"] is True
+    assert data["tokens_after"] > data["effective_window"] == 900
+    code, text, _ = run_cli(capsys, *argv[:-1], "20000", "--json")
+    assert code == 0 and json.loads(text)["over_window"] is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,25 @@ def test_usage_errors_exit_2_and_bad_content_1(
         main(["replay", str(SESSION), "--strategy", "summary"])
     assert exit_info.value.code == 2  # argparse: not one of the choices
     assert "invalid choice: 'summary'" in capsys.readouterr().err
+
+
+def test_the_table_fits_or_wraps_never_cuts_a_number() -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from contextwarden.cli.replay_cmd import strategies_view
+    from contextwarden.eval.replay import replay
+
+    result = replay(load(SESSION), window=8_000)
+    wide = strategies_view(result, 200)
+    assert isinstance(wide, Table)
+    narrow = strategies_view(result, 50)
+    assert isinstance(narrow, Text)
+    for width, view in ((200, wide), (50, narrow)):
+        console = Console(width=width, record=True, file=io.StringIO())
+        console.print(view)
+        shown = console.export_text()
+        assert "…" not in shown, shown
+        for run in result.runs.values():
+            assert f"{run.total_tokens_sent:,}" in shown and f"{run.retention.share:.1%}" in shown

@@ -30,6 +30,7 @@ from contextwarden.errors import (
     SummarizerError,
     TokenizerError,
     ToolPairingError,
+    UsageError,
 )
 from contextwarden.events import BreakerOpened, Hooks, RungEvent
 from contextwarden.files import FileTracker
@@ -175,6 +176,7 @@ __all__ = [
     "ToolUseBlock",
     "Truncate",
     "UnknownBlock",
+    "UsageError",
     "UsageRecorded",
     "Violation",
     "__version__",

@@ -21,7 +21,8 @@ class ContextWardenError(Exception):
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
-        └── MissingDependencyError       an optional extra is not installed
+        ├── MissingDependencyError       an optional extra is not installed
+        └── UsageError                   a command line that cannot be carried out (CLI exit 2)
     """
 
 
@@ -92,6 +93,11 @@ class SummarizerError(ContextWardenError):
 
 class StoreError(ContextWardenError):
     """A session store could not read or write (bad session id, corrupt data, conflict)."""
+
+
+class UsageError(ContextWardenError):
+    """The command line asks for something that cannot be done (write over the input, an LLM
+    summarizer without a model or key); the CLI exits with 2, other errors with 1."""
 
 
 class MissingDependencyError(ContextWardenError, ImportError):

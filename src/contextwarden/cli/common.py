@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from rich.console import Console
 
-from contextwarden.errors import ContextWardenError
+from contextwarden.errors import ContextWardenError, UsageError
 from contextwarden.formats import FORMATS
 from contextwarden.tokens.base import TokenCounter
 
@@ -31,10 +31,6 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 """Ctrl-C, as shells report SIGINT."""
 PROG = "contextwarden"
-
-
-class UsageError(ContextWardenError):
-    """The command line cannot be carried out as given; exits with EXIT_USAGE."""
 
 
 class Parser(argparse.ArgumentParser):

@@ -10,7 +10,6 @@ from typing import Any
 
 from contextwarden.cli.common import (
     EXIT_RUNTIME,
-    UsageError,
     add_counter_option,
     add_input_options,
     console,
@@ -22,6 +21,7 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.errors import UsageError
 from contextwarden.fileio import write_atomically
 from contextwarden.formats import load
 from contextwarden.formats.claude_code import NAME

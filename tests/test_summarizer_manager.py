@@ -51,7 +51,7 @@ def missing_user_messages(said: Sequence[Message], view: Sequence[Message]) -> l
 @pytest.mark.parametrize(
     ("paths", "window"),
     [
-        pytest.param(tuple(FIXTURE_TRANSCRIPTS), 8_000, id="fixtures"),  # trimmed: a small window
+        pytest.param(tuple(FIXTURE_TRANSCRIPTS), 4_000, id="fixtures"),  # trimmed: a small window
         pytest.param(tuple(TRANSCRIPTS), WINDOW, id="corpus", marks=corpus),
     ],
 )

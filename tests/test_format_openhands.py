@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import TRANSCRIPTS_DIR, corpus, fixture_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,10 +18,10 @@ from contextwarden.repair import MISSING_RESULT_TEXT
 from contextwarden.rules import validate
 from tests.jsonpaths import json_paths
 
-FOLDER = SHARED_DATA / "transcripts" / "openhands"
-PONYC = FOLDER / "All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl"
-RESOLVER = FOLDER / "All-Hands-AI__OpenHands__resolver-mock-output.jsonl"
-GUI = FOLDER / "All-Hands-AI__OpenHands__runtime-traj-basic_gui_mode.json"
+PONYC = fixture_path("openhands/All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl")
+RESOLVER = fixture_path("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl")
+GUI = fixture_path("openhands/All-Hands-AI__OpenHands__runtime-traj-basic_gui_mode.json")
+FULL_PONYC = TRANSCRIPTS_DIR / "openhands" / PONYC.name  # all three runs, whole
 TOOL_ACTIONS = {"run", "run_ipython", "read", "edit", "write", "browse", "browse_interactive"}
 
 
@@ -62,8 +62,14 @@ def _expected(events: list[dict[str, Any]]) -> dict[str, int]:
 CASES = [(path, i) for path in (PONYC, RESOLVER, GUI) for i in range(len(_runs(path)))]
 
 
-def test_the_files_hold_six_conversations() -> None:
-    assert [len(_runs(p)) for p in (PONYC, RESOLVER, GUI)] == [3, 2, 1]
+def test_the_fixtures_hold_five_conversations() -> None:
+    assert [len(_runs(p)) for p in (PONYC, RESOLVER, GUI)] == [2, 2, 1]
+
+
+@corpus
+def test_the_corpus_files_hold_six_conversations() -> None:
+    files = [TRANSCRIPTS_DIR / "openhands" / p.name for p in (FULL_PONYC, RESOLVER, GUI)]
+    assert [len(_runs(p)) for p in files] == [3, 2, 1]
 
 
 @pytest.mark.parametrize(
@@ -99,9 +105,9 @@ def test_index_picks_the_run_and_out_of_range_says_how_many() -> None:
     second = load(PONYC, index=1)
     assert second.source.metadata["instance_id"] == lines[1]["instance_id"]  # type: ignore[union-attr]
     assert second.messages[0].text.startswith(lines[1]["instruction"][:200])
-    assert len(second.messages) != len(load(PONYC).messages)
-    with pytest.raises(FormatError, match=r"holds 3 conversation\(s\), numbered 0 to 2") as info:
-        load(PONYC, index=3)
+    assert second.messages != load(PONYC).messages
+    with pytest.raises(FormatError, match=r"holds 2 conversation\(s\), numbered 0 to 1") as info:
+        load(PONYC, index=2)
     assert info.value.path == str(PONYC)
     with pytest.raises(FormatError, match="holds 1 conversation"):
         load(GUI, index=1)
@@ -129,8 +135,9 @@ def test_current_schema_system_tools_and_tool_calls() -> None:
     assert history.messages[-1].tool_uses[0].name == "finish"  # the last call may wait
 
 
+@corpus
 def test_recall_and_error_observations_are_injected_user_text() -> None:
-    history = load(PONYC, index=1)
+    history = load(FULL_PONYC, index=1)  # the error is event 28, after the fixture's cut
     first = history.messages[0]
     assert first.meta.extra["injected"] is False  # the task itself was typed
     (recall,) = first.meta.extra["injected_texts"]

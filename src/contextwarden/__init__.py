@@ -33,6 +33,7 @@ from contextwarden.errors import (
     SummarizerError,
     TokenizerError,
     ToolPairingError,
+    UsageError,
 )
 from contextwarden.events import BreakerOpened, Hooks, RungEvent
 from contextwarden.files import FileTracker
@@ -189,6 +190,7 @@ __all__ = [
     "Truncate",
     "UniqueToolUseIds",
     "UnknownBlock",
+    "UsageError",
     "UsageRecorded",
     "Violation",
     "__version__",

@@ -23,7 +23,8 @@ class ContextWardenError(Exception):
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
         ├── PricingError                 a price table or cache model input is wrong (cost/)
-        └── MissingDependencyError       an optional extra is not installed
+        ├── MissingDependencyError       an optional extra is not installed
+        └── UsageError                   a command line that cannot be carried out (CLI exit 2)
     """
 
 
@@ -122,6 +123,11 @@ class StoreError(ContextWardenError):
 
 class PricingError(ContextWardenError):
     """A price table, a price override or a request given to the cost model is wrong."""
+
+
+class UsageError(ContextWardenError):
+    """The command line asks for something that cannot be done (write over the input, an LLM
+    summarizer without a model or key); the CLI exits with 2, other errors with 1."""
 
 
 class MissingDependencyError(ContextWardenError, ImportError):

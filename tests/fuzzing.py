@@ -13,6 +13,7 @@ import random
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -224,7 +225,7 @@ def fuzz_loaders(sources: list[Path], count: int, directory: Path, seed: int = 0
     """Load ``count`` mutated files; every failure must be a ContextWardenError."""
     result = FuzzResult()
     for label, path, fmt in load_cases(sources, count, directory, seed):
-        result.record(f"{label} as {fmt}", lambda p=path, f=fmt: load(p, f))
+        result.record(f"{label} as {fmt}", partial(load, path, fmt))
         path.unlink()
     return result
 
@@ -236,5 +237,5 @@ def fuzz_codec(lines: list[str], count: int, seed: int = 0) -> FuzzResult:
     for n in range(count):
         data = mutate_text(rng.choice(lines).encode(), rng)
         label = f"seed {seed} event {n}"
-        result.record(label, lambda d=data, w=label: decode(d, where=w))
+        result.record(label, partial(decode, data, where=label))
     return result

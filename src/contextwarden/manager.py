@@ -302,7 +302,8 @@ class ContextManager:
 
     def _attacher(self, state: HistoryState) -> Callable[[Sequence[Message]], Sequence[TextBlock]]:
         policy = self.policy
-        budget = Budget(policy.max_files, policy.max_tokens_per_file, policy.restore_budget)
+        total = policy.reattach_tokens
+        budget = Budget(policy.max_files, min(policy.max_tokens_per_file, total), total)
 
         def attach(tail: Sequence[Message]) -> Sequence[TextBlock]:
             exclude = state.files.paths_in(tail)

@@ -128,6 +128,10 @@ class ContextPolicy:
     """Each re-read file is cut to this many tokens."""
     restore_budget: int = 50_000
     """All re-read files together stay within this many tokens."""
+    restore_window_ratio: float = 0.3
+    """…and within this share of the effective window, so that at a small window a summary with
+    its re-read files still shrinks the context (0.3 of 180,000 is 54,000: the 200K defaults are
+    unchanged)."""
 
     def __post_init__(self) -> None:
         window = self.context_window
@@ -194,6 +198,14 @@ class ContextPolicy:
         return _int(self.max_message_result_tokens)
 
     @property
+    def reattach_tokens(self) -> int:
+        """What re-read files may take in all: ``restore_budget`` within
+        ``restore_window_ratio`` of the effective window."""
+        return min(
+            self.restore_budget, math.floor(self.effective_window * self.restore_window_ratio)
+        )
+
+    @property
     def keep_tokens(self) -> int:
         """``summary_keep_tokens`` as an int (always set after construction)."""
         return _int(self.summary_keep_tokens)
@@ -235,7 +247,14 @@ def _check(policy: ContextPolicy) -> None:
     _require(policy, "idle_minutes", policy.idle_minutes > 0, "must be > 0")
     ok = policy.on_overflow in ("raise", "flag")
     _require(policy, "on_overflow", ok, 'must be "raise" or "flag"')
-    for name in ("warning_ratio", "microcompact_ratio", "result_head_ratio", "small_window_ratio"):
+    ratios = (
+        "warning_ratio",
+        "microcompact_ratio",
+        "result_head_ratio",
+        "small_window_ratio",
+        "restore_window_ratio",
+    )
+    for name in ratios:
         _require(policy, name, 0 <= getattr(policy, name) <= 1, "must be between 0 and 1")
     if policy.autocompact_threshold <= 0:
         raise ValueError(

@@ -117,8 +117,9 @@ def catalogue(command: str, p: Places) -> Iterator[Case]:
         yield Case(tuple(good(command, p, file=p.missing)), EXIT_USAGE, "no such file")
         yield Case(tuple(good(command, p, file=p.directory)), EXIT_USAGE, "is a directory")
         yield Case(tuple(good(command, p, file=p.fifo)), EXIT_USAGE, "is a FIFO")
-        yield Case(tuple(good(command, p, file=p.empty)), EXIT_RUNTIME, "empty.jsonl")
-        yield Case(tuple(good(command, p, file=p.binary)), EXIT_RUNTIME, "binary.jsonl")
+        # A file that is not a session of the format is bad input (#10): exit 2, like usage.
+        yield Case(tuple(good(command, p, file=p.empty)), EXIT_USAGE, "empty.jsonl")
+        yield Case(tuple(good(command, p, file=p.binary)), EXIT_USAGE, "binary.jsonl")
     for option, values in BAD_NUMBERS.items():
         if option in takes:
             for value in values:
@@ -132,7 +133,7 @@ def catalogue(command: str, p: Places) -> Iterator[Case]:
                 yield Case((*argv, option, str(p.unwritable)), EXIT_RUNTIME, str(p.unwritable))
     if "--probes" in takes:
         yield Case((*argv, "--probes", str(p.directory)), EXIT_USAGE, "is a directory")
-        yield Case((*argv, "--probes", str(p.binary)), EXIT_RUNTIME, "binary.jsonl")
+        yield Case((*argv, "--probes", str(p.binary)), EXIT_USAGE, "binary.jsonl")
     if "--dir" in takes:
         yield Case((*argv, "--dir", str(p.missing)), EXIT_USAGE, "no such directory")
         yield Case((*argv, "--dir", str(p.empty)), EXIT_USAGE, "is not a directory")

@@ -95,7 +95,7 @@ def test_table_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
-def test_usage_errors_exit_2_and_bad_content_1(
+def test_usage_errors_and_bad_input_files_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run_cli(capsys, "replay", str(tmp_path / "missing.jsonl"))
@@ -103,7 +103,7 @@ def test_usage_errors_exit_2_and_bad_content_1(
     bad = tmp_path / "PROBES.json"
     bad.write_text('{"probes": [{"turn": 1}]}')
     code, _, err = run_cli(capsys, "replay", str(SESSION), "--probes", str(bad))
-    assert code == 1 and "message 0: a probe needs a non-empty string 'text'" in err
+    assert code == 2 and "message 0: a probe needs a non-empty string 'text'" in err
     with pytest.raises(SystemExit) as exit_info:
         main(["replay", str(SESSION), "--strategy", "summary"])
     assert exit_info.value.code == 2  # argparse: not one of the choices

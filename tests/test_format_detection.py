@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS
+from conftest import FIXTURES_DIR, fixture_path, session_params
 
 from contextwarden.cli import main
 from contextwarden.errors import FormatError
@@ -15,11 +15,18 @@ from contextwarden.eval.replay import replay
 from contextwarden.formats import detect_format, load
 from contextwarden.rules import validate
 
-FIXTURES = Path(__file__).parent / "data"
-SAMPLES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.parent != FIXTURES)
+SHARED_FIXTURES = ("transcripts", "text")
+"""tests/data/ folders holding the trimmed corpus copies and text samples, not format samples."""
+SAMPLES = sorted(
+    p
+    for p in FIXTURES_DIR.rglob("*")
+    if p.is_file()
+    and p.parent != FIXTURES_DIR
+    and p.relative_to(FIXTURES_DIR).parts[0] not in SHARED_FIXTURES
+)
 REPLAY_WINDOW = 30_000
-CLAUDE = next(p for p in TRANSCRIPTS if "5c0375b4" in p.name)
-CODEX = next(p for p in TRANSCRIPTS if "a392ff332928" in p.name)
+CLAUDE = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
+CODEX = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
 
 
 def _pending_last(messages: list) -> int:  # type: ignore[type-arg]
@@ -27,7 +34,9 @@ def _pending_last(messages: list) -> int:  # type: ignore[type-arg]
     return len([v for v in validate(messages) if v.index != len(messages) - 1])
 
 
-@pytest.mark.parametrize("path", [*TRANSCRIPTS, *SAMPLES], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [*session_params(), *(pytest.param(p, id=p.name) for p in SAMPLES)]
+)
 def test_every_real_session_loads_by_detection_with_no_rule_broken(path: Path) -> None:
     history = load(path)
     assert history.source is not None and history.source.unreadable == 0
@@ -91,9 +100,9 @@ def test_cli_refuses_with_exit_2_naming_the_flag(
 ) -> None:
     path = tmp_path / "notes.json"
     path.write_text(json.dumps({"title": "groceries", "items": ["milk"]}))
-    for command in ("inspect", "compact", "replay"):
+    for command in (["inspect"], ["compact", "-o", str(tmp_path / "out.json")], ["replay"]):
         with pytest.raises(SystemExit) as exit_info:
-            main([command, str(path)])
+            main([*command, str(path)])
         assert exit_info.value.code == 2
         err = capsys.readouterr().err
         assert "--format" in err and "format=" not in err.replace("(format=", "")

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from rich.console import Console
 
-from contextwarden.errors import ContextWardenError, UsageError
+from contextwarden.errors import ContextWardenError, FormatError, UsageError
 from contextwarden.formats import FORMATS
 from contextwarden.tokens.base import TokenCounter
 
@@ -47,7 +47,7 @@ def run_command(command: Callable[[], int]) -> int:
     code; every command, present and future, goes through here (see ``cli.main``)."""
     try:
         return command()
-    except UsageError as exc:
+    except (UsageError, FormatError) as exc:  # a command line or an input file that cannot be used
         return _fail(str(exc), EXIT_USAGE)
     except ContextWardenError as exc:
         return _fail(str(exc), EXIT_RUNTIME)

@@ -355,7 +355,7 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
 
 
 def test_a_file_that_starts_at_a_compaction_opens_with_its_summary(tmp_path: Path) -> None:
-    records = raw_records(by_name("7662d755ef9f"))
+    records = raw_records(COMPACTED)
     start = next(i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary")
     summary = next(r for r in records[start:] if r.get("isCompactSummary"))
     history = load(_write(tmp_path / "resumed.jsonl", records[start:]))
@@ -371,8 +371,8 @@ def test_a_file_that_starts_at_a_compaction_opens_with_its_summary(tmp_path: Pat
 def test_a_partial_compaction_places_its_boundary_before_the_preserved_segment(
     tmp_path: Path,
 ) -> None:
-    records = raw_records(by_name("7662d755ef9f"))
-    full = load(by_name("7662d755ef9f"))
+    records = raw_records(COMPACTED)
+    full = load(COMPACTED)
     boundary = next(r for r in records if r.get("subtype") == "compact_boundary")
     head, tail = full.messages[10], full.messages[14]
     boundary["compactMetadata"]["preservedSegment"] = {

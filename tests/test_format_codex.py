@@ -285,7 +285,7 @@ def test_wrong_types_anywhere_never_crash_the_loader(
 def test_web_search_calls_become_a_call_and_its_result_like_function_calls(
     tmp_path: Path,
 ) -> None:
-    source = next(p for p in FILES if "a392ff332928" in p.name)
+    source = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
     lines = source.read_text(encoding="utf-8").splitlines()
     first_reply = next(
         i for i, line in enumerate(lines) if '"role":"assistant"' in line.replace(" ", "")

@@ -371,10 +371,11 @@ def test_an_exit_record_without_an_extra_object_keeps_its_content(tmp_path: Path
     assert metadata["exit"] == {"content": "Submitted"}
 
 
+@corpus  # the trimmed fixture keeps too little of the file to repeat an id
 def test_repeated_tool_call_ids_are_renamed_and_keep_their_own_observation() -> None:
     """demo-marshmallow reuses one tool_call id in several assistant messages; the API wants
     them unique, so merge mode renames each repeat and the observation that followed it."""
-    path = next(p for p in TRAJECTORIES if "demo-marshmallow" in p.name)
+    path = next(p for p in TRANSCRIPTS if "demo-marshmallow" in p.name)
     raw = [m for m in _chat(path) if m["role"] != "system"]
     calls = [c["id"] for m in raw for c in m.get("tool_calls") or []]
     repeated = {i for i in calls if calls.count(i) > 1}

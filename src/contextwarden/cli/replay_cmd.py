@@ -30,6 +30,7 @@ from contextwarden.cli.common import (
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
 from contextwarden.cost.prices import Price, default_prices, load_prices
 from contextwarden.cost.recorded import unseen_preamble
+from contextwarden.errors import PricingError, UsageError
 from contextwarden.eval.probes import load_probes
 from contextwarden.eval.replay import Progress as ProgressFn
 from contextwarden.eval.replay import ReplayResult, replay
@@ -123,10 +124,13 @@ def pricing(args: argparse.Namespace) -> Price | None:
     """The price ``--pricing`` names, in the table as ``--prices`` overrides it."""
     if getattr(args, "pricing", None) is None:
         return None
-    table = default_prices()
-    for spec in args.prices or ():
-        table = load_prices(spec, table)
-    return table.get(args.pricing)
+    try:
+        table = default_prices()
+        for spec in args.prices or ():
+            table = load_prices(spec, table)
+        return table.get(args.pricing)
+    except PricingError as exc:  # from the command line's options: a usage error (exit 2)
+        raise UsageError(str(exc)) from exc
 
 
 def run(args: argparse.Namespace) -> int:

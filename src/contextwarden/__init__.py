@@ -95,6 +95,8 @@ from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
+from contextwarden.tokens.models import counter_for_model, tokenizer_for_model
+from contextwarden.tokens.quick import QuicktokCounter
 
 __version__ = "0.1.0"
 
@@ -141,6 +143,7 @@ __all__ = [
     "Pipeline",
     "PostgresStore",
     "Preamble",
+    "QuicktokCounter",
     "RedactedThinkingBlock",
     "Repair",
     "RoleAlternation",
@@ -178,6 +181,7 @@ __all__ = [
     "UsageRecorded",
     "Violation",
     "__version__",
+    "counter_for_model",
     "detect_format",
     "freeze",
     "history_to_openai",
@@ -185,6 +189,7 @@ __all__ = [
     "messages_from_openai",
     "safe_cut_points",
     "thaw",
+    "tokenizer_for_model",
     "usage_total",
     "validate",
 ]

@@ -39,8 +39,8 @@ from contextwarden.model import (
 from contextwarden.repair import Step, answer_pending, merge_messages, plan_merge
 from contextwarden.rules import DEFAULT_RULES, Rule, Violation, validate
 from contextwarden.tokens.base import TokenCounter
-from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
+from contextwarden.tokens.models import counter_for_model
 
 if TYPE_CHECKING:
     from contextwarden.formats.base import LoadReport
@@ -63,6 +63,8 @@ class ConversationHistory:
     ``mode="strict"`` (default, for live use) raises HistoryError on any addition that breaks an
     API rule and adds nothing. ``mode="merge"`` (for imported logs) merges consecutive same-role
     messages as the API does and repairs what a log may lack, recording each repair in ``repairs``.
+    ``model`` (when no ``counter`` is given) picks the counter: exact when the model's tokenizer is
+    known and installed, else the heuristic (``tokens.models.counter_for_model``).
     """
 
     def __init__(
@@ -73,10 +75,11 @@ class ConversationHistory:
         mode: Mode = "strict",
         counter: TokenCounter | None = None,
         rules: Sequence[Rule] = DEFAULT_RULES,
+        model: str | None = None,
     ) -> None:
         self.mode: Mode = mode
         self.rules = tuple(rules)
-        self.counter: TokenCounter = counter or HeuristicCounter()
+        self.counter: TokenCounter = counter or counter_for_model(model)
         self._view: list[Message] = []
         self._snapshot: tuple[Message, ...] | None = None
         self._system: str | tuple[FrozenDict, ...] | None = None

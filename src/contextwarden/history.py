@@ -343,6 +343,8 @@ class ConversationHistory:
 
     def _problems_with(self, message: Message) -> list[Violation]:
         """Violations the new message would cause, checked against the last message only."""
+        if self.rules is DEFAULT_RULES and _plain_turn(self._view, message):
+            return []
         window = [*self._view[-1:], message]
         offset = len(self._view) + 1 - len(window)
         found = validate(window, self.rules)
@@ -403,6 +405,23 @@ class ConversationHistory:
         else:
             self._view.append(result)
             self._ledger.append(result, count)
+
+
+def _plain_turn(view: Sequence[Message], message: Message) -> bool:
+    """True when ``message`` is only non-blank text and takes its turn after a message with no
+    tool calls (or opens the conversation as a user): then no default rule can object, and the
+    per-add check skips running them (most turns of a chat; the property test in
+    tests/test_history_properties.py holds it equal to ``validate``)."""
+    if view:
+        previous = view[-1]
+        if previous.role == message.role or previous.tool_uses:
+            return False
+    elif message.role != "user":
+        return False
+    content = message.content
+    return bool(content) and all(
+        type(block) is TextBlock and block.text and not block.text.isspace() for block in content
+    )
 
 
 def _cache_key(counter: TokenCounter) -> str | None:

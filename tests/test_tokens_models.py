@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 
 import pytest
@@ -91,9 +92,9 @@ def test_history_counts_exactly_for_a_known_model() -> None:
 
 
 def test_manager_decides_on_exact_counts_for_a_known_model() -> None:
-    """The heuristic over-counts this text by design; with the model's tokenizer the manager sees
-    the real size and leaves a history that fits alone."""
-    text = "word " * 3_000
+    """The heuristic over-counts hashes (by design it errs high); with the model's tokenizer the
+    manager sees the real size and leaves a history that fits alone."""
+    text = "\n".join(hashlib.sha256(str(i).encode()).hexdigest() for i in range(300))
     exact_history = ConversationHistory(model="gpt-4o")
     heuristic_history = ConversationHistory()
     for history in (exact_history, heuristic_history):

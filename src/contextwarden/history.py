@@ -418,10 +418,10 @@ def _plain_turn(view: Sequence[Message], message: Message) -> bool:
             return False
     elif message.role != "user":
         return False
-    content = message.content
-    return bool(content) and all(
-        type(block) is TextBlock and block.text and not block.text.isspace() for block in content
-    )
+    for block in message.content:  # a loop, not all(): this runs on every add
+        if type(block) is not TextBlock or not block.text or block.text.isspace():
+            return False
+    return bool(message.content)
 
 
 def _cache_key(counter: TokenCounter) -> str | None:

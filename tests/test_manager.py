@@ -92,7 +92,7 @@ def test_idle_trigger_after_60_minutes_with_a_fake_clock() -> None:
 def test_threshold_microcompact_needs_the_minimum_saving() -> None:
     policy = ContextPolicy(context_window=30_000)  # microcompact from 16,200 tokens; saving 3,000
     manager = ContextManager(policy, summarizer=FakeSummarizer())
-    history = history_of(tool_turns(30, size=2_500))
+    history = history_of(tool_turns(30, size=2_700))
     report = manager.prepare(history)
     assert report.applied == ("microcompact",)
     assert report.actions[0].details["cleared"] == 27

@@ -169,10 +169,10 @@ def test_autocompact_summarizes_cleared_results_from_the_log() -> None:
     policy = ContextPolicy(context_window=30_000, summary_keep_tokens=500)
     summarizer = FakeSummarizer()
     manager = ContextManager(policy, summarizer=summarizer)
-    history = history_of(tool_turns(30, size=2_500))
+    history = history_of(tool_turns(30, size=2_700))
     assert manager.prepare(history).applied == ("microcompact",)
     assert sum(r.text == CLEARED_MARKER for m in history.messages for r in m.tool_results) == 27
-    added = {r.tool_use_id: r for m in tool_turns(30, size=2_500) for r in m.tool_results}
+    added = {r.tool_use_id: r for m in tool_turns(30, size=2_700) for r in m.tool_results}
     manager.compact(history)
     ((given, _),) = summarizer.calls
     seen = [r for m in given for r in m.tool_results]

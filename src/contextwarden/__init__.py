@@ -103,6 +103,8 @@ from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
+from contextwarden.tokens.models import counter_for_model, tokenizer_for_model
+from contextwarden.tokens.quick import QuicktokCounter
 
 __version__ = "0.1.0"
 
@@ -154,6 +156,8 @@ __all__ = [
     "Preamble",
     "PricingError",
     "PromptTooLongError",
+
+    "QuicktokCounter",
     "RedactedThinkingBlock",
     "Repair",
     "RoleAlternation",
@@ -194,6 +198,7 @@ __all__ = [
     "UsageRecorded",
     "Violation",
     "__version__",
+    "counter_for_model",
     "detect_format",
     "freeze",
     "history_to_openai",
@@ -201,6 +206,7 @@ __all__ = [
     "messages_from_openai",
     "safe_cut_points",
     "thaw",
+    "tokenizer_for_model",
     "usage_total",
     "validate",
 ]

@@ -47,8 +47,8 @@ from contextwarden.repair import (
 )
 from contextwarden.rules import DEFAULT_RULES, Rule, UniqueToolUseIds, Violation, validate
 from contextwarden.tokens.base import TokenCounter
-from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
+from contextwarden.tokens.models import counter_for_model
 
 if TYPE_CHECKING:
     from contextwarden.formats.anthropic_cache import CacheTTL
@@ -72,6 +72,8 @@ class ConversationHistory:
     ``mode="strict"`` (default, for live use) raises HistoryError on any addition that breaks an
     API rule and adds nothing. ``mode="merge"`` (for imported logs) merges consecutive same-role
     messages as the API does and repairs what a log may lack, recording each repair in ``repairs``.
+    ``model`` (when no ``counter`` is given) picks the counter: exact when the model's tokenizer is
+    known and installed, else the heuristic (``tokens.models.counter_for_model``).
     """
 
     def __init__(
@@ -82,10 +84,11 @@ class ConversationHistory:
         mode: Mode = "strict",
         counter: TokenCounter | None = None,
         rules: Sequence[Rule] = DEFAULT_RULES,
+        model: str | None = None,
     ) -> None:
         self.mode: Mode = mode
         self.rules = tuple(rules)
-        self.counter: TokenCounter = counter or HeuristicCounter()
+        self.counter: TokenCounter = counter or counter_for_model(model)
         self._view: list[Message] = []
         self._snapshot: tuple[Message, ...] | None = None
         self._system: str | tuple[FrozenDict, ...] | None = None
@@ -398,6 +401,8 @@ class ConversationHistory:
 
     def _problems_with(self, message: Message) -> list[Violation]:
         """Violations the new message would cause, checked against the last message only."""
+        if self.rules is DEFAULT_RULES and _plain_turn(self._view, message):
+            return []
         window = [*self._view[-1:], message]
         offset = len(self._view) + 1 - len(window)
         found = validate(window, self.rules)
@@ -510,6 +515,22 @@ def _by_content_id(entries: Sequence[LogEntry], wanted: str) -> ToolResultBlock 
                 ):
                     return block
     return None
+
+def _plain_turn(view: Sequence[Message], message: Message) -> bool:
+    """True when ``message`` is only non-blank text and takes its turn after a message with no
+    tool calls (or opens the conversation as a user): then no default rule can object, and the
+    per-add check skips running them (most turns of a chat; the property test in
+    tests/test_history_properties.py holds it equal to ``validate``)."""
+    if view:
+        previous = view[-1]
+        if previous.role == message.role or previous.tool_uses:
+            return False
+    elif message.role != "user":
+        return False
+    for block in message.content:  # a loop, not all(): this runs on every add
+        if type(block) is not TextBlock or not block.text or block.text.isspace():
+            return False
+    return bool(message.content)
 
 
 def _cache_key(counter: TokenCounter) -> str | None:

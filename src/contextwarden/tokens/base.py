@@ -12,7 +12,7 @@ class TokenCounter(Protocol):
     """Counts tokens. Implementations must be pure: same input, same count.
 
     A counter may also have a ``cache_key: str`` naming its exact counting rules (e.g.
-    ``"tiktoken/v1/o200k_base"``); stores then keep per-message counts and reuse them on load
+    ``"exact/v1/o200k_base"``); stores then keep per-message counts and reuse them on load
     when the restoring history's counter has the same key. Without one, counts are never kept.
     """
 

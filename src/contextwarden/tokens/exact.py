@@ -178,8 +178,14 @@ def _cut(text: str, size: int = _PARALLEL_CHUNK_CHARS) -> list[str]:
 
 
 CACHE_VERSION = "v1"
-"""Part of ``TiktokenCounter.cache_key``: bump it when a change to message counting (in
+"""Part of an exact counter's ``cache_key``: bump it when a change to message counting (in
 ``tokens.messages``) changes counts, so counts stored by older versions are not reused."""
+
+
+def exact_cache_key(encoding: str) -> str:
+    """The ``cache_key`` of every exact counter of ``encoding``: exact counts of one encoding are
+    the same whichever library computes them, so stored counts stay reusable across them."""
+    return f"exact/{CACHE_VERSION}/{encoding}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +212,7 @@ class TiktokenCounter:
     def __post_init__(self) -> None:
         encoder = load_encoding(self.encoding, self.data_dir)
         object.__setattr__(self, "_encoder", encoder)
-        object.__setattr__(self, "cache_key", f"tiktoken/{CACHE_VERSION}/{self.encoding}")
+        object.__setattr__(self, "cache_key", exact_cache_key(self.encoding))
         threads = self.threads if self.threads is not None else os.cpu_count() or 1
         if threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")

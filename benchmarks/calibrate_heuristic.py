@@ -1,0 +1,290 @@
+"""Fit HeuristicCounter's weights on the FIT corpora, and report its error on the HELD-OUT ones.
+
+    python benchmarks/calibrate_heuristic.py            # fit both presets, print them + held-out
+    python benchmarks/calibrate_heuristic.py --report   # held-out table of the shipped presets
+
+FIT: the shared corpora (../shared/data or $CONTEXTWARDEN_DATA: en, zh, ja, code, json, mixed and
+every tool output of the transcripts), when present, and tests/data/text/fit/ (15 kinds: seven
+languages, minified JS/CSS, base64, hex, command output, logs, C and Python source). HELD-OUT:
+tests/data/text/held_out/, the same kinds from other documents or other regions, never fitted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import NamedTuple
+
+from contextwarden.tokens.features import TextFeatures, text_features
+from contextwarden.tokens.heuristic import (
+    CL100K_WEIGHTS,
+    O200K_WEIGHTS,
+    HeuristicCounter,
+    HeuristicWeights,
+)
+from contextwarden.tokens.quick import QuicktokCounter
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.pathological: the generators the property test uses
+TEXT = ROOT / "tests" / "data" / "text"
+SHARED = Path(os.environ.get("CONTEXTWARDEN_DATA", ROOT.parent / "shared" / "data"))
+PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
+PIECE_CHARS = 1_000
+"""Samples are cut at the first line end after this many characters (text without line ends,
+such as minified assets, at this many characters)."""
+MIN_TOKENS = 50
+"""Shorter samples are left out: one token is already 2% of them."""
+REPORT_MIN_TOKENS = 500
+"""The "never under 0.95" target applies to samples of at least this many tokens."""
+FIXED = ("digit_triples", "astral")
+"""Held at the preset's value: a token per three digits is the tokenizers' rule, not a trend; the
+corpora hold too few emoji to fit ``astral``."""
+FLOORS = {"letter_runs": 0.5, "newlines": 0.7}
+"""Lowest weights allowed (others: 0). A word is at least half a token and a line break most of
+one in every tokenizer; without these floors the fit, fed many languages whose tokens follow
+characters, prices short English words and one-word lines far too low."""
+GENERATED_SEED = 20_261_201
+GENERATED_EMPHASIS = 0.3
+"""Weight of each generated kind against a real one (1): enough to keep the structure, not enough
+to pull the fit away from the text agents actually see."""
+REWEIGHT_ROUNDS = 6
+REWEIGHT_STEP = 100.0
+"""Each round multiplies a kind's weight by 1 + REWEIGHT_STEP x (its mean error)^2: a kind 10% off
+doubles its weight, one 3% off gains 9%."""
+SHARED_KINDS = ("en", "zh", "ja", "code", "json", "mixed")
+
+
+class Sample(NamedTuple):
+    kind: str
+    text: str
+    exact: int
+
+
+def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
+    out, start = [], 0
+    while start < len(text):
+        end = text.find("\n", start + size, start + 2 * size)
+        end = min(len(text), start + size) if end < 0 else end + 1
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def corpus(part: str) -> dict[str, str]:
+    """kind -> text of tests/data/text/<part>/ (``fit`` or ``held_out``)."""
+    return {p.stem: p.read_text(encoding="utf-8") for p in sorted((TEXT / part).glob("*.txt"))}
+
+
+def samples(texts: dict[str, str], exact: Callable[[str], int]) -> list[Sample]:
+    found = [Sample(k, p, exact(p)) for k, text in texts.items() for p in pieces(text)]
+    return [s for s in found if s.exact >= MIN_TOKENS]
+
+
+def generated_samples(exact: Callable[[str], int]) -> list[Sample]:
+    """Pathological generated text (tests/pathological.py), seeds the property test never draws
+    from: it keeps the fit from trading one-word lines or random letters away for prose."""
+    import random
+
+    from tests.pathological import GENERATORS
+
+    rng = random.Random(GENERATED_SEED)
+    texts = [
+        (f"generated {name}", make(rng)) for name, make in GENERATORS.items() for _ in range(20)
+    ]
+    return [Sample(kind, text, exact(text)) for kind, text in texts if exact(text) >= MIN_TOKENS]
+
+
+def fit_samples(exact: Callable[[str], int]) -> list[Sample]:
+    texts = corpus("fit")
+    if (SHARED / "text").is_dir():
+        from bench_tokens import tool_outputs
+
+        shared = SHARED / "text"
+        texts |= {k: (shared / f"{k}.txt").read_text(encoding="utf-8") for k in SHARED_KINDS}
+        texts["tool outputs"] = "\n".join(t for _, t in tool_outputs())[:2_000_000]
+    return samples(texts, exact) + generated_samples(exact)
+
+
+# ----------------------------------------------------------------------------- the fit
+def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (no numpy needed for a 20x20 system)."""
+    n = len(vector)
+    rows = [[*matrix[i], vector[i]] for i in range(n)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(n):
+            if r != col and rows[col][col]:
+                factor = rows[r][col] / rows[col][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [rows[i][n] / rows[i][i] if rows[i][i] else 0.0 for i in range(n)]
+
+
+def _prepared(sample: Sample, preset: HeuristicWeights) -> tuple[TextFeatures, float]:
+    """The features the counter's linear part sees, and the tokens its repeat rule counts."""
+    from contextwarden.tokens.features import split_repeats
+
+    repeated, rest = split_repeats(sample.text, preset.repeat_rates())
+    return text_features(rest), repeated
+
+
+def fit(data: Sequence[Sample], preset: HeuristicWeights) -> HeuristicWeights:
+    """Least squares on relative error, FIXED weights held, no weight negative, and no kind left
+    far off: each round raises the weight of the kinds the last fit missed most (by their mean
+    error), so the fit evens the error out across kinds instead of favouring the common ones."""
+    prepared = [(s, *_prepared(s, preset)) for s in data]
+    emphasis = {s.kind: GENERATED_EMPHASIS if _generated(s) else 1.0 for s in data}
+    weights = preset
+    for _ in range(REWEIGHT_ROUNDS):
+        weights = _fit_non_negative(prepared, preset, emphasis)
+        for kind, bias in _kind_bias(prepared, weights).items():
+            if not kind.startswith("generated"):
+                emphasis[kind] *= 1.0 + REWEIGHT_STEP * bias**2
+    return weights
+
+
+def _generated(sample: Sample) -> bool:
+    return sample.kind.startswith("generated")
+
+
+def _kind_bias(
+    prepared: Sequence[tuple[Sample, TextFeatures, float]], weights: HeuristicWeights
+) -> dict[str, float]:
+    """Mean relative error of the unmargined fit, per kind."""
+    vector = [getattr(weights, f) for f in TextFeatures._fields]
+    errors: dict[str, list[float]] = {}
+    for sample, features, repeated in prepared:
+        guess = repeated + sum(w * x for w, x in zip(vector, features, strict=True))
+        errors.setdefault(sample.kind, []).append(guess / sample.exact - 1)
+    return {kind: statistics.fmean(values) for kind, values in errors.items()}
+
+
+def _fit_non_negative(
+    prepared: Sequence[tuple[Sample, TextFeatures, float]],
+    preset: HeuristicWeights,
+    emphasis: dict[str, float],
+) -> HeuristicWeights:
+    """A weight the solution drives below its floor (FLOORS, else 0) is pinned there and the
+    rest solved again (a negative weight would make some text cost less than nothing)."""
+    weights = preset
+    pinned: set[str] = set()
+    while True:
+        weights = _solve_free(prepared, weights, set(FIXED) | pinned, emphasis)
+        low = [
+            f
+            for f in TextFeatures._fields
+            if f not in FIXED and getattr(weights, f) < FLOORS.get(f, 0.0)
+        ]
+        if not low:
+            return weights
+        worst = min(low, key=lambda f: getattr(weights, f) - FLOORS.get(f, 0.0))
+        pinned.add(worst)
+        weights = _with(weights, {worst: FLOORS.get(worst, 0.0)})
+
+
+def _solve_free(
+    prepared: Sequence[tuple[Sample, TextFeatures, float]],
+    preset: HeuristicWeights,
+    held: set[str],
+    emphasis: dict[str, float],
+) -> HeuristicWeights:
+    names = TextFeatures._fields
+    free = [i for i, name in enumerate(names) if name not in held]
+    fixed = {i: getattr(preset, names[i]) for i in range(len(names)) if i not in free}
+    per_kind: dict[str, int] = {}
+    for sample, _, _ in prepared:
+        per_kind[sample.kind] = per_kind.get(sample.kind, 0) + 1
+    size = len(free)
+    normal = [[0.0] * size for _ in range(size)]
+    rhs = [0.0] * size
+    for sample, features, repeated in prepared:
+        target = sample.exact - repeated - sum(w * features[i] for i, w in fixed.items())
+        weight = emphasis[sample.kind] / per_kind[sample.kind] / sample.exact**2
+        x = [features[i] for i in free]
+        for a in range(size):
+            rhs[a] += weight * x[a] * target
+            for b in range(size):
+                normal[a][b] += weight * x[a] * x[b]
+    for a in range(size):
+        normal[a][a] += 1e-4 * normal[a][a] + 1e-12  # ridge: classes absent from the data stay 0
+    solved = dict(zip((names[i] for i in free), solve(normal, rhs), strict=True))
+    return _with(preset, {k: round(v, 4) for k, v in solved.items()})
+
+
+def _with(weights: HeuristicWeights, values: dict[str, float]) -> HeuristicWeights:
+    """``weights`` with some feature weights changed."""
+    return replace(weights, **values)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- the report
+class Row(NamedTuple):
+    kind: str
+    samples: int
+    median: float
+    worst: float
+    under: int
+    """Samples of REPORT_MIN_TOKENS+ tokens estimated under 0.95 of the exact count."""
+
+
+def held_out_rows(weights: HeuristicWeights, encoding: str) -> list[Row]:
+    exact = QuicktokCounter(encoding).count_text
+    count = HeuristicCounter(weights).count_text
+    by_kind: dict[str, list[tuple[float, int]]] = {}
+    for sample in samples(corpus("held_out"), exact):
+        ratio = count(sample.text) / sample.exact
+        by_kind.setdefault(sample.kind, []).append((ratio, sample.exact))
+    return [
+        Row(
+            kind,
+            len(ratios),
+            statistics.median(r for r, _ in ratios),
+            min(r for r, _ in ratios),
+            sum(1 for r, n in ratios if n >= REPORT_MIN_TOKENS and r < 0.95),
+        )
+        for kind, ratios in sorted(by_kind.items())
+    ]
+
+
+def table(encoding: str, weights: HeuristicWeights) -> list[str]:
+    lines = [
+        f"| text ({encoding}) | samples | median estimate / exact | worst "
+        "| 500+ tokens under 0.95 |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in held_out_rows(weights, encoding):
+        lines.append(
+            f"| {row.kind} | {row.samples} | {row.median:.3f} | {row.worst:.3f} | {row.under} |"
+        )
+    return lines
+
+
+def calibrate() -> None:
+    for encoding, preset in PRESETS.items():
+        data = fit_samples(QuicktokCounter(encoding).count_text)
+        weights = fit(data, preset)
+        print(f"\n{encoding}: fitted on {len(data)} samples")
+        print("\n".join(table(encoding, weights)))
+        body = ",\n".join(
+            f"    {f.name}={getattr(weights, f.name)!r}" for f in fields(weights)[:-1]
+        )
+        print(f"HeuristicWeights(\n{body},\n)")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--report", action="store_true", help="held-out table of the presets")
+    args = parser.parse_args(argv)
+    if args.report:
+        for encoding, preset in PRESETS.items():
+            print("\n".join(["", *table(encoding, preset)]))
+        return
+    calibrate()
+
+
+if __name__ == "__main__":
+    main()

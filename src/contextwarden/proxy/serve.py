@@ -1,0 +1,63 @@
+"""Building the proxy from its config, and running it on uvicorn."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from contextwarden.errors import require
+from contextwarden.manager import ContextManager
+from contextwarden.policy import ContextPolicy
+from contextwarden.proxy.config import ProxyConfig, ProxyConfigError, host_port
+from contextwarden.proxy.sessions import Sessions
+from contextwarden.proxy.upstream import Upstream
+from contextwarden.stores import open_store
+from contextwarden.summarizers.base import Summarizer
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+SUMMARY_KEY_ENV = ("CONTEXTWARDEN_SUMMARY_API_KEY", "ANTHROPIC_API_KEY")
+"""Where ``--summarizer upstream`` finds its API key: the proxy never keeps a client's key."""
+
+
+def build_app(config: ProxyConfig) -> Starlette:
+    """The ASGI app for ``config``: its store opened, its manager and upstream client made."""
+    from contextwarden.proxy.app import create_app
+
+    location = config.store_location
+    if not location.startswith(("postgresql://", "postgres://")):
+        Path(location).parent.mkdir(parents=True, exist_ok=True)
+    counter = HeuristicCounter()
+    manager = ContextManager(ContextPolicy(context_window=config.window), summarizer(config))
+    sessions = Sessions(open_store(location), manager, counter)
+    return create_app(sessions, Upstream(config.upstream, config.timeout))
+
+
+def summarizer(config: ProxyConfig) -> Summarizer | None:
+    """None (the offline structured summarizer) or the upstream model as summarizer.
+
+    Its requests go straight to the upstream with ``query_source="compact"``, never through
+    the proxy, so a summary request can never itself be compacted (the recursion guard).
+    """
+    if config.summarizer == "structured":
+        return None
+    if not config.summary_model:
+        raise ProxyConfigError(
+            "--summarizer upstream needs --summary-model (or CONTEXTWARDEN_SUMMARY_MODEL)"
+        )
+    from contextwarden.summarizers.anthropic import AnthropicSummarizer
+
+    key = next((os.environ[k] for k in SUMMARY_KEY_ENV if os.environ.get(k)), None)
+    return AnthropicSummarizer(
+        config.summary_model, base_url=config.upstream, api_key=key, context_window=config.window
+    )
+
+
+def serve(config: ProxyConfig) -> None:
+    """Serve until interrupted (uvicorn handles SIGINT/SIGTERM and drains open requests)."""
+    uvicorn = require("uvicorn", "proxy")
+    host, port = host_port(config.listen)
+    uvicorn.run(build_app(config), host=host, port=port, log_level="info")  # type: ignore[attr-defined]

@@ -17,6 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from contextwarden.formats.anthropic import message_from_wire
+from contextwarden.formats.openai_in import messages_from_openai
+from contextwarden.formats.responses import messages_from_responses
+from contextwarden.model import Message
 from contextwarden.proxy import ProxyConfig, build_app
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -41,18 +44,37 @@ def text(value: str) -> Scripted:
     return Scripted([{"type": "text", "text": value}])
 
 
-def prompt_tokens(body: dict[str, Any]) -> int:
+def conversation(body: dict[str, Any], path: str = "/v1/messages") -> list[Message]:
+    """A request's conversation as our messages, read by formats/ as the API defines it."""
+    if path == "/v1/chat/completions":
+        return messages_from_openai(body["messages"])[1]
+    if path == "/v1/responses":
+        items = body["input"]
+        return messages_from_responses(
+            [{"role": "user", "content": items}] if isinstance(items, str) else items
+        )[1]
+    return [message_from_wire(m, index=i) for i, m in enumerate(body.get("messages", []))]
+
+
+def prompt_tokens(body: dict[str, Any], path: str = "/v1/messages") -> int:
     """What the scripted model says the prompt cost: our heuristic over the request."""
     counter = HeuristicCounter()
-    messages = [message_from_wire(m) for m in body.get("messages", [])]
-    system = json.dumps(body.get("system") or "") + json.dumps(body.get("tools") or [])
-    return sum(counter.count_message(m) for m in messages) + counter.count_text(system)
+    preamble = [body.get(k) for k in ("system", "instructions", "tools")]
+    return sum(counter.count_message(m) for m in conversation(body, path)) + counter.count_text(
+        json.dumps(preamble)
+    )
+
+
+def last_results(path: str, body: dict[str, Any]) -> list[str]:
+    """The tool call ids the request's last message answers (any of the three APIs)."""
+    last = conversation(body, path)[-1]
+    return [r.tool_use_id for r in last.tool_results]
 
 
 class ScriptedUpstream:
     """The scripted Anthropic API; ``requests`` holds (path, headers, body) of each request."""
 
-    def __init__(self, reply: Callable[[dict[str, Any]], Scripted]) -> None:
+    def __init__(self, reply: Callable[[str, dict[str, Any]], Scripted]) -> None:
         self.reply = reply
         self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
         self.lock = threading.Lock()
@@ -65,9 +87,9 @@ class ScriptedUpstream:
         host, port = self.server.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def messages_requests(self) -> list[dict[str, Any]]:
+    def messages_requests(self, path: str = "/v1/messages") -> list[dict[str, Any]]:
         with self.lock:
-            return [body for path, _, body in self.requests if path == "/v1/messages"]
+            return [body for at, _, body in self.requests if at == path]
 
 
 def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
@@ -101,9 +123,12 @@ def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
             if self.path == "/v1/messages/count_tokens":
                 self._json(200, {"input_tokens": prompt_tokens(body)})
                 return
-            answer = api.reply(body)
+            answer = api.reply(self.path, body)
             if answer.status != 200:
                 self._json(answer.status, {"type": "error", "error": answer.error})
+                return
+            if self.path != "/v1/messages":
+                self._openai(body, answer)
                 return
             usage = {
                 "input_tokens": prompt_tokens(body),
@@ -136,14 +161,34 @@ def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _stream(self, message: dict[str, Any]) -> None:
+            self._events((name, data) for name, data in sse_events(message))
+
+        def _events(self, events: Iterator[tuple[str | None, Any]]) -> None:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")
             self.end_headers()
-            for name, data in sse_events(message):
-                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            for name, data in events:
+                head = f"event: {name}\n" if name else ""
+                payload = data if isinstance(data, str) else json.dumps(data)
+                self.wfile.write(f"{head}data: {payload}\n\n".encode())
                 self.wfile.flush()
             self.close_connection = True
+
+        def _openai(self, body: dict[str, Any], answer: Scripted) -> None:
+            tokens = prompt_tokens(body, self.path)
+            if self.path == "/v1/chat/completions":
+                reply = chat_completion(body, answer, tokens)
+                if body.get("stream"):
+                    self._events((None, c) for c in chat_chunks(reply, body))
+                else:
+                    self._json(200, reply)
+                return
+            response = responses_reply(body, answer, tokens)
+            if body.get("stream"):
+                self._events(responses_events(response))
+            else:
+                self._json(200, response)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -194,8 +239,125 @@ def sse_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "message_stop", {"type": "message_stop"}
 
 
+# ----------------------------------------------------------------------------- OpenAI bodies
+def chat_completion(body: dict[str, Any], answer: Scripted, tokens: int) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
+    calls = [
+        {
+            "id": b["id"],
+            "type": "function",
+            "function": {"name": b["name"], "arguments": json.dumps(b["input"])},
+        }
+        for b in answer.content
+        if b["type"] == "tool_use"
+    ]
+    texts = [b["text"] for b in answer.content if b["type"] == "text"]
+    if texts:
+        message["content"] = "".join(texts)
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 1741570283,
+        "model": body.get("model", "scripted-1"),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if calls else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": tokens, "completion_tokens": 20, "total_tokens": tokens + 20},
+    }
+
+
+def chat_chunks(reply: dict[str, Any], body: dict[str, Any]) -> Iterator[Any]:
+    """The chat.completion.chunk stream of a whole reply, usage last when asked, then [DONE]."""
+    base = {k: reply[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    choice = reply["choices"][0]
+    delta: dict[str, Any] = {"role": "assistant", "content": choice["message"]["content"]}
+    if "tool_calls" in choice["message"]:
+        delta["tool_calls"] = [
+            {"index": i, **c} for i, c in enumerate(choice["message"]["tool_calls"])
+        ]
+    yield {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}
+    if (body.get("stream_options") or {}).get("include_usage"):
+        yield {**base, "choices": [], "usage": reply["usage"]}
+    yield "[DONE]"
+
+
+def responses_reply(body: dict[str, Any], answer: Scripted, tokens: int) -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    for n, block in enumerate(answer.content):
+        if block["type"] == "text":
+            output.append(
+                {
+                    "type": "message",
+                    "id": f"msg_{n}",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": block["text"], "annotations": []}],
+                }
+            )
+        else:
+            output.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{block['id']}",
+                    "call_id": block["id"],
+                    "name": block["name"],
+                    "arguments": json.dumps(block["input"]),
+                    "status": "completed",
+                }
+            )
+    return {
+        "id": "resp_scripted",
+        "object": "response",
+        "created_at": 1741570283,
+        "status": "completed",
+        "model": body.get("model", "scripted-1"),
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": body.get("tools", []),
+        "usage": {
+            "input_tokens": tokens,
+            "output_tokens": 20,
+            "total_tokens": tokens + 20,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def responses_events(response: dict[str, Any]) -> Iterator[tuple[str | None, Any]]:
+    started = {**response, "status": "in_progress", "output": [], "usage": None}
+    yield (
+        "response.created",
+        {"type": "response.created", "sequence_number": 0, "response": started},
+    )
+    for i, item in enumerate(response["output"]):
+        yield (
+            "response.output_item.done",
+            {
+                "type": "response.output_item.done",
+                "sequence_number": i + 1,
+                "output_index": i,
+                "item": item,
+            },
+        )
+    done = len(response["output"]) + 1
+    yield (
+        "response.completed",
+        {"type": "response.completed", "sequence_number": done, "response": response},
+    )
+
+
 @contextmanager
-def upstream(reply: Callable[[dict[str, Any]], Scripted]) -> Iterator[ScriptedUpstream]:
+def upstream(reply: Callable[[str, dict[str, Any]], Scripted]) -> Iterator[ScriptedUpstream]:
     api = ScriptedUpstream(reply)
     api.thread.start()
     try:
@@ -228,13 +390,13 @@ def proxy_server(config: ProxyConfig) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def check_request(body: dict[str, Any], limit: int) -> int:
+def check_request(body: dict[str, Any], limit: int, path: str = "/v1/messages") -> int:
     """Assert an upstream request is valid for the API and fits ``limit``; its token count."""
-    messages = [message_from_wire(m, index=i) for i, m in enumerate(body["messages"])]
-    problems = validate(messages)
+    problems = validate(conversation(body, path))
     assert not problems, problems
-    marks = sum("cache_control" in b for m in body["messages"] for b in m["content"])
-    assert marks <= 4, f"{marks} cache breakpoints"
-    tokens = prompt_tokens(body)
+    if path == "/v1/messages":
+        marks = sum("cache_control" in b for m in body["messages"] for b in m["content"])
+        assert marks <= 4, f"{marks} cache breakpoints"
+    tokens = prompt_tokens(body, path)
     assert tokens <= limit, f"upstream request of {tokens} tokens over {limit}"
     return tokens

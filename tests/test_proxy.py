@@ -18,6 +18,7 @@ from contextwarden.stores import SqliteStore
 from tests.proxy_harness import (
     Scripted,
     check_request,
+    last_results,
     prompt_tokens,
     proxy_server,
     text,
@@ -48,9 +49,8 @@ def reader_script(calls: int) -> Any:
     """The scripted model: reads files ``call_0`` … ``call_{calls-1}``, then answers. It looks
     only at the last message, which every managed conversation keeps."""
 
-    def reply(body: dict[str, Any]) -> Scripted:
-        last = body["messages"][-1]["content"]
-        done = [b["tool_use_id"] for b in last if isinstance(b, dict) and b.get("tool_use_id")]
+    def reply(path: str, body: dict[str, Any]) -> Scripted:
+        done = last_results(path, body)
         step = int(done[-1].split("_")[1]) + 1 if done else 0
         if step >= calls:
             return text(f"Read {calls} files.")
@@ -180,7 +180,7 @@ def test_branching_conversation_continues_in_a_fork(tmp_path: Path) -> None:
 def test_upstream_errors_come_back_unchanged(tmp_path: Path) -> None:
     error = {"type": "rate_limit_error", "message": "Number of requests has exceeded your rate"}
     with (
-        upstream(lambda body: Scripted(status=429, error=error)) as api,
+        upstream(lambda path, body: Scripted(status=429, error=error)) as api,
         proxy_server(config(api.url, tmp_path)) as url,
     ):
         reply = httpx.post(
@@ -206,7 +206,7 @@ def test_prompt_too_long_compacts_once_and_retries(tmp_path: Path) -> None:
         ]
     )
 
-    def reply(body: dict[str, Any]) -> Scripted:
+    def reply(path: str, body: dict[str, Any]) -> Scripted:
         return next(answers, text("done"))
 
     history = _long_history(12)
@@ -243,7 +243,7 @@ def _long_history(calls: int) -> list[dict[str, Any]]:
 def test_a_conversation_that_cannot_fit_is_refused_not_sent(tmp_path: Path) -> None:
     huge = "word " * 40_000
     with (
-        upstream(lambda body: text("never")) as api,
+        upstream(lambda path, body: text("never")) as api,
         proxy_server(config(api.url, tmp_path)) as url,
     ):
         client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
@@ -257,7 +257,7 @@ def test_a_conversation_that_cannot_fit_is_refused_not_sent(tmp_path: Path) -> N
 
 def test_malformed_request_gets_an_api_error(tmp_path: Path) -> None:
     with (
-        upstream(lambda body: text("never")) as api,
+        upstream(lambda path, body: text("never")) as api,
         proxy_server(config(api.url, tmp_path)) as url,
     ):
         reply = httpx.post(f"{url}/v1/messages", json={"model": "m", "messages": "nope"})

@@ -25,6 +25,7 @@ from contextwarden.proxy.apis import (
     Api,
     ErrorKind,
 )
+from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.metrics import Metrics, RequestRecord
 from contextwarden.proxy.sessions import ContextDoesNotFitError, Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
@@ -97,11 +98,19 @@ def create_app(sessions: Sessions, upstream: Upstream) -> Starlette:
     async def messages(request: Request) -> Response:
         return await handle(proxy, ANTHROPIC, request)
 
+    async def chat(request: Request) -> Response:
+        return await handle(proxy, CHAT, request)
+
+    async def responses(request: Request) -> Response:
+        return await handle(proxy, RESPONSES, request)
+
     async def passthrough(request: Request) -> Response:
         return await forward(proxy, request)
 
     routes = [
         Route(ANTHROPIC.path, messages, methods=["POST"]),
+        Route(CHAT.path, chat, methods=["POST"]),
+        Route(RESPONSES.path, responses, methods=["POST"]),
         Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
@@ -120,6 +129,8 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
         body = json.loads(raw)
         if not isinstance(body, dict):
             raise ValueError("the request body must be a JSON object")
+        if not getattr(api, "managed", lambda body: True)(body):
+            return await forward(proxy, request, raw)
         incoming = api.conversation(body, request.headers.get(SESSION_HEADER))
     except (ValueError, ContextWardenError) as exc:
         return refuse(proxy, api, BAD_REQUEST, f"contextwarden proxy: {exc}", "bad_request")
@@ -223,48 +234,58 @@ async def relay(
         return Response(data, reply.status_code, headers)
 
     async def events() -> AsyncIterator[bytes]:
-        reader, usage = EventReader(), None
+        # The usage is anchored before the chunk that carries it goes out: a client cannot
+        # send its next turn before that, so the next turn is counted from the anchor.
+        reader, anchored = EventReader(), False
         try:
             async for chunk in chunks(reply):
-                yield chunk
                 for event in reader.feed(chunk):
-                    usage = api.stream_usage(event) or usage
+                    usage = api.stream_usage(event)
+                    if usage is not None and not anchored:
+                        anchored = await anchor(proxy, usage, key, managed)
+                yield chunk
         finally:
             await reply.aclose()
-            await anchor(proxy, usage, key, managed)
             proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))
 
     return StreamingResponse(events(), reply.status_code, headers)
 
 
-async def anchor(proxy: Proxy, usage: Any, key: str, managed: Managed) -> None:
+async def anchor(proxy: Proxy, usage: Any, key: str, managed: Managed) -> bool:
     """Anchor the session's token count on the reply's usage; a failure only costs accuracy."""
     if usage is None or managed.report is None:
-        return
+        return False
     try:
         async with proxy.hold(key):
-            await proxy.run(proxy.sessions.record_usage, key, managed, usage)
+            return await proxy.run(proxy.sessions.record_usage, key, managed, usage)
     except ContextWardenError as exc:
         log.warning("session %s: usage not recorded: %s", managed.session_id, exc)
+        return False
 
 
-async def forward(proxy: Proxy, request: Request) -> Response:
+async def forward(proxy: Proxy, request: Request, body: bytes | None = None) -> Response:
     """A request the proxy does not manage (model list, token counts), passed through as is."""
-    from starlette.responses import Response
+    from starlette.responses import Response, StreamingResponse
 
-    body = await request.body()
+    body = await request.body() if body is None else body
     try:
         reply = await proxy.upstream.send(
             request.method, request.url.path, request.headers, body or None, request.url.query
         )
-        data = await reply.aread()
-        await reply.aclose()
     except Exception as exc:
         if not _is_http_error(exc):
             raise
         error = ANTHROPIC.error(UPSTREAM_DOWN, f"contextwarden proxy: upstream unreachable: {exc}")
         return Response(json.dumps(error), UPSTREAM_DOWN.status, media_type="application/json")
-    return Response(data, reply.status_code, response_headers(reply.headers))
+
+    async def passed() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in chunks(reply):
+                yield chunk
+        finally:
+            await reply.aclose()
+
+    return StreamingResponse(passed(), reply.status_code, response_headers(reply.headers))
 
 
 def _json(data: bytes) -> Any:

@@ -11,7 +11,8 @@ from typing import Any, Protocol
 from contextwarden.errors import FormatError
 from contextwarden.formats.anthropic import block_to_wire, message_from_wire
 from contextwarden.model import Message
-from contextwarden.proxy.sessions import Incoming, session_key
+from contextwarden.proxy import edits
+from contextwarden.proxy.sessions import Incoming, Managed, session_key
 
 SESSION_HEADER = "x-contextwarden-session"
 CACHE_CONTROL = "cache_control"
@@ -55,6 +56,14 @@ class Api(Protocol):
         """The usage one streamed event carries, else None."""
         ...
 
+    def finish(self, body: Mapping[str, Any], reply: Any, managed: Managed) -> Any:
+        """The JSON reply with what the proxy adds to it (applied edits), None: unchanged."""
+        ...
+
+    def finish_event(self, body: Mapping[str, Any], event: Any, managed: Managed) -> Any:
+        """A streamed event's data with what the proxy adds to it, None: unchanged."""
+        ...
+
     def error(self, kind: ErrorKind, message: str) -> dict[str, Any]: ...
 
     def too_long(self, status: int, text: str) -> bool:
@@ -88,13 +97,30 @@ class AnthropicMessages:
             raise FormatError(f"'tools' must be a list, got {type(tools).__name__}")
         system = body.get("system")
         key = session_key(header, system, _first_user(items))
-        return Incoming(key, system, tools, items, _anthropic_messages)
+        ours, _ = edits.parse(body)
+        return Incoming(key, system, tools, items, _anthropic_messages, ours)
 
     def render(self, body: Mapping[str, Any], messages: Sequence[Message]) -> dict[str, Any]:
         wanted = sum(1 for m in _items(body, "messages") if _marked(m))
         out = dict(body)
         out["messages"] = _with_breakpoints(messages, wanted)
+        _, rest = edits.parse(body)
+        out.pop(edits.FIELD, None)
+        if rest is not None:
+            out[edits.FIELD] = rest
         return out
+
+    def finish(self, body: Mapping[str, Any], reply: Any, managed: Managed) -> Any:
+        if edits.FIELD not in body or not isinstance(reply, Mapping):
+            return None
+        return {**reply, edits.FIELD: _applied(reply, managed)}
+
+    def finish_event(self, body: Mapping[str, Any], event: Any, managed: Managed) -> Any:
+        if edits.FIELD not in body or not isinstance(event, Mapping):
+            return None
+        if event.get("type") != "message_delta":
+            return None
+        return {**event, edits.FIELD: _applied(event, managed)}
 
     def usage(self, reply: Any) -> Any:
         return reply.get("usage") if isinstance(reply, Mapping) else None
@@ -110,6 +136,13 @@ class AnthropicMessages:
 
     def too_long(self, status: int, text: str) -> bool:
         return status == 400 and "prompt is too long" in text
+
+
+def _applied(reply: Mapping[str, Any], managed: Managed) -> dict[str, Any]:
+    """The reply's ``context_management`` with the proxy's edits before the upstream's own."""
+    theirs = reply.get(edits.FIELD)
+    upstream = theirs.get("applied_edits", []) if isinstance(theirs, Mapping) else []
+    return {"applied_edits": [*managed.applied_edits, *upstream]}
 
 
 def _first_user(items: Sequence[Any]) -> Any:

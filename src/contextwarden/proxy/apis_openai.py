@@ -15,7 +15,7 @@ from contextwarden.formats.responses import messages_from_responses
 from contextwarden.formats.responses_out import messages_to_responses
 from contextwarden.model import Message
 from contextwarden.proxy.apis import ErrorKind
-from contextwarden.proxy.sessions import Incoming, session_key
+from contextwarden.proxy.sessions import Incoming, Managed, session_key
 
 SYSTEM_ROLES = frozenset({"system", "developer"})
 TOO_LONG_MARKERS = ("context_length_exceeded", "maximum context length", "context window")
@@ -65,6 +65,12 @@ class OpenAIBase:
 
     def too_long(self, status: int, text: str) -> bool:
         return status == 400 and any(marker in text for marker in TOO_LONG_MARKERS)
+
+    def finish(self, body: Mapping[str, Any], reply: Any, managed: Managed) -> Any:
+        return None
+
+    def finish_event(self, body: Mapping[str, Any], event: Any, managed: Managed) -> Any:
+        return None
 
 
 class ChatCompletions(OpenAIBase):

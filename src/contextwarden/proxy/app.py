@@ -200,7 +200,7 @@ async def send(
         retried=retried,
         new_items=managed.new_items,
     )
-    return await relay(proxy, api, reply, incoming.key, managed, record, started)
+    return await relay(proxy, api, reply, body, incoming.key, managed, record, started)
 
 
 async def post(
@@ -214,6 +214,7 @@ async def relay(
     proxy: Proxy,
     api: Api,
     reply: httpx.Response,
+    body: dict[str, Any],
     key: str,
     managed: Managed,
     record: RequestRecord,
@@ -229,7 +230,10 @@ async def relay(
         data = await reply.aread()
         await reply.aclose()
         if reply.status_code == 200:
-            await anchor(proxy, api.usage(_json(data)), key, managed)
+            value = _json(data)
+            await anchor(proxy, api.usage(value), key, managed)
+            changed = api.finish(body, value, managed)
+            data = data if changed is None else json.dumps(changed).encode()
         proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))
         return Response(data, reply.status_code, headers)
 
@@ -240,10 +244,12 @@ async def relay(
         try:
             async for chunk in chunks(reply):
                 for event in reader.feed(chunk):
-                    usage = api.stream_usage(event)
+                    usage = api.stream_usage(event.data)
                     if usage is not None and not anchored:
                         anchored = await anchor(proxy, usage, key, managed)
-                yield chunk
+                    changed = api.finish_event(body, event.data, managed)
+                    yield event.raw if changed is None else event.with_data(changed)
+            yield reader.rest()
         finally:
             await reply.aclose()
             proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))

@@ -14,7 +14,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from contextwarden.compaction.apply import CompactionReport
@@ -23,6 +23,8 @@ from contextwarden.history import ConversationHistory
 from contextwarden.log import LogEntry, MetadataSet, derive_view
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message, thaw
+from contextwarden.proxy import edits
+from contextwarden.proxy.edits import ClearToolUses
 from contextwarden.stores.base import SessionStore, validate_session_id
 from contextwarden.stores.binding import open_history
 from contextwarden.tokens.base import TokenCounter
@@ -65,6 +67,8 @@ class Incoming:
     items: Sequence[Any]
     """The conversation items as sent (wire dicts), hashed to match prefixes."""
     convert: Converter
+    edits: tuple[ClearToolUses, ...] = ()
+    """Context edits the client asked for (Anthropic ``context_management``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +78,7 @@ class Turn:
     incoming: int
     digest: str
     version: int
+    applied_edits: tuple[Any, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +94,8 @@ class Managed:
     tokens: int
     report: CompactionReport | None
     """What ``prepare`` did; None when the turn was replayed from the log."""
+    applied_edits: tuple[Any, ...] = ()
+    """The context edits applied to this turn, as the API reports them."""
 
 
 def session_key(header: str | None, system: Any, first_user: Any) -> str:
@@ -184,11 +191,13 @@ class Sessions:
         new = request.items[seen:]
         for message in request.convert(new, seen):
             history.add(message)
+        applied = edits.apply(self.manager, history, request.edits)
         report = self.manager.prepare(history)
         limit = self.manager.policy.effective_window
         if history.estimate_tokens() > limit:
             raise ContextDoesNotFitError(session_id, history.estimate_tokens(), limit)
-        return self._record(session_id, history, digests, len(request.items), len(new), report)
+        count = len(request.items)
+        return self._record(session_id, history, digests, count, len(new), report, applied)
 
     def _record(
         self,
@@ -198,11 +207,13 @@ class Sessions:
         count: int,
         new: int,
         report: CompactionReport | None,
+        applied: Sequence[Any] = (),
     ) -> Managed:
         turn = {"incoming": count, "digest": digests[count], "version": len(history.log)}
-        history.set_metadata(TURN_KEY, turn)
+        history.set_metadata(TURN_KEY, {**turn, "applied_edits": list(applied)})
+        tokens = history.estimate_tokens()
         return Managed(
-            session_id, history.messages, len(history.log), new, history.estimate_tokens(), report
+            session_id, history.messages, len(history.log), new, tokens, report, tuple(applied)
         )
 
     def _replay(
@@ -213,7 +224,8 @@ class Sessions:
         else:
             messages = tuple(derive_view(history.log[: turn.version]))
         tokens = sum(self.counter.count_message(m) for m in messages)
-        return Managed(session_id, messages, len(history.log), 0, tokens, None)
+        applied = turn.applied_edits
+        return Managed(session_id, messages, len(history.log), 0, tokens, None, applied)
 
     # ----------------------------------------------------------------- histories
     def history(
@@ -266,7 +278,11 @@ def recorded_turns(log: Sequence[LogEntry]) -> list[Turn]:
     for entry in log:
         if isinstance(entry, MetadataSet) and entry.key == TURN_KEY:
             value = thaw(entry.value)
-            turns.append(Turn(int(value["incoming"]), str(value["digest"]), int(value["version"])))
+            applied = tuple(value.get("applied_edits") or ())
+            turn = Turn(
+                int(value["incoming"]), str(value["digest"]), int(value["version"]), applied
+            )
+            turns.append(turn)
     return turns
 
 

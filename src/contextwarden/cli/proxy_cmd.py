@@ -23,6 +23,7 @@ def register(sub: Any) -> None:
     parser.add_argument("--listen", help="HOST:PORT to serve on (default 127.0.0.1:8787)")
     parser.add_argument("--window", type=int, help="model context window in tokens")
     parser.add_argument("--store", help="postgresql://… DSN, JSONL directory or SQLite file")
+    parser.add_argument("--schema", help="PostgreSQL schema of the store")
     parser.add_argument("--summarizer", choices=("structured", "upstream"))
     parser.add_argument("--summary-model", help="model --summarizer upstream asks")
     parser.add_argument("--timeout", type=float, help="seconds to wait for the upstream")
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         listen=args.listen,
         window=args.window,
         store=args.store,
+        schema=args.schema,
         summarizer=args.summarizer,
         summary_model=args.summary_model,
         timeout=args.timeout,

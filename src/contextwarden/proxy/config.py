@@ -42,6 +42,8 @@ class ProxyConfig:
     """The model's context window in tokens; every upstream request fits it."""
     store: str = ""
     """``postgresql://…``, a directory (JSONL) or a SQLite file; empty: ``default_store()``."""
+    schema: str = ""
+    """PostgreSQL schema of the store; empty: the store's default (``contextwarden``)."""
     summarizer: SummarizerChoice = "structured"
     """``structured``: offline summaries; ``upstream``: the upstream model writes them."""
     summary_model: str = ""

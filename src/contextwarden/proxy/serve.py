@@ -28,11 +28,14 @@ def build_app(config: ProxyConfig) -> Starlette:
     from contextwarden.proxy.app import create_app
 
     location = config.store_location
-    if not location.startswith(("postgresql://", "postgres://")):
+    options = {}
+    if location.startswith(("postgresql://", "postgres://")):
+        options = {"schema": config.schema} if config.schema else {}
+    else:
         Path(location).parent.mkdir(parents=True, exist_ok=True)
     counter = HeuristicCounter()
     manager = ContextManager(ContextPolicy(context_window=config.window), summarizer(config))
-    sessions = Sessions(open_store(location), manager, counter)
+    sessions = Sessions(open_store(location, **options), manager, counter)
     return create_app(sessions, Upstream(config.upstream, config.timeout))
 
 

@@ -207,7 +207,7 @@ async def post(
     proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
 ) -> httpx.Response:
     out = json.dumps(api.render(body, managed.messages)).encode()
-    return await proxy.upstream.send("POST", api.path, request.headers, out)
+    return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
 
 
 async def relay(

@@ -77,6 +77,8 @@ class ScriptedUpstream:
     def __init__(self, reply: Callable[[str, dict[str, Any]], Scripted]) -> None:
         self.reply = reply
         self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.queries: list[str] = []
+        """The query string of each POST (Claude Code sends ``?beta=true``)."""
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
@@ -116,6 +118,9 @@ def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            self.path, _, query = self.path.partition("?")
+            with api.lock:
+                api.queries.append(query)
             with api.lock:
                 api.requests.append(
                     (self.path, {k.lower(): v for k, v in self.headers.items()}, body)

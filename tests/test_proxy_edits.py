@@ -76,10 +76,11 @@ def test_streamed_reply_reports_the_edits_in_message_delta(tmp_path: Path) -> No
     }
     with upstream(reader_script(20)) as api, proxy_server(config(api.url, tmp_path, WINDOW)) as url:
         with httpx.stream(
-            "POST", f"{url}/v1/messages", json=request, headers={"x-api-key": KEY}
+            "POST", f"{url}/v1/messages?beta=true", json=request, headers={"x-api-key": KEY}
         ) as r:
             events = [json.loads(line[5:]) for line in r.iter_lines() if line.startswith("data:")]
         retried = httpx.post(f"{url}/v1/messages", json={**request, "stream": False})
+    assert api.queries[0] == "beta=true"  # as Claude Code sends it, to the upstream
     delta = next(e for e in events if e["type"] == "message_delta")
     assert delta["context_management"]["applied_edits"][0]["cleared_tool_uses"] == 6
     assert events[0]["type"] == "message_start"

@@ -308,3 +308,18 @@ def test_options_come_from_the_environment() -> None:
     )
     with pytest.raises(Exception, match="CONTEXTWARDEN_WINDOW must be a number"):
         ProxyConfig.from_env({**env, "CONTEXTWARDEN_WINDOW": "lots"})
+
+
+def test_inspect_reads_a_proxy_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from contextwarden.cli import main
+
+    with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
+        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        run_agent(client, False, extra_headers={"x-contextwarden-session": "agent-7"})
+    store = str(tmp_path / "proxy.sqlite3")
+    with pytest.raises(SystemExit) as done:
+        main(["inspect", "agent-7", "--store", store, "--json"])
+    assert done.value.code == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["messages"] == 7 and shown["violations"] == []
+    assert shown["tool_calls_by_tool"]["Read"] == 3

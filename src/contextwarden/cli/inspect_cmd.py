@@ -31,6 +31,12 @@ def register(sub: Any) -> None:
         description="Load a saved agent session and show where its context tokens go.",
     )
     parser.add_argument("file", type=Path, help="session file (JSONL, JSON, .traj)")
+    parser.add_argument(
+        "--store",
+        metavar="LOCATION",
+        help="read FILE as a session id from this store (SQLite file, JSONL dir, postgresql://…), "
+        "e.g. a `contextwarden proxy` session",
+    )
     parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES)
     parser.add_argument("--index", type=int, default=0, help="conversation in multi-run files")
     add_counter_option(parser)
@@ -41,7 +47,16 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     counter = make_counter(args.counter)
-    history = load(args.file, args.format, index=args.index, counter=counter)
+    if args.store:
+        from contextwarden.stores import open_store
+
+        store = open_store(args.store)
+        try:
+            history = store.load(str(args.file), counter=counter, mode="merge")
+        finally:
+            store.close()
+    else:
+        history = load(args.file, args.format, index=args.index, counter=counter)
     parts = breakdown(
         history.messages, counter, system=history.system, tools=history.tools, largest=args.top
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from contextwarden.errors import ContextWardenError, StoreError, require
+from contextwarden.manager import NO_COMPACT_SOURCES
 from contextwarden.proxy.apis import (
     ANTHROPIC,
     BAD_REQUEST,
@@ -30,6 +31,7 @@ from contextwarden.proxy.metrics import Metrics, RequestRecord
 from contextwarden.proxy.sessions import ContextDoesNotFitError, Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import Upstream, chunks, response_headers
+from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
 
 if TYPE_CHECKING:
     import httpx
@@ -129,7 +131,10 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
         body = json.loads(raw)
         if not isinstance(body, dict):
             raise ValueError("the request body must be a JSON object")
-        if not getattr(api, "managed", lambda body: True)(body):
+        summary = request.headers.get(QUERY_SOURCE_HEADER) in NO_COMPACT_SOURCES
+        if summary or not getattr(api, "managed", lambda body: True)(body):
+            # A summarizer's own request is never managed (the recursion guard), nor one that
+            # continues server-side state and so carries only its new items.
             return await forward(proxy, request, raw)
         incoming = api.conversation(body, request.headers.get(SESSION_HEADER))
     except (ValueError, ContextWardenError) as exc:

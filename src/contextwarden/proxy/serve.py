@@ -19,6 +19,10 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
+SUMMARY_REPLY_SHARE = 0.125
+"""Share of the window an upstream summary may take (at most the summarizers' usual 8,192): the
+transcript to summarize needs the rest, and small local models have small windows."""
+SUMMARY_MAX_TOKENS = 8_192
 SUMMARY_KEY_ENV = ("CONTEXTWARDEN_SUMMARY_API_KEY", "ANTHROPIC_API_KEY")
 """Where ``--summarizer upstream`` finds its API key: the proxy never keeps a client's key."""
 
@@ -54,8 +58,13 @@ def summarizer(config: ProxyConfig) -> Summarizer | None:
     from contextwarden.summarizers.anthropic import AnthropicSummarizer
 
     key = next((os.environ[k] for k in SUMMARY_KEY_ENV if os.environ.get(k)), None)
+    reply = min(SUMMARY_MAX_TOKENS, int(config.window * SUMMARY_REPLY_SHARE))
     return AnthropicSummarizer(
-        config.summary_model, base_url=config.upstream, api_key=key, context_window=config.window
+        config.summary_model,
+        base_url=config.upstream,
+        api_key=key,
+        context_window=config.window,
+        max_tokens=reply,
     )
 
 

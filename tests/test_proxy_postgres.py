@@ -209,3 +209,27 @@ def test_killing_a_process_mid_request_loses_nothing_acknowledged(
     with PostgresStore(postgres_dsn, schema=schema) as store:
         assert added(store, "victim") == len(messages)
         assert [t.incoming for t in recorded_turns(store.log("victim"))] == [1, 3]
+
+
+def test_a_broken_store_is_an_api_error_not_an_unmanaged_request(
+    postgres_dsn: str, schema: str
+) -> None:
+    import psycopg
+
+    from contextwarden.proxy import ProxyConfig
+    from tests.proxy_harness import proxy_server
+
+    with upstream(script) as api:
+        config = ProxyConfig(upstream=api.url, window=WINDOW, store=postgres_dsn, schema=schema)
+        with proxy_server(config) as url:
+            body = {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+            assert httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT).status_code == 200
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            broken = httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT)
+            metrics = httpx.get(f"{url}/metrics").text
+    assert broken.status_code == 503
+    assert broken.json()["type"] == "error" and broken.json()["error"]["type"] == "api_error"
+    assert "PostgreSQL error" in broken.json()["error"]["message"]
+    assert len(api.messages_requests()) == 1  # nothing unmanaged was sent
+    assert 'contextwarden_proxy_errors_total{reason="store"} 1' in metrics

@@ -146,9 +146,7 @@ def main() -> None:
             f"| {name} | {percentile(values, 0.5):.1f} | {percentile(values, 0.99):.1f} |"
             f" {statistics.fmean(values):.1f} |"
         )
-    print(
-        f"\nfirst request of the session (every message new to the store): {cold:.0f} ms"
-    )
+    print(f"\nfirst request of the session (every message new to the store): {cold:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -274,7 +274,10 @@ def test_malformed_request_gets_an_api_error(tmp_path: Path) -> None:
     assert api.messages_requests() == []
 
 
-def test_models_count_tokens_metrics_and_sessions(tmp_path: Path) -> None:
+def test_models_count_tokens_metrics_and_sessions(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="contextwarden.proxy")
     with upstream(reader_script(2)) as api, proxy_server(config(api.url, tmp_path)) as url:
         client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
         assert [m.id for m in client.models.list()] == ["scripted-1"]
@@ -291,6 +294,10 @@ def test_models_count_tokens_metrics_and_sessions(tmp_path: Path) -> None:
     assert listed == {"sessions": ["demo-1"]}
     assert shown["turns"] == 3 and shown["incoming_items"] == len(sent) - 1
     assert shown["usage_records"] == 3
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "contextwarden.proxy"]
+    assert [line["session"] for line in lines] == ["demo-1"] * 3
+    assert all(set(line) >= {"tokens", "rungs", "upstream_ms", "status"} for line in lines)
+    assert KEY not in caplog.text
     assert missing.status_code == 404
 
 

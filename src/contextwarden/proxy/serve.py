@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,4 +73,9 @@ def serve(config: ProxyConfig) -> None:
     """Serve until interrupted (uvicorn handles SIGINT/SIGTERM and drains open requests)."""
     uvicorn = require("uvicorn", "proxy")
     host, port = host_port(config.listen)
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
+    requests_log = logging.getLogger("contextwarden.proxy")
+    requests_log.addHandler(handler)  # the one line per request, never headers or keys
+    requests_log.setLevel(logging.INFO)
     uvicorn.run(build_app(config), host=host, port=port, log_level="info")  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -36,6 +37,9 @@ KEY_HASH_CHARS = 32
 INPUT_USAGE_FIELDS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 """Usage fields that measure the request's prompt (the reply is not in the view yet)."""
 OPENAI_INPUT_FIELDS = ("prompt_tokens",)
+MAX_OPEN_SESSIONS = 1_000
+"""Histories kept in memory between requests (least recently used dropped first); a dropped one
+is loaded from the store on its next request."""
 
 Converter = Callable[[Sequence[Any], int], list[Message]]
 """Turns wire items (the tail from index ``start`` of a request's conversation) into our
@@ -129,7 +133,7 @@ class Sessions:
         self.store = store
         self.manager = manager
         self.counter = counter
-        self._open: dict[str, ConversationHistory] = {}
+        self._open: OrderedDict[str, ConversationHistory] = OrderedDict()
         self._guard = threading.Lock()
 
     # ----------------------------------------------------------------- per request
@@ -245,6 +249,8 @@ class Sessions:
         )
         with self._guard:
             self._open[session_id] = history
+            while len(self._open) > MAX_OPEN_SESSIONS:
+                self._open.popitem(last=False)  # least recently used; the store keeps it
         return history
 
     def _fresh(self, session_id: str) -> ConversationHistory | None:
@@ -252,6 +258,8 @@ class Sessions:
         store's log, so equal lengths mean nobody else wrote since)."""
         with self._guard:
             cached = self._open.get(session_id)
+            if cached is not None:
+                self._open.move_to_end(session_id)
         if cached is not None and self.store.version(session_id) == len(cached.log):
             return cached
         return None
@@ -265,11 +273,6 @@ class Sessions:
     def _preamble(self, session_id: str) -> tuple[Any, list[dict[str, Any]]]:
         history = self.store.load(session_id, counter=self.counter, mode="merge")
         return history.system, history.tools
-
-    def forget(self, session_id: str) -> None:
-        """Drop the in-memory copy (the store keeps everything)."""
-        with self._guard:
-            self._open.pop(session_id, None)
 
 
 def recorded_turns(log: Sequence[LogEntry]) -> list[Turn]:

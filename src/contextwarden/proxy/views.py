@@ -68,15 +68,20 @@ def describe(session_id: str, history: ConversationHistory) -> dict[str, Any]:
 
 
 def compactions(log: Sequence[LogEntry]) -> list[dict[str, Any]]:
-    """Each compaction of the log: where, which rung, why, and the tokens it saved."""
+    """Each compaction of the log: when (time, and the turn it managed), which rung, why, and
+    the tokens it saved."""
+    versions = [t.version for t in recorded_turns(log)]
     return [
         {
             "log_index": i,
+            "turn": next((n for n, v in enumerate(versions) if v > i), len(versions)),
+            "timestamp": e.timestamp,
             "strategy": e.strategy,
             "trigger": e.trigger,
             "tokens_before": e.tokens_before,
             "tokens_after": e.tokens_after,
             "replaced_messages": e.replaced,
+            "description": e.details.get("description"),
         }
         for i, e in enumerate(log)
         if isinstance(e, CompactionBoundary)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.formats.openai_in import messages_from_openai
@@ -23,6 +23,8 @@ from contextwarden.model import Message
 from contextwarden.proxy import ProxyConfig, build_app
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -372,6 +374,17 @@ def upstream(reply: Callable[[str, dict[str, Any]], Scripted]) -> Iterator[Scrip
         api.server.server_close()
 
 
+OPEN_CLIENTS: list[Any] = []
+"""SDK clients made for the proxy of the current ``proxy_server`` block, closed when it ends
+(their pooled sockets would otherwise be reported unclosed in a later test)."""
+
+
+def opened(client: T) -> T:
+    """``client``, closed when the enclosing ``proxy_server`` block ends."""
+    OPEN_CLIENTS.append(client)
+    return client
+
+
 @contextmanager
 def proxy_server(config: ProxyConfig) -> Iterator[str]:
     """The proxy app on a real uvicorn server on 127.0.0.1 (a free port); yields its URL."""
@@ -391,6 +404,8 @@ def proxy_server(config: ProxyConfig) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
+        while OPEN_CLIENTS:
+            OPEN_CLIENTS.pop().close()
         server.should_exit = True
         thread.join(timeout=10)
 

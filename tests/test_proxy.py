@@ -19,6 +19,7 @@ from tests.proxy_harness import (
     Scripted,
     check_request,
     last_results,
+    opened,
     prompt_tokens,
     proxy_server,
     text,
@@ -93,7 +94,7 @@ def config(api_url: str, tmp_path: Path, window: int = WINDOW) -> ProxyConfig:
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 def test_anthropic_tool_loop_fits_the_window(tmp_path: Path, stream: bool) -> None:
     with upstream(reader_script(14)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         sent, answer = run_agent(client, stream)
     assert answer == "Read 14 files."
     bodies = api.messages_requests()
@@ -111,7 +112,7 @@ def test_anthropic_tool_loop_fits_the_window(tmp_path: Path, stream: bool) -> No
 
 def test_a_retry_gets_the_same_managed_conversation(tmp_path: Path) -> None:
     with upstream(reader_script(14)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         sent, _ = run_agent(client, False)
         before = len(api.messages_requests())
         again = sent[:-1]  # the last request, sent once more (the client retries it)
@@ -131,7 +132,7 @@ def test_a_retry_gets_the_same_managed_conversation(tmp_path: Path) -> None:
 def test_managed_prefix_changes_only_at_compactions(tmp_path: Path) -> None:
     with upstream(reader_script(14)) as api, proxy_server(config(api.url, tmp_path)) as url:
         headers = {"x-contextwarden-session": "stable"}
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         run_agent(client, False, extra_headers=headers)
         compactions = len(httpx.get(f"{url}/sessions/stable").json()["compactions"])
     bodies = api.messages_requests()
@@ -159,7 +160,7 @@ def _plain(messages: list[dict[str, Any]]) -> str:
 
 def test_branching_conversation_continues_in_a_fork(tmp_path: Path) -> None:
     with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         sent, _ = run_agent(client, False)
         edited = [
             *sent[:4],
@@ -211,7 +212,7 @@ def test_prompt_too_long_compacts_once_and_retries(tmp_path: Path) -> None:
 
     history = _long_history(12)
     with upstream(reply) as api, proxy_server(config(api.url, tmp_path, 60_000)) as url:
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         final = client.messages.create(model="m", max_tokens=10, tools=TOOLS, messages=history)
     assert final.content[0].text == "done"  # type: ignore[union-attr]
     first, second = api.messages_requests()
@@ -246,7 +247,7 @@ def test_a_conversation_that_cannot_fit_is_refused_not_sent(tmp_path: Path) -> N
         upstream(lambda path, body: text("never")) as api,
         proxy_server(config(api.url, tmp_path)) as url,
     ):
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         with pytest.raises(anthropic.BadRequestError) as caught:
             client.messages.create(
                 model="m", max_tokens=10, messages=[{"role": "user", "content": huge}]
@@ -279,7 +280,7 @@ def test_models_count_tokens_metrics_and_sessions(
 ) -> None:
     caplog.set_level("INFO", logger="contextwarden.proxy")
     with upstream(reader_script(2)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         assert [m.id for m in client.models.list()] == ["scripted-1"]
         counted = client.messages.count_tokens(
             model="m", messages=[{"role": "user", "content": "hi"}]
@@ -321,7 +322,7 @@ def test_inspect_reads_a_proxy_session(tmp_path: Path, capsys: pytest.CaptureFix
     from contextwarden.cli import main
 
     with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         run_agent(client, False, extra_headers={"x-contextwarden-session": "agent-7"})
     store = str(tmp_path / "proxy.sqlite3")
     with pytest.raises(SystemExit) as done:

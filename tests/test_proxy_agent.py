@@ -4,7 +4,9 @@ upstream on 127.0.0.1. Every request the upstream receives is valid and fits."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,12 +34,18 @@ def test_openai_agents_sdk_runs_through_the_proxy(tmp_path: Path) -> None:
     agents.set_tracing_disabled(True)
     path = "/v1/responses"
     with upstream(reader_script(STEPS)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = AsyncOpenAI(base_url=f"{url}/v1", api_key="sk-agents-test", max_retries=0)
-        model = agents.OpenAIResponsesModel(model="scripted-1", openai_client=client)
-        agent = agents.Agent(
-            name="reader", instructions="Read every module.", tools=[read], model=model
-        )
-        result = agents.Runner.run_sync(agent, "Summarize the project.", max_turns=STEPS + 5)
+
+        async def run() -> Any:
+            async with AsyncOpenAI(
+                base_url=f"{url}/v1", api_key="sk-agents-test", max_retries=0
+            ) as client:
+                model = agents.OpenAIResponsesModel(model="scripted-1", openai_client=client)
+                agent = agents.Agent(
+                    name="reader", instructions="Read every module.", tools=[read], model=model
+                )
+                return await agents.Runner.run(agent, "Summarize the project.", max_turns=STEPS + 5)
+
+        result = asyncio.run(run())
     assert result.final_output == f"Read {STEPS} files."
     assert len(read_count) == STEPS
     bodies = api.messages_requests(path)

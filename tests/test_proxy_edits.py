@@ -15,7 +15,7 @@ import pytest
 from contextwarden.errors import FormatError
 from contextwarden.policy import CLEARED_MARKER
 from contextwarden.proxy import edits
-from tests.proxy_harness import check_request, proxy_server, upstream
+from tests.proxy_harness import check_request, opened, proxy_server, upstream
 from tests.test_proxy import KEY, SYSTEM, TOOLS, _long_history, config, reader_script
 
 WINDOW = 200_000
@@ -44,7 +44,7 @@ def cleared(body: dict[str, Any]) -> int:
 def test_clear_tool_uses_is_applied_and_reported(tmp_path: Path) -> None:
     history = _long_history(8)
     with upstream(reader_script(20)) as api, proxy_server(config(api.url, tmp_path, WINDOW)) as url:
-        client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         reply = client.beta.messages.create(
             model="m",
             max_tokens=10,

@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from contextwarden.policy import ContextPolicy
-from tests.proxy_harness import check_request, prompt_tokens, proxy_server, upstream
+from tests.proxy_harness import check_request, opened, prompt_tokens, proxy_server, upstream
 from tests.test_proxy import config, file_text, reader_script
 
 WINDOW = 8_000
@@ -113,7 +113,7 @@ def responses_agent(client: openai.OpenAI, stream: bool) -> tuple[list[Any], str
 def test_chat_completions_tool_loop_fits_the_window(tmp_path: Path, stream: bool) -> None:
     path = "/v1/chat/completions"
     with upstream(reader_script(14)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0)
+        client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
         sent, answer = chat_agent(client, stream)
         sessions = httpx.get(f"{url}/sessions").json()["sessions"]
         shown = httpx.get(f"{url}/sessions/{sessions[0]}").json()
@@ -135,7 +135,7 @@ def test_chat_completions_tool_loop_fits_the_window(tmp_path: Path, stream: bool
 def test_responses_tool_loop_fits_the_window(tmp_path: Path, stream: bool) -> None:
     path = "/v1/responses"
     with upstream(reader_script(14)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0)
+        client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
         sent, answer = responses_agent(client, stream)
     assert answer == "Read 14 files."
     bodies = api.messages_requests(path)
@@ -154,7 +154,7 @@ def test_responses_tool_loop_fits_the_window(tmp_path: Path, stream: bool) -> No
 
 def test_openai_errors_keep_their_shape(tmp_path: Path) -> None:
     with upstream(reader_script(1)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0)
+        client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
         with pytest.raises(openai.BadRequestError) as caught:
             client.chat.completions.create(
                 model="m", messages=[{"role": "user", "content": "word " * 40_000}]

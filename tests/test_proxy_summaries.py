@@ -18,6 +18,7 @@ from tests.proxy_harness import (
     Scripted,
     check_request,
     last_results,
+    opened,
     proxy_server,
     text,
     tool_call,
@@ -57,7 +58,7 @@ def test_upstream_model_writes_the_summaries(
             summary_model="scripted-summarizer",
         )
         with proxy_server(config) as url:
-            client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+            client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
             messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
             while True:
                 reply = client.messages.create(

@@ -21,10 +21,12 @@ from contextwarden.compaction import (
 )
 from contextwarden.errors import (
     CompactionError,
+    ContextDoesNotFitError,
     ContextWardenError,
     FormatError,
     HistoryError,
     MissingDependencyError,
+    ProxyConfigError,
     RoleAlternationError,
     StoreError,
     SummarizerError,
@@ -111,6 +113,7 @@ __all__ = [
     "CompactionError",
     "CompactionReport",
     "CompactionResult",
+    "ContextDoesNotFitError",
     "ContextManager",
     "ContextPolicy",
     "ContextWardenError",
@@ -141,6 +144,7 @@ __all__ = [
     "Pipeline",
     "PostgresStore",
     "Preamble",
+    "ProxyConfigError",
     "RedactedThinkingBlock",
     "Repair",
     "RoleAlternation",

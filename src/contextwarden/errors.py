@@ -21,6 +21,8 @@ class ContextWardenError(Exception):
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
+        ├── ContextDoesNotFitError       the proxy cannot bring a request inside the window
+        ├── ProxyConfigError             an option of ``contextwarden proxy`` is unusable
         └── MissingDependencyError       an optional extra is not installed
     """
 
@@ -92,6 +94,25 @@ class SummarizerError(ContextWardenError):
 
 class StoreError(ContextWardenError):
     """A session store could not read or write (bad session id, corrupt data, conflict)."""
+
+
+class ContextDoesNotFitError(ContextWardenError):
+    """Even after every rung the conversation is over the window; the proxy sent nothing
+    upstream (``session_id``, ``tokens`` still needed, ``limit``)."""
+
+    def __init__(self, session_id: str, tokens: int, limit: int) -> None:
+        super().__init__(
+            f"session {session_id!r}: the managed conversation still needs ~{tokens} tokens, over "
+            f"the {limit}-token limit (window minus reply reserve) after every compaction rung; "
+            "start a new conversation or raise --window"
+        )
+        self.session_id = session_id
+        self.tokens = tokens
+        self.limit = limit
+
+
+class ProxyConfigError(ContextWardenError):
+    """An option of the proxy (flag or CONTEXTWARDEN_* environment variable) is unusable."""
 
 
 class MissingDependencyError(ContextWardenError, ImportError):

@@ -6,9 +6,10 @@ keeps each client's conversation in a session store and sends the managed conver
 
 from __future__ import annotations
 
-from contextwarden.proxy.config import ProxyConfig, ProxyConfigError
+from contextwarden.errors import ContextDoesNotFitError, ProxyConfigError
+from contextwarden.proxy.config import ProxyConfig
 from contextwarden.proxy.serve import build_app, serve
-from contextwarden.proxy.sessions import ContextDoesNotFitError, Sessions, session_key
+from contextwarden.proxy.sessions import Sessions, session_key
 
 __all__ = [
     "ContextDoesNotFitError",

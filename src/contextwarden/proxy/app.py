@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from contextwarden.errors import ContextWardenError, StoreError, require
+from contextwarden.errors import ContextDoesNotFitError, ContextWardenError, StoreError, require
 from contextwarden.manager import NO_COMPACT_SOURCES
 from contextwarden.proxy.apis import (
     ANTHROPIC,
@@ -28,7 +28,7 @@ from contextwarden.proxy.apis import (
 )
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.metrics import Metrics, RequestRecord
-from contextwarden.proxy.sessions import ContextDoesNotFitError, Incoming, Managed, Sessions
+from contextwarden.proxy.sessions import Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import Upstream, chunks, response_headers
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
@@ -96,6 +96,7 @@ def create_app(sessions: Sessions, upstream: Upstream) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await upstream.close()
+        sessions.store.close()
 
     async def messages(request: Request) -> Response:
         return await handle(proxy, ANTHROPIC, request)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Literal
 
-from contextwarden.errors import ContextWardenError
+from contextwarden.errors import ProxyConfigError
 
 ENV_PREFIX = "CONTEXTWARDEN_"
 DEFAULT_LISTEN = "127.0.0.1:8787"
@@ -18,10 +18,6 @@ DEFAULT_TIMEOUT = 600.0
 """Seconds to wait for the upstream (a long reply streams for minutes)."""
 STORE_FILE = "proxy.sqlite3"
 SummarizerChoice = Literal["structured", "upstream"]
-
-
-class ProxyConfigError(ContextWardenError):
-    """An option of the proxy (flag or environment variable) has a value it cannot use."""
 
 
 def default_store() -> str:

@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contextwarden.errors import require
+from contextwarden.errors import ProxyConfigError, require
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
-from contextwarden.proxy.config import ProxyConfig, ProxyConfigError, host_port
+from contextwarden.proxy.config import ProxyConfig, host_port
 from contextwarden.proxy.sessions import Sessions
 from contextwarden.proxy.upstream import Upstream
 from contextwarden.stores import open_store

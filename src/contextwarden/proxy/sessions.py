@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextwarden.compaction.apply import CompactionReport
-from contextwarden.errors import ContextWardenError
+from contextwarden.errors import ContextDoesNotFitError, ContextWardenError
 from contextwarden.history import ConversationHistory
 from contextwarden.log import LogEntry, MetadataSet, derive_view
 from contextwarden.manager import ContextManager
@@ -44,20 +44,6 @@ is loaded from the store on its next request."""
 Converter = Callable[[Sequence[Any], int], list[Message]]
 """Turns wire items (the tail from index ``start`` of a request's conversation) into our
 messages, through formats/ (the index makes errors name the item)."""
-
-
-class ContextDoesNotFitError(ContextWardenError):
-    """Even after every rung the conversation is over the window; nothing was sent upstream."""
-
-    def __init__(self, session_id: str, tokens: int, limit: int) -> None:
-        super().__init__(
-            f"session {session_id!r}: the managed conversation still needs ~{tokens} tokens, over "
-            f"the {limit}-token limit (window minus reply reserve) after every compaction rung; "
-            "start a new conversation or raise --window"
-        )
-        self.session_id = session_id
-        self.tokens = tokens
-        self.limit = limit
 
 
 @dataclass(frozen=True, slots=True)

@@ -262,6 +262,7 @@ def test_malformed_request_gets_an_api_error(tmp_path: Path) -> None:
         proxy_server(config(api.url, tmp_path)) as url,
     ):
         reply = httpx.post(f"{url}/v1/messages", json={"model": "m", "messages": "nope"})
+        empty = httpx.post(f"{url}/v1/messages", json={"model": "m", "messages": []})
         bad_role = httpx.post(
             f"{url}/v1/messages",
             json={
@@ -272,6 +273,7 @@ def test_malformed_request_gets_an_api_error(tmp_path: Path) -> None:
     assert reply.status_code == 400 and reply.json()["type"] == "error"
     assert "'messages' list" in reply.json()["error"]["message"]
     assert bad_role.status_code == 400 and "message 1" in bad_role.json()["error"]["message"]
+    assert empty.status_code == 400 and "empty" in empty.json()["error"]["message"]
     assert api.messages_requests() == []
 
 

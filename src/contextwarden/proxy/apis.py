@@ -79,6 +79,8 @@ def _items(body: Mapping[str, Any], key: str) -> list[Any]:
     items = body.get(key)
     if not isinstance(items, list):
         raise FormatError(f"request body needs a {key!r} list, got {type(items).__name__}")
+    if not items:
+        raise FormatError(f"{key!r} is empty: there is no conversation to send")
     return items
 
 

@@ -85,6 +85,8 @@ class ChatCompletions(OpenAIBase):
         if not isinstance(items, list):
             raise FormatError("request body needs a 'messages' list")
         system, rest = _split(items)
+        if not rest:
+            raise FormatError("'messages' holds no conversation after the system messages")
         convert = _converter(messages_from_openai)
         return _incoming(rest, system or None, body.get("tools") or [], header, convert)
 
@@ -110,6 +112,8 @@ class Responses(OpenAIBase):
     def conversation(self, body: Mapping[str, Any], header: str | None) -> Incoming:
         items = _input(body)
         system, rest = _split(items)
+        if not rest:
+            raise FormatError("'input' holds no conversation after the system messages")
         instructions = body.get("instructions")
         convert = _converter(messages_from_responses)
         key_system = [instructions, *system] if system else instructions

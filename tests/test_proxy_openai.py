@@ -162,3 +162,17 @@ def test_openai_errors_keep_their_shape(tmp_path: Path) -> None:
     body = json.loads(caught.value.response.text)
     assert body["error"]["type"] == "context_length_exceeded"
     assert api.messages_requests("/v1/chat/completions") == []
+
+
+def test_responses_continuing_server_state_pass_through_unmanaged(tmp_path: Path) -> None:
+    body = {
+        "model": "m",
+        "previous_response_id": "resp_1",
+        "input": [{"type": "function_call_output", "call_id": "call_0", "output": "x"}],
+    }
+    with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
+        reply = httpx.post(f"{url}/v1/responses", json=body, headers={"authorization": "Bearer k"})
+        sessions = httpx.get(f"{url}/sessions").json()["sessions"]
+    assert reply.status_code == 200 and reply.json()["object"] == "response"
+    assert api.messages_requests("/v1/responses") == [body]  # byte for byte what was sent
+    assert sessions == []

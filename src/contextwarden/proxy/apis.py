@@ -44,6 +44,10 @@ class Api(Protocol):
     name: str
     path: str
 
+    def managed(self, body: Mapping[str, Any]) -> bool:
+        """Whether the request carries its whole conversation (else it is forwarded as is)."""
+        ...
+
     def conversation(self, body: Mapping[str, Any], header: str | None) -> Incoming: ...
 
     def render(self, body: Mapping[str, Any], messages: Sequence[Message]) -> dict[str, Any]: ...
@@ -91,6 +95,9 @@ class AnthropicMessages:
 
     name = "anthropic"
     path = "/v1/messages"
+
+    def managed(self, body: Mapping[str, Any]) -> bool:
+        return True
 
     def conversation(self, body: Mapping[str, Any], header: str | None) -> Incoming:
         items = _items(body, "messages")

@@ -60,6 +60,9 @@ class OpenAIBase:
     name = "openai"
     path = ""
 
+    def managed(self, body: Mapping[str, Any]) -> bool:
+        return True
+
     def error(self, kind: ErrorKind, message: str) -> dict[str, Any]:
         return {"error": {"message": message, "type": kind.openai, "param": None, "code": None}}
 

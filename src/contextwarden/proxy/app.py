@@ -45,7 +45,6 @@ T = TypeVar("T")
 MANAGE_THREADS = 4
 """Worker threads managing sessions at once: the work is CPU-bound, so more than the cores
 gains nothing, and each may hold two store connections (a session lock and an append)."""
-PASSTHROUGH = ("/v1/models", "/v1/messages/count_tokens")
 
 
 @dataclass
@@ -133,7 +132,7 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
         if not isinstance(body, dict):
             raise ValueError("the request body must be a JSON object")
         summary = request.headers.get(QUERY_SOURCE_HEADER) in NO_COMPACT_SOURCES
-        if summary or not getattr(api, "managed", lambda body: True)(body):
+        if summary or not api.managed(body):
             # A summarizer's own request is never managed (the recursion guard), nor one that
             # continues server-side state and so carries only its new items.
             return await forward(proxy, request, raw)

@@ -333,3 +333,33 @@ def test_inspect_reads_a_proxy_session(tmp_path: Path, capsys: pytest.CaptureFix
     shown = json.loads(capsys.readouterr().out)
     assert shown["messages"] == 7 and shown["violations"] == []
     assert shown["tool_calls_by_tool"]["Read"] == 3
+
+
+def test_a_slow_session_does_not_hold_up_others(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    def reply(path: str, body: dict[str, Any]) -> Scripted:
+        if "slow" in str(body["messages"][0]):
+            time.sleep(3)
+        return text("ok")
+
+    def ask(url: str, words: str) -> float:
+        started = time.perf_counter()
+        answer = httpx.post(
+            f"{url}/v1/messages",
+            timeout=30,
+            json={"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": words}]},
+        )
+        assert answer.status_code == 200
+        return time.perf_counter() - started
+
+    with upstream(reply) as api, proxy_server(config(api.url, tmp_path)) as url:
+        slow = threading.Thread(target=ask, args=(url, "a slow task"))
+        slow.start()
+        while not api.messages_requests():
+            time.sleep(0.01)  # the slow request is upstream now
+        fast = ask(url, "a quick task")
+        still_waiting = slow.is_alive()
+        slow.join()
+    assert still_waiting and fast < 2.0, f"the quick session took {fast:.2f} s"

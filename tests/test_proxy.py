@@ -328,7 +328,7 @@ def test_inspect_reads_a_proxy_session(tmp_path: Path, capsys: pytest.CaptureFix
         run_agent(client, False, extra_headers={"x-contextwarden-session": "agent-7"})
     store = str(tmp_path / "proxy.sqlite3")
     with pytest.raises(SystemExit) as done:
-        main(["inspect", "agent-7", "--store", store, "--json"])
+        main(["inspect", store, "--session", "agent-7", "--json"])
     assert done.value.code == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["messages"] == 7 and shown["violations"] == []

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from contextwarden.cli.common import print_json
+from contextwarden.cli.common import positive_float, positive_int, print_json
 
 
 def register(sub: Any) -> None:
@@ -21,12 +21,12 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--upstream", help="root URL of the model API (CONTEXTWARDEN_UPSTREAM)")
     parser.add_argument("--listen", help="HOST:PORT to serve on (default 127.0.0.1:8787)")
-    parser.add_argument("--window", type=int, help="model context window in tokens")
+    parser.add_argument("--window", type=positive_int, help="model context window in tokens")
     parser.add_argument("--store", help="postgresql://… DSN, JSONL directory or SQLite file")
     parser.add_argument("--schema", help="PostgreSQL schema of the store")
     parser.add_argument("--summarizer", choices=("structured", "upstream"))
     parser.add_argument("--summary-model", help="model --summarizer upstream asks")
-    parser.add_argument("--timeout", type=float, help="seconds to wait for the upstream")
+    parser.add_argument("--timeout", type=positive_float, help="seconds to wait for the upstream")
     parser.add_argument(
         "--json", action="store_true", help="print the resolved options as JSON, then serve"
     )

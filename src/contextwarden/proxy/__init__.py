@@ -6,13 +6,12 @@ keeps each client's conversation in a session store and sends the managed conver
 
 from __future__ import annotations
 
-from contextwarden.errors import ContextDoesNotFitError, ProxyConfigError
+from contextwarden.errors import ProxyConfigError
 from contextwarden.proxy.config import ProxyConfig
 from contextwarden.proxy.serve import build_app, serve
 from contextwarden.proxy.sessions import Sessions, session_key
 
 __all__ = [
-    "ContextDoesNotFitError",
     "ProxyConfig",
     "ProxyConfigError",
     "Sessions",

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from contextwarden.errors import ContextDoesNotFitError, ContextWardenError, StoreError, require
+from contextwarden.errors import ContextOverflowError, ContextWardenError, StoreError, require
 from contextwarden.manager import NO_COMPACT_SOURCES
 from contextwarden.proxy.apis import (
     ANTHROPIC,
@@ -150,7 +150,7 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
 
 def classify(exc: Exception) -> tuple[ErrorKind, str]:
     """The error a failure of the proxy itself is reported as, and its metrics reason."""
-    if isinstance(exc, ContextDoesNotFitError):
+    if isinstance(exc, ContextOverflowError):
         return DOES_NOT_FIT, "does_not_fit"
     if isinstance(exc, StoreError):
         log.error("session store failed: %s", exc)

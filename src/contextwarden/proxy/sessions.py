@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextwarden.compaction.apply import CompactionReport
-from contextwarden.errors import ContextDoesNotFitError, ContextWardenError
+from contextwarden.errors import ContextOverflowError, ContextWardenError
 from contextwarden.history import ConversationHistory
 from contextwarden.log import LogEntry, MetadataSet, derive_view
 from contextwarden.manager import ContextManager
@@ -184,8 +184,8 @@ class Sessions:
         applied = edits.apply(self.manager, history, request.edits)
         report = self.manager.prepare(history)
         limit = self.manager.policy.effective_window
-        if history.estimate_tokens() > limit:
-            raise ContextDoesNotFitError(session_id, history.estimate_tokens(), limit)
+        if history.estimate_tokens() > limit:  # prepare() raises first unless told to flag
+            raise ContextOverflowError(history.estimate_tokens(), limit)
         count = len(request.items)
         return self._record(session_id, history, digests, count, len(new), report, applied)
 

@@ -242,7 +242,7 @@ def _long_history(calls: int) -> list[dict[str, Any]]:
 
 
 def test_a_conversation_that_cannot_fit_is_refused_not_sent(tmp_path: Path) -> None:
-    huge = "word " * 40_000
+    huge = "word " * 40_000  # a system prompt: nothing the proxy may shorten
     with (
         upstream(lambda path, body: text("never")) as api,
         proxy_server(config(api.url, tmp_path)) as url,
@@ -250,9 +250,10 @@ def test_a_conversation_that_cannot_fit_is_refused_not_sent(tmp_path: Path) -> N
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         with pytest.raises(anthropic.BadRequestError) as caught:
             client.messages.create(
-                model="m", max_tokens=10, messages=[{"role": "user", "content": huge}]
+                model="m", max_tokens=10, system=huge, messages=[{"role": "user", "content": "hi"}]
             )
     assert "contextwarden proxy" in str(caught.value) and "window" in str(caught.value)
+    assert caught.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
     assert api.messages_requests() == []
 
 

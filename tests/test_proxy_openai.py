@@ -157,7 +157,11 @@ def test_openai_errors_keep_their_shape(tmp_path: Path) -> None:
         client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
         with pytest.raises(openai.BadRequestError) as caught:
             client.chat.completions.create(
-                model="m", messages=[{"role": "user", "content": "word " * 40_000}]
+                model="m",
+                messages=[
+                    {"role": "system", "content": "word " * 40_000},  # nothing we may shorten
+                    {"role": "user", "content": "hi"},
+                ],
             )
     body = json.loads(caught.value.response.text)
     assert body["error"]["type"] == "context_length_exceeded"

@@ -1,38 +1,37 @@
-"""Real sessions replayed through the proxy as their agents sent them (whole history each turn)
-with a 30,000-token window: no invalid and no over-window upstream request, and a managed prefix
-stable enough for a prompt cache. The whole corpus: benchmarks/bench_proxy_replay.py."""
+"""Real sessions replayed through the proxy as their agents sent them (whole history each turn):
+no invalid and no over-window upstream request, and a managed prefix stable enough for a prompt
+cache. Here the trimmed fixtures of tests/data/ at the 30,000-token window of the issue and at a
+6,000-token one that makes the proxy compact; the whole corpus: benchmarks/bench_proxy_replay.py."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from contextwarden.eval.proxy_replay import replay
 from contextwarden.formats import load
-from tests.conftest import TRANSCRIPTS_DIR
-
-WINDOW = 30_000
-SESSIONS = {
-    "openhands-gui": "openhands/All-Hands-AI__OpenHands__runtime-traj-basic_gui_mode.json",
-    "claude-code-short": "claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl",
-    "claude-code-v2": "claude-code/entireio__cli__9fd2fc39aa5f-s0-v2.0.64.jsonl",
-}
+from contextwarden.policy import ContextPolicy
+from tests.conftest import FIXTURE_TRANSCRIPTS
 
 
-def test_real_sessions_through_the_proxy() -> None:
-    paths = {name: TRANSCRIPTS_DIR / rel for name, rel in SESSIONS.items()}
-    missing = [str(p) for p in paths.values() if not p.is_file()]
-    if missing:
-        pytest.skip(f"shared transcripts not present: {missing}")
-    histories = {name: load(path) for name, path in paths.items()}
-    seen = replay(histories, WINDOW)
-    assert set(seen) == set(SESSIONS)
-    for name, measured in seen.items():
-        turns = sum(m.role == "assistant" for m in histories[name].messages[1:])
+@pytest.mark.parametrize("window", [30_000, 6_000])
+def test_real_sessions_through_the_proxy(window: int) -> None:
+    assert FIXTURE_TRANSCRIPTS, "no fixture transcripts under tests/data/transcripts"
+    histories = {
+        re.sub(r"[^A-Za-z0-9_.-]", "_", p.name)[:100]: load(p) for p in FIXTURE_TRANSCRIPTS
+    }
+    seen = replay(histories, window)
+    for name, history in histories.items():
+        turns = sum(m.role == "assistant" for m in history.messages[1:])
+        measured = seen[name]
         assert measured.requests == turns, name
         assert measured.invalid == 0 and measured.over == 0, (name, measured)
     cached = sum(s.cached_tokens for s in seen.values())
     total = sum(s.input_tokens for s in seen.values())
-    assert cached / total > 0.8, f"only {cached / total:.1%} of input tokens in an unchanged prefix"
-    # the longest one really was managed: it is over the window as sent
-    longest = histories["claude-code-v2"]
-    assert longest.estimate_tokens() > WINDOW
+    assert cached / total > 0.6, f"only {cached / total:.1%} of input tokens in an unchanged prefix"
+    if window == 6_000:  # sessions that do not fit as sent went through compacted
+        limit = ContextPolicy(context_window=window).effective_window
+        over = [n for n, h in histories.items() if h.estimate_tokens() > limit]
+        assert len(over) >= 2
+        assert all(seen[n].peak <= limit for n in over)

@@ -12,6 +12,7 @@ previous request (what a prompt cache would serve).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import time
 from pathlib import Path
@@ -21,7 +22,14 @@ from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.policy import ContextPolicy
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "transcripts"
+DATA = (
+    Path(
+        os.environ.get("CONTEXTWARDEN_DATA")
+        or Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
+    / "transcripts"
+)
+"""The corpus: ``$CONTEXTWARDEN_DATA/transcripts`` (as ``.ci/run`` sets it), else ../shared/data."""
 SUFFIXES = {".jsonl", ".json", ".traj"}
 
 

@@ -28,6 +28,7 @@ from contextwarden.errors import (
     HistoryError,
     MissingDependencyError,
     PricingError,
+    ProxyConfigError,
     RoleAlternationError,
     StoreError,
     SummarizerError,
@@ -156,7 +157,7 @@ __all__ = [
     "Preamble",
     "PricingError",
     "PromptTooLongError",
-
+    "ProxyConfigError",
     "QuicktokCounter",
     "RedactedThinkingBlock",
     "Repair",

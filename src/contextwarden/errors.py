@@ -25,6 +25,7 @@ class ContextWardenError(Exception):
         ├── PricingError                 a price table or cache model input is wrong (cost/)
         ├── MissingDependencyError       an optional extra is not installed
         └── UsageError                   a command line that cannot be carried out (CLI exit 2)
+            └── ProxyConfigError         an option of ``contextwarden proxy`` is unusable
     """
 
 
@@ -128,6 +129,10 @@ class PricingError(ContextWardenError):
 class UsageError(ContextWardenError):
     """The command line asks for something that cannot be done (write over the input, an LLM
     summarizer without a model or key); the CLI exits with 2, other errors with 1."""
+
+
+class ProxyConfigError(UsageError):
+    """An option of the proxy (flag or CONTEXTWARDEN_* environment variable) is unusable."""
 
 
 class MissingDependencyError(ContextWardenError, ImportError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -41,6 +42,12 @@ def register(sub: Any) -> None:
         description="Load a saved agent session and show where its context tokens go.",
     )
     add_input_options(parser)
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        help="FILE is a session store (e.g. the SQLite file of `contextwarden proxy`): "
+        "show its session ID",
+    )
     add_counter_option(parser)
     parser.add_argument(
         "--top", type=positive_int, default=5, help="how many largest messages to list"
@@ -52,9 +59,12 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     counter = make_counter(args.counter)
     with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
-        history = load(
-            args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
-        )
+        if args.session:
+            history = _stored(args.file, args.session, counter)
+        else:
+            history = load(
+                args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
+            )
     parts = breakdown(
         history.messages, counter, system=history.system, tools=history.tools, largest=args.top
     )
@@ -65,6 +75,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         show(result, parts)
     return 0
+
+
+def _stored(location: Path, session: str, counter: TokenCounter) -> ConversationHistory:
+    """A session read from a store file (the proxy keeps its sessions in one)."""
+    from contextwarden.stores import open_store
+
+    store = open_store(location)
+    try:
+        return store.load(session, counter=counter, mode="merge")
+    finally:
+        store.close()
 
 
 def summary(history: ConversationHistory, parts: ContextBreakdown) -> dict[str, Any]:

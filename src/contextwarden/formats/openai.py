@@ -27,6 +27,7 @@ from contextwarden.formats.base import (
     request_messages,
 )
 from contextwarden.formats.openai_in import (
+    message_from_chat_reply,
     message_meta,
     messages_from_openai,
     part_from_openai,
@@ -35,6 +36,7 @@ from contextwarden.formats.openai_in import (
 )
 from contextwarden.formats.openai_out import (
     OPENAI_PART_TYPES,
+    chat_request,
     history_to_openai,
     system_text,
     tools_to_openai,
@@ -46,7 +48,9 @@ __all__ = [
     "NAME",
     "OPENAI_PART_TYPES",
     "RAW_ARGUMENTS",
+    "chat_request",
     "history_to_openai",
+    "message_from_chat_reply",
     "message_meta",
     "messages_from_openai",
     "part_from_openai",

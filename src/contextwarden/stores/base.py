@@ -10,6 +10,7 @@ import re
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from contextwarden.errors import HistoryError, StoreError
@@ -190,6 +191,13 @@ class StoreBase(ABC):
         from contextwarden.stores.undo import undo_compaction
 
         return undo_compaction(self, validate_session_id(session_id))
+
+    def session_lock(self, session_id: str) -> AbstractContextManager[object]:
+        """Hold the session against other *processes* for several appends (e.g. the proxy's
+        read-match-append-compact of one request). Stores that cannot lock across processes
+        return a no-op: their version-checked appends still refuse a stale write."""
+        validate_session_id(session_id)
+        return nullcontext()
 
     @abstractmethod
     def close(self) -> None:

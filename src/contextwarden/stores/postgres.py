@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from contextwarden.errors import StoreError, require
 from contextwarden.rules import DEFAULT_RULES, Rule
+from contextwarden.stores.base import validate_session_id
 from contextwarden.stores.sqlbase import Cursor, Dialect, SqlStore, apply_migrations
 
 if TYPE_CHECKING:
@@ -112,6 +113,24 @@ class PostgresStore(SqlStore):
             raise StoreError(f"PostgreSQL error ({self._label}): {exc}") from exc
 
     _read = _write
+
+    @contextmanager
+    def session_lock(self, session_id: str) -> Iterator[object]:
+        """A PostgreSQL advisory lock on the session, held on one pooled connection: every
+        process sharing the database waits for it; a dead holder's lock dies with its
+        connection."""
+        key = f"cw:{self.schema}:{validate_session_id(session_id)}"
+        try:
+            with self._pool.connection() as conn:
+                conn.autocommit = True
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+                try:
+                    yield conn
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+                    conn.autocommit = False
+        except self._psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL error ({self._label}): {exc}") from exc
 
 
 def _describe(psycopg: ModuleType, dsn: str) -> str:

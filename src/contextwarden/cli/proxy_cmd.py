@@ -1,0 +1,57 @@
+"""``contextwarden proxy --upstream URL``: serve the model APIs with context management."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from typing import Any
+
+from contextwarden.cli.common import positive_float, positive_int, print_json
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "proxy",
+        help="serve the Anthropic/OpenAI APIs, managing each conversation's context",
+        description=(
+            "Point an agent's ANTHROPIC_BASE_URL or OPENAI_BASE_URL here: every request is "
+            "matched to its session, compacted to fit --window, and forwarded to --upstream. "
+            "Every option can also be set as CONTEXTWARDEN_<OPTION> (e.g. CONTEXTWARDEN_WINDOW)."
+        ),
+    )
+    parser.add_argument("--upstream", help="root URL of the model API (CONTEXTWARDEN_UPSTREAM)")
+    parser.add_argument("--listen", help="HOST:PORT to serve on (default 127.0.0.1:8787)")
+    parser.add_argument("--window", type=positive_int, help="model context window in tokens")
+    parser.add_argument("--store", help="postgresql://… DSN, JSONL directory or SQLite file")
+    parser.add_argument("--schema", help="PostgreSQL schema of the store")
+    parser.add_argument("--summarizer", choices=("structured", "upstream"))
+    parser.add_argument("--summary-model", help="model --summarizer upstream asks")
+    parser.add_argument("--timeout", type=positive_float, help="seconds to wait for the upstream")
+    parser.add_argument(
+        "--json", action="store_true", help="print the resolved options as JSON, then serve"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="resolve and print the options, do not serve"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from contextwarden.proxy import ProxyConfig, serve
+
+    config = ProxyConfig.from_env(
+        upstream=args.upstream,
+        listen=args.listen,
+        window=args.window,
+        store=args.store,
+        schema=args.schema,
+        summarizer=args.summarizer,
+        summary_model=args.summary_model,
+        timeout=args.timeout,
+    )
+    options = {**asdict(config), "store": config.store_location}
+    if args.json or args.check:
+        print_json(options)
+    if not args.check:
+        serve(config)
+    return 0

@@ -1,0 +1,210 @@
+"""Replaying recorded sessions through the proxy as their agent sent them: the whole history each
+turn, to a real proxy server, whose upstream is a *recorded* model on 127.0.0.1 that answers each
+turn with the assistant message the session recorded. Every request the upstream receives is
+checked (API rules, window) and compared with the session's previous one, to measure how much of
+it a prompt cache would have served (the unchanged prefix)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from contextwarden.formats.anthropic import message_from_wire, messages_to_wire
+from contextwarden.history import ConversationHistory
+from contextwarden.model import Message
+from contextwarden.rules import validate
+from contextwarden.tokens.base import TokenCounter
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+TURN_HEADER = "x-replay-turn"
+"""Tells the recorded model which recorded reply to give (the proxy forwards it unchanged)."""
+SESSION_HEADER = "x-replay-session"
+START_TIMEOUT = 30.0
+REQUEST_TIMEOUT = 600.0
+
+
+@dataclass
+class Seen:
+    """What the upstream measured over one session's requests."""
+
+    requests: int = 0
+    invalid: int = 0
+    over: int = 0
+    peak: int = 0
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    """Tokens of each request's prefix unchanged since the session's previous request."""
+    last: list[str] = field(default_factory=list)
+    """The previous request's messages (canonical JSON), to find the unchanged prefix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One request an agent sent: the whole history before assistant message ``index``."""
+
+    session: str
+    index: int
+    body: dict[str, Any]
+
+
+def turns(session: str, history: ConversationHistory, model: str = "recorded") -> Iterator[Turn]:
+    """The requests the agent of ``history`` sent: one per recorded assistant message."""
+    wire = messages_to_wire(history.messages)
+    base: dict[str, Any] = {"model": model, "max_tokens": 4096}
+    if history.system is not None:
+        base["system"] = history.system
+    if history.tools:
+        base["tools"] = history.tools
+    for index, message in enumerate(history.messages):
+        if message.role == "assistant" and index > 0:
+            yield Turn(session, index, {**base, "messages": wire[:index]})
+
+
+class RecordedModel:
+    """The recorded model: an HTTP server on 127.0.0.1 speaking the Messages API, answering turn
+    ``n`` of a session with its recorded assistant message ``n``, and measuring each request."""
+
+    def __init__(self, limit: int, counter: TokenCounter | None = None) -> None:
+        self.limit = limit
+        self.counter = counter or HeuristicCounter()
+        self.replies: dict[tuple[str, int], Message] = {}
+        self.seen: dict[str, Seen] = {}
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def measure(self, session: str, body: dict[str, Any]) -> int:
+        """Check one upstream request and count what a prompt cache would serve; its tokens."""
+        messages = [message_from_wire(m, index=i) for i, m in enumerate(body["messages"])]
+        keys = [json.dumps(m, sort_keys=True) for m in body["messages"]]
+        counts = [self.counter.count_message(m) for m in messages]
+        preamble = self.counter.count_text(json.dumps([body.get("system"), body.get("tools")]))
+        total = preamble + sum(counts)
+        with self._lock:
+            seen = self.seen.setdefault(session, Seen())
+            seen.requests += 1
+            seen.invalid += bool(validate(messages))
+            seen.over += total > self.limit
+            seen.peak = max(seen.peak, total)
+            seen.input_tokens += total
+            if seen.last:
+                same = _common_prefix(seen.last, keys)
+                seen.cached_tokens += preamble + sum(counts[:same])
+            seen.last = keys
+        return total
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _handler(model: RecordedModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # http.server's naming
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            session = self.headers.get(SESSION_HEADER, "")
+            tokens = model.measure(session, body)
+            reply = model.replies[(session, int(self.headers.get(TURN_HEADER, "0")))]
+            data = json.dumps(
+                {
+                    "id": f"msg_{session}_{self.headers.get(TURN_HEADER)}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body.get("model"),
+                    "content": messages_to_wire([reply])[0]["content"],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": tokens, "output_tokens": 1},
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # one line per request would drown the report
+
+    return Handler
+
+
+@contextmanager
+def recorded_model(limit: int) -> Iterator[RecordedModel]:
+    model = RecordedModel(limit)
+    thread = threading.Thread(target=model.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield model
+    finally:
+        model.server.shutdown()
+        model.server.server_close()
+
+
+@contextmanager
+def proxy_server(upstream: str, window: int, store: str | None = None) -> Iterator[str]:
+    """A real proxy (uvicorn, SQLite store in a temporary directory unless ``store``) on a free
+    127.0.0.1 port; yields its URL."""
+    import uvicorn
+
+    from contextwarden.proxy import ProxyConfig, build_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = ProxyConfig(upstream=upstream, window=window, store=store or f"{tmp}/p.sqlite3")
+        server = uvicorn.Server(
+            uvicorn.Config(build_app(config), host="127.0.0.1", port=0, log_level="warning")
+        )
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not server.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError("the proxy did not start")
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
+
+
+def replay(sessions: dict[str, ConversationHistory], window: int) -> dict[str, Seen]:
+    """Send every turn of every session through a proxy; what its upstream measured, by session."""
+    import httpx
+
+    from contextwarden.policy import ContextPolicy
+
+    limit = ContextPolicy(context_window=window).effective_window
+    with recorded_model(limit) as model, proxy_server(model.url, window) as url:
+        with httpx.Client(timeout=REQUEST_TIMEOUT) as client:
+            for name, history in sessions.items():
+                for turn in turns(name, history):
+                    model.replies[(name, turn.index)] = history.messages[turn.index]
+                    headers = {
+                        "x-contextwarden-session": name,
+                        SESSION_HEADER: name,
+                        TURN_HEADER: str(turn.index),
+                        "x-api-key": "replay",
+                    }
+                    reply = client.post(f"{url}/v1/messages", json=turn.body, headers=headers)
+                    if reply.status_code != 200:
+                        raise RuntimeError(f"{name} turn {turn.index}: {reply.text[:300]}")
+        return model.seen

@@ -1,0 +1,21 @@
+"""``contextwarden proxy``: context management for any agent, by changing one base URL.
+
+An ASGI app (Starlette on uvicorn, httpx upstream; extra ``proxy``) that speaks the model APIs,
+keeps each client's conversation in a session store and sends the managed conversation upstream.
+"""
+
+from __future__ import annotations
+
+from contextwarden.errors import ProxyConfigError
+from contextwarden.proxy.config import ProxyConfig
+from contextwarden.proxy.serve import build_app, serve
+from contextwarden.proxy.sessions import Sessions, session_key
+
+__all__ = [
+    "ProxyConfig",
+    "ProxyConfigError",
+    "Sessions",
+    "build_app",
+    "serve",
+    "session_key",
+]

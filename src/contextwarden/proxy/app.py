@@ -1,0 +1,312 @@
+"""The ASGI app: each model request is parsed (apis → formats/), matched to its session and
+managed (sessions → ContextManager), re-rendered and forwarded; the reply streams back as the
+upstream sends it. Session work runs in worker threads, one session at a time per session."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from contextwarden.errors import ContextOverflowError, ContextWardenError, StoreError, require
+from contextwarden.manager import NO_COMPACT_SOURCES
+from contextwarden.proxy.apis import (
+    ANTHROPIC,
+    BAD_REQUEST,
+    DOES_NOT_FIT,
+    INTERNAL,
+    SESSION_HEADER,
+    STORE_DOWN,
+    UPSTREAM_DOWN,
+    Api,
+    ErrorKind,
+)
+from contextwarden.proxy.apis_openai import CHAT, RESPONSES
+from contextwarden.proxy.metrics import Metrics, RequestRecord
+from contextwarden.proxy.sessions import Incoming, Managed, Sessions
+from contextwarden.proxy.sse import EventReader
+from contextwarden.proxy.upstream import Upstream, chunks, response_headers
+from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
+
+if TYPE_CHECKING:
+    import httpx
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+log = logging.getLogger("contextwarden.proxy")
+T = TypeVar("T")
+
+MANAGE_THREADS = 4
+"""Worker threads managing sessions at once: the work is CPU-bound, so more than the cores
+gains nothing, and each may hold two store connections (a session lock and an append)."""
+
+
+@dataclass
+class Proxy:
+    """The app's state: sessions, the upstream client, counters, per-session locks."""
+
+    sessions: Sessions
+    upstream: Upstream
+    metrics: Metrics = field(default_factory=Metrics)
+    _locks: dict[str, tuple[asyncio.Lock, int]] = field(default_factory=dict)
+    _limiter: Any = None
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker thread (store and compaction work blocks)."""
+        import anyio
+
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(MANAGE_THREADS)
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self._limiter)
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        """Serialize one session's work in this process; other sessions never wait on it."""
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users == 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+
+def create_app(sessions: Sessions, upstream: Upstream) -> Starlette:
+    """The proxy as an ASGI app over ``sessions`` (store + manager) and ``upstream``."""
+    require("starlette", "proxy")
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from contextwarden.proxy import views
+
+    proxy = Proxy(sessions, upstream)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await upstream.close()
+        sessions.store.close()
+
+    async def messages(request: Request) -> Response:
+        return await handle(proxy, ANTHROPIC, request)
+
+    async def chat(request: Request) -> Response:
+        return await handle(proxy, CHAT, request)
+
+    async def responses(request: Request) -> Response:
+        return await handle(proxy, RESPONSES, request)
+
+    async def passthrough(request: Request) -> Response:
+        return await forward(proxy, request)
+
+    routes = [
+        Route(ANTHROPIC.path, messages, methods=["POST"]),
+        Route(CHAT.path, chat, methods=["POST"]),
+        Route(RESPONSES.path, responses, methods=["POST"]),
+        Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
+        Route("/v1/models", passthrough, methods=["GET"]),
+        Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
+        *views.routes(proxy),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.proxy = proxy
+    return app
+
+
+# ----------------------------------------------------------------------------- one request
+async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
+    """Manage one model request and forward it; errors come back in the API's shape."""
+    raw = await request.body()
+    try:
+        body = json.loads(raw)
+        if not isinstance(body, dict):
+            raise ValueError("the request body must be a JSON object")
+        summary = request.headers.get(QUERY_SOURCE_HEADER) in NO_COMPACT_SOURCES
+        if summary or not api.managed(body):
+            # A summarizer's own request is never managed (the recursion guard), nor one that
+            # continues server-side state and so carries only its new items.
+            return await forward(proxy, request, raw)
+        incoming = api.conversation(body, request.headers.get(SESSION_HEADER))
+    except (ValueError, ContextWardenError) as exc:
+        return refuse(proxy, api, BAD_REQUEST, f"contextwarden proxy: {exc}", "bad_request")
+    try:
+        async with proxy.hold(incoming.key):
+            managed = await proxy.run(proxy.sessions.manage, incoming)
+    except Exception as exc:  # every failure becomes an API error, never a crash
+        kind, reason = classify(exc)
+        return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
+    return await send(proxy, api, request, body, incoming, managed)
+
+
+def classify(exc: Exception) -> tuple[ErrorKind, str]:
+    """The error a failure of the proxy itself is reported as, and its metrics reason."""
+    if isinstance(exc, ContextOverflowError):
+        return DOES_NOT_FIT, "does_not_fit"
+    if isinstance(exc, StoreError):
+        log.error("session store failed: %s", exc)
+        return STORE_DOWN, "store"
+    if isinstance(exc, ContextWardenError):
+        return BAD_REQUEST, "unmanageable"
+    log.exception("contextwarden proxy bug while managing a request")
+    return INTERNAL, "bug"
+
+
+def refuse(
+    proxy: Proxy, api: Api, kind: ErrorKind, message: str, reason: str, session: str | None = None
+) -> Response:
+    from starlette.responses import JSONResponse
+
+    proxy.metrics.observe(RequestRecord(api.name, kind.status, session, error=reason))
+    return JSONResponse(api.error(kind, message), kind.status)
+
+
+async def send(
+    proxy: Proxy,
+    api: Api,
+    request: Request,
+    body: dict[str, Any],
+    incoming: Incoming,
+    managed: Managed,
+) -> Response:
+    """Forward the managed request; on "prompt is too long", compact once and retry."""
+    started = time.perf_counter()
+    try:
+        reply = await post(proxy, api, request, body, managed)
+        retried = False
+        if reply.status_code == 400:
+            text = (await reply.aread()).decode("utf-8", "replace")
+            if api.too_long(reply.status_code, text):
+                await reply.aclose()
+                async with proxy.hold(incoming.key):
+                    managed = await proxy.run(
+                        proxy.sessions.force_compact, incoming.key, managed, incoming.items
+                    )
+                reply, retried = await post(proxy, api, request, body, managed), True
+    except Exception as exc:  # httpx errors, a failed forced compaction
+        kind, reason = (UPSTREAM_DOWN, "upstream") if _is_http_error(exc) else classify(exc)
+        return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
+    record = RequestRecord(
+        api.name,
+        reply.status_code,
+        managed.session_id,
+        managed.report.tokens_before if managed.report else managed.tokens,
+        managed.tokens,
+        managed.report.applied if managed.report else (),
+        retried=retried,
+        new_items=managed.new_items,
+    )
+    return await relay(proxy, api, reply, body, incoming.key, managed, record, started)
+
+
+async def post(
+    proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
+) -> httpx.Response:
+    out = json.dumps(api.render(body, managed.messages)).encode()
+    return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
+
+
+async def relay(
+    proxy: Proxy,
+    api: Api,
+    reply: httpx.Response,
+    body: dict[str, Any],
+    key: str,
+    managed: Managed,
+    record: RequestRecord,
+    started: float,
+) -> Response:
+    """Return the upstream reply as it is; read its usage on the way to anchor the ledger."""
+    from dataclasses import replace
+
+    from starlette.responses import Response, StreamingResponse
+
+    headers = response_headers(reply.headers)
+    if not reply.headers.get("content-type", "").startswith("text/event-stream"):
+        data = await reply.aread()
+        await reply.aclose()
+        if reply.status_code == 200:
+            value = _json(data)
+            await anchor(proxy, api.usage(value), key, managed)
+            changed = api.finish(body, value, managed)
+            data = data if changed is None else json.dumps(changed).encode()
+        proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))
+        return Response(data, reply.status_code, headers)
+
+    async def events() -> AsyncIterator[bytes]:
+        # The usage is anchored before the chunk that carries it goes out: a client cannot
+        # send its next turn before that, so the next turn is counted from the anchor.
+        reader, anchored = EventReader(), False
+        try:
+            async for chunk in chunks(reply):
+                for event in reader.feed(chunk):
+                    usage = api.stream_usage(event.data)
+                    if usage is not None and not anchored:
+                        anchored = await anchor(proxy, usage, key, managed)
+                    changed = api.finish_event(body, event.data, managed)
+                    yield event.raw if changed is None else event.with_data(changed)
+            yield reader.rest()
+        finally:
+            await reply.aclose()
+            proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))
+
+    return StreamingResponse(events(), reply.status_code, headers)
+
+
+async def anchor(proxy: Proxy, usage: Any, key: str, managed: Managed) -> bool:
+    """Anchor the session's token count on the reply's usage; a failure only costs accuracy."""
+    if usage is None or managed.report is None:
+        return False
+    try:
+        async with proxy.hold(key):
+            return await proxy.run(proxy.sessions.record_usage, key, managed, usage)
+    except ContextWardenError as exc:
+        log.warning("session %s: usage not recorded: %s", managed.session_id, exc)
+        return False
+
+
+async def forward(proxy: Proxy, request: Request, body: bytes | None = None) -> Response:
+    """A request the proxy does not manage (model list, token counts), passed through as is."""
+    from starlette.responses import Response, StreamingResponse
+
+    body = await request.body() if body is None else body
+    try:
+        reply = await proxy.upstream.send(
+            request.method, request.url.path, request.headers, body or None, request.url.query
+        )
+    except Exception as exc:
+        if not _is_http_error(exc):
+            raise
+        error = ANTHROPIC.error(UPSTREAM_DOWN, f"contextwarden proxy: upstream unreachable: {exc}")
+        return Response(json.dumps(error), UPSTREAM_DOWN.status, media_type="application/json")
+
+    async def passed() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in chunks(reply):
+                yield chunk
+        finally:
+            await reply.aclose()
+
+    return StreamingResponse(passed(), reply.status_code, response_headers(reply.headers))
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def _is_http_error(exc: Exception) -> bool:
+    import httpx
+
+    return isinstance(exc, httpx.HTTPError)

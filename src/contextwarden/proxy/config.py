@@ -1,0 +1,100 @@
+"""ProxyConfig: every option of ``contextwarden proxy``, each also read from a CONTEXTWARDEN_*
+environment variable, so a container or a service unit needs no command line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Literal
+
+from contextwarden.errors import ProxyConfigError
+
+ENV_PREFIX = "CONTEXTWARDEN_"
+DEFAULT_LISTEN = "127.0.0.1:8787"
+DEFAULT_WINDOW = 200_000
+DEFAULT_TIMEOUT = 600.0
+"""Seconds to wait for the upstream (a long reply streams for minutes)."""
+STORE_FILE = "proxy.sqlite3"
+SummarizerChoice = Literal["structured", "upstream"]
+
+
+def default_store() -> str:
+    """A SQLite file under the user's data dir (``$XDG_DATA_HOME`` or ``~/.local/share``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "contextwarden" / STORE_FILE)
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyConfig:
+    """What the proxy forwards to, how big the window is, and where sessions live."""
+
+    upstream: str
+    """Root URL of the model API (``https://api.anthropic.com``, ``http://127.0.0.1:8000``)."""
+    listen: str = DEFAULT_LISTEN
+    """``host:port`` the proxy serves on."""
+    window: int = DEFAULT_WINDOW
+    """The model's context window in tokens; every upstream request fits it."""
+    store: str = ""
+    """``postgresql://…``, a directory (JSONL) or a SQLite file; empty: ``default_store()``."""
+    schema: str = ""
+    """PostgreSQL schema of the store; empty: the store's default (``contextwarden``)."""
+    summarizer: SummarizerChoice = "structured"
+    """``structured``: offline summaries; ``upstream``: the upstream model writes them."""
+    summary_model: str = ""
+    """Model the upstream summarizer asks; empty: the model of the request being managed."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds to wait for the upstream before answering with an error."""
+
+    def __post_init__(self) -> None:
+        if not self.upstream.startswith(("http://", "https://")):
+            raise ProxyConfigError(f"upstream must be an http(s) URL, got {self.upstream!r}")
+        if self.window <= 0:
+            raise ProxyConfigError(f"window must be a positive number of tokens, got {self.window}")
+        if self.summarizer not in ("structured", "upstream"):
+            raise ProxyConfigError(
+                f"summarizer must be 'structured' or 'upstream', got {self.summarizer!r}"
+            )
+        if self.timeout <= 0:
+            raise ProxyConfigError(f"timeout must be > 0 seconds, got {self.timeout}")
+        host_port(self.listen)
+
+    @property
+    def store_location(self) -> str:
+        return self.store or default_store()
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **given: object) -> ProxyConfig:
+        """Options from ``given`` (flags; None means not given), else ``CONTEXTWARDEN_<NAME>``."""
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            value = given.get(f.name)
+            name = ENV_PREFIX + f.name.upper()
+            if value is None and name in env:
+                value = _parse(name, env[name], f.type)
+            if value is not None:
+                values[f.name] = value
+        if "upstream" not in values:
+            raise ProxyConfigError(f"no upstream: pass --upstream URL or set {ENV_PREFIX}UPSTREAM")
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _parse(name: str, text: str, kind: object) -> object:
+    try:
+        if kind == "int":
+            return int(text)
+        if kind == "float":
+            return float(text)
+    except ValueError:
+        raise ProxyConfigError(f"${name} must be a number, got {text!r}") from None
+    return text
+
+
+def host_port(listen: str) -> tuple[str, int]:
+    """``("127.0.0.1", 8787)`` from ``127.0.0.1:8787``; ProxyConfigError when malformed."""
+    host, _, port = listen.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ProxyConfigError(f"listen must be HOST:PORT, got {listen!r}")
+    return host.strip("[]"), int(port)

@@ -1,0 +1,88 @@
+"""What the proxy shows about itself: ``/metrics`` (Prometheus text), ``/sessions`` and
+``/sessions/{id}`` (the managed context, its turns, and what was compacted when)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from contextwarden.errors import ContextWardenError
+from contextwarden.formats.anthropic import messages_to_wire
+from contextwarden.history import ConversationHistory
+from contextwarden.log import CompactionBoundary, LogEntry, UsageRecorded
+from contextwarden.proxy.sessions import recorded_turns
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    from contextwarden.proxy.app import Proxy
+
+
+def routes(proxy: Proxy) -> list[Route]:
+    from starlette.responses import JSONResponse, PlainTextResponse
+    from starlette.routing import Route
+
+    async def metrics(request: Request) -> Response:
+        return PlainTextResponse(proxy.metrics.render(), media_type="text/plain; version=0.0.4")
+
+    async def sessions(request: Request) -> Response:
+        ids = await proxy.run(proxy.sessions.store.list_sessions)
+        return JSONResponse({"sessions": ids})
+
+    async def session(request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        try:
+            history = await proxy.run(_load, proxy, session_id)
+        except ContextWardenError as exc:
+            return JSONResponse({"error": str(exc)}, 404)
+        return JSONResponse(describe(session_id, history))
+
+    return [
+        Route("/metrics", metrics, methods=["GET"]),
+        Route("/sessions", sessions, methods=["GET"]),
+        Route("/sessions/{session_id}", session, methods=["GET"]),
+    ]
+
+
+def _load(proxy: Proxy, session_id: str) -> ConversationHistory:
+    sessions = proxy.sessions
+    return sessions.store.load(session_id, counter=sessions.counter, mode="merge")
+
+
+def describe(session_id: str, history: ConversationHistory) -> dict[str, Any]:
+    """A proxy session as JSON: the managed view, the turns seen, and every compaction."""
+    turns = recorded_turns(history.log)
+    return {
+        "id": session_id,
+        "messages": len(history.messages),
+        "tokens": history.estimate_tokens(),
+        "turns": len(turns),
+        "incoming_items": turns[-1].incoming if turns else 0,
+        "compactions": compactions(history.log),
+        "usage_records": sum(isinstance(e, UsageRecorded) for e in history.log),
+        "system": history.system,
+        "view": messages_to_wire(history.messages),
+    }
+
+
+def compactions(log: Sequence[LogEntry]) -> list[dict[str, Any]]:
+    """Each compaction of the log: when (time, and the turn it managed), which rung, why, and
+    the tokens it saved."""
+    versions = [t.version for t in recorded_turns(log)]
+    return [
+        {
+            "log_index": i,
+            "turn": next((n for n, v in enumerate(versions) if v > i), len(versions)),
+            "timestamp": e.timestamp,
+            "strategy": e.strategy,
+            "trigger": e.trigger,
+            "tokens_before": e.tokens_before,
+            "tokens_after": e.tokens_after,
+            "replaced_messages": e.replaced,
+            "description": e.details.get("description"),
+        }
+        for i, e in enumerate(log)
+        if isinstance(e, CompactionBoundary)
+    ]

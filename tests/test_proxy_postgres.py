@@ -1,0 +1,235 @@
+"""Two proxy processes sharing one PostgreSQL store: 50 concurrent sessions whose turns
+alternate between the processes lose and duplicate nothing, every upstream request is valid, and
+killing a process mid-request loses nothing it acknowledged. Loopback only, bounded in count
+(50 sessions x 3 turns) and time (every request has a timeout)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+
+from contextwarden.log import MessageAdded
+from contextwarden.policy import ContextPolicy
+from contextwarden.proxy.sessions import recorded_turns
+from contextwarden.stores import PostgresStore
+from tests.proxy_harness import Scripted, check_request, last_results, text, tool_call, upstream
+from tests.test_proxy import file_text
+
+SESSIONS = 50
+TURNS = 3
+WINDOW = 8_000
+LIMIT = ContextPolicy(context_window=WINDOW).effective_window
+TIMEOUT = 60.0
+SLOW = "slow"
+"""Session whose replies the scripted upstream delays, so a process can be killed mid-request."""
+
+
+def script(path: str, body: dict[str, Any]) -> Scripted:
+    done = last_results(path, body)
+    step = int(done[-1].split("_")[1]) + 1 if done else 0
+    if any(SLOW in str(m.get("content")) for m in body["messages"][:1]):
+        time.sleep(3)
+    if step >= TURNS:
+        return text("done")
+    return tool_call("Read", f"call_{step}", file_path=f"f{step}.py")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def proxy_process(
+    upstream_url: str, dsn: str, schema: str
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port()
+    code = "from contextwarden.cli import main; main()"
+    args = [
+        sys.executable,
+        "-c",
+        code,
+        "proxy",
+        "--upstream",
+        upstream_url,
+        "--store",
+        dsn,
+        "--schema",
+        schema,
+        "--window",
+        str(WINDOW),
+        "--listen",
+        f"127.0.0.1:{port}",
+    ]
+    process = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{url}/metrics", timeout=1)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("proxy process did not start") from None
+                time.sleep(0.1)
+        yield url, process
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def converse(urls: list[str], session: int, first: str = "Read the files.") -> list[Any]:
+    """One agent: each turn goes to the other process; returns what it sent last."""
+    messages: list[Any] = [{"role": "user", "content": f"{first} (session {session})"}]
+    headers = {"x-contextwarden-session": f"pg-{session}", "x-api-key": "k"}
+    for turn in range(TURNS + 1):
+        body = {"model": "m", "max_tokens": 50, "messages": messages}
+        reply = httpx.post(
+            f"{urls[(session + turn) % 2]}/v1/messages", json=body, headers=headers, timeout=TIMEOUT
+        )
+        assert reply.status_code == 200, reply.text
+        content = reply.json()["content"]
+        messages.append({"role": "assistant", "content": content})
+        uses = [b for b in content if b["type"] == "tool_use"]
+        if not uses:
+            return messages
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": u["id"], "content": file_text(turn)}
+                    for u in uses
+                ],
+            }
+        )
+    raise AssertionError("the scripted model never finished")
+
+
+@pytest.fixture
+def schema(postgres_dsn: str) -> Iterator[str]:
+    name = f"cwproxy_{uuid.uuid4().hex[:10]}"
+    yield name
+    import psycopg
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+def added(store: PostgresStore, session: str) -> int:
+    return sum(isinstance(e, MessageAdded) for e in store.log(session))
+
+
+def test_two_processes_share_sessions_without_loss(postgres_dsn: str, schema: str) -> None:
+    with (
+        upstream(script) as api,
+        proxy_process(api.url, postgres_dsn, schema) as (a, _),
+        proxy_process(api.url, postgres_dsn, schema) as (b, _),
+        ThreadPoolExecutor(SESSIONS) as pool,
+    ):
+        finals = list(pool.map(lambda i: converse([a, b], i), range(SESSIONS)))
+        # the same request to both processes at once: one manages it, the other replays it
+        again = {"model": "m", "max_tokens": 50, "messages": finals[0][:-1]}
+        headers = {"x-contextwarden-session": "pg-0"}
+        both = list(
+            pool.map(
+                lambda u: httpx.post(
+                    f"{u}/v1/messages", json=again, headers=headers, timeout=TIMEOUT
+                ),
+                [a, b],
+            )
+        )
+    assert [r.status_code for r in both] == [200, 200]
+    bodies = api.messages_requests()
+    assert len(bodies) == SESSIONS * (TURNS + 1) + 2
+    for body in bodies:
+        check_request(body, LIMIT)
+    assert bodies[-1]["messages"] == bodies[-2]["messages"]
+    with PostgresStore(postgres_dsn, schema=schema) as store:
+        assert len(store.list_sessions()) == SESSIONS
+        for i, sent in enumerate(finals):
+            turns = recorded_turns(store.log(f"pg-{i}"))
+            incoming = [t.incoming for t in turns]
+            assert incoming[: TURNS + 1] == list(range(1, len(sent), 2)), incoming
+            assert added(store, f"pg-{i}") == len(sent) - 1  # every item once, none twice
+
+
+def test_killing_a_process_mid_request_loses_nothing_acknowledged(
+    postgres_dsn: str, schema: str
+) -> None:
+    with upstream(script) as api, proxy_process(api.url, postgres_dsn, schema) as (b, _):
+        with proxy_process(api.url, postgres_dsn, schema) as (a, victim):
+            messages: list[Any] = [{"role": "user", "content": f"{SLOW}: read the files"}]
+            headers = {"x-contextwarden-session": "victim", "x-api-key": "k"}
+            first = httpx.post(
+                f"{a}/v1/messages",
+                headers=headers,
+                timeout=TIMEOUT,
+                json={"model": "m", "max_tokens": 50, "messages": messages},
+            )
+            messages.append({"role": "assistant", "content": first.json()["content"]})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "call_0", "content": "x = 1"}
+                    ],
+                }
+            )
+            body = {"model": "m", "max_tokens": 50, "messages": messages}
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(
+                    httpx.post, f"{a}/v1/messages", json=body, headers=headers, timeout=TIMEOUT
+                )
+                deadline = time.monotonic() + 20
+                while len(api.messages_requests()) < 2 and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                victim.send_signal(signal.SIGKILL)
+                with pytest.raises(httpx.HTTPError):
+                    pending.result()
+        retried = httpx.post(f"{b}/v1/messages", json=body, headers=headers, timeout=TIMEOUT)
+    assert retried.status_code == 200
+    second, third = api.messages_requests()[1:]
+    assert third["messages"] == second["messages"]  # the killed turn's managed view, replayed
+    with PostgresStore(postgres_dsn, schema=schema) as store:
+        assert added(store, "victim") == len(messages)
+        assert [t.incoming for t in recorded_turns(store.log("victim"))] == [1, 3]
+
+
+def test_a_broken_store_is_an_api_error_not_an_unmanaged_request(
+    postgres_dsn: str, schema: str
+) -> None:
+    import psycopg
+
+    from contextwarden.proxy import ProxyConfig
+    from tests.proxy_harness import proxy_server
+
+    with upstream(script) as api:
+        config = ProxyConfig(upstream=api.url, window=WINDOW, store=postgres_dsn, schema=schema)
+        with proxy_server(config) as url:
+            body = {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+            assert httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT).status_code == 200
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+            broken = httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT)
+            metrics = httpx.get(f"{url}/metrics").text
+    assert broken.status_code == 503
+    assert broken.json()["type"] == "error" and broken.json()["error"]["type"] == "api_error"
+    assert "PostgreSQL error" in broken.json()["error"]["message"]
+    assert len(api.messages_requests()) == 1  # nothing unmanaged was sent
+    assert 'contextwarden_proxy_errors_total{reason="store"} 1' in metrics

@@ -1,0 +1,102 @@
+"""``--summarizer upstream``: summaries written by the upstream model itself, asked directly
+(never through the proxy) and marked as summary requests; a summary request that does reach the
+proxy is forwarded unmanaged (the recursion guard)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx
+import pytest
+
+from contextwarden.policy import ContextPolicy
+from contextwarden.proxy import ProxyConfig
+from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
+from tests.proxy_harness import (
+    Scripted,
+    check_request,
+    last_results,
+    opened,
+    proxy_server,
+    text,
+    tool_call,
+    upstream,
+)
+from tests.test_proxy import KEY, file_text
+
+WINDOW = 8_000
+SUMMARY = "The user asked to deploy every module; modules 0 to 5 were deployed without errors."
+
+
+def deployer(path: str, body: dict[str, Any]) -> Scripted:
+    """Deploys 10 modules (a tool microcompact may not clear), or writes a summary when asked."""
+    if "tools" not in body:
+        return text(SUMMARY)
+    done = last_results(path, body)
+    step = int(done[-1].split("_")[1]) + 1 if done else 0
+    if step >= 10:
+        return text("Deployed.")
+    return tool_call("Deploy", f"call_{step}", module=f"m{step}")
+
+
+def test_upstream_model_writes_the_summaries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("CONTEXTWARDEN_SUMMARY_API_KEY", "sk-summary-key")
+    tools = [
+        {"name": "Deploy", "description": "Deploy a module", "input_schema": {"type": "object"}}
+    ]
+    with upstream(deployer) as api:
+        config = ProxyConfig(
+            upstream=api.url,
+            window=WINDOW,
+            store=str(tmp_path / "p.sqlite3"),
+            summarizer="upstream",
+            summary_model="scripted-summarizer",
+        )
+        with proxy_server(config) as url:
+            client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+            messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
+            while True:
+                reply = client.messages.create(
+                    model="m", max_tokens=100, tools=tools, messages=messages
+                )
+                messages.append(
+                    {"role": "assistant", "content": [b.model_dump() for b in reply.content]}
+                )
+                uses = [b for b in reply.content if b.type == "tool_use"]
+                if not uses:
+                    break
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": u.id,
+                                "content": file_text(int(u.id[5:])),
+                            }
+                            for u in uses
+                        ],
+                    }
+                )
+            guarded = httpx.post(
+                f"{url}/v1/messages",
+                headers={QUERY_SOURCE_HEADER: "compact"},
+                json={"model": "m", "max_tokens": 10, "messages": messages[:1]},
+            )
+    summaries = [(h, b) for at, h, b in api.requests if at == "/v1/messages" and "tools" not in b]
+    assert summaries, "the upstream was never asked for a summary"
+    for headers, body in summaries[:-1]:
+        assert headers[QUERY_SOURCE_HEADER] == "compact"
+        assert headers["authorization"] == "Bearer sk-summary-key"  # never the client's key
+        assert body["model"] == "scripted-summarizer"
+    assert guarded.status_code == 200 and summaries[-1][1]["messages"] == messages[:1]
+    limit = ContextPolicy(context_window=WINDOW).effective_window
+    managed = [b for at, _, b in api.requests if at == "/v1/messages" and "tools" in b]
+    for body in managed:
+        check_request(body, limit)
+    assert any(SUMMARY in str(b["messages"]) for b in managed)

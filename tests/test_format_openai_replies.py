@@ -3,6 +3,7 @@ and requests out (``messages`` + ``tools``), checked against the real ``openai``
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -130,3 +131,17 @@ def test_chat_request_is_valid_for_the_sdk_with_system_first_and_function_tools(
     assert request["messages"][4] == {"role": "assistant", "content": "ok"}  # reasoning left out
     assert request["tools"][0]["function"]["parameters"] == tools[0]["input_schema"]
     assert "tools" not in chat_request(None, messages[:1], [])
+
+
+def test_the_models_arguments_text_goes_back_as_written_until_the_input_changes() -> None:
+    message = message_from_chat_reply(_completion(TOOL_CALLING))
+    sent = chat_request(None, [Message.user("x"), message])["messages"][1]["tool_calls"]
+    assert sent == TOOL_CALLING["tool_calls"]  # '{"city":"Paris"}', not '{"city": "Paris"}'
+    first = message.content[0]
+    assert isinstance(first, ToolUseBlock)
+    edited = replace(
+        message, content=(replace(first, input={"city": "Lyon"}), *message.content[1:])
+    )
+    again = chat_request(None, [Message.user("x"), edited])["messages"][1]["tool_calls"]
+    assert again[0]["function"]["arguments"] == '{"city": "Lyon"}'
+    assert again[1] == TOOL_CALLING["tool_calls"][1]

@@ -394,3 +394,17 @@ def test_items_to_messages_to_items_is_the_identity(items: list[dict[str, Any]])
     assert system is None
     assert validate(messages) == []
     assert messages_to_responses(messages) == items
+
+
+def test_an_item_record_is_not_reused_for_another_call_that_moved_into_its_place() -> None:
+    message = message_from_response([REASONING, CALL])
+    other = ToolUseBlock("call_other", "list_files", {"path": "docs"})
+    moved = replace(message, content=(message.content[0], other))
+    reasoning, call = messages_to_responses([moved])
+    assert reasoning == REASONING
+    assert call == {
+        "type": "function_call",
+        "call_id": "call_other",
+        "name": "list_files",
+        "arguments": '{"path": "docs"}',
+    }

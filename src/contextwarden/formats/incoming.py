@@ -125,11 +125,7 @@ def _item(data: Any, index: int) -> Any:
 
 
 def _is_response(data: Mapping[str, Any]) -> bool:
-    """A ``Response``, or one Responses output item on its own."""
-    if data.get("object") == "response" or isinstance(data.get("output"), list):
-        return True
-    kind = data.get("type")
-    return isinstance(kind, str) and kind != "message" and is_item_type(kind)
+    return data.get("object") == "response" or isinstance(data.get("output"), list)
 
 
 def _dialect(data: Mapping[str, Any]) -> str:

@@ -16,7 +16,7 @@ from openai.types.chat import (
 from pydantic import TypeAdapter
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.openai import chat_request, message_from_chat_reply
+from contextwarden.formats.openai import chat_request, message_from_chat_reply, tools_to_openai
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
 
 USAGE = {
@@ -145,3 +145,26 @@ def test_the_models_arguments_text_goes_back_as_written_until_the_input_changes(
     again = chat_request(None, [Message.user("x"), edited])["messages"][1]["tool_calls"]
     assert again[0]["function"]["arguments"] == '{"city": "Lyon"}'
     assert again[1] == TOOL_CALLING["tool_calls"][1]
+
+
+def test_tools_given_in_any_of_the_three_forms_become_chat_function_tools() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    chat_form = {
+        "type": "function",
+        "function": {"name": "w", "description": "d", "parameters": schema, "strict": True},
+    }
+    responses_form = {
+        "type": "function",
+        "name": "w",
+        "description": "d",
+        "parameters": schema,
+        "strict": True,
+    }
+    anthropic_form = {"name": "w", "description": "d", "input_schema": schema}
+    tools = tools_to_openai([chat_form, responses_form, anthropic_form])
+    TypeAdapter(list[ChatCompletionToolParam]).validate_python(tools)
+    assert tools[0] == chat_form and tools[1] == chat_form
+    assert tools[2] == {
+        "type": "function",
+        "function": {"name": "w", "description": "d", "parameters": schema},
+    }

@@ -438,3 +438,19 @@ def test_compacted_conversations_go_out_valid_with_surviving_items_untouched(
             assert after == before or after == {**before, "output": CLEARED_MARKER}
     else:  # drops whole turns: every item read from the API that survives is untouched
         assert all(item in items for item in out if "id" in item)
+
+
+def test_tools_given_in_any_of_the_three_forms_become_responses_function_tools() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    chat_form = {"type": "function", "function": {"name": "s", "parameters": schema}}
+    strict_chat = {
+        "type": "function",
+        "function": {"name": "s", "parameters": schema, "strict": True},
+    }
+    responses_form = {"type": "function", "name": "s", "parameters": schema, "strict": True}
+    tools = tools_to_responses(
+        [chat_form, strict_chat, responses_form, {"name": "s", "input_schema": schema}]
+    )
+    TypeAdapter(list[ToolParam]).validate_python(tools)
+    plain = {"type": "function", "name": "s", "parameters": schema, "strict": False}
+    assert tools == [plain, {**plain, "strict": True}, responses_form, plain]

@@ -78,15 +78,33 @@ def history_to_openai(
 
 
 def tools_to_openai(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, JSON]]:
-    """Anthropic tool definitions (``name``, ``description``, ``input_schema``) as OpenAI tools."""
+    """Tool definitions as chat-completions function tools: Anthropic ones (``name``,
+    ``description``, ``input_schema``) converted, Responses function tools reshaped, chat ones
+    as they are (a history's tools may come from any of the three)."""
     out: list[dict[str, JSON]] = []
     for tool in tools:
-        function: dict[str, JSON] = {"name": tool.get("name", "")}
-        if tool.get("description"):
-            function["description"] = tool["description"]
-        function["parameters"] = thaw(tool.get("input_schema") or {"type": "object"})
+        if isinstance(tool.get("function"), Mapping):
+            out.append(thaw(tool))
+            continue
+        function = function_spec(tool)
+        if tool.get("type") == "function" and "strict" in tool:
+            function["strict"] = thaw(tool["strict"])
         out.append({"type": "function", "function": function})
     return out
+
+
+def function_spec(tool: Mapping[str, Any]) -> dict[str, JSON]:
+    """``name``, ``description`` and ``parameters`` of a tool defined the Anthropic way
+    (``input_schema``), the Responses way (``parameters`` at the top) or the chat way
+    (under ``function``)."""
+    inner = tool.get("function")
+    source: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
+    schema = source.get("input_schema") or source.get("parameters") or {"type": "object"}
+    spec: dict[str, JSON] = {"name": source.get("name", "")}
+    if source.get("description"):
+        spec["description"] = source["description"]
+    spec["parameters"] = thaw(schema)
+    return spec
 
 
 def system_text(blocks: Sequence[Mapping[str, Any]]) -> str:

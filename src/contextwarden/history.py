@@ -18,7 +18,7 @@ from contextwarden.formats.incoming import (
     tool_results_message,
     user_message,
 )
-from contextwarden.formats.openai_out import chat_request
+from contextwarden.formats.openai_out import chat_request, history_to_openai
 from contextwarden.formats.responses import responses_request
 from contextwarden.log import (
     CompactionBoundary,
@@ -251,8 +251,6 @@ class ConversationHistory:
 
     def to_openai(self) -> list[dict[str, Any]]:
         """The chat-completions ``messages`` list (system first, tool calls and tool messages)."""
-        from contextwarden.formats.openai import history_to_openai
-
         return history_to_openai(self.system, self._view)
 
     def to_openai_request(self) -> dict[str, Any]:

@@ -16,7 +16,12 @@ from openai.types.chat import (
 from pydantic import TypeAdapter
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.openai import chat_request, message_from_chat_reply, tools_to_openai
+from contextwarden.formats.openai import (
+    chat_request,
+    message_from_chat_reply,
+    read_chat_request,
+    tools_to_openai,
+)
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
 
 USAGE = {
@@ -168,3 +173,19 @@ def test_tools_given_in_any_of_the_three_forms_become_chat_function_tools() -> N
         "type": "function",
         "function": {"name": "w", "description": "d", "parameters": schema},
     }
+
+
+def test_a_chat_request_body_reads_back_to_what_built_it() -> None:
+    tools = [{"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}]
+    call = ToolUseBlock("call_1", "w", {"city": "Paris"})
+    messages = [
+        Message.user("Weather?"),
+        Message("assistant", (call,)),
+        Message("user", (ToolResultBlock("call_1", "sunny"),)),
+    ]
+    body = chat_request("Be brief.", messages, tools)
+    system, again, read_tools = read_chat_request(body)
+    assert (system, again, read_tools) == ("Be brief.", messages, tools)
+    assert chat_request(system, again, read_tools) == body
+    with pytest.raises(FormatError, match="'messages' list"):
+        read_chat_request({"input": "hi"})

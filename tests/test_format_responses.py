@@ -21,6 +21,7 @@ from contextwarden.formats.responses import (
     message_from_response,
     messages_from_responses,
     messages_to_responses,
+    read_responses_request,
     responses_request,
     tools_to_responses,
 )
@@ -454,3 +455,16 @@ def test_tools_given_in_any_of_the_three_forms_become_responses_function_tools()
     TypeAdapter(list[ToolParam]).validate_python(tools)
     plain = {"type": "function", "name": "s", "parameters": schema, "strict": False}
     assert tools == [plain, {**plain, "strict": True}, responses_form, plain]
+
+
+def test_a_request_body_reads_back_to_what_built_it() -> None:
+    tools = [{"type": "function", "name": "s", "parameters": {"type": "object"}, "strict": True}]
+    _, messages = messages_from_responses([{"role": "user", "content": "hi"}, REASONING, CALL])
+    body = responses_request("Be brief.", messages, tools)
+    system, again, read_tools = read_responses_request(json.loads(json.dumps(body)))
+    assert (system, again, read_tools) == ("Be brief.", messages, tools)
+    assert responses_request(system, again, read_tools) == body
+    one = read_responses_request({"model": "gpt-5", "input": "hello", "instructions": "x"})
+    assert one[0] == "x" and one[1] == [Message.user("hello")] and one[2] == []
+    with pytest.raises(FormatError, match="input must be"):
+        read_responses_request({"input": 3})

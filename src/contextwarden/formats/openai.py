@@ -30,6 +30,7 @@ from contextwarden.formats.openai_in import (
     message_meta,
     messages_from_openai,
     part_from_openai,
+    read_chat_request,
     tool_use_from_openai,
     tools_from_openai,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "messages_from_openai",
     "part_from_openai",
     "read",
+    "read_chat_request",
     "sniff",
     "tool_use_from_openai",
     "tools_from_openai",

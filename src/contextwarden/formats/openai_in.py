@@ -69,6 +69,20 @@ def messages_from_openai(
     return system, reader.messages
 
 
+def read_chat_request(body: Any) -> tuple[str | None, list[Message], list[Any]]:
+    """(system, messages, tools) of a ``chat.completions.create`` body as a proxy receives it;
+    the ``tools`` unchanged (``tools_to_openai`` gives chat tools back as they are). Messages are
+    not merged (a merge-mode history makes them alternate); a message that cannot be read raises
+    FormatError with its index."""
+    data = as_plain(body)
+    messages = data.get("messages") if isinstance(data, Mapping) else None
+    if not isinstance(messages, list):
+        raise FormatError("expected a chat-completions request with a 'messages' list")
+    system, converted = messages_from_openai(messages)
+    tools = data.get("tools") if isinstance(data, Mapping) else None
+    return system, converted, list(tools) if isinstance(tools, list) else []
+
+
 def message_from_chat_reply(reply: Any) -> Message:
     """The assistant message of a chat-completions reply: a ``ChatCompletion`` (its first choice,
     with the reply's ``id``, ``model``, ``finish_reason`` and ``usage`` in the meta) or a

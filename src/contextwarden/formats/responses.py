@@ -11,7 +11,10 @@ Public functions (pure; names are stable, other modules build on them):
   (``message_items(message)`` for one message).
 - ``responses_request(system, messages, tools) -> {"instructions", "input", "tools"}``: keyword
   arguments for ``client.responses.create(model=..., **request)``.
-- ``tools_to_responses(tools)``: Anthropic tool definitions as Responses function tools.
+- ``tools_to_responses(tools)``: tool definitions (Anthropic, chat or Responses form) as
+  Responses tools.
+- ``read_responses_request(body) -> (system, messages, tools)``: the other way: a request body
+  as a proxy receives it (``instructions`` + ``input``, a string or items; ``tools`` as given).
 
 Mapping: consecutive model-side items (assistant ``message``, ``function_call``, ``reasoning``,
 any other ``*_call``) form one assistant message, consecutive caller-side items (``user``
@@ -61,6 +64,7 @@ __all__ = [
     "message_items",
     "messages_from_responses",
     "messages_to_responses",
+    "read_responses_request",
     "responses_request",
     "tools_to_responses",
 ]
@@ -88,6 +92,27 @@ def messages_from_responses(items: Sequence[Any]) -> tuple[str | None, list[Mess
             groups.append((role, [item]))
     messages = [_message(role, group, MessageMeta()) for role, group in groups]
     return ("\n\n".join(system) if system else None), messages
+
+
+def read_responses_request(body: Any) -> tuple[str | None, list[Message], list[Any]]:
+    """(system, messages, tools) of a ``responses.create`` body: ``instructions`` joined with
+    any leading system/developer messages, ``input`` (a string is one user message), and the
+    ``tools`` unchanged (``tools_to_responses`` and ``tools_to_openai`` take them as they are).
+    Raises FormatError for a body that is not an object or an ``input`` of the wrong type."""
+    data = as_plain(body)
+    if not isinstance(data, Mapping):
+        raise FormatError(f"expected a Responses request object, got {type(body).__name__}")
+    raw = data.get("input", [])
+    if isinstance(raw, str):
+        raw = [{"role": "user", "content": raw}]
+    if not isinstance(raw, list):
+        raise FormatError(f"input must be a string or a list of items, got {raw!r:.60}")
+    system, messages = messages_from_responses(raw)
+    instructions = data.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        system = f"{instructions}\n\n{system}" if system else instructions
+    tools = data.get("tools")
+    return system, messages, list(tools) if isinstance(tools, list) else []
 
 
 def message_from_response(response: Any) -> Message:

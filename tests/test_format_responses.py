@@ -135,13 +135,35 @@ def test_unknown_item_types_are_kept_whole_in_order() -> None:
     assert messages_to_responses([message]) == [REASONING, future, TEXT]
 
 
-def test_stored_record_does_not_hold_the_text_twice() -> None:
+def test_stored_record_does_not_hold_what_the_blocks_hold() -> None:
     output = "line\n" * 5_000
-    result = {"type": "function_call_output", "call_id": CALL["call_id"], "output": output}
-    _, (user,) = messages_from_responses([result])
-    record = json.dumps(thaw(user.meta.extra[LAYOUT_KEY]))
-    assert "line" not in record and CALL["call_id"] in record
-    assert messages_to_responses([user]) == [result]
+    image = "data:image/png;base64," + "iVBORw0KGgo" * 500
+    items = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "long text " * 300},
+                {"type": "input_image", "image_url": image, "detail": "high"},
+            ],
+        },
+        REASONING,
+        CALL,
+        {"type": "function_call_output", "call_id": CALL["call_id"], "output": output},
+        {
+            "type": "function_call_output",
+            "call_id": "call_2",
+            "output": [
+                {"type": "input_text", "text": output},
+                {"type": "input_image", "image_url": image},
+            ],
+        },
+    ]
+    _, messages = messages_from_responses(items)
+    record = json.dumps([thaw(m.meta.extra[LAYOUT_KEY]) for m in messages])
+    for held in ("line", "long text", "iVBORw0KGgo", REASONING["encrypted_content"]):
+        assert held not in record
+    assert CALL["call_id"] in record and CALL["id"] in record and "high" in record
+    assert messages_to_responses(messages) == items
 
 
 # ------------------------------------------------------------------ input lists

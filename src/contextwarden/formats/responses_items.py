@@ -182,8 +182,8 @@ def _url(block: Block) -> str | None:
 def restore(entry: Mapping[str, Any], blocks: Sequence[Block]) -> dict[str, Any] | None:
     """The recorded item with what it lent its blocks taken back from them; None when the blocks
     are no longer of the recorded types (the record does not describe them)."""
-    kinds, first = thaw(entry.get("kinds")), blocks[0] if blocks else None
-    if [b.type for b in blocks] != kinds:
+    kinds, first = tuple(entry.get("kinds") or ()), blocks[0] if blocks else None
+    if tuple(b.type for b in blocks) != kinds:
         return None
     if "item" not in entry:
         return thaw(first.raw) if isinstance(first, UnknownBlock) and len(blocks) == 1 else None

@@ -94,8 +94,9 @@ def message_items(message: Message) -> list[dict[str, JSON]]:
         item = restore(entry, blocks)
         if item is None:
             break
-        unchanged = item_blocks(item) == blocks
-        out.append(item if unchanged else _in_envelope(item, blocks, message.role))
+        if "item" in entry and item_blocks(item) != blocks:  # else the block is the item
+            item = _in_envelope(item, blocks, message.role)
+        out.append(item)
         position += len(kinds)
     out.extend(blocks_to_items(content[position:], message.role))
     return out

@@ -490,3 +490,10 @@ def test_a_request_body_reads_back_to_what_built_it() -> None:
     assert one[0] == "x" and one[1] == [Message.user("hello")] and one[2] == []
     with pytest.raises(FormatError, match="input must be"):
         read_responses_request({"input": 3})
+
+
+def test_a_malformed_call_is_kept_whole_and_does_not_break_the_message() -> None:
+    broken = {"type": "function_call", "name": "ls", "arguments": "{}"}  # no call_id
+    message = message_from_response([broken, TEXT])
+    assert message.content[0] == UnknownBlock(message.content[0].raw)
+    assert messages_to_responses([message]) == [broken, TEXT]

@@ -227,8 +227,6 @@ class _Reader:
 
 
 def _with_arguments(meta: MessageMeta, calls: Any, blocks: Sequence[Block]) -> MessageMeta:
-    """``meta`` recording the ``arguments`` text of calls we would not write back the same
-    (spacing, key order), so the request repeats what the model wrote."""
     texts = {
         call["id"]: call["function"].get("arguments")
         for call in (calls if isinstance(calls, list) else ())
@@ -236,6 +234,14 @@ def _with_arguments(meta: MessageMeta, calls: Any, blocks: Sequence[Block]) -> M
         and isinstance(call.get("id"), str)
         and isinstance(call.get("function"), Mapping)
     }
+    return with_written_arguments(meta, texts, blocks)
+
+
+def with_written_arguments(
+    meta: MessageMeta, texts: Mapping[str, Any], blocks: Sequence[Block]
+) -> MessageMeta:
+    """``meta`` recording the ``arguments`` text (``texts``: by call id) of calls we would not
+    write back the same (spacing, key order), so a chat request repeats what the model wrote."""
     kept = {
         b.id: texts[b.id]
         for b in blocks
@@ -312,8 +318,13 @@ def tool_use_from_openai(call: Any) -> ToolUseBlock | None:
 
 
 def _arguments(function: Mapping[str, Any]) -> FrozenDict:
-    """Parsed ``arguments``; anything that is not a JSON object is kept verbatim."""
-    arguments = function.get("arguments")
+    return arguments_input(function.get("arguments"))
+
+
+def arguments_input(arguments: Any) -> FrozenDict:
+    """A tool call's input from its ``arguments`` (JSON text, as chat completions and the
+    Responses API send them): none or empty is no input; anything that is not a JSON object is
+    kept verbatim under ``raw_arguments``."""
     if arguments is None or arguments == "":
         return FrozenDict()
     if isinstance(arguments, Mapping):

@@ -43,6 +43,7 @@ from typing import Any
 
 from contextwarden.errors import FormatError
 from contextwarden.formats.anthropic import as_plain
+from contextwarden.formats.openai_in import with_written_arguments
 from contextwarden.formats.responses_items import (
     CALLER_TYPES,
     LAYOUT_KEY,
@@ -166,7 +167,8 @@ def _message_text(item: Mapping[str, Any]) -> str:
 
 
 def _message(role: Role, items: Sequence[Mapping[str, Any]], meta: MessageMeta) -> Message:
-    """A message from its items, recording the layout for the way back."""
+    """A message from its items, recording the layout for the way back (and the calls'
+    arguments text for a chat rendering, as chat replies record it)."""
     blocks: list[Block] = []
     layout: list[dict[str, Any]] = []
     for item in items:
@@ -174,6 +176,8 @@ def _message(role: Role, items: Sequence[Mapping[str, Any]], meta: MessageMeta) 
         blocks.extend(converted)
         layout.append(record(item, converted))
     extra = FrozenDict({**meta.extra, LAYOUT_KEY: layout})
-    return Message(
-        role, tuple(blocks), MessageMeta(meta.timestamp, meta.id, meta.source_ids, extra)
-    )
+    meta = MessageMeta(meta.timestamp, meta.id, meta.source_ids, extra)
+    texts = {
+        str(i.get("call_id")): i.get("arguments") for i in items if i.get("type") == "function_call"
+    }
+    return Message(role, tuple(blocks), with_written_arguments(meta, texts, blocks))

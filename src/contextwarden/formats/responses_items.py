@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from contextwarden.formats.base import DATA_URL, RAW_ARGUMENTS, image_from_url, parse_arguments
+from contextwarden.formats.base import DATA_URL, RAW_ARGUMENTS, image_from_url
+from contextwarden.formats.openai_in import arguments_input
 from contextwarden.formats.openai_out import source_url
 from contextwarden.model import (
     Block,
@@ -63,9 +64,7 @@ def item_blocks(item: Mapping[str, Any]) -> tuple[Block, ...]:
         return _content_blocks(item.get("content"))
     if kind in CALL_TYPES and isinstance(call_id, str) and isinstance(item.get("name"), str):
         if kind == "function_call":
-            arguments = item.get("arguments")
-            parsed = parse_arguments(arguments) if isinstance(arguments, str) else {}
-            return (ToolUseBlock(call_id, item["name"], parsed),)
+            return (ToolUseBlock(call_id, item["name"], arguments_input(item.get("arguments"))),)
         return (ToolUseBlock(call_id, item["name"], {RAW_ARGUMENTS: item.get("input", "")}),)
     output = item.get("output")
     if kind in OUTPUT_TYPES and isinstance(call_id, str):

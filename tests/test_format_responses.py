@@ -226,7 +226,7 @@ def test_a_cleared_tool_output_keeps_its_item_envelope() -> None:
     assert messages_to_responses([cleared]) == [{**result, "output": "[cleared]"}]
 
 
-def test_changed_text_and_arguments_keep_ids_and_annotations() -> None:
+def test_changed_arguments_keep_the_calls_ids_and_changed_text_goes_fresh() -> None:
     annotated = {
         **TEXT,
         "content": [
@@ -235,22 +235,45 @@ def test_changed_text_and_arguments_keep_ids_and_annotations() -> None:
         ],
     }
     message = message_from_response([annotated, CALL])
-    edited = replace(
-        message,
-        content=(
-            TextBlock("See the docs (shortened)."),
-            message.content[1],
-            ToolUseBlock(CALL["call_id"], "list_files", {"path": "tests"}),
-        ),
+    call = ToolUseBlock(CALL["call_id"], "list_files", {"path": "tests"})
+    same_text = replace(message, content=(*message.content[:2], call))
+    assert messages_to_responses([same_text]) == [
+        annotated,
+        {**CALL, "arguments": '{"path": "tests"}'},
+    ]
+    # The text is no longer the item's text: its id must not vouch for it (after a merge the
+    # blocks may be another message's); it goes as a caller's message, the call keeps its ids.
+    shortened = replace(
+        same_text, content=(TextBlock("See the docs (short)."), *same_text.content[1:])
     )
-    text_item, call_item = messages_to_responses([edited])
-    assert text_item["id"] == TEXT["id"] and text_item["content"][1] == {
-        "type": "refusal",
-        "refusal": "no",
+    assert messages_to_responses([shortened]) == [
+        {"role": "assistant", "content": "See the docs (short)."},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]},
+        {**CALL, "arguments": '{"path": "tests"}'},
+    ]
+
+
+def test_an_image_changed_inside_a_message_keeps_the_envelope_and_part_settings() -> None:
+    item = {
+        "type": "message",
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "look"},
+            {"type": "input_image", "image_url": PNG_URL, "detail": "high"},
+        ],
     }
-    assert text_item["content"][0]["logprobs"] == []
-    assert text_item["content"][0]["text"] == "See the docs (shortened)."
-    assert call_item == {**CALL, "arguments": '{"path": "tests"}'}
+    _, (message,) = messages_from_responses([item])
+    other = ImageBlock({"type": "url", "url": "https://x.test/b.png"})
+    changed = replace(message, content=(message.content[0], other))
+    assert messages_to_responses([changed]) == [
+        {
+            **item,
+            "content": [
+                item["content"][0],
+                {"type": "input_image", "image_url": "https://x.test/b.png", "detail": "high"},
+            ],
+        }
+    ]
 
 
 def test_blocks_the_record_no_longer_describes_are_rendered_fresh() -> None:

@@ -11,6 +11,7 @@ from the blocks.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -117,7 +118,16 @@ def record(item: Mapping[str, Any], blocks: Sequence[Block]) -> dict[str, Any]:
     kinds = [b.type for b in blocks]
     if len(blocks) == 1 and blocks[0] == UnknownBlock(FrozenDict(item)):
         return {"kinds": kinds}
-    return {"item": _envelope(item, blocks), "kinds": kinds}
+    entry: dict[str, Any] = {"item": _envelope(item, blocks), "kinds": kinds}
+    if item.get("type", "message") == "message":
+        entry["text_crc"] = _text_crc(blocks)
+    return entry
+
+
+def _text_crc(blocks: Sequence[Block]) -> int:
+    """A stable fingerprint of the blocks' text: a message item's record only describes blocks
+    with this text (its ids must not move to other text, e.g. after merges)."""
+    return zlib.crc32("\x00".join(b.text for b in blocks if isinstance(b, TextBlock)).encode())
 
 
 def _envelope(item: Mapping[str, Any], blocks: Sequence[Block]) -> dict[str, Any]:
@@ -179,10 +189,13 @@ def _url(block: Block) -> str | None:
 
 
 def restore(entry: Mapping[str, Any], blocks: Sequence[Block]) -> dict[str, Any] | None:
-    """The recorded item with what it lent its blocks taken back from them; None when the blocks
-    are no longer of the recorded types (the record does not describe them)."""
+    """The recorded item with what it lent its blocks taken back from them; None when the record
+    does not describe these blocks (other types, another call, other text)."""
     kinds, first = tuple(entry.get("kinds") or ()), blocks[0] if blocks else None
     if tuple(b.type for b in blocks) != kinds:
+        return None
+    crc = entry.get("text_crc")
+    if crc is not None and crc != _text_crc(blocks):
         return None
     if "item" not in entry:
         return thaw(first.raw) if isinstance(first, UnknownBlock) and len(blocks) == 1 else None

@@ -83,20 +83,24 @@ def messages_to_responses(messages: Sequence[Message]) -> list[dict[str, JSON]]:
 
 
 def message_items(message: Message) -> list[dict[str, JSON]]:
-    """The items of one message: its recorded items while they still describe its blocks (with
-    whatever a compaction changed put in), then the remaining blocks rendered fresh."""
+    """The items of one message: each recorded item while the blocks still line up with the
+    record (rebuilt in its envelope if a compaction changed them, rendered fresh if they are
+    no longer its blocks), then the remaining blocks rendered fresh."""
     layout = message.meta.extra.get(LAYOUT_KEY) or ()
     content, position = message.content, 0
     out: list[dict[str, JSON]] = []
     for entry in layout:
-        kinds = entry.get("kinds") or ()
+        kinds = tuple(entry.get("kinds") or ())
         blocks = content[position : position + len(kinds)]
+        if tuple(b.type for b in blocks) != kinds:
+            break  # the record no longer lines up with the blocks
         item = restore(entry, blocks)
         if item is None:
-            break
-        if "item" in entry and item_blocks(item) != blocks:  # else the block is the item
-            item = _in_envelope(item, blocks, message.role)
-        out.append(item)
+            out.extend(blocks_to_items(blocks, message.role))
+        elif "item" in entry and item_blocks(item) != blocks:  # else the block is the item
+            out.append(_in_envelope(item, blocks, message.role))
+        else:
+            out.append(item)
         position += len(kinds)
     out.extend(blocks_to_items(content[position:], message.role))
     return out

@@ -25,11 +25,12 @@ messages, ``*_output``) one user message. ``output_text``/``input_text`` parts a
 other item or part are kept verbatim as unknown blocks: nothing is dropped.
 
 Round trip: each message records, in ``meta.extra["responses_items"]`` (``LAYOUT_KEY``), the
-items it was read from (less the text its blocks already hold) and the blocks each became. Going
+items it was read from (less what its blocks already hold) and the blocks each became. Going
 out, an item whose blocks are unchanged is written back exactly (ids, ``call_id``, ``status``,
-annotations, reasoning untouched); an item whose blocks a compaction changed is rebuilt from them
-inside its original envelope (ids and ``status`` kept); blocks with no record (Anthropic or chat
-messages) are rendered fresh: tool_use → ``function_call``, tool_result →
+annotations, reasoning untouched). A call or tool output a compaction changed (a cleared output)
+is rebuilt inside its original item, ids kept; a message item whose text changed is sent as a
+caller's message without its id (its id vouches for its own text only). Blocks with no record
+(Anthropic or chat messages) are rendered fresh: tool_use → ``function_call``, tool_result →
 ``function_call_output``, text → id-less messages. Lossy only there: thinking blocks
 (Anthropic-signed) are left out, ``is_error`` has no field, and built-in tool calls
 (``shell_call``, ``computer_call``…) are opaque to the tool-pairing rules. The system prompt goes

@@ -36,6 +36,7 @@ from contextwarden.model import (
     thaw,
 )
 from contextwarden.policy import CLEARED_MARKER
+from contextwarden.repair import merge_messages
 from contextwarden.rules import validate
 
 PNG_URL = "data:image/png;base64,iVBORw0KGgo="
@@ -520,3 +521,21 @@ def test_a_malformed_call_is_kept_whole_and_does_not_break_the_message() -> None
     message = message_from_response([broken, TEXT])
     assert message.content[0] == UnknownBlock(message.content[0].raw)
     assert messages_to_responses([message]) == [broken, TEXT]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_conversations(), _conversations(), st.booleans())
+def test_merged_messages_never_send_an_id_with_content_that_is_not_its_own(
+    first: list[dict[str, Any]], second: list[dict[str, Any]], forget_first: bool
+) -> None:
+    """Merge mode concatenates messages and their records; an id still goes out only with the
+    exact item it was read with (the first part may have no record at all)."""
+    _, ones = messages_from_responses(first)
+    _, twos = messages_from_responses(second)
+    originals = first + second
+    for one, two in zip(ones, twos, strict=False):
+        if one.role != two.role:
+            continue
+        head = Message(one.role, one.content) if forget_first else one
+        out = messages_to_responses([merge_messages(head, two)])
+        assert all(item in originals for item in out if "id" in item)

@@ -3,6 +3,7 @@ and requests out (``messages`` + ``tools``), checked against the real ``openai``
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,7 +16,12 @@ from openai.types.chat import (
 from pydantic import TypeAdapter
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.openai import chat_request, message_from_chat_reply
+from contextwarden.formats.openai import (
+    chat_request,
+    message_from_chat_reply,
+    read_chat_request,
+    tools_to_openai,
+)
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
 
 USAGE = {
@@ -130,3 +136,56 @@ def test_chat_request_is_valid_for_the_sdk_with_system_first_and_function_tools(
     assert request["messages"][4] == {"role": "assistant", "content": "ok"}  # reasoning left out
     assert request["tools"][0]["function"]["parameters"] == tools[0]["input_schema"]
     assert "tools" not in chat_request(None, messages[:1], [])
+
+
+def test_the_models_arguments_text_goes_back_as_written_until_the_input_changes() -> None:
+    message = message_from_chat_reply(_completion(TOOL_CALLING))
+    sent = chat_request(None, [Message.user("x"), message])["messages"][1]["tool_calls"]
+    assert sent == TOOL_CALLING["tool_calls"]  # '{"city":"Paris"}', not '{"city": "Paris"}'
+    first = message.content[0]
+    assert isinstance(first, ToolUseBlock)
+    edited = replace(
+        message, content=(replace(first, input={"city": "Lyon"}), *message.content[1:])
+    )
+    again = chat_request(None, [Message.user("x"), edited])["messages"][1]["tool_calls"]
+    assert again[0]["function"]["arguments"] == '{"city": "Lyon"}'
+    assert again[1] == TOOL_CALLING["tool_calls"][1]
+
+
+def test_tools_given_in_any_of_the_three_forms_become_chat_function_tools() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    chat_form = {
+        "type": "function",
+        "function": {"name": "w", "description": "d", "parameters": schema, "strict": True},
+    }
+    responses_form = {
+        "type": "function",
+        "name": "w",
+        "description": "d",
+        "parameters": schema,
+        "strict": True,
+    }
+    anthropic_form = {"name": "w", "description": "d", "input_schema": schema}
+    tools = tools_to_openai([chat_form, responses_form, anthropic_form])
+    TypeAdapter(list[ChatCompletionToolParam]).validate_python(tools)
+    assert tools[0] == chat_form and tools[1] == chat_form
+    assert tools[2] == {
+        "type": "function",
+        "function": {"name": "w", "description": "d", "parameters": schema},
+    }
+
+
+def test_a_chat_request_body_reads_back_to_what_built_it() -> None:
+    tools = [{"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}]
+    call = ToolUseBlock("call_1", "w", {"city": "Paris"})
+    messages = [
+        Message.user("Weather?"),
+        Message("assistant", (call,)),
+        Message("user", (ToolResultBlock("call_1", "sunny"),)),
+    ]
+    body = chat_request("Be brief.", messages, tools)
+    system, again, read_tools = read_chat_request(body)
+    assert (system, again, read_tools) == ("Be brief.", messages, tools)
+    assert chat_request(system, again, read_tools) == body
+    with pytest.raises(FormatError, match="'messages' list"):
+        read_chat_request({"input": "hi"})

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from openai.types.responses import Response, ResponseInputItemParam, ToolParam
 from pydantic import TypeAdapter
 
+from contextwarden.compaction import MicroCompact, Truncate
 from contextwarden.errors import FormatError
 from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.formats.responses import (
@@ -20,6 +21,7 @@ from contextwarden.formats.responses import (
     message_from_response,
     messages_from_responses,
     messages_to_responses,
+    read_responses_request,
     responses_request,
     tools_to_responses,
 )
@@ -33,6 +35,8 @@ from contextwarden.model import (
     UnknownBlock,
     thaw,
 )
+from contextwarden.policy import CLEARED_MARKER
+from contextwarden.repair import merge_messages
 from contextwarden.rules import validate
 
 PNG_URL = "data:image/png;base64,iVBORw0KGgo="
@@ -132,13 +136,35 @@ def test_unknown_item_types_are_kept_whole_in_order() -> None:
     assert messages_to_responses([message]) == [REASONING, future, TEXT]
 
 
-def test_stored_record_does_not_hold_the_text_twice() -> None:
+def test_stored_record_does_not_hold_what_the_blocks_hold() -> None:
     output = "line\n" * 5_000
-    result = {"type": "function_call_output", "call_id": CALL["call_id"], "output": output}
-    _, (user,) = messages_from_responses([result])
-    record = json.dumps(thaw(user.meta.extra[LAYOUT_KEY]))
-    assert "line" not in record and CALL["call_id"] in record
-    assert messages_to_responses([user]) == [result]
+    image = "data:image/png;base64," + "iVBORw0KGgo" * 500
+    items = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "long text " * 300},
+                {"type": "input_image", "image_url": image, "detail": "high"},
+            ],
+        },
+        REASONING,
+        CALL,
+        {"type": "function_call_output", "call_id": CALL["call_id"], "output": output},
+        {
+            "type": "function_call_output",
+            "call_id": "call_2",
+            "output": [
+                {"type": "input_text", "text": output},
+                {"type": "input_image", "image_url": image},
+            ],
+        },
+    ]
+    _, messages = messages_from_responses(items)
+    record = json.dumps([thaw(m.meta.extra[LAYOUT_KEY]) for m in messages])
+    for held in ("line", "long text", "iVBORw0KGgo", REASONING["encrypted_content"]):
+        assert held not in record
+    assert CALL["call_id"] in record and CALL["id"] in record and "high" in record
+    assert messages_to_responses(messages) == items
 
 
 # ------------------------------------------------------------------ input lists
@@ -201,7 +227,7 @@ def test_a_cleared_tool_output_keeps_its_item_envelope() -> None:
     assert messages_to_responses([cleared]) == [{**result, "output": "[cleared]"}]
 
 
-def test_changed_text_and_arguments_keep_ids_and_annotations() -> None:
+def test_changed_arguments_keep_the_calls_ids_and_changed_text_goes_fresh() -> None:
     annotated = {
         **TEXT,
         "content": [
@@ -210,22 +236,45 @@ def test_changed_text_and_arguments_keep_ids_and_annotations() -> None:
         ],
     }
     message = message_from_response([annotated, CALL])
-    edited = replace(
-        message,
-        content=(
-            TextBlock("See the docs (shortened)."),
-            message.content[1],
-            ToolUseBlock(CALL["call_id"], "list_files", {"path": "tests"}),
-        ),
+    call = ToolUseBlock(CALL["call_id"], "list_files", {"path": "tests"})
+    same_text = replace(message, content=(*message.content[:2], call))
+    assert messages_to_responses([same_text]) == [
+        annotated,
+        {**CALL, "arguments": '{"path": "tests"}'},
+    ]
+    # The text is no longer the item's text: its id must not vouch for it (after a merge the
+    # blocks may be another message's); it goes as a caller's message, the call keeps its ids.
+    shortened = replace(
+        same_text, content=(TextBlock("See the docs (short)."), *same_text.content[1:])
     )
-    text_item, call_item = messages_to_responses([edited])
-    assert text_item["id"] == TEXT["id"] and text_item["content"][1] == {
-        "type": "refusal",
-        "refusal": "no",
+    assert messages_to_responses([shortened]) == [
+        {"role": "assistant", "content": "See the docs (short)."},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]},
+        {**CALL, "arguments": '{"path": "tests"}'},
+    ]
+
+
+def test_an_image_changed_inside_a_message_keeps_the_envelope_and_part_settings() -> None:
+    item = {
+        "type": "message",
+        "role": "user",
+        "content": [
+            {"type": "input_text", "text": "look"},
+            {"type": "input_image", "image_url": PNG_URL, "detail": "high"},
+        ],
     }
-    assert text_item["content"][0]["logprobs"] == []
-    assert text_item["content"][0]["text"] == "See the docs (shortened)."
-    assert call_item == {**CALL, "arguments": '{"path": "tests"}'}
+    _, (message,) = messages_from_responses([item])
+    other = ImageBlock({"type": "url", "url": "https://x.test/b.png"})
+    changed = replace(message, content=(message.content[0], other))
+    assert messages_to_responses([changed]) == [
+        {
+            **item,
+            "content": [
+                item["content"][0],
+                {"type": "input_image", "image_url": "https://x.test/b.png", "detail": "high"},
+            ],
+        }
+    ]
 
 
 def test_blocks_the_record_no_longer_describes_are_rendered_fresh() -> None:
@@ -360,7 +409,7 @@ def _assistant_items(draw: st.DrawFn, calls: list[str]) -> list[dict[str, Any]]:
 def _user_items(draw: st.DrawFn, answers: list[str]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for call_id in answers:
-        output: Any = draw(_TEXT)
+        output: Any = draw(_TEXT | _TEXT.map(lambda t: (t + "\n") * 300))
         if draw(st.booleans()):
             output = [{"type": "input_text", "text": output}]
         items.append({"type": "function_call_output", "call_id": call_id, "output": output})
@@ -394,3 +443,99 @@ def test_items_to_messages_to_items_is_the_identity(items: list[dict[str, Any]])
     assert system is None
     assert validate(messages) == []
     assert messages_to_responses(messages) == items
+
+
+def test_an_item_record_is_not_reused_for_another_call_that_moved_into_its_place() -> None:
+    message = message_from_response([REASONING, CALL])
+    other = ToolUseBlock("call_other", "list_files", {"path": "docs"})
+    moved = replace(message, content=(message.content[0], other))
+    reasoning, call = messages_to_responses([moved])
+    assert reasoning == REASONING
+    assert call == {
+        "type": "function_call",
+        "call_id": "call_other",
+        "name": "list_files",
+        "arguments": '{"path": "docs"}',
+    }
+
+
+def _pairs(items: list[dict[str, Any]]) -> bool:
+    calls = [i["call_id"] for i in items if i.get("type") == "function_call"]
+    return calls == [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_conversations(), st.sampled_from(["microcompact", "truncate"]))
+def test_compacted_conversations_go_out_valid_with_surviving_items_untouched(
+    items: list[dict[str, Any]], strategy: str
+) -> None:
+    _, messages = messages_from_responses(items)
+    compact = (
+        MicroCompact(keep_recent=0, tools=("ls", "read_file"), min_saving=0)
+        if strategy == "microcompact"
+        else Truncate(keep_recent_turns=1)
+    )
+    result = compact(messages)
+    out = messages_to_responses(result.messages)
+    _sdk_check(out)
+    assert validate(result.messages) == [] and _pairs(out) == _pairs(items)
+    if strategy == "microcompact":  # clears outputs in place, touches nothing else
+        assert len(out) == len(items)
+        for before, after in zip(items, out, strict=True):
+            assert after == before or after == {**before, "output": CLEARED_MARKER}
+    else:  # drops whole turns: every item read from the API that survives is untouched
+        assert all(item in items for item in out if "id" in item)
+
+
+def test_tools_given_in_any_of_the_three_forms_become_responses_function_tools() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    chat_form = {"type": "function", "function": {"name": "s", "parameters": schema}}
+    strict_chat = {
+        "type": "function",
+        "function": {"name": "s", "parameters": schema, "strict": True},
+    }
+    responses_form = {"type": "function", "name": "s", "parameters": schema, "strict": True}
+    tools = tools_to_responses(
+        [chat_form, strict_chat, responses_form, {"name": "s", "input_schema": schema}]
+    )
+    TypeAdapter(list[ToolParam]).validate_python(tools)
+    plain = {"type": "function", "name": "s", "parameters": schema, "strict": False}
+    assert tools == [plain, {**plain, "strict": True}, responses_form, plain]
+
+
+def test_a_request_body_reads_back_to_what_built_it() -> None:
+    tools = [{"type": "function", "name": "s", "parameters": {"type": "object"}, "strict": True}]
+    _, messages = messages_from_responses([{"role": "user", "content": "hi"}, REASONING, CALL])
+    body = responses_request("Be brief.", messages, tools)
+    system, again, read_tools = read_responses_request(json.loads(json.dumps(body)))
+    assert (system, again, read_tools) == ("Be brief.", messages, tools)
+    assert responses_request(system, again, read_tools) == body
+    one = read_responses_request({"model": "gpt-5", "input": "hello", "instructions": "x"})
+    assert one[0] == "x" and one[1] == [Message.user("hello")] and one[2] == []
+    with pytest.raises(FormatError, match="input must be"):
+        read_responses_request({"input": 3})
+
+
+def test_a_malformed_call_is_kept_whole_and_does_not_break_the_message() -> None:
+    broken = {"type": "function_call", "name": "ls", "arguments": "{}"}  # no call_id
+    message = message_from_response([broken, TEXT])
+    assert message.content[0] == UnknownBlock(message.content[0].raw)
+    assert messages_to_responses([message]) == [broken, TEXT]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_conversations(), _conversations(), st.booleans())
+def test_merged_messages_never_send_an_id_with_content_that_is_not_its_own(
+    first: list[dict[str, Any]], second: list[dict[str, Any]], forget_first: bool
+) -> None:
+    """Merge mode concatenates messages and their records; an id still goes out only with the
+    exact item it was read with (the first part may have no record at all)."""
+    _, ones = messages_from_responses(first)
+    _, twos = messages_from_responses(second)
+    originals = first + second
+    for one, two in zip(ones, twos, strict=False):
+        if one.role != two.role:
+            continue
+        head = Message(one.role, one.content) if forget_first else one
+        out = messages_to_responses([merge_messages(head, two)])
+        assert all(item in originals for item in out if "id" in item)

@@ -2,7 +2,17 @@
 The public face of the OpenAI format: the loader here, the wire conversion re-exported.
 
 The conversion itself lives in ``openai_out`` (our messages → chat completions) and ``openai_in``
-(chat completions → our messages); its names are importable from this module too.
+(chat completions → our messages); its names are importable from this module too. For SDK users
+and proxies (pure functions; names are stable):
+
+- ``message_from_chat_reply(reply) -> Message``: a ``ChatCompletion`` or ``ChatCompletionMessage``
+  (object or dict; ``content`` None on tool calls) as our assistant message, usage in the meta;
+- ``chat_request(system, messages, tools) -> {"messages", "tools"}``: keyword arguments for
+  ``client.chat.completions.create``; ``read_chat_request(body)`` reads such a body back;
+- ``messages_from_openai`` / ``history_to_openai``: the ``messages`` list alone, both ways;
+  ``tools_to_openai`` takes Anthropic, chat or Responses tool definitions.
+
+The Responses API has its own module, ``responses``.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from contextwarden.formats.openai_in import (
     message_meta,
     messages_from_openai,
     part_from_openai,
+    read_chat_request,
     tool_use_from_openai,
     tools_from_openai,
 )
@@ -55,6 +66,7 @@ __all__ = [
     "messages_from_openai",
     "part_from_openai",
     "read",
+    "read_chat_request",
     "sniff",
     "tool_use_from_openai",
     "tools_from_openai",

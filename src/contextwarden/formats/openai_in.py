@@ -18,6 +18,7 @@ from contextwarden.formats.base import (
     image_from_url,
     parse_arguments,
 )
+from contextwarden.formats.openai_out import ARGUMENTS_KEY, arguments_text
 from contextwarden.model import (
     INVALID_TOOL_CALL,
     JSON,
@@ -70,6 +71,20 @@ def messages_from_openai(
     reader.flush()
     system = "\n\n".join(reader.system) if reader.system else None
     return system, reader.messages
+
+
+def read_chat_request(body: Any) -> tuple[str | None, list[Message], list[Any]]:
+    """(system, messages, tools) of a ``chat.completions.create`` body as a proxy receives it;
+    the ``tools`` unchanged (``tools_to_openai`` gives chat tools back as they are). Messages are
+    not merged (a merge-mode history makes them alternate); a message that cannot be read raises
+    FormatError with its index."""
+    data = as_plain(body)
+    messages = data.get("messages") if isinstance(data, Mapping) else None
+    if not isinstance(messages, list):
+        raise FormatError("expected a chat-completions request with a 'messages' list")
+    system, converted = messages_from_openai(messages)
+    tools = data.get("tools") if isinstance(data, Mapping) else None
+    return system, converted, list(tools) if isinstance(tools, list) else []
 
 
 def message_from_chat_reply(reply: Any) -> Message:
@@ -148,9 +163,11 @@ class _Reader:
             blocks = _content_blocks(raw.get("content"), self.problem, index)
             if blocks is None:
                 return
+            meta = message_meta(raw, index)
             if role == "assistant":
                 blocks += self._tool_uses(raw, index)
-            self.messages.append(Message(role, blocks, message_meta(raw, index)))
+                meta = _with_arguments(meta, raw.get("tool_calls"), blocks)
+            self.messages.append(Message(role, blocks, meta))
         else:
             self.problem(f"unknown role {role!r}; message skipped", index)
 
@@ -211,6 +228,35 @@ class _Reader:
             self.messages.append(Message("user", (TextBlock(text),), message_meta(raw, index)))
             return
         self._results.append((ToolResultBlock(call_id, content), message_meta(raw, index)))
+
+
+def _with_arguments(meta: MessageMeta, calls: Any, blocks: Sequence[Block]) -> MessageMeta:
+    texts = {
+        call["id"]: call["function"].get("arguments")
+        for call in (calls if isinstance(calls, list) else ())
+        if isinstance(call, Mapping)
+        and isinstance(call.get("id"), str)
+        and isinstance(call.get("function"), Mapping)
+    }
+    return with_written_arguments(meta, texts, blocks)
+
+
+def with_written_arguments(
+    meta: MessageMeta, texts: Mapping[str, Any], blocks: Sequence[Block]
+) -> MessageMeta:
+    """``meta`` recording the ``arguments`` text (``texts``: by call id) of calls we would not
+    write back the same (spacing, key order), so a chat request repeats what the model wrote."""
+    kept = {
+        b.id: texts[b.id]
+        for b in blocks
+        if isinstance(b, ToolUseBlock)
+        and isinstance(texts.get(b.id), str)
+        and texts[b.id] != arguments_text(b)
+    }
+    if not kept:
+        return meta
+    extra = FrozenDict({**meta.extra, ARGUMENTS_KEY: kept})
+    return MessageMeta(meta.timestamp, meta.id, meta.source_ids, extra)
 
 
 def _content_blocks(content: Any, problem: Problem, index: int) -> tuple[Block, ...] | None:
@@ -276,8 +322,13 @@ def tool_use_from_openai(call: Any) -> ToolUseBlock | None:
 
 
 def _arguments(function: Mapping[str, Any]) -> FrozenDict:
-    """Parsed ``arguments``; anything that is not a JSON object is kept verbatim."""
-    arguments = function.get("arguments")
+    return arguments_input(function.get("arguments"))
+
+
+def arguments_input(arguments: Any) -> FrozenDict:
+    """A tool call's input from its ``arguments`` (JSON text, as chat completions and the
+    Responses API send them): none or empty is no input; anything that is not a JSON object is
+    kept verbatim under ``raw_arguments``."""
     if arguments is None or arguments == "":
         return FrozenDict()
     if isinstance(arguments, Mapping):

@@ -11,7 +11,10 @@ Public functions (pure; names are stable, other modules build on them):
   (``message_items(message)`` for one message).
 - ``responses_request(system, messages, tools) -> {"instructions", "input", "tools"}``: keyword
   arguments for ``client.responses.create(model=..., **request)``.
-- ``tools_to_responses(tools)``: Anthropic tool definitions as Responses function tools.
+- ``tools_to_responses(tools)``: tool definitions (Anthropic, chat or Responses form) as
+  Responses tools.
+- ``read_responses_request(body) -> (system, messages, tools)``: the other way: a request body
+  as a proxy receives it (``instructions`` + ``input``, a string or items; ``tools`` as given).
 
 Mapping: consecutive model-side items (assistant ``message``, ``function_call``, ``reasoning``,
 any other ``*_call``) form one assistant message, consecutive caller-side items (``user``
@@ -22,11 +25,12 @@ messages, ``*_output``) one user message. ``output_text``/``input_text`` parts a
 other item or part are kept verbatim as unknown blocks: nothing is dropped.
 
 Round trip: each message records, in ``meta.extra["responses_items"]`` (``LAYOUT_KEY``), the
-items it was read from (less the text its blocks already hold) and the blocks each became. Going
+items it was read from (less what its blocks already hold) and the blocks each became. Going
 out, an item whose blocks are unchanged is written back exactly (ids, ``call_id``, ``status``,
-annotations, reasoning untouched); an item whose blocks a compaction changed is rebuilt from them
-inside its original envelope (ids and ``status`` kept); blocks with no record (Anthropic or chat
-messages) are rendered fresh: tool_use → ``function_call``, tool_result →
+annotations, reasoning untouched). A call or tool output a compaction changed (a cleared output)
+is rebuilt inside its original item, ids kept; a message item whose text changed is sent as a
+caller's message without its id (its id vouches for its own text only). Blocks with no record
+(Anthropic or chat messages) are rendered fresh: tool_use → ``function_call``, tool_result →
 ``function_call_output``, text → id-less messages. Lossy only there: thinking blocks
 (Anthropic-signed) are left out, ``is_error`` has no field, and built-in tool calls
 (``shell_call``, ``computer_call``…) are opaque to the tool-pairing rules. The system prompt goes
@@ -40,6 +44,7 @@ from typing import Any
 
 from contextwarden.errors import FormatError
 from contextwarden.formats.anthropic import as_plain
+from contextwarden.formats.openai_in import with_written_arguments
 from contextwarden.formats.responses_items import (
     CALLER_TYPES,
     LAYOUT_KEY,
@@ -61,6 +66,7 @@ __all__ = [
     "message_items",
     "messages_from_responses",
     "messages_to_responses",
+    "read_responses_request",
     "responses_request",
     "tools_to_responses",
 ]
@@ -88,6 +94,27 @@ def messages_from_responses(items: Sequence[Any]) -> tuple[str | None, list[Mess
             groups.append((role, [item]))
     messages = [_message(role, group, MessageMeta()) for role, group in groups]
     return ("\n\n".join(system) if system else None), messages
+
+
+def read_responses_request(body: Any) -> tuple[str | None, list[Message], list[Any]]:
+    """(system, messages, tools) of a ``responses.create`` body: ``instructions`` joined with
+    any leading system/developer messages, ``input`` (a string is one user message), and the
+    ``tools`` unchanged (``tools_to_responses`` and ``tools_to_openai`` take them as they are).
+    Raises FormatError for a body that is not an object or an ``input`` of the wrong type."""
+    data = as_plain(body)
+    if not isinstance(data, Mapping):
+        raise FormatError(f"expected a Responses request object, got {type(body).__name__}")
+    raw = data.get("input", [])
+    if isinstance(raw, str):
+        raw = [{"role": "user", "content": raw}]
+    if not isinstance(raw, list):
+        raise FormatError(f"input must be a string or a list of items, got {raw!r:.60}")
+    system, messages = messages_from_responses(raw)
+    instructions = data.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        system = f"{instructions}\n\n{system}" if system else instructions
+    tools = data.get("tools")
+    return system, messages, list(tools) if isinstance(tools, list) else []
 
 
 def message_from_response(response: Any) -> Message:
@@ -141,7 +168,8 @@ def _message_text(item: Mapping[str, Any]) -> str:
 
 
 def _message(role: Role, items: Sequence[Mapping[str, Any]], meta: MessageMeta) -> Message:
-    """A message from its items, recording the layout for the way back."""
+    """A message from its items, recording the layout for the way back (and the calls'
+    arguments text for a chat rendering, as chat replies record it)."""
     blocks: list[Block] = []
     layout: list[dict[str, Any]] = []
     for item in items:
@@ -149,6 +177,8 @@ def _message(role: Role, items: Sequence[Mapping[str, Any]], meta: MessageMeta) 
         blocks.extend(converted)
         layout.append(record(item, converted))
     extra = FrozenDict({**meta.extra, LAYOUT_KEY: layout})
-    return Message(
-        role, tuple(blocks), MessageMeta(meta.timestamp, meta.id, meta.source_ids, extra)
-    )
+    meta = MessageMeta(meta.timestamp, meta.id, meta.source_ids, extra)
+    texts = {
+        str(i.get("call_id")): i.get("arguments") for i in items if i.get("type") == "function_call"
+    }
+    return Message(role, tuple(blocks), with_written_arguments(meta, texts, blocks))

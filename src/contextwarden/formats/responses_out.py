@@ -9,7 +9,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from contextwarden.formats.anthropic import block_to_wire
-from contextwarden.formats.openai_out import arguments_text, source_url, system_text
+from contextwarden.formats.openai_out import (
+    arguments_text,
+    function_spec,
+    source_url,
+    system_text,
+)
 from contextwarden.formats.responses_items import (
     CALL_TYPES,
     INPUT_PARTS,
@@ -55,23 +60,20 @@ def responses_request(
 
 
 def tools_to_responses(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, JSON]]:
-    """Anthropic tool definitions as Responses function tools; a definition without an
-    ``input_schema`` that names its own ``type`` (``web_search``…) is passed through.
+    """Tool definitions as Responses tools: Anthropic and chat function tools converted,
+    Responses ones and built-in tools (``{"type": "web_search"}``) as they are.
 
-    ``strict`` is False: the Responses API defaults it to True, which rejects ordinary schemas
-    (every property required, no additional properties).
+    ``strict`` is False unless the definition says otherwise: the Responses API defaults it to
+    True, which rejects ordinary schemas (every property required, no additional properties).
     """
     out: list[dict[str, JSON]] = []
     for tool in tools:
-        if "input_schema" not in tool and isinstance(tool.get("type"), str):
+        inner = tool.get("function")
+        if not isinstance(inner, Mapping) and "input_schema" not in tool and "type" in tool:
             out.append(thaw(tool))
             continue
-        function: dict[str, JSON] = {"type": "function", "name": tool.get("name", "")}
-        if tool.get("description"):
-            function["description"] = tool["description"]
-        function["parameters"] = thaw(tool.get("input_schema") or {"type": "object"})
-        function["strict"] = False
-        out.append(function)
+        strict = inner.get("strict") if isinstance(inner, Mapping) else None
+        out.append({"type": "function", **function_spec(tool), "strict": bool(strict)})
     return out
 
 
@@ -81,19 +83,24 @@ def messages_to_responses(messages: Sequence[Message]) -> list[dict[str, JSON]]:
 
 
 def message_items(message: Message) -> list[dict[str, JSON]]:
-    """The items of one message: its recorded items while they still describe its blocks (with
-    whatever a compaction changed put in), then the remaining blocks rendered fresh."""
+    """The items of one message: each recorded item while the blocks still line up with the
+    record (rebuilt in its envelope if a compaction changed them, rendered fresh if they are
+    no longer its blocks), then the remaining blocks rendered fresh."""
     layout = message.meta.extra.get(LAYOUT_KEY) or ()
     content, position = message.content, 0
     out: list[dict[str, JSON]] = []
     for entry in layout:
-        kinds = entry.get("kinds") or ()
+        kinds = tuple(entry.get("kinds") or ())
         blocks = content[position : position + len(kinds)]
+        if tuple(b.type for b in blocks) != kinds:
+            break  # the record no longer lines up with the blocks
         item = restore(entry, blocks)
         if item is None:
-            break
-        unchanged = item_blocks(item) == blocks
-        out.append(item if unchanged else _in_envelope(item, blocks, message.role))
+            out.extend(blocks_to_items(blocks, message.role))
+        elif "item" in entry and item_blocks(item) != blocks:  # else the block is the item
+            out.append(_in_envelope(item, blocks, message.role))
+        else:
+            out.append(item)
         position += len(kinds)
     out.extend(blocks_to_items(content[position:], message.role))
     return out

@@ -42,7 +42,7 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
     data = _json(capsys, "replay", str(SESSION), "--window", "20000")
     assert type(data["turns"]) is int and data["turns"] == 49
     assert data["window"] == 20_000
-    assert list(data["strategies"]) == ["ladder", "truncate", "mask", "none"]
+    assert list(data["strategies"]) == ["ladder", "ladder-cache", "truncate", "mask", "none"]
     for name, numbers in data["strategies"].items():
         for key, kind in SHAPE.items():
             assert type(numbers[key]) is kind, (name, key, numbers[key])

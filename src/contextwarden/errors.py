@@ -21,6 +21,7 @@ class ContextWardenError(Exception):
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
+        ├── PricingError                 a price table or cache model input is wrong (cost/)
         └── MissingDependencyError       an optional extra is not installed
     """
 
@@ -92,6 +93,10 @@ class SummarizerError(ContextWardenError):
 
 class StoreError(ContextWardenError):
     """A session store could not read or write (bad session id, corrupt data, conflict)."""
+
+
+class PricingError(ContextWardenError):
+    """A price table, a price override or a request given to the cost model is wrong."""
 
 
 class MissingDependencyError(ContextWardenError, ImportError):

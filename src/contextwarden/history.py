@@ -43,6 +43,7 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
 
 if TYPE_CHECKING:
+    from contextwarden.formats.anthropic_cache import CacheTTL
     from contextwarden.formats.base import LoadReport
     from contextwarden.stores.base import SessionStore
 
@@ -229,13 +230,23 @@ class ConversationHistory:
         ``estimate_tokens`` starts from (read only)."""
         return self._ledger.estimate()
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """Keyword arguments for ``client.messages.create``: ``system``, ``messages``, ``tools``."""
+    def to_anthropic(self, *, cache: bool = False, cache_ttl: CacheTTL = "5m") -> dict[str, Any]:
+        """Keyword arguments for ``client.messages.create``: ``system``, ``messages``, ``tools``.
+
+        ``cache=True`` adds ``cache_control`` breakpoints where they pay (the tools, the system
+        prompt, the previous request's last message and the last message; never more than 4,
+        markers already present included) with ``cache_ttl`` ("5m" or "1h"); see
+        ``formats.anthropic_cache``.
+        """
         kwargs: dict[str, Any] = {"messages": messages_to_wire(self._view)}
         if self._system is not None:
             kwargs["system"] = self.system
         if self._tools:
             kwargs["tools"] = self.tools
+        if cache:
+            from contextwarden.formats.anthropic_cache import add_breakpoints
+
+            kwargs = add_breakpoints(kwargs, self._view, cache_ttl)
         return kwargs
 
     def to_openai(self) -> list[dict[str, Any]]:

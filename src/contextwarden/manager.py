@@ -35,6 +35,7 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.budget import ToolResultBudget
+from contextwarden.compaction.cache import CacheAware, CachePolicy
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.snip import Snip
@@ -64,6 +65,9 @@ class ContextManager:
     ``summarizer=None`` uses the offline ``StructuredSummarizer`` sized for the policy's window;
     ``workspace`` is the root inside which recently used files are re-read after a summary
     (``None``: none are); ``spill_dir`` receives the full text of tool results the budget cuts.
+    ``cache``: plan for a prompt cache (``compaction.cache``): microcompact when the cache has
+    gone cold (its TTL instead of ``policy.idle_minutes``) and, on the token threshold, only when
+    the edit pays for the cache re-write it causes.
     """
 
     def __init__(
@@ -73,8 +77,10 @@ class ContextManager:
         workspace: str | Path | None = None,
         clock: Callable[[], float] = time.time,
         spill_dir: str | Path | None = None,
+        cache: CachePolicy | None = None,
     ) -> None:
         self.policy = policy or ContextPolicy()
+        self.cache = cache
         self._summarizer = summarizer
         self.workspace = Path(workspace) if workspace is not None else None
         self.clock = clock
@@ -210,7 +216,7 @@ class ContextManager:
         if history.estimate_tokens() >= policy.microcompact_threshold:
             state.compactables.update(view)
             saving = state.compactables.old_tokens(
-                view, policy.keep_recent_tool_results, history.counter, policy.cleared_marker
+                view, policy.keep_recent_tool_results, history.message_tokens, policy.cleared_marker
             )
             retry = len(state.compactables) != state.microcompact_failed_at
             if saving >= policy.min_saving and retry:
@@ -223,7 +229,9 @@ class ContextManager:
         if trigger is None:
             return
         # Idle: the prompt cache has expired, so any saving is worth a cache re-write.
-        strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
+        strategy: Strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
+        if self.cache is not None:
+            strategy = CacheAware(strategy, self.cache, cold=trigger == "idle")
         result = self._run(strategy, history, state, trigger)
         actions.append(result.report)
         if trigger == "threshold" and not result.applied:
@@ -236,7 +244,8 @@ class ContextManager:
         if last is None or last.meta.timestamp is None:
             return None
         idle = self.clock() - last.meta.timestamp
-        return last if idle >= self.policy.idle_minutes * 60 else None
+        minutes = self.cache.idle_minutes if self.cache is not None else self.policy.idle_minutes
+        return last if idle >= minutes * 60 else None
 
     def _autocompact(
         self,

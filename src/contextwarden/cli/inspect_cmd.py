@@ -18,6 +18,8 @@ from contextwarden.cli.common import (
     make_counter,
     print_json,
 )
+from contextwarden.cost.prices import default_prices
+from contextwarden.cost.recorded import recorded_cost
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.rules import validate
@@ -80,6 +82,7 @@ def summary(history: ConversationHistory, parts: ContextBreakdown) -> dict[str, 
         ],
         "records": report.records if report else None,
         "metadata": _public_metadata(report.metadata if report else {}),
+        "recorded_cost": recorded_cost(history, default_prices()),
     }
     return out
 
@@ -102,6 +105,17 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
     )
     for key, value in result["metadata"].items():
         out.print(f"  {key}: {value}")
+    cost = result["recorded_cost"]
+    if cost is not None:
+        unpriced = (
+            f" (no price for {', '.join(cost['unpriced_models'])})"
+            if cost["unpriced_models"]
+            else ""
+        )
+        out.print(
+            f"  recorded cost: [bold]${cost['cost_usd']:,.2f}[/] over {cost['requests']} requests "
+            f"at {cost['prices_date']} prices{unpriced}"
+        )
     out.print(_category_table(parts))
     if parts.tool_results_by_tool:
         out.print(_tool_table(parts))

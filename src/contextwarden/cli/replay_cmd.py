@@ -23,6 +23,8 @@ from contextwarden.cli.common import (
     print_json,
 )
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
+from contextwarden.cost.prices import Price, default_prices, load_prices
+from contextwarden.cost.recorded import unseen_preamble
 from contextwarden.eval.probes import load_probes
 from contextwarden.eval.replay import Progress as ProgressFn
 from contextwarden.eval.replay import ReplayResult, replay
@@ -90,7 +92,37 @@ def add_replay_options(parser: argparse.ArgumentParser, *, window: int) -> None:
         help=f"mask: tool results kept in full (default {MASK_KEEP_RECENT})",
     )
     add_counter_option(parser)
+    add_pricing_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_pricing_options(parser: argparse.ArgumentParser) -> None:
+    """``--pricing MODEL`` and ``--prices`` (the price table's overrides)."""
+    parser.add_argument(
+        "--pricing",
+        metavar="MODEL",
+        help="also model each strategy's cost with prompt caching at MODEL's prices "
+        "(e.g. claude-opus-4-6, gpt-5; dated names such as claude-opus-4-5-20251101 work)",
+    )
+    parser.add_argument(
+        "--prices",
+        action="append",
+        metavar="SPEC",
+        help="override the shipped price table: a JSON file shaped like "
+        "contextwarden/cost/prices.json, or MODEL=field:value,... (USD per million tokens; "
+        "fields: provider, input, output, cache_read, cache_write_5m, cache_write_1h, "
+        "min_cacheable_tokens); repeatable",
+    )
+
+
+def pricing(args: argparse.Namespace) -> Price | None:
+    """The price ``--pricing`` names, in the table as ``--prices`` overrides it."""
+    if getattr(args, "pricing", None) is None:
+        return None
+    table = default_prices()
+    for spec in args.prices or ():
+        table = load_prices(spec, table)
+    return table.get(args.pricing)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
 def run_replay(session: Any, args: argparse.Namespace, **kwargs: Any) -> ReplayResult:
     """The replay with the options of ``add_replay_options`` and a progress bar on a TTY."""
     strategies = _unique(args.strategy or STRATEGY_NAMES)
+    price = pricing(args)
     with progress_bar(enabled=not args.json and sys.stderr.isatty()) as progress:
         return replay(
             session,
@@ -122,6 +155,8 @@ def run_replay(session: Any, args: argparse.Namespace, **kwargs: Any) -> ReplayR
             mask_keep=args.mask_keep,
             counter=make_counter(args.counter),
             progress=progress,
+            pricing=price,
+            unseen_preamble=unseen_preamble(session) if price is not None else 0,
             **kwargs,
         )
 

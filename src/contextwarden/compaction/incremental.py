@@ -6,12 +6,11 @@ underneath it; ``CompactableResults`` keeps microcompact's possible saving as a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from contextwarden.compaction.microcompact import is_cleared
 from contextwarden.compaction.tools import ToolMatcher, results_with_names
-from contextwarden.model import Message, ToolResultBlock
-from contextwarden.tokens.base import TokenCounter
+from contextwarden.model import Message, TextBlock, ToolResultBlock
 
 
 class Cursor:
@@ -84,9 +83,17 @@ class CompactableResults:
         self.cursor.done(view)
 
     def old_tokens(
-        self, view: Sequence[Message], keep: int, counter: TokenCounter, marker: str
+        self,
+        view: Sequence[Message],
+        keep: int,
+        message_tokens: Callable[[int], int],
+        marker: str,
     ) -> int:
-        """Tokens held by compactable results older than the latest ``keep`` (not yet cleared)."""
+        """Tokens held by compactable results older than the latest ``keep`` (not yet cleared).
+
+        Nothing is re-counted: a result's tokens are its share, by characters, of the count the
+        history's ledger already holds for its message (``message_tokens(index)``).
+        """
         limit = len(self._entries) - keep
         if self._counted > limit:
             self._counted, self._tokens = 0, 0
@@ -94,7 +101,7 @@ class CompactableResults:
             i, pos = self._entries[self._counted]
             block = view[i].content[pos]
             if isinstance(block, ToolResultBlock) and not is_cleared(block, marker):
-                self._tokens += counter.count_text(block.text)
+                self._tokens += _share(view[i], len(block.text), message_tokens(i))
             self._counted += 1
         return self._tokens
 
@@ -102,3 +109,9 @@ class CompactableResults:
         self.cursor.reset()
         self._entries.clear()
         self._counted, self._tokens = 0, 0
+
+
+def _share(message: Message, chars: int, tokens: int) -> int:
+    """The part of ``tokens`` (the whole message's) that ``chars`` of its text make up."""
+    total = sum(len(b.text) for b in message.content if isinstance(b, ToolResultBlock | TextBlock))
+    return tokens if total <= chars else tokens * chars // total

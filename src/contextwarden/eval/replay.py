@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
+from contextwarden.cost.bill import Bill
+from contextwarden.cost.cache import PromptCache, Usage, cache_for
+from contextwarden.cost.prices import Price
+from contextwarden.cost.requests import view_request
 from contextwarden.errors import CompactionError, ContextWardenError, HistoryError
 from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
 from contextwarden.eval.retention import Retention, RetentionTracker
@@ -69,6 +73,8 @@ class StrategyRun:
     problems: tuple[str, ...] = ()
     """The first invalid requests and compaction errors, in words."""
     compaction_errors: int = 0
+    bill: Bill | None = None
+    """Each request's cache reads, writes and cost under the cache model (``pricing`` given)."""
 
     @property
     def total_tokens_sent(self) -> int:
@@ -105,7 +111,12 @@ class StrategyRun:
             "probes_missing_at_end": len(r.missing_at_end),
             "tokens_per_request": list(self.tokens),
             "problems": list(self.problems),
+            **({"cost": _cost_json(self.bill)} if self.bill is not None else {}),
         }
+
+
+def _cost_json(bill: Bill) -> dict[str, Any]:
+    return {**bill.as_json(), "cost_per_request_usd": [round(c, 6) for c in bill.costs]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,12 +177,17 @@ def replay(
     progress: Progress | None = None,
     observe: Observer | None = None,
     label: str | None = None,
+    pricing: Price | None = None,
+    unseen_preamble: int = 0,
 ) -> ReplayResult:
     """Replay ``session`` through each named strategy (see the module docstring).
 
     ``probes``: facts to check; ``None`` derives the defaults (``default_probes``).
     ``observe(strategy, request, messages)`` sees the context of every request. ``label`` names
-    the session in the result (default: the file it was loaded from).
+    the session in the result (default: the file it was loaded from). ``pricing``: also bill
+    each strategy's requests under that model's prompt cache (``StrategyRun.bill``), with
+    ``unseen_preamble`` more tokens of preamble than the history holds (a Claude Code file
+    lacks the system prompt and tools: ``cost.recorded.unseen_preamble``).
     """
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
@@ -186,7 +202,8 @@ def replay(
     for name in strategies:
         clock = _Clock()
         settings = Settings(policy, counter or HeuristicCounter(), clock, mask_keep, summarizer)
-        runs[name] = _Replay(name, session, settings, clock, probe_set).run(progress, observe)
+        one = _Replay(name, session, settings, clock, probe_set, pricing, unseen_preamble)
+        runs[name] = one.run(progress, observe)
     loaded = session.source.path if session.source else None
     source = label or loaded or "(unsaved history)"
     turns = sum(1 for m in messages if m.role == "assistant")
@@ -204,8 +221,14 @@ class _Replay:
         settings: Settings,
         clock: _Clock,
         probes: ProbeSet,
+        pricing: Price | None = None,
+        unseen_preamble: int = 0,
     ) -> None:
         self.name, self.session, self.settings, self.clock = name, session, settings, clock
+        self.price = pricing
+        self.cache: PromptCache | None = cache_for(pricing) if pricing is not None else None
+        self.usages: list[Usage] = []
+        self.unseen_preamble = unseen_preamble
         self.spec = STRATEGIES[name]
         self.preparer = self.spec.build(settings)
         self.preparer.on_event(self._on_event)
@@ -235,6 +258,8 @@ class _Replay:
                     f"replay {self.name}: message {index} ({message.role}) cannot follow the "
                     f"context the strategy left: {exc}"
                 ) from exc
+            if message.role == "assistant":
+                self._bill(sent)
             self.clock.advance(message)
         return StrategyRun(
             self.name,
@@ -249,6 +274,7 @@ class _Replay:
             self.tracker.result(),
             tuple(self.problems),
             self.errors,
+            Bill(self.price, tuple(self.usages)) if self.price is not None else None,
         )
 
     def _request(self) -> tuple[Message, ...]:
@@ -272,6 +298,16 @@ class _Replay:
         self.tokens.append(tokens)
         self.tracker.check(turn, sent)
         return sent
+
+    def _bill(self, sent: tuple[Message, ...]) -> None:
+        """Price the request that sent ``sent``; its reply is the message just added."""
+        if self.cache is None:
+            return
+        counts = [self.history.message_tokens(i) for i in range(len(sent))]
+        output = self.history.message_tokens(-1)
+        preamble = self.history.preamble_tokens + self.unseen_preamble
+        request = view_request(self.clock.now, preamble, sent, counts, output)
+        self.usages.append(self.cache.send(request))
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, RungEvent):

@@ -20,7 +20,15 @@ from contextwarden.cost.cache import PromptCache, Usage, cache_for
 from contextwarden.cost.prices import Price
 from contextwarden.cost.requests import view_request
 from contextwarden.errors import CompactionError, ContextWardenError, HistoryError
-from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
+from contextwarden.eval.probes import (
+    SEPARATOR,
+    Probe,
+    ProbeSet,
+    default_probes,
+    message_text,
+    resolve,
+    system_text,
+)
 from contextwarden.eval.retention import Retention, RetentionTracker
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
 from contextwarden.eval.validity import RequestValidator
@@ -29,11 +37,17 @@ from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
 from contextwarden.summarizers.base import Summarizer
+from contextwarden.summarizers.typed import SUMMARY_KEY
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 MAX_EXAMPLES = 5
 """Invalid requests and compaction errors quoted per strategy (all are counted)."""
+CHANGE_PREVIEWS = 6
+"""Messages a compaction removed or rewrote, previewed per change (all are counted)."""
+CHANGE_PREVIEW_CHARS = 160
+CHANGE_SUMMARY_CHARS = 40_000
+"""A summary longer than this is kept for the report by its head (the rest is counted)."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(strategy, requests_done, requests_total)``."""
@@ -51,6 +65,20 @@ class Mark:
     tokens_before: int
     tokens_after: int
     seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What the rungs that ran before request ``turn`` did to the context, for a reader:
+    the messages that left it (removed, or replaced by a rewritten copy) and any summary."""
+
+    turn: int
+    rungs: tuple[str, ...]
+    removed: int
+    previews: tuple[str, ...]
+    """``role: first characters`` of the first ``CHANGE_PREVIEWS`` messages that left."""
+    summary: str = ""
+    """The text of the summary message the change added (empty: no summary)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +103,8 @@ class StrategyRun:
     compaction_errors: int = 0
     bill: Bill | None = None
     """Each request's cache reads, writes and cost under the cache model (``pricing`` given)."""
+    changes: tuple[Change, ...] = ()
+    """What each request's compaction removed, and its summary text (see ``Change``)."""
 
     @property
     def total_tokens_sent(self) -> int:
@@ -113,6 +143,30 @@ class StrategyRun:
             "problems": list(self.problems),
             **({"cost": _cost_json(self.bill)} if self.bill is not None else {}),
         }
+
+
+def _change(
+    turn: int, marks: Sequence[Mark], before: Sequence[Message], after: Sequence[Message]
+) -> Change:
+    kept, old = {id(m) for m in after}, {id(m) for m in before}
+    left = [m for m in before if id(m) not in kept]
+    previews = tuple(
+        f"{m.role}: {_flat(message_text(m), CHANGE_PREVIEW_CHARS)}" for m in left[:CHANGE_PREVIEWS]
+    )
+    summaries = [
+        message_text(m) for m in after if id(m) not in old and m.meta.extra.get(SUMMARY_KEY)
+    ]
+    summary = "\n\n".join(summaries)
+    if len(summary) > CHANGE_SUMMARY_CHARS:
+        more = len(summary) - CHANGE_SUMMARY_CHARS
+        summary = f"{summary[:CHANGE_SUMMARY_CHARS]}\n… ({more:,} more characters)"
+    rungs = tuple(dict.fromkeys(m.name for m in marks))
+    return Change(turn, rungs, len(left), previews, summary)
+
+
+def _flat(text: str, limit: int) -> str:
+    flat = " ".join(text.replace(SEPARATOR, " ").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _cost_json(bill: Bill) -> dict[str, Any]:
@@ -237,6 +291,7 @@ class _Replay:
         self.validator = RequestValidator()
         self.tokens: list[int] = []
         self.marks: list[Mark] = []
+        self.changes: list[Change] = []
         self.problems: list[str] = []
         self.over = self.invalid = self.errors = 0
         self.rung_seconds = self.prepare_seconds = 0.0
@@ -275,11 +330,13 @@ class _Replay:
             tuple(self.problems),
             self.errors,
             Bill(self.price, tuple(self.usages)) if self.price is not None else None,
+            tuple(self.changes),
         )
 
     def _request(self) -> tuple[Message, ...]:
         """One request: prepare, then measure and check what would be sent."""
         turn = len(self.tokens)
+        before, marked = self.history.messages, len(self.marks)
         started = time.perf_counter()
         try:
             self.preparer.prepare(self.history)
@@ -289,6 +346,8 @@ class _Replay:
         self.prepare_seconds += time.perf_counter() - started
         tokens = self.history.estimate_tokens()
         sent = self.history.messages
+        if len(self.marks) > marked:
+            self.changes.append(_change(turn, self.marks[marked:], before, sent))
         violations = self.validator.check(sent)
         if violations:
             self.invalid += 1

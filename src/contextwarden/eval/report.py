@@ -1,21 +1,27 @@
-"""The replay report: one self-contained HTML file (plotly's JavaScript inlined, no network).
+"""The replay report: one self-contained HTML file (plotly.js inlined, no network).
 
-A chart of the context sent at each request per strategy, with the window and thresholds drawn
-and a marker wherever a rung changed the context; a chart of probe retention per request; the
-per-strategy table and the retention table; and how each number was measured.
+A one-line conclusion and what each strategy is; a chart of the context sent at each request per
+strategy, with the window and thresholds drawn and a marker wherever a rung changed the context;
+a chart of probe retention per request; the tables; what each compaction removed and wrote; and
+how each number was measured. The inlined plotly.js is its *basic* bundle (scatter, bar, pie:
+1.2 MB, MIT, shipped in ``assets/``) rather than the full 4.8 MB one plotly's package ships.
 """
 
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from functools import cache
+from importlib import resources
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import require
 from contextwarden.eval.replay import ReplayResult, StrategyRun
+from contextwarden.eval.report_text import compactions, conclusion, lines_note, strategy_list
 from contextwarden.eval.tables import NUMERIC, rows
 
 CHART_ID = "context-chart"
@@ -31,11 +37,22 @@ SYMBOLS = {
     "truncate": "x",
     "mask": "circle-open",
 }
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+"""Each strategy its own dash, so lines that coincide (retention at 100 %) stay visible."""
+WIDEST_LINE = 6.0
+LINE_STEP = 1.2
+THINNEST_LINE = 1.5
+"""Line widths: the first strategy widest, each next one narrower and drawn on top."""
+BUNDLE = "plotly-basic.min.js"
+"""plotly.js's basic bundle (scatter, bar, pie and the layout components), MIT licensed."""
 DENSE_MARKS = 0.5
 """A rung that fired at more than this share of requests (mask) starts hidden: click its legend
 entry to show it; drawn, its markers would hide the line."""
+LOG_FLOOR_WINDOWS = 20
+"""The log view starts at the window divided by this (the first tiny requests sit below)."""
+LOG_HEADROOM = 1.3
 FOCUS_HEADROOM = 1.6
-"""The chart opens showing up to this many windows (buttons switch to the full range)."""
+"""The "around the window" view shows up to this many windows."""
 MAX_MISSING_LISTED = 8
 """Probes missing at the last request listed per strategy in the retention table."""
 MISSING_PREVIEW_CHARS = 120
@@ -57,7 +74,7 @@ def render_report(
     """The whole HTML document."""
     heading = title or f"Replay of {Path(result.source).name}"
     context = _context_figure(result).to_html(
-        full_html=False, include_plotlyjs=True, div_id=CHART_ID, config={"displaylogo": False}
+        full_html=False, include_plotlyjs=False, div_id=CHART_ID, config={"displaylogo": False}
     )
     retention = _retention_figure(result).to_html(
         full_html=False,
@@ -69,8 +86,12 @@ def render_report(
     body = "\n".join(
         (
             f"<h1>{_e(heading)}</h1>",
+            conclusion(result),
             _summary_line(result),
             f'<p class="note">{_e(note)}</p>' if note else "",
+            strategy_list(result),
+            f'<script type="text/javascript">{plotly_bundle()}</script>',
+            lines_note(list(result.runs), DASHES),
             '<section class="chart">',
             context,
             "</section>",
@@ -82,6 +103,7 @@ def render_report(
             '<section class="chart">',
             retention,
             "</section>",
+            compactions(result),
             _definitions(result),
         )
     )
@@ -90,6 +112,19 @@ def render_report(
 
 def colour(name: str, index: int) -> str:
     return COLOURS.get(name, OTHER_COLOURS[index % len(OTHER_COLOURS)])
+
+
+def line_style(name: str, index: int) -> dict[str, Any]:
+    """The ``index``-th strategy's line: its colour, its own dash, wider the earlier it is."""
+    width = max(THINNEST_LINE, WIDEST_LINE - LINE_STEP * index)
+    return {"color": colour(name, index), "width": width, "dash": DASHES[index % len(DASHES)]}
+
+
+@cache
+def plotly_bundle() -> str:
+    """The plotly.js basic bundle's source, inlined once per report."""
+    asset = resources.files("contextwarden.eval").joinpath("assets", BUNDLE)
+    return asset.read_text(encoding="utf-8").replace("</script", "<\\/script")
 
 
 # ------------------------------------------------------------------------------ charts
@@ -112,7 +147,7 @@ def _context_figure(result: ReplayResult) -> Any:
                 mode="lines",
                 name=run.name,
                 legendgroup=run.name,
-                line={"color": colour(run.name, i), "width": 2},
+                line=line_style(run.name, i),
                 hovertemplate=f"{run.name}<br>request %{{x}}<br>%{{y:,}} tokens<extra></extra>",
             )
         )
@@ -124,32 +159,45 @@ def _context_figure(result: ReplayResult) -> Any:
 
 
 def _threshold_lines(fig: Any, result: ReplayResult) -> None:
-    policy = result.policy
+    """The window and thresholds as labelled flat lines (traces, not shapes: a trace sits in
+    data coordinates on a log axis and on a linear one alike)."""
+    go, policy = _go(), result.policy
+    last = max((len(run.tokens) for run in result.runs.values()), default=1) - 1
     for y, label, dash, where in (
-        (policy.context_window, "window", "solid", "top right"),
-        (policy.effective_window, "effective window", "dash", "top left"),
-        (policy.autocompact_threshold, "autocompact threshold", "dot", "bottom left"),
+        (policy.context_window, "window", "solid", "top left"),
+        (policy.effective_window, "effective window", "dash", "bottom left"),
+        (policy.autocompact_threshold, "autocompact threshold", "dot", "bottom right"),
     ):
-        fig.add_hline(
-            y=y,
-            line={"color": "#c0392b", "width": 1, "dash": dash},
-            annotation_text=f"{label} {y:,}",
-            annotation_position=where,
-            annotation_font={"size": 11, "color": "#c0392b"},
+        text = f"{label} {y:,}"
+        fig.add_trace(
+            go.Scatter(
+                x=[0, last],
+                y=[y, y],
+                mode="lines+text",
+                text=["", text] if where.endswith("left") else [text, ""],
+                textposition=where,
+                textfont={"size": 11, "color": "#c0392b"},
+                line={"color": "#c0392b", "width": 1, "dash": dash},
+                name=text,
+                showlegend=False,
+                hovertemplate=f"{text}<extra></extra>",
+            )
         )
 
 
 def _range_buttons(fig: Any, result: ReplayResult) -> None:
-    """Start zoomed on the window (unmanaged contexts run far above it); buttons switch views."""
+    """Open on a log scale, which shows every strategy (unmanaged contexts run far above the
+    window, managed ones under it); buttons switch to a linear view of the window or of all."""
     peak = max((run.peak_context for run in result.runs.values()), default=0)
     focus = [0, result.window * FOCUS_HEADROOM]
     if peak <= focus[1]:
         return
-    fig.update_yaxes(range=focus)
+    every = [math.log10(result.window / LOG_FLOOR_WINDOWS), math.log10(peak * LOG_HEADROOM)]
+    fig.update_yaxes(type="log", range=every)
     views = (
-        ("Around the window", {"yaxis.range": focus, "yaxis.type": "linear"}),
-        ("Full range", {"yaxis.range": [0, peak * 1.05], "yaxis.type": "linear"}),
-        ("Log scale", {"yaxis.type": "log", "yaxis.autorange": True}),
+        ("All strategies (log scale)", {"yaxis.type": "log", "yaxis.range": every}),
+        ("Around the window", {"yaxis.type": "linear", "yaxis.range": focus}),
+        ("Full range", {"yaxis.type": "linear", "yaxis.range": [0, peak * 1.05]}),
     )
     buttons = [{"label": label, "method": "relayout", "args": [view]} for label, view in views]
     menu = {"type": "buttons", "direction": "right", "buttons": buttons, "showactive": True,
@@ -202,7 +250,7 @@ def _retention_figure(result: ReplayResult) -> Any:
                 y=shares,
                 mode="lines",
                 name=run.name,
-                line={"color": colour(run.name, i), "width": 2, "shape": "hv"},
+                line={**line_style(run.name, i), "shape": "hv"},
                 hovertemplate=(
                     f"{run.name}<br>request %{{x}}<br>%{{y}}% of probes present<extra></extra>"
                 ),
@@ -229,7 +277,7 @@ def _cost_section(result: ReplayResult) -> str:
                 y=[round(c, 4) for c in spent],
                 mode="lines",
                 name=run.name,
-                line={"color": colour(run.name, i), "width": 2},
+                line=line_style(run.name, i),
                 hovertemplate=f"{run.name}<br>request %{{x}}<br>$%{{y:,.4f}} so far<extra></extra>",
             )
         )
@@ -369,6 +417,13 @@ ul.missing{margin:0;padding-left:16px;max-width:520px}
 ul.missing code{font-size:11px;word-break:break-all}
 .chart{border:1px solid #eee;border-radius:6px;padding:4px;margin:8px 0}
 .defs{font-size:13px;color:#444;line-height:1.5}code{font-size:12px}
+.conclusion{font-size:17px;background:#eef7f3;border-left:4px solid #1b9e77;padding:8px 12px;
+margin:8px 0 12px}.basis{color:#555;font-size:13px}
+ul.strategies{font-size:13px;line-height:1.5;margin:4px 0 8px}.hint{font-size:12px;color:#555}
+details{margin:4px 0;font-size:13px}details.change{margin-left:16px}
+details summary{cursor:pointer}
+pre.summary{white-space:pre-wrap;background:#f6f8fa;padding:8px;max-height:480px;overflow:auto;
+font-size:12px}ul.removed code{font-size:11px;word-break:break-all}
 """
 
 _PAGE = """<!DOCTYPE html>

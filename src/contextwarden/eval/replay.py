@@ -153,8 +153,10 @@ def _change(
     previews = tuple(
         f"{m.role}: {_flat(message_text(m), CHANGE_PREVIEW_CHARS)}" for m in left[:CHANGE_PREVIEWS]
     )
-    summaries = [
-        message_text(m) for m in after if id(m) not in old and m.meta.extra.get(SUMMARY_KEY)
+    summaries = [  # the blocks of a summary message apart (the summary, a merged user turn)
+        message_text(m).replace(SEPARATOR, "\n\n")
+        for m in after
+        if id(m) not in old and m.meta.extra.get(SUMMARY_KEY)
     ]
     summary = "\n\n".join(summaries)
     if len(summary) > CHANGE_SUMMARY_CHARS:
@@ -233,6 +235,7 @@ def replay(
     label: str | None = None,
     pricing: Price | None = None,
     unseen_preamble: int = 0,
+    policy: ContextPolicy | None = None,
 ) -> ReplayResult:
     """Replay ``session`` through each named strategy (see the module docstring).
 
@@ -241,7 +244,8 @@ def replay(
     the session in the result (default: the file it was loaded from). ``pricing``: also bill
     each strategy's requests under that model's prompt cache (``StrategyRun.bill``), with
     ``unseen_preamble`` more tokens of preamble than the history holds (a Claude Code file
-    lacks the system prompt and tools: ``cost.recorded.unseen_preamble``).
+    lacks the system prompt and tools: ``cost.recorded.unseen_preamble``). ``policy``: the
+    managers' whole policy (its window replaces ``window``), to compare one setting's effect.
     """
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
@@ -251,7 +255,7 @@ def replay(
     messages = session.messages
     chosen = default_probes(messages) if probes is None else probes
     probe_set = resolve(chosen, messages, system_text(session.system))
-    policy = ContextPolicy(context_window=window)
+    policy = policy or ContextPolicy(context_window=window)
     runs = {}
     for name in strategies:
         clock = _Clock()

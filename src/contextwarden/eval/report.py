@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 from functools import cache
 from importlib import resources
 from itertools import accumulate
@@ -21,8 +19,16 @@ from typing import Any
 
 from contextwarden.errors import require
 from contextwarden.eval.replay import ReplayResult, StrategyRun
-from contextwarden.eval.report_text import compactions, conclusion, lines_note, strategy_list
-from contextwarden.eval.tables import NUMERIC, rows
+from contextwarden.eval.report_text import (
+    compactions,
+    conclusion,
+    definitions,
+    lines_note,
+    retention_table,
+    strategy_list,
+    strategy_table,
+    summary_line,
+)
 
 CHART_ID = "context-chart"
 COST_CHART_ID = "cost-chart"
@@ -53,9 +59,6 @@ LOG_FLOOR_WINDOWS = 20
 LOG_HEADROOM = 1.3
 FOCUS_HEADROOM = 1.6
 """The "around the window" view shows up to this many windows."""
-MAX_MISSING_LISTED = 8
-"""Probes missing at the last request listed per strategy in the retention table."""
-MISSING_PREVIEW_CHARS = 120
 
 
 def write_report(
@@ -87,7 +90,7 @@ def render_report(
         (
             f"<h1>{_e(heading)}</h1>",
             conclusion(result),
-            _summary_line(result),
+            summary_line(result),
             f'<p class="note">{_e(note)}</p>' if note else "",
             strategy_list(result),
             f'<script type="text/javascript">{plotly_bundle()}</script>',
@@ -96,15 +99,15 @@ def render_report(
             context,
             "</section>",
             "<h2>Strategies</h2>",
-            _strategy_table(result),
+            strategy_table(result),
             cost,
             "<h2>Fact retention</h2>",
-            _retention_table(result),
+            retention_table(result),
             '<section class="chart">',
             retention,
             "</section>",
             compactions(result),
-            _definitions(result),
+            definitions(result),
         )
     )
     return _PAGE.format(title=_e(heading), style=_STYLE, body=body)
@@ -304,99 +307,6 @@ def _layout(fig: Any, title: str, y_title: str) -> None:
         yaxis_title=y_title,
     )
     fig.update_yaxes(separatethousands=True, rangemode="tozero")
-
-
-# ------------------------------------------------------------------------------ tables
-def _summary_line(result: ReplayResult) -> str:
-    p = result.policy
-    return (
-        f'<p class="meta">{result.messages:,} messages, {result.turns:,} requests · window '
-        f"{p.context_window:,} tokens (effective {p.effective_window:,}, autocompact at "
-        f"{p.autocompact_threshold:,}) · {len(result.probes):,} probes · source "
-        f"<code>{_e(result.source)}</code></p>"
-    )
-
-
-def _strategy_table(result: ReplayResult) -> str:
-    head, body = rows(result)
-    return _table(head, [[_e(c) for c in row] for row in body], NUMERIC)
-
-
-def _retention_table(result: ReplayResult) -> str:
-    kinds = sorted({p.kind for p in result.probes.probes})
-    counts = {k: sum(1 for p in result.probes.probes if p.kind == k) for k in kinds}
-    head = [
-        "strategy",
-        "all checks",
-        *(f"{k} ({counts[k]})" for k in kinds),
-        "at last request",
-        "missing at last request",
-    ]
-    body = [_retention_row(run, kinds) for run in result.runs.values()]
-    return _table(head, body, frozenset(range(1, len(head) - 1)))
-
-
-def _retention_row(run: StrategyRun, kinds: Sequence[str]) -> list[str]:
-    r = run.retention
-    listed = "".join(
-        f"<li><code>{_e(_preview(text))}</code></li>"
-        for text in r.missing_at_end[:MAX_MISSING_LISTED]
-    )
-    more = len(r.missing_at_end) - MAX_MISSING_LISTED
-    if more > 0:
-        listed += f"<li>… and {more} more</li>"
-    return [
-        _e(run.name),
-        f"{r.share:.1%}",
-        *(f"{r.kind_share(k):.1%}" for k in kinds),
-        f"{r.final_share:.1%} ({r.final_present}/{r.final_active})",
-        f'<ul class="missing">{listed}</ul>' if listed else "—",
-    ]
-
-
-def _table(head: Sequence[str], body: Sequence[Sequence[str]], numeric: AbstractSet[int]) -> str:
-    """An HTML table; ``body`` cells are HTML already, ``numeric`` columns align right."""
-
-    def cls(i: int) -> str:
-        return ' class="num"' if i in numeric else ""
-
-    th = "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(head))
-    trs = "".join(
-        "<tr>" + "".join(f"<td{cls(i)}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>"
-        for row in body
-    )
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
-
-
-def _definitions(result: ReplayResult) -> str:
-    unchecked = len(result.probes.unchecked)
-    skipped = (
-        f"{unchecked} probe(s) never appear verbatim in the session and are not checked."
-        if unchecked
-        else ""
-    )
-    return f"""<h2>How these numbers are measured</h2>
-<ul class="defs">
-<li>The session's messages are added one by one to a fresh history. A <b>request</b> is sent
-before every assistant message; there each strategy's <code>prepare()</code> runs, and the context
-it leaves is counted (system prompt and tools included) and checked against the API rules by the
-replay itself.</li>
-<li><b>total sent</b> sums the context of every request (what input tokens would cost without
-caching); <b>over window</b> counts requests above {result.window:,} tokens, which the API would
-reject; <b>invalid</b> counts requests that break an API rule.</li>
-<li><b>compactions</b> counts rung runs that changed the context; <b>compaction s</b> is the
-time the rungs took (the manager's events).</li>
-<li><b>Probes</b> are strings that must stay in the context: every typed user message, every file
-path a tool touched, every error line (from the summarizers' own fact extraction), or a PROBES.json
-file. A probe is checked at every request from the first one whose unmanaged context holds it;
-<b>retention</b> is the share of those checks that find it verbatim.
-{skipped}</li>
-</ul>"""
-
-
-def _preview(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MISSING_PREVIEW_CHARS else flat[: MISSING_PREVIEW_CHARS - 1] + "…"
 
 
 def _e(text: str) -> str:

@@ -30,11 +30,12 @@ _TRACEBACK = "Traceback (most recent call last):"
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
 _ERROR_LINE = re.compile(r"^(?:error|fatal|ERROR|FATAL|Error|npm ERR!)(?:\[[^\]]*\])?[:!].*$", re.M)
 _FAILURE_WORDS = re.compile(
-    r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|traceback|cannot|can't|"
+    r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
     r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed)\b",
     re.I,
 )
-"""A line of a failed output that says what went wrong uses one of these words."""
+"""A line of a failed output that says what went wrong uses one of these words ("Traceback
+(most recent call last):" is a header saying nothing of what went wrong, so not "traceback")."""
 _YES_NO_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
 )

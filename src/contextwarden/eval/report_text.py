@@ -23,39 +23,42 @@ RETENTION_TIE = 0.0005
 
 def conclusion(result: ReplayResult) -> str:
     """One sentence: the cheapest strategy the API would accept, at what retention; and, when
-    it keeps fewer facts than another, the cheapest one that keeps the most."""
+    it keeps fewer facts than another, the cheapest one that keeps the most. By modeled cost
+    when every strategy was priced, else by tokens sent."""
     runs = list(result.runs.values())
+    if not runs:
+        return ""
+    priced = all(r.bill is not None for r in runs)
+
+    def price(run: StrategyRun) -> float:
+        return run.bill.cost if priced and run.bill is not None else float(run.total_tokens_sent)
+
+    def amount(run: StrategyRun) -> str:
+        if priced and run.bill is not None:
+            return f"${run.bill.cost:,.2f}"
+        return f"{run.total_tokens_sent:,} tokens sent"
+
     fits = [r for r in runs if r.over_window == 0 and r.invalid_requests == 0] or runs
-    cheapest = min(fits, key=_price)
+    cheapest = min(fits, key=price)
     best = max(r.retention.share for r in fits)
     text = (
-        f"Cheapest: <b>{_e(cheapest.name)}</b> at {_amount(cheapest)}, keeping "
+        f"Cheapest: <b>{_e(cheapest.name)}</b> at {amount(cheapest)}, keeping "
         f"{cheapest.retention.share:.1%} of the facts"
     )
     if cheapest.retention.share < best - RETENTION_TIE:
-        keeper = min((r for r in fits if r.retention.share >= best - RETENTION_TIE), key=_price)
+        keeper = min((r for r in fits if r.retention.share >= best - RETENTION_TIE), key=price)
         text += (
-            f"; <b>{_e(keeper.name)}</b> keeps {keeper.retention.share:.1%} for {_amount(keeper)}"
+            f"; <b>{_e(keeper.name)}</b> keeps {keeper.retention.share:.1%} for {amount(keeper)}"
         )
     over = [r for r in runs if r not in fits]
     if over:
-        text += "; " + ", ".join(_e(r.name) for r in over) + " would be rejected (over the window)"
-    basis = "modeled cost with prompt caching" if _priced(result) else "tokens sent"
+        text += (
+            "; "
+            + ", ".join(_e(r.name) for r in over)
+            + " would be rejected by the API (over the window or invalid)"
+        )
+    basis = "modeled cost with prompt caching" if priced else "tokens sent"
     return f'<p class="conclusion">{text}. <span class="basis">(by {basis})</span></p>'
-
-
-def _priced(result: ReplayResult) -> bool:
-    return all(r.bill is not None for r in result.runs.values())
-
-
-def _price(run: StrategyRun) -> float:
-    return run.bill.cost if run.bill is not None else float(run.total_tokens_sent)
-
-
-def _amount(run: StrategyRun) -> str:
-    if run.bill is not None:
-        return f"${run.bill.cost:,.2f}"
-    return f"{run.total_tokens_sent:,} tokens sent"
 
 
 def strategy_list(result: ReplayResult) -> str:

@@ -211,6 +211,6 @@ def test_a_whole_policy_replaces_the_window() -> None:
     small = ContextPolicy(context_window=8_000)
     wide = replay(session, ("ladder",), policy=ContextPolicy(context_window=200_000))
     narrow = replay(session, ("ladder",), window=200_000, policy=small)
-    assert wide.window == 200_000 and "summarize" not in wide.runs["ladder"].kinds
-    assert narrow.window == 8_000 and "summarize" in narrow.runs["ladder"].kinds
-    assert any(c.summary for c in narrow.runs["ladder"].changes)
+    assert wide.window == 200_000 and "microcompact" not in wide.runs["ladder"].kinds
+    assert narrow.window == 8_000 and "microcompact" in narrow.runs["ladder"].kinds
+    assert narrow.runs["ladder"].peak_context < small.context_window

@@ -4,6 +4,9 @@ drawn by their own rule."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from contextwarden.eval.probes import reasoning_probes
 from contextwarden.model import (
     FrozenDict,
@@ -14,6 +17,14 @@ from contextwarden.model import (
     ToolUseBlock,
 )
 from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
+from contextwarden.summarizers.carry import (
+    DECISION_PREFIX,
+    DECISIONS_LABEL,
+    carried_decisions,
+    carried_errors,
+    format_error,
+    format_more,
+)
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import SUMMARY_KEY, SUMMARY_PREFIX
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -124,3 +135,30 @@ def test_reasoning_probes_need_a_choice_and_a_reason_and_a_failure() -> None:
         "ERROR tests/test_b.py - ImportError: cannot import name 'load'",
     ]  # the first three lines with an error word of the failed result; none of the other
     assert all(p.source is not None for p in probes)
+
+
+_LINE = (
+    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=60)
+    .map(str.strip)
+    .filter(bool)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(decided=st.lists(_LINE, max_size=5), more=st.lists(_LINE, max_size=3))
+def test_decisions_and_further_lines_read_back_as_written(
+    decided: list[str], more: list[str]
+) -> None:
+    """Whatever the sentences and lines say, a later summary reads back exactly what an earlier
+    one listed (the layouts cannot be confused with one another or with a heading)."""
+    error = format_error("Bash", "make", "exit code 2", False)
+    lines = [f"{DECISION_PREFIX}{d}" for d in decided]
+    text = (
+        f"4. Errors and Fixes:\n{error}\n{format_more(more)}\n\n"
+        f"5. Problem Solving:\n{DECISIONS_LABEL}\n"
+        + "\n".join(lines)
+        + "\n\n6. All User Messages:\n"
+    )
+    (carried,) = carried_errors(text)
+    assert carried.more == tuple(more) and carried.excerpt == "exit code 2"
+    assert carried_decisions(text) == tuple(decided)

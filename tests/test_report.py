@@ -199,3 +199,13 @@ def test_chromium_screenshot_is_a_full_page(result: ReplayResult, tmp_path: Path
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == SHOT_SIZE
     assert len(data) > 50_000  # a drawn chart and tables; a blank page compresses to a few KB
+
+
+def test_inlined_bundle_is_the_plotly_js_the_figures_are_written_for() -> None:
+    """plotly (Python) writes figures for one plotly.js version; the basic bundle we ship must
+    be of its major version (semver: same figure schema), or a plotly upgrade could draw
+    nothing. Update assets/ together with plotly's pin in pyproject.toml."""
+    from plotly.offline import get_plotlyjs_version
+
+    header = re.search(r"plotly\.js \(basic - minified\) v(\d+)\.", plotly_bundle()[:300])
+    assert header is not None and header.group(1) == get_plotlyjs_version().split(".")[0]

@@ -82,7 +82,8 @@ edge, the oldest decisions and further lines of long sessions."""
 
 def split() -> tuple[list[Path], list[Path]]:
     """(fit, held out): within each format's folder, sorted by name, odd positions held out."""
-    fit, held = [], []
+    fit: list[Path] = []
+    held: list[Path] = []
     for folder in sorted(p for p in TRANSCRIPTS.iterdir() if p.is_dir()):
         files = sorted(p for p in folder.iterdir() if p.suffix in {".jsonl", ".json", ".traj"})
         for i, path in enumerate(files):

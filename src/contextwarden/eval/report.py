@@ -57,6 +57,8 @@ entry to show it; drawn, its markers would hide the line."""
 LOG_FLOOR_WINDOWS = 20
 """The log view starts at the window divided by this (the first tiny requests sit below)."""
 LOG_HEADROOM = 1.3
+LOG_TICKS = "D2"
+"""Log-axis labels at 1, 2 and 5 of each decade only (plotly's ``D2``): every digit crowds."""
 FOCUS_HEADROOM = 1.6
 """The "around the window" view shows up to this many windows."""
 
@@ -196,12 +198,14 @@ def _range_buttons(fig: Any, result: ReplayResult) -> None:
     if peak <= focus[1]:
         return
     every = [math.log10(result.window / LOG_FLOOR_WINDOWS), math.log10(peak * LOG_HEADROOM)]
-    fig.update_yaxes(type="log", range=every)
+    fig.update_yaxes(type="log", range=every, dtick=LOG_TICKS)
     views = (
-        ("All strategies (log scale)", {"yaxis.type": "log", "yaxis.range": every}),
-        ("Around the window", {"yaxis.type": "linear", "yaxis.range": focus}),
-        ("Full range", {"yaxis.type": "linear", "yaxis.range": [0, peak * 1.05]}),
-    )
+        ("All strategies (log scale)", {"yaxis.type": "log", "yaxis.range": every,
+                                        "yaxis.dtick": LOG_TICKS}),
+        ("Around the window", {"yaxis.type": "linear", "yaxis.range": focus, "yaxis.dtick": None}),
+        ("Full range", {"yaxis.type": "linear", "yaxis.range": [0, peak * 1.05],
+                        "yaxis.dtick": None}),
+    )  # fmt: skip
     buttons = [{"label": label, "method": "relayout", "args": [view]} for label, view in views]
     menu = {"type": "buttons", "direction": "right", "buttons": buttons, "showactive": True,
             "x": 0.0, "xanchor": "left", "y": 1.01, "yanchor": "bottom",

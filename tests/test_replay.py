@@ -16,6 +16,7 @@ from contextwarden.eval.validity import RequestValidator
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, freeze
+from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -227,3 +228,13 @@ def test_mask_keep_decides_what_mask_changes() -> None:
 def test_unknown_strategy_is_a_clear_error() -> None:
     with pytest.raises(ContextWardenError, match=r"unknown strategy 'summary'.*ladder"):
         replay(_history(_session(2, secret_at=0)), ("summary",))
+
+
+def test_a_whole_policy_replaces_the_window() -> None:
+    session = _history(_session(20, secret_at=0))
+    small = ContextPolicy(context_window=8_000)
+    wide = replay(session, ("ladder",), policy=ContextPolicy(context_window=200_000))
+    narrow = replay(session, ("ladder",), window=200_000, policy=small)
+    assert wide.window == 200_000 and "microcompact" not in wide.runs["ladder"].kinds
+    assert narrow.window == 8_000 and "microcompact" in narrow.runs["ladder"].kinds
+    assert narrow.runs["ladder"].peak_context < small.context_window

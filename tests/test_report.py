@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -14,10 +15,17 @@ from pathlib import Path
 import pytest
 from conftest import fixture_path
 
+from contextwarden.cost.prices import default_prices
 from contextwarden.errors import MissingDependencyError
 from contextwarden.eval.probes import Probe
 from contextwarden.eval.replay import ReplayResult, replay
-from contextwarden.eval.report import CHART_ID, RETENTION_CHART_ID, render_report, write_report
+from contextwarden.eval.report import (
+    CHART_ID,
+    RETENTION_CHART_ID,
+    plotly_bundle,
+    render_report,
+    write_report,
+)
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, freeze
@@ -52,11 +60,56 @@ def test_report_is_one_self_contained_file(result: ReplayResult, tmp_path: Path)
     assert f'id="{CHART_ID}"' in page and f'id="{RETENTION_CHART_ID}"' in page
     assert re.search(r"<script[^>]*\bsrc=", page) is None  # nothing to fetch
     assert page.count("Plotly.newPlot") == 2
-    assert len(page) > 1_000_000  # plotly.js itself is inlined
+    assert page.count(plotly_bundle()) == 1  # plotly.js inlined once for both charts
+    assert len(page) < len(plotly_bundle()) + 1_000_000  # the page itself stays small
     for run in result.runs.values():
         assert f"<td>{run.name}</td>" in page
         assert f"{run.total_tokens_sent:,}" in page
     assert f"window {result.window:,}" in page
+
+
+def test_report_says_which_strategy_is_cheapest(result: ReplayResult) -> None:
+    page = render_report(result)
+    head = page[: page.index(f'id="{CHART_ID}"')]
+    fits = [r for r in result.runs.values() if r.over_window == 0 and r.invalid_requests == 0]
+    cheapest = min(fits, key=lambda r: r.total_tokens_sent)
+    assert re.search(
+        rf'class="conclusion">Cheapest: <b>{re.escape(cheapest.name)}</b> at '
+        rf"{cheapest.total_tokens_sent:,} tokens sent, keeping {cheapest.retention.share:.1%}",
+        head,
+    )
+    over = [r.name for r in result.runs.values() if r.over_window]
+    assert over and ", ".join(over) + " would be rejected" in head
+    for run in result.runs.values():  # what each strategy is, before the chart
+        assert f"<li><b>{run.name}</b> — {run.description}</li>" in head
+
+
+def test_priced_report_concludes_on_cost() -> None:
+    price = default_prices().get("claude-sonnet-4-5")
+    priced = replay(_session(), ("ladder", "truncate", "none"), window=6_000, pricing=price)
+    page = render_report(priced)
+    fits = [r for r in priced.runs.values() if r.over_window == 0]
+    cheapest = min(fits, key=lambda r: r.bill.cost if r.bill else 0.0)
+    assert cheapest.bill is not None
+    assert f"Cheapest: <b>{cheapest.name}</b> at ${cheapest.bill.cost:,.2f}" in page
+    assert "(by modeled cost with prompt caching)" in page
+
+
+def test_each_compaction_shows_what_it_removed_and_its_summary(result: ReplayResult) -> None:
+    ladder = result.runs["ladder"]
+    summaries = [c for c in ladder.changes if c.summary]
+    assert summaries and len(ladder.changes) == len({m.turn for m in ladder.marks})
+    assert all(c.removed > 0 and c.previews for c in summaries)
+    assert "1. Primary Request and Intent:" in summaries[0].summary
+    page = render_report(result)
+    section = page[page.index("What each compaction did") :]
+    first = summaries[0]
+    assert f"request {first.turn}: " in section
+    assert html.escape(first.summary[:200]) in section  # the summary text, escaped, to open
+    assert html.escape(first.previews[0]) in section  # and what left the context
+    assert section.count('<details class="change">') == sum(
+        len(r.changes) for r in result.runs.values()
+    )
 
 
 def test_report_escapes_what_the_session_says() -> None:
@@ -121,6 +174,19 @@ def test_chromium_draws_both_charts(result: ReplayResult, tmp_path: Path) -> Non
     assert 'class="point"' in context  # the rung markers
     retention = _chart(dom, RETENTION_CHART_ID)
     assert 'class="main-svg"' in retention and 'class="js-line"' in retention
+    # Lines that coincide (every strategy but truncate at 100 %) are told apart by dash and width.
+    drawn = re.findall(r'class="js-line" d="[^"]+" style="([^"]+)"', retention)
+    styles = drawn[: len(result.runs)]  # the plot's lines; the legend's samples follow
+    widths = [re.search(r"stroke-width: ([\d.]+)px", s) for s in styles]
+    dashed = [re.search(r"stroke-dasharray: ([^;]+);", s) for s in styles]
+    assert len(drawn) == 2 * len(result.runs)
+    assert len({w.group(1) for w in widths if w}) == len(result.runs)
+    assert sum(1 for d in dashed if d) == len(result.runs) - 1  # the first is solid
+    # The default view shows every strategy whole: no point of any line is above the plot
+    # area (y < 0), as `none`'s were when the chart opened on the window alone.
+    for d in lines[: len(result.runs)]:
+        ys = [float(y) for y in re.findall(r"[ML][\d.e+-]+,([\d.e+-]+)", d)]
+        assert ys and min(ys) >= 0, d[:80]
 
 
 def test_chromium_screenshot_is_a_full_page(result: ReplayResult, tmp_path: Path) -> None:

@@ -111,10 +111,12 @@ class ContextPolicy:
     """Below this saving microcompact does nothing; ``None``: 10 % of the window."""
     cleared_marker: str = CLEARED_MARKER
     """Text that replaces a cleared tool result's content."""
-    cleared_error_lines: int = 3
+    cleared_error_lines: int = 4
     """Microcompact keeps up to this many lines of a failed result it clears, after the marker:
-    the failure line a summary would quote, then further error lines (each at most 300
-    characters). A rejected call's result, which holds what the person typed, is never cleared."""
+    the failure line a summary would quote, then the first further lines that name a failure
+    (each at most 300 characters), as the offline summary's section 4 does
+    (``StructuredPolicy.error_lines``). A rejected call's result, which holds what the person
+    typed, is never cleared."""
 
     # ---------------------------------------------------------------- summary
     summary_keep_tokens: int | None = None

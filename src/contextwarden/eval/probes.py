@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from contextwarden.model import (
     UnknownBlock,
 )
 from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.failures import result_failure
 
 MIN_PROBE_CHARS = 6
 """Derived probes shorter than this are skipped: "ok" or "yes" would be found anywhere by chance,
@@ -33,7 +35,35 @@ SEPARATOR = "\x00"
 """Joins blocks and messages in the searchable text, so no probe matches across a boundary."""
 CLIPPED = "…"
 """How ``failure_excerpt`` marks an error line it shortened; the probe is the verbatim prefix."""
-KINDS = ("user_message", "file_path", "error", "custom")
+KINDS = ("user_message", "file_path", "error", "decision", "error_message", "custom")
+REASONED_KINDS = ("decision", "error_message")
+"""Probes of what the agent concluded and what failed, said in words: not drawn from the
+summarizers' fact extraction (see ``reasoning_probes``), so a summary is not graded on its own
+list."""
+MIN_SENTENCE_CHARS = 30
+"""A decision sentence shorter than this says too little to be a fact worth keeping."""
+MAX_PROBE_CHARS = 200
+"""Longer sentences and error lines are probed by their first this-many characters (verbatim)."""
+ERROR_MESSAGE_LINES = 3
+"""Error-message probes taken from one failed result at most (its first such lines)."""
+MIN_ERROR_LINE_CHARS = 12
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_CHOICE = re.compile(
+    r"\b(?:instead of|rather than|decided|decide to|decision|chose|choose|going with|opt(?:ed)? "
+    r"for|the (?:fix|solution|approach|plan|cleanest|simplest|best|right|safest) \w*\s?(?:is|was|"
+    r"would be|will be)|I'll|I will|we'll|we will|we should|I should|let's)\b",
+    re.I,
+)
+_REASON = re.compile(
+    r"\b(?:because|since|so that|to avoid|so we|so it|so the|which means|otherwise|due to|"
+    r"as it|given that)\b",
+    re.I,
+)
+_ERROR_WORDS = re.compile(
+    r"\b(?:error|exception|failed|failure|fatal|panic|cannot|can't|could not|unable to|"
+    r"not found|no such|denied|invalid|refused|timed out)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +179,57 @@ def default_probes(messages: Sequence[Message]) -> tuple[Probe, ...]:
     found.extend(
         Probe(e.excerpt.removesuffix(CLIPPED), "error", source=e.index) for e in facts.errors
     )
+    return _unique(found)
+
+
+def reasoning_probes(messages: Sequence[Message]) -> tuple[Probe, ...]:
+    """Decisions the agent stated and the error messages of failed calls; each once.
+
+    Mechanical rules, independent of any summarizer's extraction: a *decision* is a sentence of
+    an assistant's text that names a choice (``_CHOICE``: "instead of", "the fix is", "I'll"…)
+    and a reason (``_REASON``: "because", "so that", "to avoid"…) — what was decided and why.
+    An *error message* is one of the first ``ERROR_MESSAGE_LINES`` lines of a failed tool result
+    (failed as ``result_failure`` judges it) that use an error word (``_ERROR_WORDS``). Both
+    are probed by their first ``MAX_PROBE_CHARS`` characters, verbatim.
+    """
+    calls = {u.id: u for m in messages for u in m.tool_uses}
+    found: list[Probe] = []
+    for index, message in enumerate(messages):
+        if message.role == "assistant":
+            found.extend(Probe(s, "decision", source=index) for s in _decisions(message))
+        for result in message.tool_results:
+            if result_failure(calls.get(result.tool_use_id), result) is not None:
+                lines = _error_lines(result.text)
+                found.extend(Probe(line, "error_message", source=index) for line in lines)
+    return _unique(found)
+
+
+def _decisions(message: Message) -> Iterable[str]:
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            for sentence in _SENTENCE_END.split(block.text):
+                text = sentence.strip()
+                if (
+                    len(text) >= MIN_SENTENCE_CHARS
+                    and _CHOICE.search(text)
+                    and _REASON.search(text)
+                ):
+                    yield text[:MAX_PROBE_CHARS]
+
+
+def _error_lines(text: str) -> list[str]:
+    lines: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()[:MAX_PROBE_CHARS]
+        if len(stripped) >= MIN_ERROR_LINE_CHARS and _ERROR_WORDS.search(stripped):
+            if stripped not in lines:
+                lines.append(stripped)
+            if len(lines) >= ERROR_MESSAGE_LINES:
+                break
+    return lines
+
+
+def _unique(found: Sequence[Probe]) -> tuple[Probe, ...]:
     seen: set[str] = set()
     unique = []
     for probe in found:

@@ -26,7 +26,15 @@ from contextwarden.errors import (
     ContextWardenError,
     HistoryError,
 )
-from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
+from contextwarden.eval.probes import (
+    SEPARATOR,
+    Probe,
+    ProbeSet,
+    default_probes,
+    message_text,
+    resolve,
+    system_text,
+)
 from contextwarden.eval.retention import Retention, RetentionTracker
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
 from contextwarden.eval.validity import RequestValidator
@@ -35,11 +43,17 @@ from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
 from contextwarden.summarizers.base import Summarizer
+from contextwarden.summarizers.typed import SUMMARY_KEY
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 MAX_EXAMPLES = 5
 """Invalid requests and compaction errors quoted per strategy (all are counted)."""
+CHANGE_PREVIEWS = 6
+"""Messages a compaction removed or rewrote, previewed per change (all are counted)."""
+CHANGE_PREVIEW_CHARS = 160
+CHANGE_SUMMARY_CHARS = 40_000
+"""A summary longer than this is kept for the report by its head (the rest is counted)."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(strategy, requests_done, requests_total)``."""
@@ -57,6 +71,20 @@ class Mark:
     tokens_before: int
     tokens_after: int
     seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What the rungs that ran before request ``turn`` did to the context, for a reader:
+    the messages that left it (removed, or replaced by a rewritten copy) and any summary."""
+
+    turn: int
+    rungs: tuple[str, ...]
+    removed: int
+    previews: tuple[str, ...]
+    """``role: first characters`` of the first ``CHANGE_PREVIEWS`` messages that left."""
+    summary: str = ""
+    """The text of the summary message the change added (empty: no summary)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +109,8 @@ class StrategyRun:
     compaction_errors: int = 0
     bill: Bill | None = None
     """Each request's cache reads, writes and cost under the cache model (``pricing`` given)."""
+    changes: tuple[Change, ...] = ()
+    """What each request's compaction removed, and its summary text (see ``Change``)."""
 
     warnings: tuple[str, ...] = ()
     """What the strategy's reports warned about, once each with how many requests it concerned:
@@ -125,6 +155,32 @@ class StrategyRun:
 
             "warnings": list(self.warnings),
         }
+
+
+def _change(
+    turn: int, marks: Sequence[Mark], before: Sequence[Message], after: Sequence[Message]
+) -> Change:
+    kept, old = {id(m) for m in after}, {id(m) for m in before}
+    left = [m for m in before if id(m) not in kept]
+    previews = tuple(
+        f"{m.role}: {_flat(message_text(m), CHANGE_PREVIEW_CHARS)}" for m in left[:CHANGE_PREVIEWS]
+    )
+    summaries = [  # the blocks of a summary message apart (the summary, a merged user turn)
+        message_text(m).replace(SEPARATOR, "\n\n")
+        for m in after
+        if id(m) not in old and m.meta.extra.get(SUMMARY_KEY)
+    ]
+    summary = "\n\n".join(summaries)
+    if len(summary) > CHANGE_SUMMARY_CHARS:
+        more = len(summary) - CHANGE_SUMMARY_CHARS
+        summary = f"{summary[:CHANGE_SUMMARY_CHARS]}\n… ({more:,} more characters)"
+    rungs = tuple(dict.fromkeys(m.name for m in marks))
+    return Change(turn, rungs, len(left), previews, summary)
+
+
+def _flat(text: str, limit: int) -> str:
+    flat = " ".join(text.replace(SEPARATOR, " ").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _cost_json(bill: Bill) -> dict[str, Any]:
@@ -197,6 +253,7 @@ def replay(
     label: str | None = None,
     pricing: Price | None = None,
     unseen_preamble: int = 0,
+    policy: ContextPolicy | None = None,
 ) -> ReplayResult:
     """Replay ``session`` through each named strategy (see the module docstring).
 
@@ -205,7 +262,8 @@ def replay(
     the session in the result (default: the file it was loaded from). ``pricing``: also bill
     each strategy's requests under that model's prompt cache (``StrategyRun.bill``), with
     ``unseen_preamble`` more tokens of preamble than the history holds (a Claude Code file
-    lacks the system prompt and tools: ``cost.recorded.unseen_preamble``).
+    lacks the system prompt and tools: ``cost.recorded.unseen_preamble``). ``policy``: the
+    managers' whole policy (its window replaces ``window``), to compare one setting's effect.
     """
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
@@ -215,7 +273,7 @@ def replay(
     messages = session.messages
     chosen = default_probes(messages) if probes is None else probes
     probe_set = resolve(chosen, messages, system_text(session.system))
-    policy = ContextPolicy(context_window=window)
+    policy = policy or ContextPolicy(context_window=window)
     runs = {}
     for name in strategies:
         clock = _Clock()
@@ -255,6 +313,7 @@ class _Replay:
         self.validator = RequestValidator()
         self.tokens: list[int] = []
         self.marks: list[Mark] = []
+        self.changes: list[Change] = []
         self.problems: list[str] = []
         self.over = self.invalid = self.errors = 0
         self.warned: dict[str, tuple[str, int]] = {}
@@ -295,13 +354,16 @@ class _Replay:
             tuple(self.problems),
             self.errors,
             Bill(self.price, tuple(self.usages)) if self.price is not None else None,
-
-            tuple(f"{text} ({n:,} of {total:,} requests)" for text, n in self.warned.values()),
+            changes=tuple(self.changes),
+            warnings=tuple(
+                f"{text} ({n:,} of {total:,} requests)" for text, n in self.warned.values()
+            ),
         )
 
     def _request(self) -> tuple[Message, ...]:
         """One request: prepare, then measure and check what would be sent."""
         turn = len(self.tokens)
+        before, marked = self.history.messages, len(self.marks)
         started = time.perf_counter()
         try:
             report = self.preparer.prepare(self.history)
@@ -317,6 +379,8 @@ class _Replay:
         self.prepare_seconds += time.perf_counter() - started
         tokens = self.history.estimate_tokens()
         sent = self.history.messages
+        if len(self.marks) > marked:
+            self.changes.append(_change(turn, self.marks[marked:], before, sent))
         violations = self.validator.check(sent)
         if violations:
             self.invalid += 1

@@ -1,22 +1,33 @@
-"""The replay report: one self-contained HTML file (plotly's JavaScript inlined, no network).
+"""The replay report: one self-contained HTML file (plotly.js inlined, no network).
 
-A chart of the context sent at each request per strategy, with the window and thresholds drawn
-and a marker wherever a rung changed the context; a chart of probe retention per request; the
-per-strategy table and the retention table; and how each number was measured.
+A one-line conclusion and what each strategy is; a chart of the context sent at each request per
+strategy, with the window and thresholds drawn and a marker wherever a rung changed the context;
+a chart of probe retention per request; the tables; what each compaction removed and wrote; and
+how each number was measured. The inlined plotly.js is the one the installed plotly package
+ships (the figures are written for it), once per page.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
+import math
+from functools import cache
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import require
 from contextwarden.eval.replay import ReplayResult, StrategyRun
-from contextwarden.eval.tables import NUMERIC, rows
+from contextwarden.eval.report_text import (
+    compactions,
+    conclusion,
+    definitions,
+    lines_note,
+    retention_table,
+    strategy_list,
+    strategy_table,
+    summary_line,
+)
 
 CHART_ID = "context-chart"
 COST_CHART_ID = "cost-chart"
@@ -31,14 +42,22 @@ SYMBOLS = {
     "truncate": "x",
     "mask": "circle-open",
 }
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+"""Each strategy its own dash, so lines that coincide (retention at 100 %) stay visible."""
+WIDEST_LINE = 6.0
+LINE_STEP = 1.2
+THINNEST_LINE = 1.5
+"""Line widths: the first strategy widest, each next one narrower and drawn on top."""
 DENSE_MARKS = 0.5
 """A rung that fired at more than this share of requests (mask) starts hidden: click its legend
 entry to show it; drawn, its markers would hide the line."""
+LOG_FLOOR_WINDOWS = 20
+"""The log view starts at the window divided by this (the first tiny requests sit below)."""
+LOG_HEADROOM = 1.3
+LOG_TICKS = "D2"
+"""Log-axis labels at 1, 2 and 5 of each decade only (plotly's ``D2``): every digit crowds."""
 FOCUS_HEADROOM = 1.6
-"""The chart opens showing up to this many windows (buttons switch to the full range)."""
-MAX_MISSING_LISTED = 8
-"""Probes missing at the last request listed per strategy in the retention table."""
-MISSING_PREVIEW_CHARS = 120
+"""The "around the window" view shows up to this many windows."""
 
 
 def write_report(
@@ -57,7 +76,7 @@ def render_report(
     """The whole HTML document."""
     heading = title or f"Replay of {Path(result.source).name}"
     context = _context_figure(result).to_html(
-        full_html=False, include_plotlyjs=True, div_id=CHART_ID, config={"displaylogo": False}
+        full_html=False, include_plotlyjs=False, div_id=CHART_ID, config={"displaylogo": False}
     )
     retention = _retention_figure(result).to_html(
         full_html=False,
@@ -69,20 +88,25 @@ def render_report(
     body = "\n".join(
         (
             f"<h1>{_e(heading)}</h1>",
-            _summary_line(result),
+            conclusion(result),
+            summary_line(result),
             f'<p class="note">{_e(note)}</p>' if note else "",
+            strategy_list(result),
+            f'<script type="text/javascript">{plotly_bundle()}</script>',
+            lines_note(list(result.runs), DASHES),
             '<section class="chart">',
             context,
             "</section>",
             "<h2>Strategies</h2>",
-            _strategy_table(result),
+            strategy_table(result),
             cost,
             "<h2>Fact retention</h2>",
-            _retention_table(result),
+            retention_table(result),
             '<section class="chart">',
             retention,
             "</section>",
-            _definitions(result),
+            compactions(result),
+            definitions(result),
         )
     )
     return _PAGE.format(title=_e(heading), style=_STYLE, body=body)
@@ -90,6 +114,21 @@ def render_report(
 
 def colour(name: str, index: int) -> str:
     return COLOURS.get(name, OTHER_COLOURS[index % len(OTHER_COLOURS)])
+
+
+def line_style(name: str, index: int) -> dict[str, Any]:
+    """The ``index``-th strategy's line: its colour, its own dash, wider the earlier it is."""
+    width = max(THINNEST_LINE, WIDEST_LINE - LINE_STEP * index)
+    return {"color": colour(name, index), "width": width, "dash": DASHES[index % len(DASHES)]}
+
+
+@cache
+def plotly_bundle() -> str:
+    """plotly.js as the installed plotly package ships it, inlined once per report."""
+    _go()
+    from plotly.offline import get_plotlyjs
+
+    return str(get_plotlyjs()).replace("</script", "<\\/script")
 
 
 # ------------------------------------------------------------------------------ charts
@@ -112,7 +151,7 @@ def _context_figure(result: ReplayResult) -> Any:
                 mode="lines",
                 name=run.name,
                 legendgroup=run.name,
-                line={"color": colour(run.name, i), "width": 2},
+                line=line_style(run.name, i),
                 hovertemplate=f"{run.name}<br>request %{{x}}<br>%{{y:,}} tokens<extra></extra>",
             )
         )
@@ -124,33 +163,48 @@ def _context_figure(result: ReplayResult) -> Any:
 
 
 def _threshold_lines(fig: Any, result: ReplayResult) -> None:
-    policy = result.policy
+    """The window and thresholds as labelled flat lines (traces, not shapes: a trace sits in
+    data coordinates on a log axis and on a linear one alike)."""
+    go, policy = _go(), result.policy
+    last = max((len(run.tokens) for run in result.runs.values()), default=1) - 1
     for y, label, dash, where in (
-        (policy.context_window, "window", "solid", "top right"),
-        (policy.effective_window, "effective window", "dash", "top left"),
-        (policy.autocompact_threshold, "autocompact threshold", "dot", "bottom left"),
+        (policy.context_window, "window", "solid", "top left"),
+        (policy.effective_window, "effective window", "dash", "bottom left"),
+        (policy.autocompact_threshold, "autocompact threshold", "dot", "bottom right"),
     ):
-        fig.add_hline(
-            y=y,
-            line={"color": "#c0392b", "width": 1, "dash": dash},
-            annotation_text=f"{label} {y:,}",
-            annotation_position=where,
-            annotation_font={"size": 11, "color": "#c0392b"},
+        text = f"{label} {y:,}"
+        fig.add_trace(
+            go.Scatter(
+                x=[0, last],
+                y=[y, y],
+                mode="lines+text",
+                text=["", text] if where.endswith("left") else [text, ""],
+                textposition=where,
+                textfont={"size": 11, "color": "#c0392b"},
+                line={"color": "#c0392b", "width": 1, "dash": dash},
+                name=text,
+                showlegend=False,
+                hovertemplate=f"{text}<extra></extra>",
+            )
         )
 
 
 def _range_buttons(fig: Any, result: ReplayResult) -> None:
-    """Start zoomed on the window (unmanaged contexts run far above it); buttons switch views."""
+    """Open on a log scale, which shows every strategy (unmanaged contexts run far above the
+    window, managed ones under it); buttons switch to a linear view of the window or of all."""
     peak = max((run.peak_context for run in result.runs.values()), default=0)
     focus = [0, result.window * FOCUS_HEADROOM]
     if peak <= focus[1]:
         return
-    fig.update_yaxes(range=focus)
+    every = [math.log10(result.window / LOG_FLOOR_WINDOWS), math.log10(peak * LOG_HEADROOM)]
+    fig.update_yaxes(type="log", range=every, dtick=LOG_TICKS)
     views = (
-        ("Around the window", {"yaxis.range": focus, "yaxis.type": "linear"}),
-        ("Full range", {"yaxis.range": [0, peak * 1.05], "yaxis.type": "linear"}),
-        ("Log scale", {"yaxis.type": "log", "yaxis.autorange": True}),
-    )
+        ("All strategies (log scale)", {"yaxis.type": "log", "yaxis.range": every,
+                                        "yaxis.dtick": LOG_TICKS}),
+        ("Around the window", {"yaxis.type": "linear", "yaxis.range": focus, "yaxis.dtick": None}),
+        ("Full range", {"yaxis.type": "linear", "yaxis.range": [0, peak * 1.05],
+                        "yaxis.dtick": None}),
+    )  # fmt: skip
     buttons = [{"label": label, "method": "relayout", "args": [view]} for label, view in views]
     menu = {"type": "buttons", "direction": "right", "buttons": buttons, "showactive": True,
             "x": 0.0, "xanchor": "left", "y": 1.01, "yanchor": "bottom",
@@ -202,7 +256,7 @@ def _retention_figure(result: ReplayResult) -> Any:
                 y=shares,
                 mode="lines",
                 name=run.name,
-                line={"color": colour(run.name, i), "width": 2, "shape": "hv"},
+                line={**line_style(run.name, i), "shape": "hv"},
                 hovertemplate=(
                     f"{run.name}<br>request %{{x}}<br>%{{y}}% of probes present<extra></extra>"
                 ),
@@ -229,7 +283,7 @@ def _cost_section(result: ReplayResult) -> str:
                 y=[round(c, 4) for c in spent],
                 mode="lines",
                 name=run.name,
-                line={"color": colour(run.name, i), "width": 2},
+                line=line_style(run.name, i),
                 hovertemplate=f"{run.name}<br>request %{{x}}<br>$%{{y:,.4f}} so far<extra></extra>",
             )
         )
@@ -258,99 +312,6 @@ def _layout(fig: Any, title: str, y_title: str) -> None:
     fig.update_yaxes(separatethousands=True, rangemode="tozero")
 
 
-# ------------------------------------------------------------------------------ tables
-def _summary_line(result: ReplayResult) -> str:
-    p = result.policy
-    return (
-        f'<p class="meta">{result.messages:,} messages, {result.turns:,} requests · window '
-        f"{p.context_window:,} tokens (effective {p.effective_window:,}, autocompact at "
-        f"{p.autocompact_threshold:,}) · {len(result.probes):,} probes · source "
-        f"<code>{_e(result.source)}</code></p>"
-    )
-
-
-def _strategy_table(result: ReplayResult) -> str:
-    head, body = rows(result)
-    return _table(head, [[_e(c) for c in row] for row in body], NUMERIC)
-
-
-def _retention_table(result: ReplayResult) -> str:
-    kinds = sorted({p.kind for p in result.probes.probes})
-    counts = {k: sum(1 for p in result.probes.probes if p.kind == k) for k in kinds}
-    head = [
-        "strategy",
-        "all checks",
-        *(f"{k} ({counts[k]})" for k in kinds),
-        "at last request",
-        "missing at last request",
-    ]
-    body = [_retention_row(run, kinds) for run in result.runs.values()]
-    return _table(head, body, frozenset(range(1, len(head) - 1)))
-
-
-def _retention_row(run: StrategyRun, kinds: Sequence[str]) -> list[str]:
-    r = run.retention
-    listed = "".join(
-        f"<li><code>{_e(_preview(text))}</code></li>"
-        for text in r.missing_at_end[:MAX_MISSING_LISTED]
-    )
-    more = len(r.missing_at_end) - MAX_MISSING_LISTED
-    if more > 0:
-        listed += f"<li>… and {more} more</li>"
-    return [
-        _e(run.name),
-        f"{r.share:.1%}",
-        *(f"{r.kind_share(k):.1%}" for k in kinds),
-        f"{r.final_share:.1%} ({r.final_present}/{r.final_active})",
-        f'<ul class="missing">{listed}</ul>' if listed else "—",
-    ]
-
-
-def _table(head: Sequence[str], body: Sequence[Sequence[str]], numeric: AbstractSet[int]) -> str:
-    """An HTML table; ``body`` cells are HTML already, ``numeric`` columns align right."""
-
-    def cls(i: int) -> str:
-        return ' class="num"' if i in numeric else ""
-
-    th = "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(head))
-    trs = "".join(
-        "<tr>" + "".join(f"<td{cls(i)}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>"
-        for row in body
-    )
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
-
-
-def _definitions(result: ReplayResult) -> str:
-    unchecked = len(result.probes.unchecked)
-    skipped = (
-        f"{unchecked} probe(s) never appear verbatim in the session and are not checked."
-        if unchecked
-        else ""
-    )
-    return f"""<h2>How these numbers are measured</h2>
-<ul class="defs">
-<li>The session's messages are added one by one to a fresh history. A <b>request</b> is sent
-before every assistant message; there each strategy's <code>prepare()</code> runs, and the context
-it leaves is counted (system prompt and tools included) and checked against the API rules by the
-replay itself.</li>
-<li><b>total sent</b> sums the context of every request (what input tokens would cost without
-caching); <b>over window</b> counts requests above {result.window:,} tokens, which the API would
-reject; <b>invalid</b> counts requests that break an API rule.</li>
-<li><b>compactions</b> counts rung runs that changed the context; <b>compaction s</b> is the
-time the rungs took (the manager's events).</li>
-<li><b>Probes</b> are strings that must stay in the context: every typed user message, every file
-path a tool touched, every error line (from the summarizers' own fact extraction), or a PROBES.json
-file. A probe is checked at every request from the first one whose unmanaged context holds it;
-<b>retention</b> is the share of those checks that find it verbatim.
-{skipped}</li>
-</ul>"""
-
-
-def _preview(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MISSING_PREVIEW_CHARS else flat[: MISSING_PREVIEW_CHARS - 1] + "…"
-
-
 def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
@@ -369,6 +330,13 @@ ul.missing{margin:0;padding-left:16px;max-width:520px}
 ul.missing code{font-size:11px;word-break:break-all}
 .chart{border:1px solid #eee;border-radius:6px;padding:4px;margin:8px 0}
 .defs{font-size:13px;color:#444;line-height:1.5}code{font-size:12px}
+.conclusion{font-size:17px;background:#eef7f3;border-left:4px solid #1b9e77;padding:8px 12px;
+margin:8px 0 12px}.basis{color:#555;font-size:13px}
+ul.strategies{font-size:13px;line-height:1.5;margin:4px 0 8px}.hint{font-size:12px;color:#555}
+details{margin:4px 0;font-size:13px}details.change{margin-left:16px}
+details summary{cursor:pointer}
+pre.summary{white-space:pre-wrap;background:#f6f8fa;padding:8px;max-height:480px;overflow:auto;
+font-size:12px}ul.removed code{font-size:11px;word-break:break-all}
 """
 
 _PAGE = """<!DOCTYPE html>

@@ -30,7 +30,14 @@ _SECTION_SEVEN_RE = re.compile(r"^[ \t]*(?:#+[ \t]*)?\**(?:7|8|9|10)\.[ \t]+\S",
 _SECTION_FIVE_RE = re.compile(r"^5\. Problem Solving:\n", re.M)
 FIXED = "fixed: a later call on the same target succeeded"
 UNRESOLVED = "unresolved"
-_ERROR_LINE_RE = re.compile(rf"^- (\S+) `(.*?)`: (.*) — ({re.escape(FIXED)}|{UNRESOLVED})$", re.M)
+_ERROR_LINE_RE = re.compile(
+    rf"^- (\S+) `(.*?)`: (.*) — ({re.escape(FIXED)}|{UNRESOLVED})$((?:\n  > .*$)*)", re.M
+)
+MORE_PREFIX = "  > "
+"""Starts each further error line under an error of section 4 (read back with it)."""
+DECISIONS_LABEL = "Decisions and reasons the assistant stated (oldest first):"
+DECISION_PREFIX = "- said: "
+_DECISION_RE = re.compile(rf"^{re.escape(DECISION_PREFIX)}(.+)$", re.M)
 
 
 class CarriedError(NamedTuple):
@@ -38,11 +45,31 @@ class CarriedError(NamedTuple):
     target: str
     excerpt: str
     fixed: bool
+    more: tuple[str, ...] = ()
+    """Further error lines listed under it."""
 
 
 def format_error(tool: str, target: str, excerpt: str, fixed: bool) -> str:
     """One line of our section 4, in the layout ``carried_errors`` reads back."""
     return f"- {tool} `{target}`: {excerpt} — {FIXED if fixed else UNRESOLVED}"
+
+
+def format_more(lines: Sequence[str]) -> str:
+    """The further error lines under an error of section 4 (``carried_errors`` reads them)."""
+    return "\n".join(f"{MORE_PREFIX}{line}" for line in lines)
+
+
+def carried_decisions(summary_text: str) -> tuple[str, ...]:
+    """The decision sentences our earlier summary lists in section 5, in its order."""
+    start = _SECTION_FIVE_RE.search(summary_text)
+    label = summary_text.find(DECISIONS_LABEL, start.end()) if start else -1
+    if label < 0:
+        return ()
+    body = summary_text[label:]
+    end = _SECTION_SEVEN_RE.search(body)  # section 6 follows; its items are length-prefixed
+    six = _OUR_SECTION_SIX_RE.search(body)
+    stop = min(m.start() for m in (end, six) if m is not None) if (end or six) else len(body)
+    return tuple(m.group(1) for m in _DECISION_RE.finditer(body[:stop]))
 
 
 def carried_errors(summary_text: str) -> tuple[CarriedError, ...]:
@@ -54,7 +81,13 @@ def carried_errors(summary_text: str) -> tuple[CarriedError, ...]:
     end = _SECTION_FIVE_RE.search(summary_text, start.end())
     body = summary_text[start.end() : end.start() if end else len(summary_text)]
     return tuple(
-        CarriedError(m.group(1), m.group(2), m.group(3), m.group(4) == FIXED)
+        CarriedError(
+            m.group(1),
+            m.group(2),
+            m.group(3),
+            m.group(4) == FIXED,
+            tuple(line[len(MORE_PREFIX) :] for line in m.group(5).split("\n") if line),
+        )
         for m in _ERROR_LINE_RE.finditer(body)
     )
 

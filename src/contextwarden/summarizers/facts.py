@@ -14,8 +14,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.carry import carried_errors, carried_files
-from contextwarden.summarizers.failures import command_key, exit_status, result_failure
+from contextwarden.summarizers.carry import carried_decisions, carried_errors, carried_files
+from contextwarden.summarizers.failures import (
+    command_key,
+    exit_status,
+    further_lines,
+    result_failure,
+)
 from contextwarden.summarizers.tools import (
     FileOp,
     TodoItem,
@@ -45,6 +50,20 @@ _NOT_CONCEPT_SUFFIXES = frozenset(
     "py go ts tsx js jsx md json txt yaml yml toml rs java c h cpp sh html css lock cfg ini "
     "com org net io dev ai app log csv xml mdx traj jsonl".split()
 )
+MAX_ERROR_LINES = 4
+"""Further lines kept per failed call, beyond its most telling one (a summary shows fewer)."""
+MAX_SENTENCE_CHARS = 300
+"""A longer decision sentence is kept by its first this-many characters."""
+MIN_DECISION_CHARS = 30
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_DECIDED = re.compile(
+    r"\b(?:because|since|so that|to avoid|instead|rather than|otherwise|due to|which means|"
+    r"so (?:we|it|the|that)|as it|decid\w*|chose|choose|"
+    r"the (?:fix|solution|approach|plan|problem|issue|cause) \w*\s?"
+    r"(?:is|was|would be|will be))\b",
+    re.I,
+)
+"""A sentence of the assistant that gives a reason or names a choice: a decision to keep."""
 _EARLIER_RE = re.compile(r"^(?:earlier: )+")
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 
@@ -79,6 +98,8 @@ class ErrorFact:
     target: str
     excerpt: str
     fixed: bool
+    more: tuple[str, ...] = ()
+    """Further lines of the output that say what went wrong, in order (not the excerpt)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +124,8 @@ class Facts:
     answers: tuple[tuple[int, str], ...]
     """(message index, text) of each assistant reply that ended a turn (answered the user)."""
     last_tool_calls: tuple[str, ...]
+    decisions: tuple[tuple[int, str], ...]
+    """(message index, sentence): what the assistant decided or gave as a reason, in order."""
     concepts: tuple[tuple[str, int], ...]
     tool_counts: tuple[tuple[str, int], ...]
     message_count: int
@@ -118,6 +141,7 @@ class _Attempt:
     tool: str
     target: str
     excerpt: str | None
+    more: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -137,6 +161,7 @@ class _Walk:
     last_calls: tuple[ToolUseBlock, ...] = ()
     turn_end: int = -1
     answers: list[tuple[int, str]] = field(default_factory=list)
+    decisions: list[tuple[int, str]] = field(default_factory=list)
     concepts: Counter[str] = field(default_factory=Counter)
     tool_counts: Counter[str] = field(default_factory=Counter)
 
@@ -168,6 +193,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
         last_assistant_text=walk.last_text,
         answers=tuple(walk.answers),
         last_tool_calls=tuple(describe_call(c) for c in walk.last_calls),
+        decisions=tuple(dict.fromkeys(walk.decisions)),
         concepts=_top_concepts(walk.concepts),
         tool_counts=tuple(sorted(walk.tool_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         message_count=len(messages),
@@ -179,6 +205,7 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
     if texts:
         walk.last_text = texts[-1]
         walk.concepts.update(_identifiers(texts))
+        walk.decisions.extend((index, s) for text in texts for s in decisions(text))
     calls = message.tool_uses
     if calls:
         walk.last_calls = calls
@@ -208,7 +235,8 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
         target = command_key(command)
     else:
         target = ops[0].path if ops else canonical_input(call)
-    walk.attempts.append(_Attempt(index, call.name, target, excerpt))
+    more = () if excerpt is None else further_lines(text, excerpt, MAX_ERROR_LINES)
+    walk.attempts.append(_Attempt(index, call.name, target, excerpt, more))
     _track_tasks(walk, call, text)
 
 
@@ -225,7 +253,10 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         done = _EARLIER_RE.sub("", done.split("; last:", 1)[0])  # idempotent over compactions
         _add_files(walk, [FileOp(path, f"earlier: {done}")], index)
     for error in carried_errors(text):
-        walk.carried.append(ErrorFact(index, error.tool, error.target, error.excerpt, error.fixed))
+        walk.carried.append(
+            ErrorFact(index, error.tool, error.target, error.excerpt, error.fixed, error.more)
+        )
+    walk.decisions.extend((index, sentence) for sentence in carried_decisions(text))
 
 
 def _add_files(walk: _Walk, ops: Iterable[FileOp], index: int) -> None:
@@ -265,9 +296,21 @@ def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
             for later in attempts[i + 1 :]
         )
         errors.append(
-            ErrorFact(attempt.index, attempt.tool, attempt.target, attempt.excerpt, fixed)
+            ErrorFact(
+                attempt.index, attempt.tool, attempt.target, attempt.excerpt, fixed, attempt.more
+            )
         )
     return tuple(errors)
+
+
+def decisions(text: str) -> list[str]:
+    """The sentences of an assistant's text that give a reason or name a choice."""
+    found = []
+    for sentence in _SENTENCE_END.split(text):
+        kept = sentence.strip()
+        if len(kept) >= MIN_DECISION_CHARS and _DECIDED.search(kept):
+            found.append(kept[:MAX_SENTENCE_CHARS])
+    return found
 
 
 def describe_call(call: ToolUseBlock, limit: int = 300) -> str:

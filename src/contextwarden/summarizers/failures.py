@@ -29,6 +29,13 @@ _EXIT_RES = (
 _TRACEBACK = "Traceback (most recent call last):"
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
 _ERROR_LINE = re.compile(r"^(?:error|fatal|ERROR|FATAL|Error|npm ERR!)(?:\[[^\]]*\])?[:!].*$", re.M)
+_FAILURE_WORDS = re.compile(
+    r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
+    r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed)\b",
+    re.I,
+)
+"""A line of a failed output that says what went wrong uses one of these words ("Traceback
+(most recent call last):" is a header saying nothing of what went wrong, so not "traceback")."""
 _YES_NO_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
 )
@@ -88,14 +95,25 @@ def failure_lines(
     excerpt = result_failure(call, result)
     if excerpt is None or limit <= 0:
         return ()
-    found = [excerpt]
-    text = _TOOL_ERROR_TAG.sub("", result.text)
-    for match in _ERROR_LINE.finditer(text):
-        line = _clip(match.group(0))
+    return (excerpt, *further_lines(result.text, excerpt, limit - 1))
+
+
+def further_lines(text: str, excerpt: str, limit: int) -> tuple[str, ...]:
+    """The first ``limit`` lines of a failed output, other than ``excerpt``, that say what went
+    wrong (a failure word in them), verbatim up to ``EXCERPT_CHARS``: a test run or compiler
+    reports more than the one line a summary quotes first. The summary and microcompact both
+    keep these, so a cleared result and a summary keep the same lines."""
+    found: list[str] = []
+    for line in text.splitlines():
+        kept = _clip(line)
         if len(found) >= limit:
             break
-        if line not in found:
-            found.append(line)
+        if (
+            _FAILURE_WORDS.search(kept)
+            and kept not in found
+            and _TOOL_ERROR_TAG.sub("", kept) != excerpt
+        ):
+            found.append(kept)
     return tuple(found)
 
 

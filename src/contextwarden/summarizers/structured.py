@@ -16,7 +16,13 @@ from types import MappingProxyType
 
 from contextwarden.model import Message
 from contextwarden.summarizers.base import Summary
-from contextwarden.summarizers.carry import format_error, format_item
+from contextwarden.summarizers.carry import (
+    DECISION_PREFIX,
+    DECISIONS_LABEL,
+    format_error,
+    format_item,
+    format_more,
+)
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
 from contextwarden.summarizers.sections import Item, fit, head_tail, render
 from contextwarden.summarizers.typed import TypedMessage
@@ -56,6 +62,13 @@ class StructuredPolicy:
     """Longest excerpt (head and tail, on one line) of each answer listed in section 5."""
     command_chars: int = 200
     """Longest command line quoted in sections 4 and 5."""
+    decisions: bool = True
+    """List what the assistant decided and why (its sentences giving a reason or naming a
+    choice) in section 5, kept ahead of commands and answers; False leaves reasoning to the
+    answers' excerpts alone (the summary before decisions were listed)."""
+    error_lines: int = 4
+    """Lines kept per failed call in section 4: the most telling line, then further error
+    lines of the same output (a compiler or test run reports several)."""
 
     @property
     def budget(self) -> int:
@@ -169,16 +182,21 @@ class _Builder:
         else:
             items = [
                 Item("Primary request (user message #1 in section 6):"),
-                Item(self._excerpt(typed[0].text)),
+                self._copy(typed[0].text, 0),
             ]
             if len(typed) > 1:
                 items += [
                     Item(f"Latest request (user message #{len(typed)} in section 6):"),
-                    Item(self._excerpt(typed[-1].text)),
+                    self._copy(typed[-1].text, 1),
                 ]
         if instructions and instructions.strip():
             items.append(Item(f"Focus requested for this summary: {instructions.strip()}"))
         return items
+
+    def _copy(self, text: str, position: int) -> Item:
+        """An excerpt of a user message that section 6 quotes in full: a reading aid, so it
+        goes before anything said only once (decisions, error lines) when the budget is short."""
+        return Item(self._excerpt(text), (5, position - 1_000_000), "request excerpts")
 
     def _concepts(self) -> list[Item]:
         concepts = self.facts.concepts
@@ -214,6 +232,10 @@ class _Builder:
             # to an LLM summary too). One fixed later goes last of all that may go.
             rank = (8, i) if error.fixed else None
             items.append(Item(text, rank, "errors fixed later"))
+            more = error.more[: max(0, self.policy.error_lines - 1)]
+            # Under its error; dropped after decisions, before any error line itself (7 < 8).
+            if more:
+                items.append(Item(format_more(more), (7, error.index), "further error lines"))
         return items
 
     def _problem_solving(self) -> list[Item]:
@@ -238,7 +260,19 @@ class _Builder:
             )
             text = f"- `{_clip(command.command, self.policy.command_chars)}` → {status}"
             items.append(Item(text, (4 if command.failed else 3, i), "commands"))
-        return items + self._answers()
+        return items + self._decisions() + self._answers()
+
+    def _decisions(self) -> list[Item]:
+        """What the assistant decided and why, oldest first; the oldest go first, after the
+        answers' excerpts, commands and concepts (they restate what these sentences say)."""
+        if not self.policy.decisions or not self.facts.decisions:
+            return []
+        items = [Item(DECISIONS_LABEL)]
+        items += [
+            Item(f"{DECISION_PREFIX}{text}", (6, index), "decisions")
+            for index, text in self.facts.decisions
+        ]
+        return items
 
     def _answers(self) -> list[Item]:
         """What the assistant told the user at the end of each turn, oldest first."""
@@ -268,12 +302,10 @@ class _Builder:
             Item(f"- [{t.status}] {_clip(t.text, 500)}") for t in self.facts.todos if not t.done
         ]
         typed = self.facts.user_messages
-        for message in self.facts.pending_requests:
+        for position, message in enumerate(self.facts.pending_requests, start=2):
             number = typed.index(message) + 1
-            excerpt = self._excerpt(message.text)
-            items.append(
-                Item(f"- Open user request (#{number} in section 6, not yet answered):\n{excerpt}")
-            )
+            items.append(Item(f"- Open user request (#{number} in section 6, not yet answered):"))
+            items.append(self._copy(message.text, position))
         return items
 
     def _current_work(self) -> list[Item]:

@@ -1,0 +1,164 @@
+"""Decisions and error messages: the offline summary keeps them, carries them through a second
+compaction, spends its budget on them before on copies, and the probes that measure them are
+drawn by their own rule."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextwarden.eval.probes import reasoning_probes
+from contextwarden.model import (
+    FrozenDict,
+    Message,
+    MessageMeta,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
+from contextwarden.summarizers.carry import (
+    DECISION_PREFIX,
+    DECISIONS_LABEL,
+    carried_decisions,
+    carried_errors,
+    format_error,
+    format_more,
+)
+from contextwarden.summarizers.failures import failure_lines
+from contextwarden.summarizers.typed import SUMMARY_KEY, SUMMARY_PREFIX
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+COUNTER = HeuristicCounter()
+DECISION = "I'll keep the SQLite store as the default because it needs no server to run."
+CHATTER = "Now reading the next file of the package to see what it holds."
+TEST_OUTPUT = (
+    "collected 3 items\n"
+    "tests/test_a.py::test_one PASSED\n"
+    "tests/test_a.py::test_two FAILED\n"
+    "E   KeyError: 'tokens'\n"
+    "FAILED tests/test_a.py::test_two - KeyError: 'tokens'\n"
+    "ERROR tests/test_b.py - ImportError: cannot import name 'load'\n"
+    "Exit code 1"
+)
+
+
+def session(ask: str = "Make the store pluggable.") -> list[Message]:
+    return [
+        Message.user(ask),
+        Message.assistant(
+            [TextBlock(f"{CHATTER} {DECISION}"), ToolUseBlock("1", "Bash", {"command": "pytest"})]
+        ),
+        Message.user([ToolResultBlock("1", TEST_OUTPUT, is_error=True)]),
+        Message.assistant("Two tests fail; the tokens key is missing."),
+    ]
+
+
+def test_decisions_and_further_error_lines_are_facts() -> None:
+    facts = extract_facts(session())
+    assert [text for _, text in facts.decisions] == [DECISION]  # not the chatter
+    (error,) = facts.errors
+    assert error.more[:2] == (
+        "tests/test_a.py::test_two FAILED",
+        "FAILED tests/test_a.py::test_two - KeyError: 'tokens'",
+    )
+    assert all("PASSED" not in line for line in error.more)
+
+
+def test_summary_lists_them_and_drops_them_only_at_its_policy() -> None:
+    text = StructuredSummarizer().summarize(session()).text
+    assert DECISION in text
+    assert "  > tests/test_a.py::test_two FAILED" in text
+    before = StructuredSummarizer(StructuredPolicy(decisions=False, error_lines=1))
+    old = before.summarize(session()).text
+    assert DECISION not in old and "test_two FAILED" not in old
+
+
+def test_a_second_summary_carries_them() -> None:
+    summarizer = StructuredSummarizer()
+    first = summarizer.summarize(session()).text
+    meta = MessageMeta(extra=FrozenDict({SUMMARY_KEY: True}))
+    carried = [
+        Message("user", (TextBlock(f"{SUMMARY_PREFIX}.\n\n<summary>\n{first}\n</summary>"),), meta),
+        Message.assistant("Continuing."),
+        Message.user("Now add PostgreSQL."),
+        Message.assistant("Adding it."),
+    ]
+    second = summarizer.summarize(carried).text
+    assert second.count(DECISION) == 1
+    assert "  > FAILED tests/test_a.py::test_two - KeyError: 'tokens'" in second
+
+
+def test_copies_of_requests_go_before_decisions_and_the_budget_holds() -> None:
+    long_ask = "Make the store pluggable. " + "Details of the plan follow here. " * 150
+    messages = session(long_ask)
+    for i in range(2, 30):
+        said = f"I chose option {i} instead of option {i + 1} because it is simpler to test."
+        messages += [Message.user(f"Next step {i}, please."), Message.assistant(said)]
+    budget = 1_600
+    summary = StructuredSummarizer(budget_tokens=budget).summarize(messages)
+    assert COUNTER.count_text(summary.text) <= budget
+    assert "request excerpts" in summary.sections[1]  # the copy of message #1 went first
+    assert "I chose option 29 instead" in summary.text  # the newest decisions stay
+    assert "decisions left out" in summary.sections[5]  # the oldest went when needed
+
+
+def test_microcompact_keeps_the_same_further_lines() -> None:
+    call = ToolUseBlock("1", "Bash", {"command": "pytest"})
+    result = ToolResultBlock("1", TEST_OUTPUT, is_error=True)
+    lines = failure_lines(call, result, 4)
+    (error,) = extract_facts(session()).errors
+    assert lines == (error.excerpt, *error.more[:3])
+
+
+def test_reasoning_probes_need_a_choice_and_a_reason_and_a_failure() -> None:
+    ok = ToolResultBlock("2", "error handling lives in store.py\nall fine")
+    messages = [
+        *session(),
+        Message.user("Fine."),
+        Message.assistant(
+            [
+                TextBlock("Because it is late, here is a summary. We should test it next week."),
+                ToolUseBlock("2", "Bash", {"command": "cat notes"}),
+            ]
+        ),
+        Message.user([ok]),
+        Message.assistant("Done."),
+    ]
+    probes = reasoning_probes(messages)
+    decisions = [p.text for p in probes if p.kind == "decision"]
+    errors = [p.text for p in probes if p.kind == "error_message"]
+    assert decisions == [DECISION]  # the others lack a choice, or a reason, in one sentence
+    assert errors == [
+        "tests/test_a.py::test_two FAILED",
+        "FAILED tests/test_a.py::test_two - KeyError: 'tokens'",
+        "ERROR tests/test_b.py - ImportError: cannot import name 'load'",
+    ]  # the first three lines with an error word of the failed result; none of the other
+    assert all(p.source is not None for p in probes)
+
+
+_LINE = (
+    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), min_size=1, max_size=60)
+    .map(str.strip)
+    .filter(bool)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(decided=st.lists(_LINE, max_size=5), more=st.lists(_LINE, max_size=3))
+def test_decisions_and_further_lines_read_back_as_written(
+    decided: list[str], more: list[str]
+) -> None:
+    """Whatever the sentences and lines say, a later summary reads back exactly what an earlier
+    one listed (the layouts cannot be confused with one another or with a heading)."""
+    error = format_error("Bash", "make", "exit code 2", False)
+    lines = [f"{DECISION_PREFIX}{d}" for d in decided]
+    text = (
+        f"4. Errors and Fixes:\n{error}\n{format_more(more)}\n\n"
+        f"5. Problem Solving:\n{DECISIONS_LABEL}\n"
+        + "\n".join(lines)
+        + "\n\n6. All User Messages:\n"
+    )
+    (carried,) = carried_errors(text)
+    assert carried.more == tuple(more) and carried.excerpt == "exit code 2"
+    assert carried_decisions(text) == tuple(decided)

@@ -190,6 +190,23 @@ class ConversationHistory:
         self._record(MetadataSet(key, freeze(value)))
         self._metadata[key] = value
 
+    def set_preamble(
+        self,
+        system: str | Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> bool:
+        """Change the system prompt and/or the tool definitions (``None`` keeps the current one).
+
+        A change is logged as a new preamble, so the log keeps both versions; returns whether
+        anything changed.
+        """
+        new_system = self.system if system is None else _plain_system(system)
+        new_tools = self.tools if tools is None else [dict(t) for t in tools]
+        if new_system == self.system and new_tools == self.tools:
+            return False
+        self._set_preamble(new_system, new_tools)
+        return True
+
     @property
     def metadata(self) -> dict[str, Any]:
         """The latest value of every metadata key (a copy)."""
@@ -400,6 +417,10 @@ class ConversationHistory:
         else:
             self._view.append(result)
             self._ledger.append(result, count)
+
+
+def _plain_system(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
+    return system if isinstance(system, str) else [dict(b) for b in system]
 
 
 def _cache_key(counter: TokenCounter) -> str | None:

@@ -24,6 +24,7 @@ from contextwarden.stores.postgres import PostgresStore
 from contextwarden.stores.sqlite import SqliteStore
 
 __all__ = [
+    "DATA_DIR_ENV",
     "MAX_SESSION_ID_LENGTH",
     "JsonlStore",
     "PostgresStore",
@@ -33,6 +34,7 @@ __all__ = [
     "StoreWarning",
     "WriteThrough",
     "claude_code_records",
+    "default_location",
     "open_history",
     "open_store",
     "validate_session_id",
@@ -50,3 +52,21 @@ def open_store(location: str | os.PathLike[str], **options: Any) -> SessionStore
     if Path(text).is_dir():
         return JsonlStore(text, **options)
     return SqliteStore(text, **options)
+
+
+DATA_DIR_ENV = "CONTEXTWARDEN_HOME"
+"""Environment variable naming the directory for contextwarden's own data (session database)."""
+
+
+def default_location() -> Path:
+    """Where sessions live when no store is given: ``$CONTEXTWARDEN_HOME/sessions.db``, else
+    ``$XDG_DATA_HOME/contextwarden/sessions.db`` (``~/.local/share`` when unset). The directory
+    is created on first use."""
+    home = os.environ.get(DATA_DIR_ENV)
+    if home:
+        base = Path(home)
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        base = Path(xdg) / "contextwarden"
+    base.mkdir(parents=True, exist_ok=True)
+    return base / "sessions.db"

@@ -13,29 +13,29 @@ from hypothesis import strategies as st
 
 pytest.importorskip("langchain.agents")
 
-from langchain.agents import create_agent  # noqa: E402
-from langchain_core.language_models.fake_chat_models import (  # noqa: E402
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import (
     FakeMessagesListChatModel,
 )
-from langchain_core.messages import (  # noqa: E402
+from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
 )
-from langchain_core.tools import tool  # noqa: E402
-from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
 
-from contextwarden import ContextPolicy  # noqa: E402
-from contextwarden.integrations.langchain import (  # noqa: E402
+from contextwarden import ContextPolicy
+from contextwarden.integrations.langchain import (
     ContextWardenMiddleware,
     from_langchain,
     to_langchain,
 )
-from contextwarden.rules import validate  # noqa: E402
-from contextwarden.stores import SqliteStore  # noqa: E402
-from contextwarden.tokens.heuristic import HeuristicCounter  # noqa: E402
+from contextwarden.rules import validate
+from contextwarden.stores import SqliteStore
+from contextwarden.tokens.heuristic import HeuristicCounter
 
 WINDOW = 8_000
 
@@ -142,15 +142,21 @@ def check_requests(seen: list[list[BaseMessage]]) -> None:
         assert total <= policy.effective_window
 
 
-def run_agent(store: Path, replies: list[BaseMessage], prompt: str) -> ContextWardenMiddleware:
+def run_agent(
+    store: Path, replies: list[BaseMessage], prompt: str
+) -> tuple[ContextWardenMiddleware, list[BaseMessage]]:
     cw = ContextWardenMiddleware(store=str(store), policy=ContextPolicy(context_window=WINDOW))
     model = ScriptedChatModel(responses=replies)
     agent = create_agent(model, tools=[read_file], middleware=[cw], checkpointer=SAVER)
-    agent.invoke(
+    result = agent.invoke(
         {"messages": [HumanMessage(prompt)]},
         {"configurable": {"thread_id": "t1"}, "recursion_limit": 100},
     )
-    return cw
+    return cw, result["messages"]
+
+
+def tokens(messages: list[BaseMessage]) -> int:
+    return sum(HeuristicCounter().count_message(m) for m in from_langchain(messages)[1])
 
 
 SAVER = InMemorySaver()
@@ -159,19 +165,20 @@ SAVER = InMemorySaver()
 def test_create_agent_compacts_stays_valid_and_survives_restart(tmp_path: Path) -> None:
     ScriptedChatModel.seen = []
     db = tmp_path / "sessions.db"
-    cw = run_agent(db, script(12), "read all twelve files")
+    cw, state = run_agent(db, script(12), "read all twelve files")
     assert len(ScriptedChatModel.seen) == 13
     check_requests(ScriptedChatModel.seen)
     history = cw.mirror.history("langgraph-t1")
     compactions = [e for e in history.log if type(e).__name__ == "CompactionBoundary"]
     assert compactions, "a 12-read session in an 8,000-token window must compact"
-    full = len(ScriptedChatModel.seen[-1])
-    # The graph's state kept everything; the model got less than the state holds.
-    assert full < 2 + 12 * 2 + 1
+    # The graph's state kept everything (unmanaged, over the window); the model got far less.
+    assert len(state) == 1 + 12 * 2 + 1
+    sent = tokens(ScriptedChatModel.seen[-1])
+    assert tokens(state[:-1]) > WINDOW > sent and tokens(state[:-1]) > 2 * sent
 
     # A new process: a new middleware on the same store and thread resumes the managed state.
     ScriptedChatModel.seen = []
-    again = run_agent(db, script(3, start=12), "now three more")
+    again, _ = run_agent(db, script(3, start=12), "now three more")
     check_requests(ScriptedChatModel.seen)
     resumed = again.mirror.history("langgraph-t1")
     assert len(resumed.log) > len(history.log)

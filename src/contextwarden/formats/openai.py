@@ -26,6 +26,7 @@ from contextwarden.formats.base import (
     request_messages,
 )
 from contextwarden.formats.openai_in import (
+    message_from_chat_reply,
     message_meta,
     messages_from_openai,
     part_from_openai,
@@ -34,6 +35,7 @@ from contextwarden.formats.openai_in import (
 )
 from contextwarden.formats.openai_out import (
     OPENAI_PART_TYPES,
+    chat_request,
     history_to_openai,
     system_text,
     tools_to_openai,
@@ -45,7 +47,9 @@ __all__ = [
     "NAME",
     "OPENAI_PART_TYPES",
     "RAW_ARGUMENTS",
+    "chat_request",
     "history_to_openai",
+    "message_from_chat_reply",
     "message_meta",
     "messages_from_openai",
     "part_from_openai",

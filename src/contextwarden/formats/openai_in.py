@@ -68,6 +68,57 @@ def messages_from_openai(
     return system, reader.messages
 
 
+def message_from_chat_reply(reply: Any) -> Message:
+    """The assistant message of a chat-completions reply: a ``ChatCompletion`` (its first choice,
+    with the reply's ``id``, ``model``, ``finish_reason`` and ``usage`` in the meta) or a
+    ``ChatCompletionMessage``, as SDK objects or dicts.
+
+    A tool-calling reply has ``content`` None: its message holds only the tool_use blocks.
+    Raises FormatError when there is no assistant message to read.
+    """
+    data = as_plain(reply)
+    if not isinstance(data, Mapping):
+        raise FormatError(f"expected a chat completion or message, got {type(reply).__name__}")
+    completion: Mapping[str, Any] = {}
+    if "choices" in data:
+        completion, data = data, _first_choice(data)
+    if data.get("role") != "assistant":
+        raise FormatError(f"expected an assistant message, got role {data.get('role')!r}")
+    _, messages = messages_from_openai([data])
+    message = messages[0]
+    return Message("assistant", message.content, _reply_meta(message.meta, completion))
+
+
+def _first_choice(completion: Mapping[str, Any]) -> Mapping[str, Any]:
+    choices = completion.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, Mapping) else None
+    if not isinstance(message, Mapping):
+        raise FormatError("chat completion has no choices[0].message")
+    return message
+
+
+def _reply_meta(meta: MessageMeta, completion: Mapping[str, Any]) -> MessageMeta:
+    """``meta`` with what the completion around the message says (id, model, usage, stop)."""
+    if not completion:
+        return meta
+    choice = completion["choices"][0]
+    facts = {
+        "model": completion.get("model"),
+        "usage": completion.get("usage"),
+        "finish_reason": choice.get("finish_reason"),
+    }
+    extra = {**meta.extra, **{k: v for k, v in facts.items() if v is not None}}
+    created = completion.get("created")
+    stamp = float(created) if isinstance(created, int | float) else meta.timestamp
+    reply_id = completion.get("id")
+    return MessageMeta(
+        timestamp=stamp,
+        id=reply_id if isinstance(reply_id, str) else meta.id,
+        extra=FrozenDict(extra),
+    )
+
+
 class _Reader:
     """Turns raw messages into ours one at a time, grouping consecutive tool results."""
 

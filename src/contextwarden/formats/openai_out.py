@@ -3,8 +3,9 @@ tools. The way back in is ``openai_in``; the file loader is ``openai``.
 
 ``history_to_openai`` is lossy by nature; exactly where:
 
-- thinking and redacted_thinking blocks are omitted (chat completions has no place for them, and
-  DeepSeek rejects ``reasoning_content`` sent back);
+- thinking and redacted_thinking blocks, and Responses ``reasoning`` items (kept as unknown
+  blocks), are omitted (chat completions has no place for them, and DeepSeek rejects
+  ``reasoning_content`` sent back);
 - an assistant message's text comes first and its tool calls after, whatever their order;
 - ``is_error`` on a tool result, block ``extra`` fields (``cache_control``, citations) and image
   ``detail`` are not carried;
@@ -39,6 +40,22 @@ from contextwarden.model import (
 
 OPENAI_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
 """Content-part types of the chat completions API; unknown blocks of these types pass through."""
+REASONING_TYPES = frozenset({"reasoning"})
+"""Unknown blocks holding model reasoning from another API (a Responses ``reasoning`` item):
+valid only where they came from, so chat completions leaves them out like thinking."""
+
+
+def chat_request(
+    system: str | Sequence[Mapping[str, Any]] | None,
+    messages: Sequence[Message],
+    tools: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, JSON]:
+    """Keyword arguments for ``client.chat.completions.create``: ``messages`` (system first) and
+    ``tools`` as function tools, left out when there are none (the API refuses an empty list)."""
+    request: dict[str, JSON] = {"messages": history_to_openai(system, messages)}
+    if tools:
+        request["tools"] = tools_to_openai(tools)
+    return request
 
 
 def history_to_openai(
@@ -82,7 +99,7 @@ def _assistant_to_openai(message: Message) -> dict[str, JSON]:
             calls.append(_tool_call(block))
         elif isinstance(block, TextBlock):
             parts.append({"type": "text", "text": block.text})
-        elif not isinstance(block, ThinkingBlock | RedactedThinkingBlock):
+        elif not _reasoning(block):
             parts.append(_passthrough_or_json(block, allowed=frozenset({"text", "refusal"})))
     body: dict[str, JSON] = {"role": "assistant", "content": _content(parts, empty=None)}
     if calls:
@@ -92,15 +109,24 @@ def _assistant_to_openai(message: Message) -> dict[str, JSON]:
     return body
 
 
-def _tool_call(block: ToolUseBlock) -> dict[str, JSON]:
+def arguments_text(block: ToolUseBlock) -> str:
+    """A tool call's ``arguments`` as OpenAI sends them: JSON text, or the verbatim text kept
+    under ``raw_arguments`` when it was not a JSON object."""
     raw = block.input.get(RAW_ARGUMENTS)
-    verbatim = len(block.input) == 1 and isinstance(raw, str)
-    arguments = raw if verbatim else json.dumps(thaw(block.input), ensure_ascii=False)
-    return {
-        "id": block.id,
-        "type": "function",
-        "function": {"name": block.name, "arguments": arguments},
-    }
+    if len(block.input) == 1 and isinstance(raw, str):
+        return raw
+    return json.dumps(thaw(block.input), ensure_ascii=False)
+
+
+def _reasoning(block: Block) -> bool:
+    if isinstance(block, UnknownBlock):
+        return block.type in REASONING_TYPES
+    return isinstance(block, ThinkingBlock | RedactedThinkingBlock)
+
+
+def _tool_call(block: ToolUseBlock) -> dict[str, JSON]:
+    function: dict[str, JSON] = {"name": block.name, "arguments": arguments_text(block)}
+    return {"id": block.id, "type": "function", "function": function}
 
 
 def _user_to_openai(message: Message) -> list[dict[str, JSON]]:
@@ -138,7 +164,7 @@ def _user_part(block: Block) -> dict[str, JSON]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
-        url = _source_url(block.source)
+        url = source_url(block.source)
         if url is not None:
             return {"type": "image_url", "image_url": {"url": url}}
     if isinstance(block, DocumentBlock):
@@ -148,7 +174,9 @@ def _user_part(block: Block) -> dict[str, JSON]:
     return _passthrough_or_json(block, allowed=OPENAI_PART_TYPES)
 
 
-def _source_url(source: Mapping[str, Any]) -> str | None:
+def source_url(source: Mapping[str, Any]) -> str | None:
+    """An image or document source as the URL OpenAI takes (``data:`` for base64); None for
+    sources it cannot express (Anthropic file ids, text)."""
     if source.get("type") == "base64":
         media_type = source.get("media_type", "application/octet-stream")
         return f"data:{media_type};base64,{source.get('data', '')}"
@@ -162,7 +190,7 @@ def _document_part(block: DocumentBlock) -> dict[str, JSON] | None:
         return {"type": "text", "text": source["data"]}
     if source.get("type") != "base64":
         return None
-    file: dict[str, JSON] = {"file_data": _source_url(source)}
+    file: dict[str, JSON] = {"file_data": source_url(source)}
     if isinstance(block.extra.get("title"), str):
         file["filename"] = block.extra["title"]
     return {"type": "file", "file": file}

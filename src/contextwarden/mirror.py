@@ -20,7 +20,7 @@ from contextwarden.log import MessageAdded
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message, thaw
 from contextwarden.policy import ContextPolicy
-from contextwarden.stores import default_location, open_store
+from contextwarden.stores import store_from
 from contextwarden.stores.base import SessionStore
 from contextwarden.summarizers.base import Summarizer
 from contextwarden.tokens.base import TokenCounter
@@ -75,9 +75,7 @@ class SessionMirror:
         """``store``: a SessionStore or a location for ``open_store`` (default: the SQLite
         database at ``stores.default_location()``); ``manager``, or ``policy`` and ``summarizer``
         to build one; ``counter``: the histories' token counter."""
-        if store is None or isinstance(store, str | os.PathLike):
-            store = open_store(store if store is not None else default_location())
-        self.store: SessionStore = store
+        self.store = store_from(store)
         self.manager = manager or ContextManager(policy=policy, summarizer=summarizer)
         self.counter = counter
         self._tracked: dict[str, _Tracked] = {}

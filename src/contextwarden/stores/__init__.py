@@ -37,6 +37,7 @@ __all__ = [
     "default_location",
     "open_history",
     "open_store",
+    "store_from",
     "validate_session_id",
     "write_claude_code",
 ]
@@ -70,3 +71,13 @@ def default_location() -> Path:
         base = Path(xdg) / "contextwarden"
     base.mkdir(parents=True, exist_ok=True)
     return base / "sessions.db"
+
+
+def store_from(store: SessionStore | str | os.PathLike[str] | None) -> SessionStore:
+    """``store`` itself, the store a location names (``open_store``), or the default SQLite
+    database at ``default_location()`` when None."""
+    if store is None:
+        return open_store(default_location())
+    if isinstance(store, str | os.PathLike):
+        return open_store(store)
+    return store

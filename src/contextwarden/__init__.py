@@ -45,6 +45,7 @@ from contextwarden.log import (
     UsageRecorded,
 )
 from contextwarden.manager import CompactionReport, ContextManager
+from contextwarden.mirror import Managed, SessionMirror
 from contextwarden.model import (
     Block,
     DocumentBlock,
@@ -129,6 +130,7 @@ __all__ = [
     "LoadIssue",
     "LoadReport",
     "LogEntry",
+    "Managed",
     "Message",
     "MessageAdded",
     "MessageMeta",
@@ -147,6 +149,7 @@ __all__ = [
     "RoleAlternationError",
     "Rule",
     "RungEvent",
+    "SessionMirror",
     "SessionStore",
     "Snip",
     "SqliteStore",

@@ -126,9 +126,9 @@ def _is_call_part(block: Block, calls: set[str]) -> bool:
 def _tool_result(message: ToolMessage) -> ToolResultBlock:
     parts = _content(message.content)
     content: str | tuple[Any, ...] = (
-        message.content if isinstance(message.content, str) else tuple(
-            b for b in parts if isinstance(b, TextBlock | UnknownBlock)
-        )
+        message.content
+        if isinstance(message.content, str)
+        else tuple(b for b in parts if isinstance(b, TextBlock | UnknownBlock))
     )
     return ToolResultBlock(message.tool_call_id, content, is_error=message.status == "error")
 
@@ -146,12 +146,7 @@ def _usage(group: Sequence[BaseMessage]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- ours → LangChain
 def to_langchain(messages: Sequence[Message], system: str | None = None) -> list[BaseMessage]:
     """LangChain messages for ``messages`` (a SystemMessage first when ``system`` is given)."""
-    out: list[BaseMessage] = [core.SystemMessage(system)] if system else []
-    names: dict[str, str] = {}
-    for message in messages:
-        names.update({u.id: u.name for u in message.tool_uses})
-        out.extend(_original(message) or _rebuilt(message, names))
-    return out
+    return _Memo().render(messages, system)
 
 
 def _original(message: Message) -> list[BaseMessage] | None:
@@ -222,34 +217,79 @@ class ContextWardenMiddleware(AgentMiddleware):
         self.mirror = mirror or SessionMirror(**options)
         self.last: Managed | None = None
         """What the latest call managed (history, report), for inspection and tests."""
+        self._memos: dict[str, _Memo] = {}
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         return handler(self._managed_request(request))
 
-    async def awrap_model_call(
-        self, request: Any, handler: Callable[[Any], Awaitable[Any]]
-    ) -> Any:
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         return await handler(self._managed_request(request))
 
     def pre_model_hook(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """LangGraph ``pre_model_hook``: the managed context as ``llm_input_messages``."""
-        system, messages = from_langchain(state["messages"])
-        managed = self._manage(messages, system)
-        return {"llm_input_messages": to_langchain(managed.messages, system)}
+        return {"llm_input_messages": self._managed(state["messages"], None, with_system=True)}
 
     def _managed_request(self, request: Any) -> Any:
-        system, messages = from_langchain(request.messages)
-        if request.system_message is not None:
-            system = request.system_message.text
-        managed = self._manage(messages, system)
-        return request.override(messages=to_langchain(managed.messages))
+        system = request.system_message.text if request.system_message is not None else None
+        return request.override(messages=self._managed(request.messages, system))
 
-    def _manage(self, messages: list[Message], system: str | None) -> Managed:
-        self.last = self.mirror.manage(_thread_id(messages), messages, system=system)
-        return self.last
+    def _managed(
+        self, messages: Sequence[BaseMessage], system: str | None, *, with_system: bool = False
+    ) -> list[BaseMessage]:
+        thread = _thread_id(messages)
+        memo = self._memos.setdefault(thread, _Memo())
+        found, ours = memo.convert(messages)
+        system = system if system is not None else found
+        self.last = self.mirror.manage(thread, ours, system=system)
+        return memo.render(self.last.messages, system if with_system else None)
 
 
-def _thread_id(messages: Sequence[Message]) -> str:
+class _Memo:
+    """One thread's conversions, so a call converts only the messages new since the last one.
+
+    LangGraph gives every message in its state an id; when the incoming ids start with the ids
+    seen last time (and the new ones begin a new turn), only the rest is converted. Rendering
+    reuses the LangChain messages of every managed message it rendered before.
+    """
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.system: str | None = None
+        self.messages: list[Message] = []
+        self.rendered: dict[int, tuple[Message, list[BaseMessage]]] = {}
+
+    def convert(self, incoming: Sequence[BaseMessage]) -> tuple[str | None, list[Message]]:
+        ids = [m.id for m in incoming]
+        n = len(self.ids)
+        known = n > 0 and len(ids) >= n and ids[:n] == self.ids and None not in ids
+        if known:
+            _, new = from_langchain(incoming[n:])
+            if new and self.messages and new[0].role == self.messages[-1].role:
+                known = False  # the new messages continue the last turn: convert it all again
+        if known:
+            self.messages = [*self.messages, *new]
+        else:
+            self.system, self.messages = from_langchain(incoming)
+        self.ids = [i for i in ids if i is not None] if None not in ids else []
+        return self.system, self.messages
+
+    def render(self, messages: Sequence[Message], system: str | None) -> list[BaseMessage]:
+        out: list[BaseMessage] = [core.SystemMessage(system)] if system else []
+        names: dict[str, str] = {}
+        rendered: dict[int, tuple[Message, list[BaseMessage]]] = {}
+        for message in messages:
+            names.update({u.id: u.name for u in message.tool_uses})
+            hit = self.rendered.get(id(message))
+            lc = hit[1] if hit is not None and hit[0] is message else None
+            if lc is None:
+                lc = _original(message) or _rebuilt(message, names)
+            rendered[id(message)] = (message, lc)
+            out.extend(lc)
+        self.rendered = rendered
+        return out
+
+
+def _thread_id(messages: Sequence[BaseMessage]) -> str:
     """The graph's ``thread_id`` when it runs with a checkpointer; else a stable hash of the
     conversation's first message, so the same conversation always maps to the same session."""
     try:
@@ -260,5 +300,6 @@ def _thread_id(messages: Sequence[Message]) -> str:
         thread = None
     if thread is not None:
         return f"langgraph-{thread}"
-    first = messages[0].text if messages else ""
-    return "langchain-" + hashlib.sha256(json.dumps(first).encode()).hexdigest()[:24]
+    first = next((m for m in messages if m.type != "system"), None)
+    text = json.dumps(first.content if first is not None else "", sort_keys=True, default=str)
+    return "langchain-" + hashlib.sha256(text.encode()).hexdigest()[:24]

@@ -115,8 +115,10 @@ class ContextWardenSession:
     # ------------------------------------------------------------------ internals
     def _open(self) -> ConversationHistory:
         if self._history is None:
+            # Merge mode: the SDK may save two user turns in a row (a run that failed after
+            # saving its input), or a model turn with nothing the Responses API carries.
             self._history = ConversationHistory.open(
-                self.store, self.session_id, counter=self.counter
+                self.store, self.session_id, counter=self.counter, mode="merge"
             )
         return self._history
 

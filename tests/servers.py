@@ -20,6 +20,7 @@ from typing import Any
 
 ANTHROPIC_PATH = "/v1/messages"
 OPENAI_PATH = "/v1/chat/completions"
+RESPONSES_PATH = "/v1/responses"
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,45 @@ def openai_completion(
         },
         "service_tier": "default",
         "system_fingerprint": "fp_fc9f1d7035",
+    }
+
+
+def openai_response(
+    output: list[dict[str, Any]],
+    *,
+    input_tokens: int = 1200,
+    output_tokens: int = 80,
+    response_id: str = "resp_68af4030592c81938ec0a5fbab4a3e9f05438e46b5f69a3b",
+    model: str = "gpt-5-2025-08-07",
+) -> dict[str, Any]:
+    """A Responses API ``response`` body with these ``output`` items and usage."""
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": 1756315696,
+        "status": "completed",
+        "error": None,
+        "incomplete_details": None,
+        "instructions": None,
+        "model": model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "previous_response_id": None,
+        "reasoning": {"effort": "medium", "summary": "auto"},
+        "store": False,
+        "temperature": 1.0,
+        "tool_choice": "auto",
+        "tools": [],
+        "top_p": 1.0,
+        "truncation": "disabled",
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": output_tokens // 2},
+            "total_tokens": input_tokens + output_tokens,
+        },
+        "metadata": {},
     }
 
 

@@ -3,6 +3,7 @@ and requests out (``messages`` + ``tools``), checked against the real ``openai``
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from openai.types.chat import (
 from pydantic import TypeAdapter
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.openai import chat_request, message_from_chat_reply
+from contextwarden.formats.openai import chat_request, message_from_chat_reply, tools_to_openai
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
 
 USAGE = {
@@ -130,3 +131,40 @@ def test_chat_request_is_valid_for_the_sdk_with_system_first_and_function_tools(
     assert request["messages"][4] == {"role": "assistant", "content": "ok"}  # reasoning left out
     assert request["tools"][0]["function"]["parameters"] == tools[0]["input_schema"]
     assert "tools" not in chat_request(None, messages[:1], [])
+
+
+def test_the_models_arguments_text_goes_back_as_written_until_the_input_changes() -> None:
+    message = message_from_chat_reply(_completion(TOOL_CALLING))
+    sent = chat_request(None, [Message.user("x"), message])["messages"][1]["tool_calls"]
+    assert sent == TOOL_CALLING["tool_calls"]  # '{"city":"Paris"}', not '{"city": "Paris"}'
+    first = message.content[0]
+    assert isinstance(first, ToolUseBlock)
+    edited = replace(
+        message, content=(replace(first, input={"city": "Lyon"}), *message.content[1:])
+    )
+    again = chat_request(None, [Message.user("x"), edited])["messages"][1]["tool_calls"]
+    assert again[0]["function"]["arguments"] == '{"city": "Lyon"}'
+    assert again[1] == TOOL_CALLING["tool_calls"][1]
+
+
+def test_tools_given_in_any_of_the_three_forms_become_chat_function_tools() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    chat_form = {
+        "type": "function",
+        "function": {"name": "w", "description": "d", "parameters": schema, "strict": True},
+    }
+    responses_form = {
+        "type": "function",
+        "name": "w",
+        "description": "d",
+        "parameters": schema,
+        "strict": True,
+    }
+    anthropic_form = {"name": "w", "description": "d", "input_schema": schema}
+    tools = tools_to_openai([chat_form, responses_form, anthropic_form])
+    TypeAdapter(list[ChatCompletionToolParam]).validate_python(tools)
+    assert tools[0] == chat_form and tools[1] == chat_form
+    assert tools[2] == {
+        "type": "function",
+        "function": {"name": "w", "description": "d", "parameters": schema},
+    }

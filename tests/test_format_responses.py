@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from openai.types.responses import Response, ResponseInputItemParam, ToolParam
 from pydantic import TypeAdapter
 
+from contextwarden.compaction import MicroCompact, Truncate
 from contextwarden.errors import FormatError
 from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.formats.responses import (
@@ -33,6 +34,7 @@ from contextwarden.model import (
     UnknownBlock,
     thaw,
 )
+from contextwarden.policy import CLEARED_MARKER
 from contextwarden.rules import validate
 
 PNG_URL = "data:image/png;base64,iVBORw0KGgo="
@@ -360,7 +362,7 @@ def _assistant_items(draw: st.DrawFn, calls: list[str]) -> list[dict[str, Any]]:
 def _user_items(draw: st.DrawFn, answers: list[str]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for call_id in answers:
-        output: Any = draw(_TEXT)
+        output: Any = draw(_TEXT | _TEXT.map(lambda t: (t + "\n") * 300))
         if draw(st.booleans()):
             output = [{"type": "input_text", "text": output}]
         items.append({"type": "function_call_output", "call_id": call_id, "output": output})
@@ -394,3 +396,61 @@ def test_items_to_messages_to_items_is_the_identity(items: list[dict[str, Any]])
     assert system is None
     assert validate(messages) == []
     assert messages_to_responses(messages) == items
+
+
+def test_an_item_record_is_not_reused_for_another_call_that_moved_into_its_place() -> None:
+    message = message_from_response([REASONING, CALL])
+    other = ToolUseBlock("call_other", "list_files", {"path": "docs"})
+    moved = replace(message, content=(message.content[0], other))
+    reasoning, call = messages_to_responses([moved])
+    assert reasoning == REASONING
+    assert call == {
+        "type": "function_call",
+        "call_id": "call_other",
+        "name": "list_files",
+        "arguments": '{"path": "docs"}',
+    }
+
+
+def _pairs(items: list[dict[str, Any]]) -> bool:
+    calls = [i["call_id"] for i in items if i.get("type") == "function_call"]
+    return calls == [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_conversations(), st.sampled_from(["microcompact", "truncate"]))
+def test_compacted_conversations_go_out_valid_with_surviving_items_untouched(
+    items: list[dict[str, Any]], strategy: str
+) -> None:
+    _, messages = messages_from_responses(items)
+    compact = (
+        MicroCompact(keep_recent=0, tools=("ls", "read_file"), min_saving=0)
+        if strategy == "microcompact"
+        else Truncate(keep_recent_turns=1)
+    )
+    result = compact(messages)
+    out = messages_to_responses(result.messages)
+    _sdk_check(out)
+    assert validate(result.messages) == [] and _pairs(out) == _pairs(items)
+    if strategy == "microcompact":  # clears outputs in place, touches nothing else
+        assert len(out) == len(items)
+        for before, after in zip(items, out, strict=True):
+            assert after == before or after == {**before, "output": CLEARED_MARKER}
+    else:  # drops whole turns: every item read from the API that survives is untouched
+        assert all(item in items for item in out if "id" in item)
+
+
+def test_tools_given_in_any_of_the_three_forms_become_responses_function_tools() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    chat_form = {"type": "function", "function": {"name": "s", "parameters": schema}}
+    strict_chat = {
+        "type": "function",
+        "function": {"name": "s", "parameters": schema, "strict": True},
+    }
+    responses_form = {"type": "function", "name": "s", "parameters": schema, "strict": True}
+    tools = tools_to_responses(
+        [chat_form, strict_chat, responses_form, {"name": "s", "input_schema": schema}]
+    )
+    TypeAdapter(list[ToolParam]).validate_python(tools)
+    plain = {"type": "function", "name": "s", "parameters": schema, "strict": False}
+    assert tools == [plain, {**plain, "strict": True}, responses_form, plain]

@@ -11,12 +11,15 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
-from contextwarden.formats.anthropic import (
-    as_plain,
-    block_from_wire,
-    message_from_wire,
-    messages_to_wire,
+from contextwarden.formats.anthropic import as_plain, messages_to_wire
+from contextwarden.formats.incoming import (
+    any_message,
+    assistant_message,
+    tool_results_message,
+    user_message,
 )
+from contextwarden.formats.openai_out import chat_request, history_to_openai
+from contextwarden.formats.responses import responses_request
 from contextwarden.log import (
     CompactionBoundary,
     LogEntry,
@@ -31,7 +34,6 @@ from contextwarden.model import (
     Block,
     FrozenDict,
     Message,
-    TextBlock,
     ToolResultBlock,
     freeze,
     thaw,
@@ -127,18 +129,23 @@ class ConversationHistory:
         return f"ConversationHistory({len(self._view)} messages, mode={self.mode!r})"
 
     # ----------------------------------------------------------------- additions
-    def add_user_message(self, content: str | Sequence[Block | Mapping[str, Any]]) -> Message:
-        """Add a user message from text or blocks (our blocks or wire dicts)."""
-        if isinstance(content, str):
-            return self.add(Message.user(content))
-        return self.add(Message("user", _blocks(content)))
+    def add_user_message(self, content: str | Sequence[Block | Mapping[str, Any]] | Any) -> Message:
+        """Add a user message: text, one whole user message, or its content parts.
+
+        Parts and messages may be our blocks, Anthropic blocks, OpenAI chat messages and parts
+        (``image_url``) or Responses items and parts (``input_text``, ``input_image``), as dicts
+        or SDK objects.
+        """
+        return self.add(user_message(content))
 
     def add_assistant_message(self, message: Message | Mapping[str, Any] | Any) -> Message:
-        """Add an assistant reply: our Message, a wire dict, or an ``anthropic`` SDK Message.
+        """Add an assistant reply: our Message, or as the SDKs return it, object or dict: an
+        ``anthropic`` Message, an ``openai`` ChatCompletion (or its ``choices[0].message``), or
+        a Responses ``Response`` (or its ``output`` items, reasoning kept verbatim).
 
         When the reply carries ``usage`` the token ledger is anchored on it.
         """
-        msg = message if isinstance(message, Message) else message_from_wire(message)
+        msg = message if isinstance(message, Message) else assistant_message(message)
         if msg.role != "assistant":
             raise RoleAlternationError(
                 f"add_assistant_message got a {msg.role!r} message",
@@ -154,29 +161,33 @@ class ConversationHistory:
 
     def add_tool_results(
         self,
-        results: Sequence[ToolResultBlock | Mapping[str, Any]],
+        results: Sequence[ToolResultBlock | Mapping[str, Any] | Any],
         text: str | None = None,
     ) -> Message:
-        """Answer the last assistant message's tool calls; ``text`` (if any) follows the results."""
-        blocks = _blocks(results)
+        """Answer the last assistant message's tool calls, in call order; ``text`` (if any)
+        follows the results. Results may be our blocks, Anthropic ``tool_result`` blocks, OpenAI
+        chat ``{"role": "tool", ...}`` messages or Responses ``function_call_output`` items."""
+        message = tool_results_message(results, text)
+        blocks = message.content[: len(message.content) - bool(text)]
         for i, block in enumerate(blocks):
             if not isinstance(block, ToolResultBlock):
                 raise ToolPairingError(
                     f"add_tool_results got a {block.type!r} block at position {i}; "
-                    "pass tool_result blocks (and plain text through text=)",
+                    "pass tool results (and plain text through text=)",
                     index=len(self._view),
                     role="user",
                     rule="tool_pairing",
                 )
-        extra: tuple[Block, ...] = (TextBlock(text),) if text else ()
-        return self.add(Message("user", blocks + extra))
+        return self.add(message)
 
-    def add(self, message: Message) -> Message:
-        """Add any message (strict: checked; merge: merged and repaired).
+    def add(self, message: Message | Mapping[str, Any] | Any) -> Message:
+        """Add any message (strict: checked; merge: merged and repaired): our Message, or one
+        message of any role as Anthropic, OpenAI chat or Responses give it (dict or SDK object).
 
         Returns the message as it now stands at the end of the view (merged with the one before it
         in merge mode), or ``message`` itself when merge mode skipped it for having no content.
         """
+        message = any_message(message)
         if self.mode == "merge":
             return self._merge_add(message)
         problems = self._problems_with(message)
@@ -257,9 +268,19 @@ class ConversationHistory:
 
     def to_openai(self) -> list[dict[str, Any]]:
         """The chat-completions ``messages`` list (system first, tool calls and tool messages)."""
-        from contextwarden.formats.openai import history_to_openai
-
         return history_to_openai(self.system, self._view)
+
+    def to_openai_request(self) -> dict[str, Any]:
+        """Keyword arguments for ``client.chat.completions.create(model=..., **request)``:
+        ``messages`` (the system prompt first) and ``tools`` as function tools (left out when
+        there are none). Thinking and Responses reasoning are left out (see ``openai_out``)."""
+        return chat_request(self.system, self._view, self.tools)
+
+    def to_responses_request(self) -> dict[str, Any]:
+        """Keyword arguments for ``client.responses.create(model=..., **request)``:
+        ``instructions`` (the system prompt), ``input`` items and ``tools``. Items read from
+        the Responses API go back as they came (ids, ``call_id``, reasoning); see ``responses``."""
+        return responses_request(self.system, self._view, self.tools)
 
     def rehydrate(self, tool_use_id: str) -> ToolResultBlock:
         """The tool result for ``tool_use_id`` exactly as it was added, before any compaction cut
@@ -457,13 +478,6 @@ def _last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:
         elif isinstance(entry, UsageRecorded):
             found = (entry.total, length)
     return found
-
-
-def _blocks(items: Sequence[Block | Mapping[str, Any]]) -> tuple[Block, ...]:
-    return tuple(
-        block_from_wire(as_plain(b)) if isinstance(b, Mapping) or hasattr(b, "model_dump") else b
-        for b in items
-    )
 
 
 def _error_for(violation: Violation, message: Message) -> HistoryError:

@@ -18,6 +18,7 @@ from contextwarden.formats.base import (
     image_from_url,
     parse_arguments,
 )
+from contextwarden.formats.openai_out import ARGUMENTS_KEY, arguments_text
 from contextwarden.model import (
     JSON,
     Block,
@@ -144,9 +145,11 @@ class _Reader:
             blocks = _content_blocks(raw.get("content"), self.problem, index)
             if blocks is None:
                 return
+            meta = message_meta(raw, index)
             if role == "assistant":
                 blocks += self._tool_uses(raw, index)
-            self.messages.append(Message(role, blocks, message_meta(raw, index)))
+                meta = _with_arguments(meta, raw.get("tool_calls"), blocks)
+            self.messages.append(Message(role, blocks, meta))
         else:
             self.problem(f"unknown role {role!r}; message skipped", index)
 
@@ -207,6 +210,29 @@ class _Reader:
             self.messages.append(Message("user", (TextBlock(text),), message_meta(raw, index)))
             return
         self._results.append((ToolResultBlock(call_id, content), message_meta(raw, index)))
+
+
+def _with_arguments(meta: MessageMeta, calls: Any, blocks: Sequence[Block]) -> MessageMeta:
+    """``meta`` recording the ``arguments`` text of calls we would not write back the same
+    (spacing, key order), so the request repeats what the model wrote."""
+    texts = {
+        call["id"]: call["function"].get("arguments")
+        for call in (calls if isinstance(calls, list) else ())
+        if isinstance(call, Mapping)
+        and isinstance(call.get("id"), str)
+        and isinstance(call.get("function"), Mapping)
+    }
+    kept = {
+        b.id: texts[b.id]
+        for b in blocks
+        if isinstance(b, ToolUseBlock)
+        and isinstance(texts.get(b.id), str)
+        and texts[b.id] != arguments_text(b)
+    }
+    if not kept:
+        return meta
+    extra = FrozenDict({**meta.extra, ARGUMENTS_KEY: kept})
+    return MessageMeta(meta.timestamp, meta.id, meta.source_ids, extra)
 
 
 def _content_blocks(content: Any, problem: Problem, index: int) -> tuple[Block, ...] | None:

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from contextwarden.formats.anthropic import block_to_wire
-from contextwarden.formats.base import RAW_ARGUMENTS
+from contextwarden.formats.base import RAW_ARGUMENTS, parse_arguments
 from contextwarden.model import (
     JSON,
     Block,
@@ -40,6 +40,9 @@ from contextwarden.model import (
 
 OPENAI_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
 """Content-part types of the chat completions API; unknown blocks of these types pass through."""
+ARGUMENTS_KEY = "openai_arguments"
+"""``meta.extra`` key of an assistant message: ``{call id: arguments text}`` for tool calls whose
+text the model wrote differently from how we would (spacing, key order); sent back as written."""
 REASONING_TYPES = frozenset({"reasoning"})
 """Unknown blocks holding model reasoning from another API (a Responses ``reasoning`` item):
 valid only where they came from, so chat completions leaves them out like thinking."""
@@ -75,15 +78,33 @@ def history_to_openai(
 
 
 def tools_to_openai(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, JSON]]:
-    """Anthropic tool definitions (``name``, ``description``, ``input_schema``) as OpenAI tools."""
+    """Tool definitions as chat-completions function tools: Anthropic ones (``name``,
+    ``description``, ``input_schema``) converted, Responses function tools reshaped, chat ones
+    as they are (a history's tools may come from any of the three)."""
     out: list[dict[str, JSON]] = []
     for tool in tools:
-        function: dict[str, JSON] = {"name": tool.get("name", "")}
-        if tool.get("description"):
-            function["description"] = tool["description"]
-        function["parameters"] = thaw(tool.get("input_schema") or {"type": "object"})
+        if isinstance(tool.get("function"), Mapping):
+            out.append(thaw(tool))
+            continue
+        function = function_spec(tool)
+        if tool.get("type") == "function" and "strict" in tool:
+            function["strict"] = thaw(tool["strict"])
         out.append({"type": "function", "function": function})
     return out
+
+
+def function_spec(tool: Mapping[str, Any]) -> dict[str, JSON]:
+    """``name``, ``description`` and ``parameters`` of a tool defined the Anthropic way
+    (``input_schema``), the Responses way (``parameters`` at the top) or the chat way
+    (under ``function``)."""
+    inner = tool.get("function")
+    source: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
+    schema = source.get("input_schema") or source.get("parameters") or {"type": "object"}
+    spec: dict[str, JSON] = {"name": source.get("name", "")}
+    if source.get("description"):
+        spec["description"] = source["description"]
+    spec["parameters"] = thaw(schema)
+    return spec
 
 
 def system_text(blocks: Sequence[Mapping[str, Any]]) -> str:
@@ -94,9 +115,10 @@ def system_text(blocks: Sequence[Mapping[str, Any]]) -> str:
 def _assistant_to_openai(message: Message) -> dict[str, JSON]:
     parts: list[dict[str, JSON]] = []
     calls: list[dict[str, JSON]] = []
+    written = message.meta.extra.get(ARGUMENTS_KEY) or {}
     for block in message.content:
         if isinstance(block, ToolUseBlock):
-            calls.append(_tool_call(block))
+            calls.append(_tool_call(block, written.get(block.id)))
         elif isinstance(block, TextBlock):
             parts.append({"type": "text", "text": block.text})
         elif not _reasoning(block):
@@ -124,8 +146,12 @@ def _reasoning(block: Block) -> bool:
     return isinstance(block, ThinkingBlock | RedactedThinkingBlock)
 
 
-def _tool_call(block: ToolUseBlock) -> dict[str, JSON]:
-    function: dict[str, JSON] = {"name": block.name, "arguments": arguments_text(block)}
+def _tool_call(block: ToolUseBlock, written: str | None = None) -> dict[str, JSON]:
+    """The ``tool_calls`` entry; ``written``: the model's own arguments text, used while it
+    still says what the block's input says."""
+    same = written is not None and parse_arguments(written) == thaw(block.input)
+    arguments = written if same and written is not None else arguments_text(block)
+    function: dict[str, JSON] = {"name": block.name, "arguments": arguments}
     return {"id": block.id, "type": "function", "function": function}
 
 

@@ -102,6 +102,12 @@ def part_block(part: Any) -> Part:
     return UnknownBlock(FrozenDict(part))
 
 
+def _call_id(block: Block | None) -> str | None:
+    if isinstance(block, ToolUseBlock):
+        return block.id
+    return block.tool_use_id if isinstance(block, ToolResultBlock) else None
+
+
 # ----------------------------------------------------------------------------- the record
 def record(item: Mapping[str, Any], blocks: Sequence[Block]) -> dict[str, Any]:
     """The layout entry of ``item``, which became ``blocks``: its envelope and their types."""
@@ -136,6 +142,9 @@ def restore(entry: Mapping[str, Any], blocks: Sequence[Block]) -> dict[str, Any]
         return None
     kind = envelope.get("type", "message")
     first = blocks[0] if blocks else None
+    call_id = _call_id(first)
+    if call_id is not None and envelope.get("call_id") != call_id:
+        return None  # another call moved here: this item's ids are not its ids
     if kind in OUTPUT_TYPES and "output" not in envelope and isinstance(first, ToolResultBlock):
         return {**envelope, "output": first.text}
     if kind == "message" and "content" not in envelope and isinstance(first, TextBlock):

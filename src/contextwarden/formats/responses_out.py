@@ -9,7 +9,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from contextwarden.formats.anthropic import block_to_wire
-from contextwarden.formats.openai_out import arguments_text, source_url, system_text
+from contextwarden.formats.openai_out import (
+    arguments_text,
+    function_spec,
+    source_url,
+    system_text,
+)
 from contextwarden.formats.responses_items import (
     CALL_TYPES,
     INPUT_PARTS,
@@ -55,23 +60,20 @@ def responses_request(
 
 
 def tools_to_responses(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, JSON]]:
-    """Anthropic tool definitions as Responses function tools; a definition without an
-    ``input_schema`` that names its own ``type`` (``web_search``…) is passed through.
+    """Tool definitions as Responses tools: Anthropic and chat function tools converted,
+    Responses ones and built-in tools (``{"type": "web_search"}``) as they are.
 
-    ``strict`` is False: the Responses API defaults it to True, which rejects ordinary schemas
-    (every property required, no additional properties).
+    ``strict`` is False unless the definition says otherwise: the Responses API defaults it to
+    True, which rejects ordinary schemas (every property required, no additional properties).
     """
     out: list[dict[str, JSON]] = []
     for tool in tools:
-        if "input_schema" not in tool and isinstance(tool.get("type"), str):
+        inner = tool.get("function")
+        if not isinstance(inner, Mapping) and "input_schema" not in tool and "type" in tool:
             out.append(thaw(tool))
             continue
-        function: dict[str, JSON] = {"type": "function", "name": tool.get("name", "")}
-        if tool.get("description"):
-            function["description"] = tool["description"]
-        function["parameters"] = thaw(tool.get("input_schema") or {"type": "object"})
-        function["strict"] = False
-        out.append(function)
+        strict = inner.get("strict") if isinstance(inner, Mapping) else None
+        out.append({"type": "function", **function_spec(tool), "strict": bool(strict)})
     return out
 
 

@@ -6,10 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from contextwarden.cli import compact_cmd, demo_cmd, inspect_cmd, replay_cmd
+from contextwarden.cli import chat_cmd, compact_cmd, demo_cmd, inspect_cmd, replay_cmd
 from contextwarden.errors import ContextWardenError
 
-COMMANDS = (inspect_cmd, compact_cmd, replay_cmd, demo_cmd)
+COMMANDS = (inspect_cmd, compact_cmd, replay_cmd, demo_cmd, chat_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

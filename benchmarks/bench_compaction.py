@@ -1,5 +1,6 @@
-"""Compaction ladder speed: the light rungs over a 1,000,000-token history, and ``prepare()``
-when nothing needs doing at 10,000 messages.
+"""Compaction ladder speed: the light rungs over a 1,000,000-token history, ``prepare()``
+when nothing needs doing at 10,000 messages, and the last resort (truncate, then the cap) when
+one message is larger than the window.
 
     python benchmarks/bench_compaction.py            # prints the tables for docs/benchmarks.md
 
@@ -136,6 +137,27 @@ def idle_prepare(messages: int, calls: int) -> dict[str, float]:
     }
 
 
+def last_resort(repeat: int, oversized: int) -> dict[str, object]:
+    """One ``prepare()`` with a 30,000-token window on a fresh ~100,000-token session whose last
+    message is a typed user message of ``oversized`` characters, so the ladder summarizes and,
+    when that message alone is over the window, truncates and caps; best of ``repeat``."""
+    runs: list[float] = []
+    for _ in range(repeat):
+        history = tool_history(100_000, big_every=0)
+        history.add(Message("assistant", (TextBlock("What next?"),)))
+        history.add_user_message(("Paste: " + LINE * (oversized // len(LINE) + 1))[:oversized])
+        manager = ContextManager(ContextPolicy(context_window=30_000))
+        started = time.process_time()
+        report = manager.prepare(history)
+        runs.append(time.process_time() - started)
+    return {
+        "prepare": min(runs),
+        "applied": ", ".join(report.applied),
+        "tokens": history.estimate_tokens(),
+        "over": report.over_window,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="fresh histories for the light pass")
@@ -162,6 +184,16 @@ def main() -> None:
             f"| {size:,} | {row['nothing'] * 1e6:.1f} | {row['call'] * 1e6:.1f} | "
             f"{row['result'] * 1e6:.1f} | {row['snapshot'] * 1e6:.1f} | "
             f"{row['validate'] * 1e6:,.0f} | {row['recount'] * 1e6:,.0f} |"
+        )
+    print("\n### The last resort: one message larger than a 30,000-token window\n")
+    print("| last user message | `prepare()` ms | rungs applied | tokens after | over |")
+    print("|---|---:|---|---:|:-:|")
+    for label, size in (("200 characters (baseline)", 200), ("900,000 characters", 900_000)):
+        last = last_resort(max(1, args.repeat // 3), size)
+        over = "yes" if last["over"] else "no"
+        print(
+            f"| {label} | {float(str(last['prepare'])) * 1e3:.1f} | {last['applied']} | "
+            f"{last['tokens']:,} | {over} |"
         )
 
 

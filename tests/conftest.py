@@ -1,20 +1,135 @@
-"""Shared test fixtures: where the shared data lives, and the list of real transcripts."""
+"""Shared test fixtures: the trimmed transcripts shipped in tests/data/, and the whole corpus.
+
+The default suite runs anywhere on the small real fixtures under ``tests/data/``. Tests over the
+whole corpus read its location from ``$CONTEXTWARDEN_DATA`` (a directory holding ``transcripts/``
+and ``text/``; ``.ci/run`` sets it to ``../shared/data``) and carry the ``corpus`` mark: without the
+corpus they skip saying why, except in CI (``CI=true``), where a missing corpus is a failure.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-TRANSCRIPTS_DIR = SHARED_DATA / "transcripts"
 SUFFIXES = {".jsonl", ".json", ".traj"}
-TRANSCRIPTS = sorted(p for p in TRANSCRIPTS_DIR.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+DATA_ENV = "CONTEXTWARDEN_DATA"
+
+FIXTURES_DIR = Path(__file__).resolve().parent / "data"
+FIXTURE_TRANSCRIPTS_DIR = FIXTURES_DIR / "transcripts"
+FIXTURE_TEXT_DIR = FIXTURES_DIR / "text"
+
+
+def _transcripts_under(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+
+
+def _corpus_problem() -> str | None:
+    """Why the whole corpus cannot be used, or None when it can."""
+    value = os.environ.get(DATA_ENV)
+    if not value:
+        return (
+            f"the whole-corpus tests need ${DATA_ENV} (a directory holding transcripts/ and text/)"
+        )
+    if not (Path(value) / "transcripts").is_dir():
+        return f"${DATA_ENV}={value} has no transcripts/ directory"
+    return None
+
+
+CORPUS_PROBLEM = _corpus_problem()
+# When the corpus is absent this points nowhere, so module constants can still be built; every
+# test that opens it carries the ``corpus`` mark and skips (or fails in CI) before it does.
+CORPUS_DIR = Path(os.environ.get(DATA_ENV) or f"${DATA_ENV}-is-unset").resolve()
+TRANSCRIPTS_DIR = CORPUS_DIR / "transcripts"
+TEXT_DIR = CORPUS_DIR / "text"
+TRANSCRIPTS = [] if CORPUS_PROBLEM else _transcripts_under(TRANSCRIPTS_DIR)
+FIXTURE_TRANSCRIPTS = _transcripts_under(FIXTURE_TRANSCRIPTS_DIR)
+
+corpus = pytest.mark.corpus
+
+
+def fixture_path(relative: str) -> Path:
+    """A transcript shipped in tests/data/transcripts/ (a trimmed copy of the corpus file)."""
+    path = FIXTURE_TRANSCRIPTS_DIR / relative
+    assert path.is_file(), f"no fixture {relative}; see tests/data/make_fixtures.py"
+    return path
+
+
+def corpus_params(paths: list[Path] | None = None) -> list[Any]:
+    """Corpus transcripts as ``corpus``-marked parameters; one skipped parameter when absent."""
+    paths = TRANSCRIPTS if paths is None else paths
+    if CORPUS_PROBLEM:
+        return [pytest.param(None, marks=corpus, id="corpus-unavailable")]
+    return [
+        pytest.param(p, marks=corpus, id="corpus/" + p.relative_to(TRANSCRIPTS_DIR).as_posix())
+        for p in paths
+    ]
+
+
+def session_params(*folders: str) -> list[Any]:
+    """Every fixture transcript (runs anywhere), then every corpus transcript (when present),
+    optionally only those of the given format folders."""
+
+    def wanted(path: Path) -> bool:
+        return not folders or path.parent.name in folders
+
+    own = [
+        pytest.param(p, id="fixture/" + p.relative_to(FIXTURE_TRANSCRIPTS_DIR).as_posix())
+        for p in FIXTURE_TRANSCRIPTS
+        if wanted(p)
+    ]
+    return own + corpus_params([p for p in TRANSCRIPTS if wanted(p)])
+
+
+def text_params(*kinds: str) -> list[Any]:
+    """Text samples by kind (``en``, ``zh``, ``ja``, ``code``, ``json``, ``mixed``): the ~10 KB
+    fixtures under tests/data/text/ (run anywhere), then the whole corpus files (``corpus``)."""
+    own = [pytest.param(FIXTURE_TEXT_DIR / f"{k}.txt", id=f"fixture/{k}") for k in kinds]
+    full = [pytest.param(TEXT_DIR / f"{k}.txt", id=f"corpus/{k}", marks=corpus) for k in kinds]
+    return own + full
+
+
+def transcript_sets() -> list[Any]:
+    """The fixture transcripts, and the whole corpus (``corpus``-marked), as two parameters for
+    tests about a collection of files."""
+    return [
+        pytest.param(FIXTURE_TRANSCRIPTS, id="fixtures"),
+        pytest.param(TRANSCRIPTS, id="corpus", marks=corpus),
+    ]
+
+
+def _require_corpus() -> None:
+    if CORPUS_PROBLEM:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{CORPUS_PROBLEM}; in CI the corpus must be present")
+        pytest.skip(CORPUS_PROBLEM)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"corpus: needs the whole data corpus at ${DATA_ENV} (skips without it)"
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if CORPUS_PROBLEM:
+        return f"corpus: not used ({CORPUS_PROBLEM}); fixtures only"
+    return f"corpus: {CORPUS_DIR} ({len(TRANSCRIPTS)} transcripts)"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("corpus") is not None:
+        _require_corpus()
 
 
 @pytest.fixture(scope="session")
 def transcripts() -> list[Path]:
-    """Every real transcript in ../shared/data/transcripts/ (27 files)."""
+    """Every real transcript of the corpus at ``$CONTEXTWARDEN_DATA`` (27 files)."""
+    _require_corpus()
     assert TRANSCRIPTS, f"no transcripts found under {TRANSCRIPTS_DIR}"
     return TRANSCRIPTS
 

@@ -47,6 +47,8 @@ class Reply:
     delay: float = 0.0
     events: Sequence[tuple[str | None, dict[str, Any]]] | None = None
     done: str | None = None
+    drip: float = 0.0
+    """Seconds between the body's bytes: a server that answers at once, then one byte at a time."""
 
 
 Script = Sequence[Reply] | Callable[[Captured], Reply]
@@ -296,7 +298,12 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
                 for key, value in reply.headers.items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(data)
+                if not reply.drip:
+                    self.wfile.write(data)
+                for byte in data if reply.drip else b"":
+                    self.wfile.write(bytes((byte,)))
+                    self.wfile.flush()
+                    time.sleep(reply.drip)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test); nothing to answer
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TRANSCRIPTS_DIR
+from conftest import fixture_path
 from servers import OPENAI_PATH, Reply, openai_completion, serving
 
 from contextwarden.cli import main
@@ -16,9 +16,10 @@ from contextwarden.rules import validate
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.typed import SUMMARY_PREFIX
 
-CLAUDE = TRANSCRIPTS_DIR / "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
-CODEX = TRANSCRIPTS_DIR / "codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl"
-SWE = TRANSCRIPTS_DIR / "swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj"
+CLAUDE = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
+CODEX = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
+SWE = fixture_path("swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj")
+WINDOW = "20000"  # small enough that the trimmed fixtures have something to summarize
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -40,7 +41,9 @@ def test_to_anthropic_keeps_every_user_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "compact.json"
-    data = _json(capsys, "compact", str(CLAUDE), "-o", str(out), "--to", "anthropic")
+    data = _json(
+        capsys, "compact", str(CLAUDE), "-o", str(out), "--to", "anthropic", "--window", WINDOW
+    )
     assert data["compacted"] is True and data["output_format"] == "anthropic"
     assert data["tokens_after"] < data["tokens_before"]
     assert data["messages_after"] < data["messages_before"]
@@ -61,24 +64,40 @@ def test_claude_code_is_written_back_as_claude_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "session.jsonl"
-    data = _json(capsys, "compact", str(CLAUDE), "-o", str(out), "--instructions", "keep the API")
+    data = _json(
+        capsys, "compact", str(CLAUDE), "-o", str(out), "--instructions", "keep the API",
+        "--window", WINDOW,
+    )  # fmt: skip
     assert data["output_format"] == "claude-code" and data["note"] is None
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    boundaries = [r for r in records if r.get("subtype") == "compact_boundary"]
-    summaries = [r for r in records if r.get("isCompactSummary")]
-    assert len(boundaries) == 1 and boundaries[0]["parentUuid"] is None
-    assert len(summaries) == 1 and SUMMARY_PREFIX in json.dumps(summaries[0])
-    assert "keep the API" in json.dumps(summaries[0])  # the focus instructions reached the summary
+    boundaries = [i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary"]
+    summaries = [i for i, r in enumerate(records) if r.get("isCompactSummary")]
+    # The session's own compaction first, where it was; ours after every original message.
+    original = load(CLAUDE).source.metadata["compactions"]  # type: ignore[union-attr]
+    assert len(original) == 1 and len(boundaries) == len(summaries) == 2
+    assert all(records[i]["parentUuid"] is None for i in boundaries)
+    assert [s - b for b, s in zip(boundaries, summaries, strict=True)] == [1, 1]
+    first, ours = records[summaries[0]], records[summaries[1]]
+    assert first["message"]["content"] == original[0]["summary"]["text"]
+    assert records[boundaries[0]]["compactMetadata"]["trigger"] == original[0]["trigger"]
+    conversation = [i for i, r in enumerate(records) if r["type"] in ("user", "assistant")]
+    before = [i for i in conversation if i < boundaries[0]]
+    assert len(before) == original[0]["messages_before"]  # one record per message written
+    assert boundaries[1] > max(i for i in conversation if i not in summaries)
+    assert SUMMARY_PREFIX in json.dumps(ours) and "keep the API" in json.dumps(ours)
     reloaded = load(out)
     assert reloaded.source is not None and reloaded.source.format == "claude-code"
     assert validate(reloaded.messages) == []
+    again = reloaded.source.metadata["compactions"]
+    assert len(again) == 2 and again[0]["messages_before"] == original[0]["messages_before"]
+    assert again[0]["summary"]["text"] == original[0]["summary"]["text"]
 
 
 def test_a_format_we_cannot_write_becomes_anthropic(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "codex.json"
-    data = _json(capsys, "compact", str(CODEX), "-o", str(out), "--window", "30000")
+    data = _json(capsys, "compact", str(CODEX), "-o", str(out), "--window", "8000")
     assert data["format"] == "codex" and data["output_format"] == "anthropic"
     assert data["note"] == "codex files cannot be written back; wrote anthropic instead (see --to)"
     assert data["compacted"] is True
@@ -146,3 +165,21 @@ def test_refusals_exit_2(
     )
     assert code == 2 and "ANTHROPIC_API_KEY" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_still_over_the_window_says_so_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "tiny.json"
+    argv = ("compact", str(CLAUDE), "-o", str(out), "--to", "anthropic", "--window", "1000")
+    code, text, _ = run_cli(capsys, *argv)
+    assert code == 1
+    flat = " ".join(text.split())
+    assert "Still over the window" in flat and "> 900 (window 1,000" in flat
+    assert out.exists()  # written anyway, and said so
+    code, text, _ = run_cli(capsys, *argv, "--json")
+    data = json.loads(text)
+    assert code == 1 and data["over_window"] is True
+    assert data["tokens_after"] > data["effective_window"] == 900
+    code, text, _ = run_cli(capsys, *argv[:-1], "20000", "--json")
+    assert code == 0 and json.loads(text)["over_window"] is False

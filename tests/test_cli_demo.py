@@ -71,7 +71,7 @@ def test_demo_on_a_missing_directory_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run_cli(capsys, "demo", "--dir", str(tmp_path / "nope"), "--no-report")
-    assert code == 2 and "is not a directory" in err
+    assert code == 2 and "nope: no such directory" in err
 
 
 def test_demo_end_to_end_in_a_clean_directory(tmp_path: Path) -> None:

@@ -11,10 +11,11 @@ import pytest
 
 from contextwarden.breakdown import CATEGORIES
 from contextwarden.cli import main
-from tests.conftest import TRANSCRIPTS_DIR
+from tests.conftest import fixture_path
 
-SMALL = TRANSCRIPTS_DIR / "claude-code" / "d-kimuson__claude-code-viewer__5c0375b4.jsonl"
-OPENHANDS = next((TRANSCRIPTS_DIR / "openhands").glob("*multi-swe-bench-ponyc*"))
+SMALL = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
+OPENHANDS = fixture_path("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl")
+COMPACTED = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
@@ -48,7 +49,8 @@ def test_exact_counter_and_format_override(capsys: pytest.CaptureFixture[str]) -
 
 def test_multi_run_file_says_how_many_and_index_picks(capsys: pytest.CaptureFixture[str]) -> None:
     first = run_json(capsys, str(OPENHANDS))
-    assert first["metadata"]["conversations"] == 3  # type: ignore[index]
+    runs = len(OPENHANDS.read_text(encoding="utf-8").splitlines())  # one run per line
+    assert runs > 1 and first["metadata"]["conversations"] == runs  # type: ignore[index]
     second = run_json(capsys, str(OPENHANDS), "--index", "1")
     assert second["messages"] != first["messages"]
 
@@ -97,3 +99,48 @@ def test_human_output_and_module_entry_point() -> None:
     assert "Tokens by category" in done.stdout
     assert "Tool results by tool" in done.stdout
     assert "passes every API rule" in done.stdout
+
+
+def test_a_compacted_session_shows_what_was_sent_and_the_full_log(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from contextwarden.formats import load
+
+    out = run_json(capsys, str(COMPACTED))
+    sent = out["sent_context"]
+    assert isinstance(sent, dict) and sent["compactions"] == 1
+    (compaction,) = load(COMPACTED).source.metadata["compactions"]  # type: ignore[union-attr]
+    assert sent["after_compaction_at_line"] == compaction["line"]
+    # the summary message, then every message after the boundary
+    assert sent["messages"] == out["messages"] - compaction["messages_before"] + 1
+    assert 0 < sent["tokens"]["total"] < out["tokens"]["total"]  # type: ignore[index]
+    assert run_json(capsys, str(SMALL))["sent_context"] is None  # never compacted
+    with pytest.raises(SystemExit):
+        main(["inspect", str(COMPACTED)])
+    flat = " ".join(capsys.readouterr().out.split())
+    assert f"Context as sent after the last of 1 compaction(s) (line {compaction['line']})" in flat
+    assert f"{sent['tokens']['total']:,} tokens" in flat  # type: ignore[index]
+
+
+def test_long_metadata_is_cut_with_how_much_was_left_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    diff = "diff --git a/x b/x\n" + "+ added line\n" * 20_000
+    document = {
+        "info": {"exit_status": "submitted", "submission": diff, "model_stats": {}},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "fix it"},
+            {"role": "assistant", "content": "done"},
+        ],
+        "trajectory_format": "mini-swe-agent-1",
+    }
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    shown = run_json(capsys, str(path))["metadata"]["submission"]  # type: ignore[index]
+    assert shown.startswith("diff --git a/x b/x") and len(shown) < 300
+    assert f"[{len(diff) - 200:,} more characters in the file]" in shown
+    with pytest.raises(SystemExit):
+        main(["inspect", str(path)])
+    text = capsys.readouterr().out
+    assert len(text) < 5_000 and "more characters in the file" in " ".join(text.split())

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TRANSCRIPTS_DIR
+from conftest import fixture_path
 
 from contextwarden.cli import main
+from contextwarden.formats import load
 
-SESSION = TRANSCRIPTS_DIR / "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
+SESSION = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
 SHAPE = {
     "total_tokens_sent": int,
     "peak_context": int,
@@ -39,10 +41,11 @@ def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
 
 
 def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
-    data = _json(capsys, "replay", str(SESSION), "--window", "20000")
-    assert type(data["turns"]) is int and data["turns"] == 49
-    assert data["window"] == 20_000
-    assert list(data["strategies"]) == ["ladder", "truncate", "mask", "none"]
+    data = _json(capsys, "replay", str(SESSION), "--window", "8000")
+    replies = sum(m.role == "assistant" for m in load(SESSION).messages)  # one request each
+    assert type(data["turns"]) is int and data["turns"] == replies
+    assert data["window"] == 8_000
+    assert list(data["strategies"]) == ["ladder", "ladder-cache", "truncate", "mask", "none"]
     for name, numbers in data["strategies"].items():
         for key, kind in SHAPE.items():
             assert type(numbers[key]) is kind, (name, key, numbers[key])
@@ -58,7 +61,7 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_strategies_and_mask_keep_are_chosen(capsys: pytest.CaptureFixture[str]) -> None:
-    base = ("replay", str(SESSION), "--window", "20000", "--strategy", "mask")
+    base = ("replay", str(SESSION), "--window", "8000", "--strategy", "mask")
     kept = _json(capsys, *base, "none", "--mask-keep", "100000")
     assert list(kept["strategies"]) == ["mask", "none"]
     assert kept["strategies"]["mask"]["compactions"] == 0  # nothing is old enough to mask
@@ -84,7 +87,7 @@ def test_probes_file_replaces_the_defaults(
 def test_table_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "r.html"
     code, out, _ = run_cli(
-        capsys, "replay", str(SESSION), "--window", "20000", "--report", str(report)
+        capsys, "replay", str(SESSION), "--window", "8000", "--report", str(report)
     )
     assert code == 0
     assert "Strategies compared" in out and "ladder" in out and "none" in out
@@ -92,14 +95,38 @@ def test_table_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
-def test_errors_exit_2_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_errors_exit_2_and_bad_content_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _, err = run_cli(capsys, "replay", str(tmp_path / "missing.jsonl"))
     assert code == 2 and "missing.jsonl" in err
     bad = tmp_path / "PROBES.json"
     bad.write_text('{"probes": [{"turn": 1}]}')
     code, _, err = run_cli(capsys, "replay", str(SESSION), "--probes", str(bad))
-    assert code == 2 and "message 0: a probe needs a non-empty string 'text'" in err
+    assert code == 1 and "message 0: a probe needs a non-empty string 'text'" in err
     with pytest.raises(SystemExit) as exit_info:
         main(["replay", str(SESSION), "--strategy", "summary"])
     assert exit_info.value.code == 2  # argparse: not one of the choices
     assert "invalid choice: 'summary'" in capsys.readouterr().err
+
+
+def test_the_table_fits_or_wraps_never_cuts_a_number() -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from contextwarden.cli.replay_cmd import strategies_view
+    from contextwarden.eval.replay import replay
+
+    result = replay(load(SESSION), window=8_000)
+    wide = strategies_view(result, 200)
+    assert isinstance(wide, Table)
+    narrow = strategies_view(result, 50)
+    assert isinstance(narrow, Text)
+    for width, view in ((200, wide), (50, narrow)):
+        console = Console(width=width, record=True, file=io.StringIO())
+        console.print(view)
+        shown = console.export_text()
+        assert "…" not in shown, shown
+        for run in result.runs.values():
+            assert f"{run.total_tokens_sent:,}" in shown and f"{run.retention.share:.1%}" in shown

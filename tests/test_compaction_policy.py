@@ -71,3 +71,11 @@ def test_nonsense_is_refused_naming_the_field(kwargs: dict[str, object], field: 
 def test_policy_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         ContextPolicy().context_window = 1  # type: ignore[misc]
+
+
+def test_reattached_files_fit_a_small_window() -> None:
+    """Re-read files take at most ``restore_window_ratio`` of the effective window, so a summary
+    at 8,000 tokens can still shrink the context; at 200,000 the 50,000 budget stands."""
+    assert ContextPolicy().reattach_tokens == 50_000
+    small = ContextPolicy(context_window=8_000)
+    assert small.reattach_tokens == int(small.effective_window * 0.3) < 5_000

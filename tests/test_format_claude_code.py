@@ -1,4 +1,4 @@
-"""The Claude Code session loader against the real sessions in ../shared/data/transcripts/."""
+"""The Claude Code session loader against real sessions: the fixtures, and the whole corpus."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import TRANSCRIPTS, corpus, fixture_path, session_params
 
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
@@ -20,14 +20,16 @@ from contextwarden.model import TextBlock, ToolResultBlock, UnknownBlock
 from contextwarden.rules import validate
 from tests.jsonpaths import set_path
 
-DIR = SHARED_DATA / "transcripts" / "claude-code"
-FILES = sorted(DIR.glob("*.jsonl"))
-IDS = [p.name.split("__")[-1][:24] for p in FILES]
+FILES = [p for p in TRANSCRIPTS if p.parent.name == "claude-code"]  # the corpus's, when present
+SESSIONS = session_params("claude-code")
+SMALL = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
+COMPACTED = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
 # Written from NOTES.md on purpose rather than imported, so the count below is independent.
 INJECTED = ("<system-reminder>", "<local-command-", "<bash-std", "[Request interrupted")
 
 
 def by_name(part: str) -> Path:
+    """A corpus session (tests calling this carry the ``corpus`` mark)."""
     return next(p for p in FILES if part in p.name)
 
 
@@ -68,11 +70,12 @@ def view_typed_texts(history: ConversationHistory) -> Counter[str]:
     return typed
 
 
+@corpus
 def test_all_eleven_sessions_are_here() -> None:
     assert len(FILES) == 11
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", SESSIONS)
 def test_every_session_loads_valid_and_is_detected(path: Path) -> None:
     history = loaded(path)
     assert detect_format(path) == NAME
@@ -85,7 +88,7 @@ def test_every_session_loads_valid_and_is_detected(path: Path) -> None:
     assert all("main thread" in i.message for i in history.source.issues)
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", SESSIONS)
 def test_every_typed_text_is_in_the_view(path: Path) -> None:
     history = loaded(path)
     assert history.source is not None
@@ -99,7 +102,7 @@ def test_every_typed_text_is_in_the_view(path: Path) -> None:
     assert view_typed_texts(history) + off_thread == expected
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", SESSIONS)
 def test_every_tool_call_and_reply_appears_exactly_once(path: Path) -> None:
     history = loaded(path)
     raw = [
@@ -118,7 +121,7 @@ def test_every_tool_call_and_reply_appears_exactly_once(path: Path) -> None:
     assert not [r for r in history.repairs if "placeholder" in r.action]
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", SESSIONS)
 def test_compactions_match_boundary_records(path: Path) -> None:
     history = loaded(path)
     assert history.source is not None
@@ -135,6 +138,7 @@ def test_compactions_match_boundary_records(path: Path) -> None:
     assert not view_lines & set(summaries)
 
 
+@corpus
 def test_three_compactions_with_their_summaries() -> None:
     history = loaded(by_name("cd95adddad32-s0-3compacts"))
     assert history.source is not None
@@ -147,6 +151,7 @@ def test_three_compactions_with_their_summaries() -> None:
     assert found[0]["messages_before"] > 10
 
 
+@corpus
 def test_missing_logical_parent_is_bridged_not_dropped() -> None:
     history = loaded(by_name("d0161e0df1cb"))
     assert history.source is not None
@@ -163,6 +168,7 @@ def test_missing_logical_parent_is_bridged_not_dropped() -> None:
     assert history.messages[0].text == "our git status has broken, why?"
 
 
+@corpus
 def test_reply_interleaved_with_its_results_is_one_message() -> None:
     history = loaded(by_name("d0161e0df1cb"))
     index = next(i for i, m in enumerate(history.messages) if 787 in m.meta.extra["lines"])
@@ -173,6 +179,7 @@ def test_reply_interleaved_with_its_results_is_one_message() -> None:
     assert [r.tool_use_id for r in results.tool_results] == [u.id for u in reply.tool_uses]
 
 
+@corpus
 def test_text_typed_while_a_tool_ran_is_kept_as_typed() -> None:
     history = loaded(by_name("d0161e0df1cb"))
     message = next(m for m in history.messages if 679 in m.meta.extra.get("lines", ()))
@@ -181,6 +188,7 @@ def test_text_typed_while_a_tool_ran_is_kept_as_typed() -> None:
     assert "injected_texts" not in message.meta.extra
 
 
+@corpus
 def test_injected_text_is_kept_and_marked() -> None:
     history = loaded(by_name("44785715c3f5"))
     message = next(m for m in history.messages if 159 in m.meta.extra.get("lines", ()))
@@ -195,6 +203,7 @@ def test_injected_text_is_kept_and_marked() -> None:
     assert message.meta.extra["injected"] is False  # it also holds typed text
 
 
+@corpus
 def test_off_thread_records_are_reported_with_their_text() -> None:
     history = loaded(by_name("0e3fdc072c53"))
     assert history.source is not None
@@ -204,6 +213,7 @@ def test_off_thread_records_are_reported_with_their_text() -> None:
     assert [i.line for i in history.source.issues] == [566, 567]
 
 
+@corpus
 def test_queued_input_that_never_reached_the_view_is_kept() -> None:
     history = loaded(by_name("d0161e0df1cb"))
     assert history.source is not None
@@ -214,6 +224,7 @@ def test_queued_input_that_never_reached_the_view_is_kept() -> None:
     ]
 
 
+@corpus
 def test_sidechain_records_are_counted_not_loaded() -> None:
     path = by_name("fe5e1c67-todo-app")
     history = loaded(path)
@@ -224,6 +235,7 @@ def test_sidechain_records_are_counted_not_loaded() -> None:
     assert history.source.metadata["summaries"][0]["line"] == 1
 
 
+@corpus
 def test_assistant_meta_keeps_model_usage_and_synthetic_flag() -> None:
     history = loaded(by_name("0e3fdc072c53"))
     replies = [m for m in history.messages if m.role == "assistant"]
@@ -235,22 +247,24 @@ def test_assistant_meta_keeps_model_usage_and_synthetic_flag() -> None:
 
 
 def test_sniff_tells_claude_code_from_codex() -> None:
-    codex = next((SHARED_DATA / "transcripts" / "codex").glob("*.jsonl"))
-    assert sniff(FILES[0], FILES[0].read_text(encoding="utf-8")[:262_144])
+    codex = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
+    assert sniff(SMALL, SMALL.read_text(encoding="utf-8")[:262_144])
     assert not sniff(codex, codex.read_text(encoding="utf-8")[:262_144])
-    assert not sniff(FILES[0], '{"messages": []}')
-    assert not sniff(FILES[0], '{"type": ["user"], "payload": {}, "sessionId": "s"}\n')
-    big = next(p for p in FILES if p.read_text(encoding="utf-8").startswith('{"parentUuid":'))
+    assert not sniff(SMALL, '{"messages": []}')
+    assert not sniff(SMALL, '{"type": ["user"], "payload": {}, "sessionId": "s"}\n')
+    big = next(
+        p for p in (SMALL, COMPACTED) if p.read_text(encoding="utf-8").startswith('{"parentUuid":')
+    )
     assert sniff(big, big.read_text(encoding="utf-8")[:100])  # a first line cut by the head
 
 
 def test_one_conversation_per_file() -> None:
     with pytest.raises(FormatError, match="index=0"):
-        read(FILES[0], LoadReport(str(FILES[0]), NAME), index=1)
+        read(SMALL, LoadReport(str(SMALL), NAME), index=1)
 
 
 def test_bad_lines_are_reported_by_line_and_good_records_kept(tmp_path: Path) -> None:
-    source = by_name("5c0375b4")
+    source = SMALL
     lines = source.read_bytes().splitlines()
     records = [json.loads(line) for line in lines]
     unknown = records[43]  # line 44: an assistant text block, given a type we do not model
@@ -320,7 +334,7 @@ PATHS: tuple[tuple[str | int, ...], ...] = (
 def test_wrong_types_anywhere_never_crash_the_loader(
     path_: tuple[str | int, ...], tmp_path: Path
 ) -> None:
-    source = by_name("7662d755ef9f")  # compact and microcompact boundaries, 236 records
+    source = COMPACTED  # compact and microcompact boundaries
     records = raw_records(source)
     for value in WRONG_VALUES:
         mutated = [json.loads(json.dumps(x)) for x in records]
@@ -328,7 +342,48 @@ def test_wrong_types_anywhere_never_crash_the_loader(
         assert any(hits)
         file = tmp_path / "session.jsonl"
         file.write_text("\n".join(json.dumps(r) for r in mutated) + "\n", encoding="utf-8")
-        history = load(file, "claude-code")
+        history = load(file, "claude-code", lenient=True)  # every record is corrupt
         assert history.source is not None and history.source.records == len(records)
         assert validate(history.messages) == []
         assert all(i.line is not None for i in history.source.issues)
+
+
+# ----------------------------------------------------------------------------- resumed, partial
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_file_that_starts_at_a_compaction_opens_with_its_summary(tmp_path: Path) -> None:
+    records = raw_records(by_name("7662d755ef9f"))
+    start = next(i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary")
+    summary = next(r for r in records[start:] if r.get("isCompactSummary"))
+    history = load(_write(tmp_path / "resumed.jsonl", records[start:]))
+    first = history.messages[0]
+    assert first.role == "user" and first.meta.extra["compact_summary"] is True
+    text = summary["message"]["content"]
+    text = text if isinstance(text, str) else text[0]["text"]
+    assert first.content[0] == TextBlock(text)  # the summary itself, not a placeholder
+    assert validate(history.messages) == []
+    assert history.source is not None and history.source.metadata["opening_summary_line"] == 2
+
+
+def test_a_partial_compaction_places_its_boundary_before_the_preserved_segment(
+    tmp_path: Path,
+) -> None:
+    records = raw_records(by_name("7662d755ef9f"))
+    full = load(by_name("7662d755ef9f"))
+    boundary = next(r for r in records if r.get("subtype") == "compact_boundary")
+    head, tail = full.messages[10], full.messages[14]
+    boundary["compactMetadata"]["preservedSegment"] = {
+        "headUuid": head.meta.source_ids[0],
+        "anchorUuid": boundary["uuid"],
+        "tailUuid": tail.meta.source_ids[-1],
+    }
+    history = load(_write(tmp_path / "partial.jsonl", records))
+    assert history.messages == full.messages  # the kept records stay where they were said
+    assert history.source is not None
+    entry = next(c for c in history.source.metadata["compactions"] if "preserved_segment" in c)
+    segment = entry["preserved_segment"]
+    assert (segment["first_message"], segment["last_message"]) == (10, 14)
+    assert entry["messages_before"] == 10 and segment["in_view"] is True

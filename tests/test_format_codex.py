@@ -1,4 +1,4 @@
-"""The Codex CLI rollout loader against the real rollouts in ../shared/data/transcripts/."""
+"""The Codex CLI rollout loader against real rollouts: the fixtures, and the whole corpus."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import TRANSCRIPTS, corpus, fixture_path, session_params
 
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
@@ -21,14 +21,18 @@ from contextwarden.repair import MISSING_RESULT_TEXT
 from contextwarden.rules import validate
 from tests.jsonpaths import set_path
 
-DIR = SHARED_DATA / "transcripts" / "codex"
-FILES = sorted(DIR.glob("*.jsonl"))
-IDS = [p.name.split("__")[-1][:24] for p in FILES]
+FILES = [p for p in TRANSCRIPTS if p.parent.name == "codex"]  # the corpus's, when present
+ROLLOUTS = session_params("codex")
+SHORT = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
+COMPACTED = fixture_path(
+    "codex/EntityProcess__agentv__0034f597b72d-s1-codex-spark-2compactions.jsonl"
+)
 CALLS = ("function_call", "custom_tool_call", "tool_search_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 
 
 def by_name(part: str) -> Path:
+    """A corpus rollout (tests calling this carry the ``corpus`` mark)."""
     return next(p for p in FILES if part in p.name)
 
 
@@ -63,11 +67,12 @@ def user_texts(history: ConversationHistory) -> tuple[list[str], list[str]]:
     return typed, injected
 
 
+@corpus
 def test_all_four_rollouts_are_here() -> None:
     assert len(FILES) == 4
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", ROLLOUTS)
 def test_every_rollout_loads_valid_and_is_detected(path: Path) -> None:
     history = loaded(path)
     assert detect_format(path) == NAME
@@ -79,7 +84,7 @@ def test_every_rollout_loads_valid_and_is_detected(path: Path) -> None:
     assert history.source.metadata["session"]["cwd"].endswith("agentv")
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", ROLLOUTS)
 def test_user_messages_match_an_independent_count(path: Path) -> None:
     history = loaded(path)
     items = [p for _, p in payloads(path, "response_item") if p["type"] == "message"]
@@ -99,7 +104,7 @@ def test_user_messages_match_an_independent_count(path: Path) -> None:
     assert view_assistant == raw_assistant
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", ROLLOUTS)
 def test_tool_calls_and_outputs_match_an_independent_count(path: Path) -> None:
     history = loaded(path)
     items = [p for _, p in payloads(path, "response_item")]
@@ -117,14 +122,14 @@ def test_tool_calls_and_outputs_match_an_independent_count(path: Path) -> None:
     assert attached + unattached == len(reasoning)
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", ROLLOUTS)
 def test_compactions_are_recorded_and_the_view_spans_the_whole_session(path: Path) -> None:
     history = loaded(path)
     assert history.source is not None
     raw = payloads(path, "compacted")
     found = history.source.metadata["compactions"]
     assert [c["line"] for c in found] == [n for n, _ in raw]
-    assert len(found) == (2 if "2compactions" in path.name else 0)
+    assert bool(found) == ("compactions" in path.name)  # the fixture keeps the first of two
     for entry, (_, payload) in zip(found, raw, strict=True):
         assert entry["replacement_history"] == payload["replacement_history"]
         assert 0 < entry["messages_before"] < len(history.messages)
@@ -133,6 +138,7 @@ def test_compactions_are_recorded_and_the_view_spans_the_whole_session(path: Pat
     assert typed[0] == events[0] and typed[-1] == events[-1]  # before and after compactions
 
 
+@corpus
 def test_arguments_namespaces_and_custom_input_become_tool_input() -> None:
     history = loaded(by_name("0b9f2ac6f3aa"))
     uses: dict[str, ToolUseBlock] = {}
@@ -147,7 +153,7 @@ def test_arguments_namespaces_and_custom_input_become_tool_input() -> None:
 
 
 def test_developer_and_instruction_messages_are_marked_injected() -> None:
-    history = loaded(by_name("a392ff332928"))
+    history = loaded(SHORT)
     first = history.messages[0]
     assert first.meta.extra["lines"] == (3, 4, 6)
     injected = first.meta.extra["injected_texts"]
@@ -160,7 +166,7 @@ def test_developer_and_instruction_messages_are_marked_injected() -> None:
 
 
 def test_assistant_meta_keeps_model_usage_and_reasoning() -> None:
-    history = loaded(by_name("0034f597b72d"))
+    history = loaded(COMPACTED)
     replies = [m for m in history.messages if m.role == "assistant"]
     assert all(m.meta.extra["model"] == "gpt-5.3-codex-spark" for m in replies)
     assert all(m.meta.timestamp for m in replies)
@@ -172,25 +178,25 @@ def test_assistant_meta_keeps_model_usage_and_reasoning() -> None:
 
 
 def test_last_calls_without_output_wait_for_their_results() -> None:
-    history = loaded(by_name("a392ff332928"))
+    history = loaded(SHORT)
     last = history.messages[-1]
     assert last.role == "assistant" and len(last.tool_uses) == 2
 
 
 def test_sniff_tells_codex_from_claude_code() -> None:
-    claude = next((SHARED_DATA / "transcripts" / "claude-code").glob("*.jsonl"))
-    assert sniff(FILES[0], FILES[0].read_text(encoding="utf-8")[:262_144])
+    claude = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
+    assert sniff(SHORT, SHORT.read_text(encoding="utf-8")[:262_144])
     assert not sniff(claude, claude.read_text(encoding="utf-8")[:262_144])
-    assert not sniff(FILES[0], '{"type": ["user"], "payload": {}, "sessionId": "s"}\n')
+    assert not sniff(SHORT, '{"type": ["user"], "payload": {}, "sessionId": "s"}\n')
 
 
 def test_one_conversation_per_file() -> None:
     with pytest.raises(FormatError, match="index=0"):
-        read(FILES[0], LoadReport(str(FILES[0]), NAME), index=1)
+        read(SHORT, LoadReport(str(SHORT), NAME), index=1)
 
 
 def test_bad_lines_are_reported_by_line_and_good_records_kept(tmp_path: Path) -> None:
-    source = by_name("a392ff332928")
+    source = SHORT
     lines = source.read_bytes().splitlines()
     records = [json.loads(line) for line in lines]
     records[11]["payload"]["arguments"] = "not json"  # line 12: a call whose arguments do not parse
@@ -263,14 +269,92 @@ PATHS: tuple[tuple[str | int, ...], ...] = (
 def test_wrong_types_anywhere_never_crash_the_loader(
     path_: tuple[str | int, ...], tmp_path: Path
 ) -> None:
-    source = by_name("a392ff332928")
+    source = SHORT
     records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
     for value in WRONG_VALUES:
         mutated = [json.loads(json.dumps(r)) for r in records]
         assert any([set_path(r, path_, value) for r in mutated])
         file = tmp_path / "rollout.jsonl"
         file.write_text("\n".join(json.dumps(r) for r in mutated) + "\n", encoding="utf-8")
-        history = load(file, "codex")
+        history = load(file, "codex", lenient=True)  # every record is corrupt
         assert history.source is not None and history.source.records == len(records)
         assert validate(history.messages) == []
         assert all(i.line is not None for i in history.source.issues)
+
+
+def test_web_search_calls_become_a_call_and_its_result_like_function_calls(
+    tmp_path: Path,
+) -> None:
+    source = next(p for p in FILES if "a392ff332928" in p.name)
+    lines = source.read_text(encoding="utf-8").splitlines()
+    first_reply = next(
+        i for i, line in enumerate(lines) if '"role":"assistant"' in line.replace(" ", "")
+    )
+    searches = [
+        {
+            "type": "web_search_call",
+            "id": "ws_1",
+            "status": "completed",
+            "action": {"type": "search", "query": "codex rollout format", "queries": ["codex"]},
+        },
+        {
+            "type": "web_search_call",
+            "status": "failed",
+            "action": {"type": "open_page", "url": "https://example.com/x"},
+        },
+    ]
+    stamp = "2026-01-01T00:00:00.000Z"
+    added = [
+        json.dumps({"timestamp": stamp, "type": "response_item", "payload": s}) for s in searches
+    ]
+    lines[first_reply:first_reply] = added
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    history = load(path)
+    assert history.source is not None and "unmapped_items" not in history.source.metadata
+    uses = {b.id: b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)}
+    results = {
+        b.tool_use_id: b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolResultBlock)
+    }
+    assert (
+        uses["ws_1"].name == "web_search" and uses["ws_1"].input["query"] == "codex rollout format"
+    )
+    assert json.loads(results["ws_1"].content) == {"status": "completed"}
+    second = f"web_search_call-line{first_reply + 2}"
+    assert uses[second].input == {"type": "open_page", "url": "https://example.com/x"}
+    assert results[second].is_error is True
+    assert validate(history.messages) == []
+    assert len(history.messages) == len(load(source).messages) + 4  # two calls, two results
+
+
+def test_real_web_searches_take_the_call_id_of_their_end_event() -> None:
+    sample = (
+        Path(__file__).parent
+        / "data"
+        / "codex"
+        / "EntityProcess__agentv__8d1ecb6dc628-web-search.jsonl"
+    )
+    records = [json.loads(line) for line in sample.read_text(encoding="utf-8").splitlines()]
+    ends = [r["payload"] for r in records if r["payload"].get("type") == "web_search_end"]
+    history = load(sample)
+    searches = [
+        b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolUseBlock) and b.name == "web_search"
+    ]
+    assert [(s.id, s.input["url"]) for s in searches] == [
+        (e["call_id"], e["action"]["url"]) for e in ends
+    ]
+    results = {
+        b.tool_use_id: b
+        for m in history.messages
+        for b in m.content
+        if isinstance(b, ToolResultBlock)
+    }
+    assert all(json.loads(results[s.id].content) == {"status": "completed"} for s in searches)
+    assert history.source is not None and history.source.issues == []
+    assert validate(history.messages) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import session_params, transcript_sets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
@@ -37,7 +37,7 @@ from contextwarden.model import (
 )
 from contextwarden.rules import validate
 
-OPENAI_CHAT = sorted((SHARED_DATA / "transcripts" / "openai-chat").glob("*.json"))
+OPENAI_CHAT = session_params("openai-chat")
 PNG = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
 
 
@@ -331,7 +331,7 @@ def test_anthropic_wire_to_openai_and_back_is_the_same_conversation(
     assert list(history.messages) == from_wire
 
 
-@pytest.mark.parametrize("path", OPENAI_CHAT, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", OPENAI_CHAT)
 def test_real_conversation_round_trips_through_openai(path: Path) -> None:
     history = load(path, format="openai")
     report = LoadReport(None, "openai")
@@ -351,7 +351,7 @@ def _raw_counts(raw: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-@pytest.mark.parametrize("path", OPENAI_CHAT, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", OPENAI_CHAT)
 def test_real_openai_chat_files_load_and_counts_match_the_raw_file(path: Path) -> None:
     assert detect_format(path) in ("swe-agent", "openai")  # mini-swe-agent v2 trajectories
     history = load(path, format="openai")
@@ -476,6 +476,7 @@ def test_to_openai_on_a_history() -> None:
     ]
 
 
+@pytest.mark.parametrize("transcripts", transcript_sets())
 def test_each_sniffer_claims_only_its_own_transcripts(transcripts: list[Path]) -> None:
     from contextwarden.formats import SNIFF_BYTES, openai, openhands, swe_agent
 

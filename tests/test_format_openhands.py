@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import TRANSCRIPTS_DIR, corpus, fixture_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,10 +18,10 @@ from contextwarden.repair import MISSING_RESULT_TEXT
 from contextwarden.rules import validate
 from tests.jsonpaths import json_paths
 
-FOLDER = SHARED_DATA / "transcripts" / "openhands"
-PONYC = FOLDER / "All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl"
-RESOLVER = FOLDER / "All-Hands-AI__OpenHands__resolver-mock-output.jsonl"
-GUI = FOLDER / "All-Hands-AI__OpenHands__runtime-traj-basic_gui_mode.json"
+PONYC = fixture_path("openhands/All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl")
+RESOLVER = fixture_path("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl")
+GUI = fixture_path("openhands/All-Hands-AI__OpenHands__runtime-traj-basic_gui_mode.json")
+FULL_PONYC = TRANSCRIPTS_DIR / "openhands" / PONYC.name  # all three runs, whole
 TOOL_ACTIONS = {"run", "run_ipython", "read", "edit", "write", "browse", "browse_interactive"}
 
 
@@ -62,8 +62,14 @@ def _expected(events: list[dict[str, Any]]) -> dict[str, int]:
 CASES = [(path, i) for path in (PONYC, RESOLVER, GUI) for i in range(len(_runs(path)))]
 
 
-def test_the_files_hold_six_conversations() -> None:
-    assert [len(_runs(p)) for p in (PONYC, RESOLVER, GUI)] == [3, 2, 1]
+def test_the_fixtures_hold_five_conversations() -> None:
+    assert [len(_runs(p)) for p in (PONYC, RESOLVER, GUI)] == [2, 2, 1]
+
+
+@corpus
+def test_the_corpus_files_hold_six_conversations() -> None:
+    files = [TRANSCRIPTS_DIR / "openhands" / p.name for p in (FULL_PONYC, RESOLVER, GUI)]
+    assert [len(_runs(p)) for p in files] == [3, 2, 1]
 
 
 @pytest.mark.parametrize(
@@ -99,9 +105,9 @@ def test_index_picks_the_run_and_out_of_range_says_how_many() -> None:
     second = load(PONYC, index=1)
     assert second.source.metadata["instance_id"] == lines[1]["instance_id"]  # type: ignore[union-attr]
     assert second.messages[0].text.startswith(lines[1]["instruction"][:200])
-    assert len(second.messages) != len(load(PONYC).messages)
-    with pytest.raises(FormatError, match=r"holds 3 conversation\(s\), numbered 0 to 2") as info:
-        load(PONYC, index=3)
+    assert second.messages != load(PONYC).messages
+    with pytest.raises(FormatError, match=r"holds 2 conversation\(s\), numbered 0 to 1") as info:
+        load(PONYC, index=2)
     assert info.value.path == str(PONYC)
     with pytest.raises(FormatError, match="holds 1 conversation"):
         load(GUI, index=1)
@@ -129,8 +135,9 @@ def test_current_schema_system_tools_and_tool_calls() -> None:
     assert history.messages[-1].tool_uses[0].name == "finish"  # the last call may wait
 
 
+@corpus
 def test_recall_and_error_observations_are_injected_user_text() -> None:
-    history = load(PONYC, index=1)
+    history = load(FULL_PONYC, index=1)  # the error is event 28, after the fixture's cut
     first = history.messages[0]
     assert first.meta.extra["injected"] is False  # the task itself was typed
     (recall,) = first.meta.extra["injected_texts"]
@@ -252,7 +259,7 @@ def test_run_without_a_user_message_gets_its_instruction(tmp_path: Path) -> None
     }
     path = tmp_path / "output.jsonl"
     path.write_text("{broken\n" + json.dumps({"no": "history"}) + "\n" + json.dumps(run) + "\n")
-    history = load(path, format="openhands")
+    history = load(path, format="openhands", lenient=True)  # 2 of 3 lines are not runs
     report = history.source
     assert report is not None and report.metadata["conversations"] == 1
     assert [i.line for i in report.issues] == [1, 2]
@@ -323,3 +330,96 @@ def test_mutated_events_load_valid_or_raise_format_error(
         except FormatError:
             continue
         assert validate(history.messages) == []
+
+
+# ----------------------------------------------------------------------------- V1 and pairs
+SAMPLES = Path(__file__).parent / "data" / "openhands"
+V1_EVENTS = SAMPLES / "OpenHands__software-agent-sdk__v1-events-pwd.json"
+V1_OUTPUT = SAMPLES / "OpenHands__software-agent-sdk__v1-output.jsonl"
+PAIRS = SAMPLES / "All-Hands-AI__openhands-resolver__pairs-output.jsonl"
+
+
+def test_v1_events_become_the_messages_the_model_saw() -> None:
+    events = json.loads(V1_EVENTS.read_text(encoding="utf-8"))
+    history = load(V1_EVENTS)
+    assert history.source is not None and history.source.metadata["schema"] == "v1"
+    assert history.system == events[0]["system_prompt"]["text"]
+    assert history.source.metadata["tool_names"] == ["terminal", "finish", "think"]
+    roles = [m.role for m in history.messages]
+    assert roles == ["user", "assistant", "user", "assistant", "user", "assistant"]
+    call = history.messages[1].content[0]
+    assert call.type == "tool_use" and call.id == events[2]["tool_call"]["id"]
+    assert call.input == json.loads(events[2]["tool_call"]["arguments"])
+    result = history.messages[2].content[0]
+    assert isinstance(result, ToolResultBlock) and result.tool_use_id == call.id
+    assert result.content == "\n[The command completed with exit code 0.]"  # suffix framed in
+    typed = events[6]["llm_message"]["content"][0]["text"]
+    assert history.messages[4].content[-1].text == typed  # after the finish tool's result
+    assert validate(history.messages) == []
+
+
+def test_a_v1_output_jsonl_run_reads_like_its_event_list() -> None:
+    run = load(V1_OUTPUT, index=0)
+    assert run.messages == load(V1_EVENTS).messages
+    with pytest.raises(FormatError, match="index 1 is out of range"):
+        load(V1_OUTPUT, index=1)
+
+
+def test_an_old_output_jsonl_of_action_observation_pairs_reads_every_event() -> None:
+    run = json.loads(PAIRS.read_text(encoding="utf-8"))
+    history = load(PAIRS)
+    assert detect_format(PAIRS) == "openhands"
+    uses = [b for m in history.messages for b in m.content if b.type == "tool_use"]
+    commands = [
+        pair[0]["args"].get("command") or pair[0]["args"].get("code") for pair in run["history"][1:]
+    ]
+    assert [u.input.get("command") or u.input.get("code") for u in uses] == commands
+    results = [b for m in history.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert [r.content for r in results] == [pair[1]["content"] for pair in run["history"][1:]]
+    assert history.messages[0].text == run["instruction"]
+    assert history.source is not None and history.source.issues == []
+
+
+def test_v1_kinds_without_a_mapping_are_noted_and_errors_answer_their_call(
+    tmp_path: Path,
+) -> None:
+    events = json.loads(V1_EVENTS.read_text(encoding="utf-8"))[:3]
+    events.append({"id": "x1", "kind": "HologramEvent", "source": "agent"})
+    events.append({"id": "x2", "kind": "ConversationStateUpdateEvent", "key": "status"})
+    events.append(
+        {
+            "id": "x3",
+            "kind": "Condensation",
+            "forgotten_event_ids": ["a", "b"],
+            "summary": "earlier work",
+            "llm_response_id": "r",
+        }
+    )
+    second = dict(
+        events[2],
+        id="a2",
+        tool_call_id="call_2",
+        tool_call=dict(events[2]["tool_call"], id="call_2"),
+    )
+    events.append(second)
+    events.append(
+        {
+            "id": "e2",
+            "kind": "AgentErrorEvent",
+            "source": "agent",
+            "tool_name": "terminal",
+            "tool_call_id": "call_2",
+            "error": "sandbox died",
+        }
+    )
+    path = tmp_path / "events.json"
+    path.write_text(json.dumps(events))
+    history = load(path)
+    report = history.source
+    assert report is not None
+    assert [i.index for i in report.issues if "HologramEvent" in i.message] == [3]
+    assert not any("ConversationStateUpdateEvent" in i.message for i in report.issues)
+    assert report.metadata["condensations"][0]["forgotten_events"] == 2
+    error = history.messages[-1].content[0]
+    assert isinstance(error, ToolResultBlock) and error.is_error and error.content == "sandbox died"
+    assert validate(history.messages) == []

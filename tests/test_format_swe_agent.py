@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHARED_DATA
+from conftest import (
+    FIXTURE_TRANSCRIPTS,
+    TRANSCRIPTS,
+    TRANSCRIPTS_DIR,
+    corpus,
+    fixture_path,
+    session_params,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,10 +24,10 @@ from contextwarden.model import TextBlock
 from contextwarden.rules import validate
 from tests.jsonpaths import json_paths
 
-TRANSCRIPTS = SHARED_DATA / "transcripts"
-TRAJECTORIES = sorted((TRANSCRIPTS / "swe-agent").glob("*.traj*")) + sorted(
-    (TRANSCRIPTS / "openai-chat").glob("*.traj.json")
-)
+TRAJECTORIES = session_params("swe-agent", "openai-chat")
+FIXTURE_TRAJECTORIES = [
+    p for p in FIXTURE_TRANSCRIPTS if p.parent.name in ("swe-agent", "openai-chat")
+]
 
 
 def _chat(path: Path) -> list[dict[str, Any]]:
@@ -44,17 +51,19 @@ def _expected(raw: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
+@corpus
 def test_all_nine_trajectories_are_found() -> None:
-    assert len(TRAJECTORIES) == 9
+    assert len([p for p in TRANSCRIPTS if p.parent.name in ("swe-agent", "openai-chat")]) == 9
 
 
-@pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name[:45])
+@pytest.mark.parametrize("path", TRAJECTORIES)
 def test_trajectory_loads_valid_with_counts_matching_the_raw_file(path: Path) -> None:
     assert detect_format(path) == "swe-agent"
     history = load(path)
     assert validate(history.messages) == []
     assert history.source is not None and history.source.issues == []
-    assert history.repairs == []
+    # The one repair a real trajectory needs: demo-marshmallow reuses tool_call ids.
+    assert all(r.action.startswith("renamed repeated tool_use ids") for r in history.repairs)
     raw = _chat(path)
     expected = _expected(raw)
     view = list(history.messages)
@@ -69,7 +78,7 @@ def test_trajectory_loads_valid_with_counts_matching_the_raw_file(path: Path) ->
     assert all(m["content"] in texts for m in raw if m["role"] == "user")
 
 
-@pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name[:45])
+@pytest.mark.parametrize("path", TRAJECTORIES)
 def test_info_goes_to_metadata(path: Path) -> None:
     document = json.loads(path.read_text())
     metadata = load(path).source.metadata  # type: ignore[union-attr]
@@ -83,10 +92,8 @@ def test_info_goes_to_metadata(path: Path) -> None:
 
 
 def test_mini_swe_agent_v2_keeps_exit_record_reasoning_and_times() -> None:
-    path = (
-        TRANSCRIPTS
-        / "swe-agent"
-        / "SWE-agent__mini-swe-agent__pr816-deepseek-reasoner-sqlfluff-1733.traj.json"
+    path = fixture_path(
+        "swe-agent/SWE-agent__mini-swe-agent__pr816-deepseek-reasoner-sqlfluff-1733.traj.json"
     )
     history = load(path)
     metadata = history.source.metadata  # type: ignore[union-attr]
@@ -100,11 +107,11 @@ def test_mini_swe_agent_v2_keeps_exit_record_reasoning_and_times() -> None:
     assert first_reply.meta.extra["usage"]["prompt_tokens"] > 0
 
 
+@corpus
 def test_mini_swe_agent_v1_keeps_bash_blocks_as_text_and_the_huge_output() -> None:
     path = (
-        TRANSCRIPTS
-        / "swe-agent"
-        / "gruckion__mini-swe-agent__gemini3pro-psf__requests-1142.traj.json"
+        TRANSCRIPTS_DIR
+        / "swe-agent/gruckion__mini-swe-agent__gemini3pro-psf__requests-1142.traj.json"
     )
     history = load(path)
     raw = _chat(path)
@@ -118,13 +125,13 @@ def test_mini_swe_agent_v1_keeps_bash_blocks_as_text_and_the_huge_output() -> No
 
 def test_classic_fields_are_kept_in_meta() -> None:
     history = load(
-        TRANSCRIPTS / "swe-agent" / "SWE-agent__SWE-agent__demo-marshmallow-1867-fc-replace.traj"
+        fixture_path("swe-agent/SWE-agent__SWE-agent__demo-marshmallow-1867-fc-replace.traj")
     )
     reply = history.messages[1]
     assert reply.meta.extra["action"] == "ls -F" and reply.meta.extra["agent"] == "main"
     assert reply.meta.extra["message_type"] == "action"
     assert reply.tool_uses[0].input == {"command": "ls -F"}
-    demo = load(TRANSCRIPTS / "swe-agent" / "SWE-agent__SWE-agent__gpt4-pydicom-1458.traj")
+    demo = load(fixture_path("swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj"))
     first = demo.messages[0]  # demonstration + task, merged; only the demo part is marked
     assert "is_demo" not in first.meta.extra
     assert [dict(p).get("is_demo") for p in first.meta.extra["parts"]] == [True, None]
@@ -165,7 +172,7 @@ def test_bad_entries_are_reported_by_file_index_and_the_rest_kept(tmp_path: Path
 
 
 def test_truncated_or_wrong_documents_raise_format_error_with_path(tmp_path: Path) -> None:
-    real = TRANSCRIPTS / "swe-agent" / "SWE-agent__SWE-agent__gpt4-pydicom-1458.traj"
+    real = fixture_path("swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj")
     path = tmp_path / "cut.traj"
     path.write_bytes(real.read_bytes()[:50_000])
     with pytest.raises(FormatError, match="malformed JSON") as info:
@@ -215,7 +222,7 @@ def _shrunk(value: Any) -> Any:
     return value
 
 
-SEEDS = [_shrunk(json.loads(p.read_text())) for p in TRAJECTORIES[:3] + TRAJECTORIES[-3:]]
+SEEDS = [_shrunk(json.loads(p.read_text())) for p in FIXTURE_TRAJECTORIES]
 
 
 @settings(max_examples=120, deadline=None)
@@ -242,7 +249,7 @@ def test_mutated_trajectories_load_valid_or_raise_format_error(
 
 
 # ------------------------------------------------------------------ environment observations
-@pytest.mark.parametrize("path", TRAJECTORIES, ids=lambda p: p.name[:45])
+@pytest.mark.parametrize("path", TRAJECTORIES)
 def test_environment_outputs_are_marked_injected_and_the_task_is_not(path: Path) -> None:
     """In these runs nobody typed after the task: every later user-role text is the harness's."""
     history = load(path)
@@ -261,11 +268,11 @@ def test_environment_outputs_are_marked_injected_and_the_task_is_not(path: Path)
         assert message.meta.extra["injected_texts"] == (message.text,)
 
 
+@corpus
 def test_v1_observations_format_errors_and_the_final_diff_are_marked() -> None:
     path = (
-        TRANSCRIPTS
-        / "swe-agent"
-        / "gruckion__mini-swe-agent__gemini3pro-psf__requests-1142.traj.json"
+        TRANSCRIPTS_DIR
+        / "swe-agent/gruckion__mini-swe-agent__gemini3pro-psf__requests-1142.traj.json"
     )
     marked = [m.text for m in load(path).messages if m.meta.extra.get("injected")]
     assert sum(t.startswith("<returncode>") for t in marked) == 68
@@ -362,3 +369,32 @@ def test_an_exit_record_without_an_extra_object_keeps_its_content(tmp_path: Path
     document = _mini({"role": "exit", "content": "Submitted", "extra": [1, 2]})
     metadata = load(_write(tmp_path, document, "run.traj.json")).source.metadata  # type: ignore[union-attr]
     assert metadata["exit"] == {"content": "Submitted"}
+
+
+def test_repeated_tool_call_ids_are_renamed_and_keep_their_own_observation() -> None:
+    """demo-marshmallow reuses one tool_call id in several assistant messages; the API wants
+    them unique, so merge mode renames each repeat and the observation that followed it."""
+    path = next(p for p in TRAJECTORIES if "demo-marshmallow" in p.name)
+    raw = [m for m in _chat(path) if m["role"] != "system"]
+    calls = [c["id"] for m in raw for c in m.get("tool_calls") or []]
+    repeated = {i for i in calls if calls.count(i) > 1}
+    assert repeated  # the file really does repeat ids
+    observed = [
+        (m["tool_calls"][0]["id"], raw[n + 1]["content"])
+        for n, m in enumerate(raw)
+        if m.get("tool_calls") and raw[n + 1]["role"] == "tool"
+    ]
+    history = load(path)
+    assert validate(history.messages) == []
+    view = history.messages
+    paired = [
+        (use.id, view[n + 1].tool_results[0].text)
+        for n, m in enumerate(view)
+        for use in m.tool_uses
+    ]
+    assert len({i for i, _ in paired}) == len(paired) == len(observed)
+    for (old_id, text), (new_id, kept) in zip(observed, paired, strict=True):
+        assert new_id == old_id or new_id.startswith(old_id + "_")
+        assert kept.strip() == text.strip()  # the observation recorded after that very call
+    renamed = [r for r in history.repairs if "renamed" in r.action]
+    assert len(renamed) == len(calls) - len(set(calls))

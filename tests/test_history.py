@@ -162,8 +162,7 @@ def test_metadata_is_logged() -> None:
     h = ConversationHistory()
     h.set_metadata("breaker", {"failures": 2})
     assert h.metadata == {"breaker": {"failures": 2}}
-    restored = ConversationHistory()
-    restored._restore(h.log[1:])
+    restored = ConversationHistory.from_log(h.log[1:])
     assert restored.metadata == h.metadata
 
 

@@ -189,7 +189,7 @@ def test_failing_summarizer_leaves_the_history_byte_identical() -> None:
 
 def test_failing_post_compact_hook_leaves_the_history_unchanged() -> None:
     history = sized(170_000)
-    before = snapshot(history)
+    before = snapshot(history, breaker=False)
     manager = ContextManager(summarizer=FakeSummarizer())
 
     @manager.hooks.post_compact
@@ -198,7 +198,8 @@ def test_failing_post_compact_hook_leaves_the_history_unchanged() -> None:
 
     with pytest.raises(RuntimeError, match="hook bug"):
         manager.prepare(history)
-    assert snapshot(history) == before
+    assert snapshot(history, breaker=False) == before  # only the breaker's count was added
+    assert manager.consecutive_failures(history) == 1
 
 
 def test_compaction_drops_the_stale_usage_anchor() -> None:
@@ -280,3 +281,24 @@ def test_nothing_to_do_reports_no_actions_and_no_changes() -> None:
     assert report.actions == () and not report.compacted and not report.over_window
     assert snapshot(history) == before
     assert report.messages_before == report.messages_after == len(history)
+
+
+def test_any_exception_inside_a_compaction_counts_toward_the_breaker() -> None:
+    """An exception that is not a SummarizerError (here a post-compact hook's bug; before, a NUL
+    byte in a re-attached path) still propagates, but the breaker counts it, so a failure that
+    repeats on every request stops being attempted after three."""
+    summarizer = FakeSummarizer()
+    manager = ContextManager(summarizer=summarizer)
+    history = sized(170_000)
+
+    @manager.hooks.post_compact
+    def broken(result: object) -> str:
+        raise ValueError("embedded null byte")
+
+    for n in (1, 2, 3):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            manager.prepare(history)
+        assert manager.consecutive_failures(history) == n
+    assert manager.breaker_open(history)
+    report = manager.prepare(history)  # the breaker is open: autocompact is not attempted
+    assert "summarize" not in [a.name for a in report.actions]

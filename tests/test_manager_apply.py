@@ -26,9 +26,7 @@ from tests.test_manager import sized, snapshot
 
 def restarted(history: ConversationHistory) -> ConversationHistory:
     """The history as a process that resumes it from its stored log sees it."""
-    resumed = ConversationHistory(counter=history.counter)
-    resumed._restore(history.log)
-    return resumed
+    return ConversationHistory.from_log(history.log, counter=history.counter)
 
 
 # ------------------------------------------------------------------ apply

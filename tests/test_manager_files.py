@@ -124,3 +124,26 @@ def test_no_workspace_no_reattachment() -> None:
     manager.prepare(history)
     texts = [b.text for b in history.messages[0].content if isinstance(b, TextBlock)]
     assert not any("re-read after compaction" in t for t in texts)
+
+
+@pytest.mark.parametrize("bad", ["src/a\x00.py", "x" * 5_000, "/\x00", "src/" + "d/" * 3_000])
+def test_a_path_that_cannot_be_a_file_is_not_reattached_and_autocompact_still_runs(
+    workspace: Path, bad: str
+) -> None:
+    """A NUL byte or an impossible length in a tool's ``file_path`` used to make every
+    autocompact raise ValueError (uncounted by the breaker)."""
+    messages = calls(
+        ("Read", {"file_path": "src/a.py"}),
+        ("Read", {"file_path": bad}),
+        *[("Bash", {"command": f"make {n}"}) for n in range(12)],
+    )
+    policy = ContextPolicy(
+        context_window=6_000, summary_keep_tokens=1_500, keep_recent_tool_results=20
+    )
+    manager = ContextManager(policy, summarizer=FakeSummarizer("s"), workspace=workspace)
+    history = history_of(messages)
+    assert "summarize" in manager.prepare(history).applied
+    assert validate(history.messages) == [] and manager.consecutive_failures(history) == 0
+    texts = [b.text for b in history.messages[0].content if isinstance(b, TextBlock)]
+    attached = [t.split(" (re-read")[0] for t in texts if "(re-read after compaction)" in t]
+    assert attached == ["Contents of src/a.py"]

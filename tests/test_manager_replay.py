@@ -16,12 +16,12 @@ from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
-from tests.conftest import TRANSCRIPTS
+from tests.conftest import TRANSCRIPTS, corpus, session_params
 
 WINDOW = 30_000
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", session_params())
 def test_replay_stays_valid_and_inside_the_window(path: Path) -> None:
     source = load(path)
     now = [0.0]
@@ -48,5 +48,6 @@ def test_replay_stays_valid_and_inside_the_window(path: Path) -> None:
         assert applied, "a session this long must have been compacted"
 
 
+@corpus
 def test_every_transcript_is_replayed() -> None:
     assert len(TRANSCRIPTS) == 27

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS, TRANSCRIPTS_DIR
+from conftest import TRANSCRIPTS, TRANSCRIPTS_DIR, corpus, fixture_path, session_params
 
 from contextwarden.errors import ContextWardenError
 from contextwarden.eval.probes import SEPARATOR, Probe, message_text, system_text
@@ -27,7 +27,7 @@ def _replay(path: Path, strategies: Sequence[str] = STRATEGY_NAMES) -> ReplayRes
     return replay(load(path, counter=HeuristicCounter()), strategies, window=WINDOW)
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.name[:60])
+@pytest.mark.parametrize("path", session_params())
 def test_every_transcript_through_every_strategy(path: Path) -> None:
     result = _replay(path)
     assert set(result.runs) == set(STRATEGY_NAMES)
@@ -48,6 +48,7 @@ def test_every_transcript_through_every_strategy(path: Path) -> None:
     assert none.retention.share == 1.0  # nothing is ever removed, so every probe stays
 
 
+@corpus
 def test_the_unmanaged_session_goes_over_the_window_where_the_ladder_does_not() -> None:
     """The longest sessions: ``none`` would have failed most requests; the ladder none."""
     for path in LONGEST:
@@ -66,6 +67,7 @@ def test_the_unmanaged_session_goes_over_the_window_where_the_ladder_does_not() 
         "codex/EntityProcess__agentv__0034f597b72d-s1-codex-spark-2compactions.jsonl",
     ],
 )
+@corpus
 def test_the_ladder_keeps_95_percent_of_the_default_probes(relative: str) -> None:
     """Issue 6's target on the two long sessions that missed it before failed results kept their
     error lines and summaries read the results as first added; every kind is checked too."""
@@ -95,24 +97,42 @@ def _naive_retention(
     return out
 
 
+SMALL_WINDOW = 8_000  # the fixtures are trimmed: a window they overflow several times
+FIXTURES_WINDOWED = [
+    pytest.param(fixture_path(relative), SMALL_WINDOW, id="fixture/" + relative)
+    for relative in (
+        "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl",
+        "codex/EntityProcess__agentv__0034f597b72d-s1-codex-spark-2compactions.jsonl",
+    )
+]
+
+
+def _corpus_windowed(*relatives: str) -> list[object]:
+    return [
+        pytest.param(TRANSCRIPTS_DIR / relative, WINDOW, id="corpus/" + relative, marks=corpus)
+        for relative in relatives
+    ]
+
+
 @pytest.mark.parametrize(
-    "relative",
-    [
+    ("path", "window"),
+    FIXTURES_WINDOWED
+    + _corpus_windowed(
         "claude-code/entireio__cli__d0161e0df1cb-s0-1compact.jsonl",
         "codex/EntityProcess__agentv__96eca76f596a-s0-nocompaction.jsonl",
         "swe-agent/SWE-agent__mini-swe-agent__pr816-deepseek-reasoner-sqlfluff-1733.traj.json",
-    ],
+    ),
 )
-def test_incremental_retention_equals_searching_every_context(relative: str) -> None:
+def test_incremental_retention_equals_searching_every_context(path: Path, window: int) -> None:
     contexts: dict[str, list[tuple[Message, ...]]] = {}
 
     def observe(name: str, turn: int, view: tuple[Message, ...]) -> None:
         contexts.setdefault(name, []).append(view)
         assert len(contexts[name]) == turn + 1
 
-    session = load(TRANSCRIPTS_DIR / relative)
+    session = load(path)
     strategies = ("ladder", "truncate", "mask")
-    result = replay(session, strategies, window=WINDOW, observe=observe)
+    result = replay(session, strategies, window=window, observe=observe)
     expected = _naive_retention(result, contexts, system_text(session.system))
     for name in strategies:
         r = result.runs[name].retention
@@ -121,10 +141,14 @@ def test_incremental_retention_equals_searching_every_context(relative: str) -> 
     assert result.runs["truncate"].retention.share < 1.0  # truncation forgets: the test can see it
 
 
-def test_request_check_equals_full_validation_on_every_request() -> None:
+@pytest.mark.parametrize(
+    ("path", "window"),
+    FIXTURES_WINDOWED
+    + _corpus_windowed("claude-code/entireio__cli__b6f735fbac66-s0-2compacts.jsonl"),
+)
+def test_request_check_equals_full_validation_on_every_request(path: Path, window: int) -> None:
     views: list[tuple[Message, ...]] = []
-    path = TRANSCRIPTS_DIR / "claude-code/entireio__cli__b6f735fbac66-s0-2compacts.jsonl"
-    replay(load(path), window=WINDOW, observe=lambda _n, _t, view: views.append(view))
+    replay(load(path), window=window, observe=lambda _n, _t, view: views.append(view))
     checker: RequestValidator | None = None
     for i, view in enumerate(views):
         if i % len(views) == 0 or checker is None:

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from contextwarden.errors import ContextWardenError
-from contextwarden.eval.demo import build_session, default_root, generate, source_files
 from contextwarden.agent.tools import TOOL_DEFINITIONS, Call, Tools
 from contextwarden.agent.workspace import Workspace
+from contextwarden.errors import ContextWardenError
+from contextwarden.eval.demo import build_session, default_root, generate, source_files
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
-
 
 TOOL_NAMES = [t["name"] for t in TOOL_DEFINITIONS]
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS_DIR
+from conftest import fixture_path
 
 from contextwarden.errors import FormatError
 from contextwarden.eval.probes import (
@@ -21,7 +21,9 @@ from contextwarden.formats import load
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, freeze
 from contextwarden.summarizers.facts import extract_facts
 
-CLAUDE = TRANSCRIPTS_DIR / "claude-code/entireio__cli__cd95adddad32-s0-3compacts.jsonl"
+SESSION = fixture_path(
+    "openai-chat/SWE-agent__mini-swe-agent__pr816-deepseek-chat-astroid-1333.traj.json"
+)
 
 
 def _write(tmp_path: Path, data: object) -> Path:
@@ -64,7 +66,7 @@ def test_probes_file_that_is_not_json_names_the_line(tmp_path: Path) -> None:
 
 
 def test_default_probes_are_the_facts_a_summary_promises() -> None:
-    messages = load(CLAUDE).messages
+    messages = load(SESSION).messages
     probes = default_probes(messages)
     facts = extract_facts(messages)
     texts = {p.text for p in probes}

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS_DIR
+from conftest import fixture_path
 
 from contextwarden.errors import MissingDependencyError
 from contextwarden.eval.probes import Probe
@@ -22,7 +22,7 @@ from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, freeze
 
-TRANSCRIPT = TRANSCRIPTS_DIR / "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
+TRANSCRIPT = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_TIMEOUT = 180
 SHOT_SIZE = (1400, 1000)
@@ -30,7 +30,7 @@ SHOT_SIZE = (1400, 1000)
 
 @pytest.fixture(scope="module")
 def result() -> ReplayResult:
-    return replay(load(TRANSCRIPT), window=20_000)
+    return replay(load(TRANSCRIPT), window=8_000)
 
 
 def _session() -> ConversationHistory:

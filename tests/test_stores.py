@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS
+from conftest import FIXTURE_TRANSCRIPTS, session_params
 
 from contextwarden.errors import StoreError
 from contextwarden.formats import load as load_transcript
@@ -143,7 +143,7 @@ def assert_same(loaded: ConversationHistory, original: ConversationHistory) -> N
 
 
 # ----------------------------------------------------------------------------- round trips
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=[p.name[:48] for p in TRANSCRIPTS])
+@pytest.mark.parametrize("path", session_params())
 def test_every_transcript_round_trips(store: SessionStore, path: Path) -> None:
     original = transcript(path)
     assert store.append("t", original.log, expected_version=0) == len(original.log)
@@ -152,10 +152,10 @@ def test_every_transcript_round_trips(store: SessionStore, path: Path) -> None:
     assert store.version("t") == len(original.log)
 
 
-@pytest.mark.parametrize("name", ["44785715c3f5", "0b9f2ac6f3aa", "sqlfluff-1733"])
+@pytest.mark.parametrize("name", ["7662d755ef9f", "0034f597b72d", "sqlfluff-1733"])
 def test_transcript_appended_event_by_event(store: SessionStore, name: str) -> None:
     """One append per event, each with the version the writer saw: every check passes."""
-    original = transcript(next(p for p in TRANSCRIPTS if name in p.name))
+    original = transcript(next(p for p in FIXTURE_TRANSCRIPTS if name in p.name))
     for version, entry in enumerate(original.log):
         assert store.append("t", [entry], expected_version=version) == version + 1
     assert_same(store.load("t", mode="merge"), original)

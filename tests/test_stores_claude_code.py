@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS
+from conftest import session_params
 from test_stores import added, compaction, transcript
 
 from contextwarden.formats import detect_format, load
@@ -88,7 +88,7 @@ def test_our_claude_code_loader_reads_the_export_back(tmp_path: Path) -> None:
     assert [c["messages_before"] for c in compactions] == [16, 28]
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=[p.name[:48] for p in TRANSCRIPTS])
+@pytest.mark.parametrize("path", session_params())
 def test_every_transcript_survives_an_export(tmp_path: Path, path: Path) -> None:
     original = transcript(path)
     log: list[LogEntry] = list(original.log)
@@ -103,3 +103,38 @@ def test_every_transcript_survives_an_export(tmp_path: Path, path: Path) -> None
     else:
         assert back.source.issues == []
         assert list(back.messages) == list(original.messages)
+
+
+def test_prior_compactions_are_written_where_they_were(tmp_path: Path) -> None:
+    """A session loaded from Claude Code keeps its compactions as metadata; written back they
+    stand before the message that followed them, in order, with their summaries."""
+    from contextwarden.stores.claude_code_writer import PriorCompaction, claude_code_records
+
+    history = ConversationHistory()
+    for i in range(6):
+        history.add(Message.user(f"q{i}"))
+        history.add(Message.assistant(f"a{i}"))
+    prior = [
+        PriorCompaction(8, "second summary", "manual", 900, 1_700_000_100.0),
+        PriorCompaction(4, "first summary", "auto", 800, 1_700_000_000.0),
+    ]
+    records = claude_code_records(history.log, session_id="s", prior_compactions=prior)
+    kinds = [r.get("subtype") or r["type"] for r in records]
+    assert kinds == [
+        *["user", "assistant"] * 2, "compact_boundary", "user",
+        *["user", "assistant"] * 2, "compact_boundary", "user",
+        *["user", "assistant"] * 2,
+    ]  # fmt: skip
+    boundaries = [r for r in records if r.get("subtype") == "compact_boundary"]
+    assert [b["compactMetadata"] for b in boundaries] == [
+        {"trigger": "auto", "preTokens": 800},
+        {"trigger": "manual", "preTokens": 900},
+    ]
+    assert records[5]["isCompactSummary"] and records[5]["message"]["content"] == "first summary"
+    assert boundaries[0]["logicalParentUuid"] == records[3]["uuid"]
+    assert boundaries[0]["timestamp"] == "2023-11-14T22:13:20.000Z"
+    path = write_claude_code(history.log, tmp_path / "s.jsonl", session_id="s",
+                             prior_compactions=prior)  # fmt: skip
+    back = load(path)
+    assert [c["messages_before"] for c in back.source.metadata["compactions"]] == [4, 8]  # type: ignore[union-attr]
+    assert [m.text for m in back.messages] == [m.text for m in history.messages]

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from conftest import TRANSCRIPTS
+import pytest
+from conftest import FIXTURE_TRANSCRIPTS, TRANSCRIPTS, corpus
 
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
@@ -23,9 +24,9 @@ COUNTER = HeuristicCounter()
 
 
 @cache
-def longest() -> tuple[Path, tuple[Message, ...]]:
+def longest(paths: tuple[Path, ...]) -> tuple[Path, tuple[Message, ...]]:
     """The transcript whose messages cost the most tokens."""
-    loaded = [(p, tuple(load(p).messages)) for p in TRANSCRIPTS]
+    loaded = [(p, tuple(load(p).messages)) for p in paths]
     return max(loaded, key=lambda pm: sum(COUNTER.count_message(m) for m in pm[1]))
 
 
@@ -47,9 +48,18 @@ def missing_user_messages(said: Sequence[Message], view: Sequence[Message]) -> l
     return missing
 
 
-def test_replay_longest_transcript_keeps_every_user_message() -> None:
-    path, messages = longest()
-    manager = ContextManager(policy=ContextPolicy(context_window=WINDOW))
+@pytest.mark.parametrize(
+    ("paths", "window"),
+    [
+        pytest.param(tuple(FIXTURE_TRANSCRIPTS), 4_000, id="fixtures"),  # trimmed: a small window
+        pytest.param(tuple(TRANSCRIPTS), WINDOW, id="corpus", marks=corpus),
+    ],
+)
+def test_replay_longest_transcript_keeps_every_user_message(
+    paths: tuple[Path, ...], window: int
+) -> None:
+    path, messages = longest(paths)
+    manager = ContextManager(policy=ContextPolicy(context_window=window))
     assert isinstance(manager.summarizer, StructuredSummarizer)
     history = ConversationHistory()
     summaries = 0
@@ -63,5 +73,5 @@ def test_replay_longest_transcript_keeps_every_user_message() -> None:
                 )
             assert validate(history.messages) == []
         history.add(message)
-    assert summaries >= 3, f"{path.name} should autocompact several times in a {WINDOW} window"
+    assert summaries >= 3, f"{path.name} should autocompact several times in a {window} window"
     assert missing_user_messages(messages, history.messages) == []

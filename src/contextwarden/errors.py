@@ -18,10 +18,13 @@ class ContextWardenError(Exception):
         ├── FormatError                  a payload or file could not be read
         ├── TokenizerError               a tokenizer could not be loaded
         ├── CompactionError              a compaction could not produce a valid, smaller view
+        ├── ContextOverflowError         even the last resort left the request over the window
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
-        └── MissingDependencyError       an optional extra is not installed
+        ├── PricingError                 a price table or cache model input is wrong (cost/)
+        ├── MissingDependencyError       an optional extra is not installed
+        └── UsageError                   a command line that cannot be carried out (CLI exit 2)
     """
 
 
@@ -86,12 +89,45 @@ class CompactionError(ContextWardenError):
     """A compaction could not produce a valid view with fewer tokens; the history is unchanged."""
 
 
+class ContextOverflowError(ContextWardenError):
+    """Every rung ran, the last-resort cap included, and the request still does not fit.
+
+    What is left cannot shrink without editing what the API forbids us to edit: the latest
+    assistant turn's thinking, tool_use inputs, images or documents, or the system prompt and tool
+    definitions. Each rung that applied stays applied (each one is valid on its own); nothing said
+    is lost (the log keeps every original). ``tokens``: what the request needs; ``window``: the
+    effective window (context window minus the output reserve); ``unshrinkable``: what could not
+    shrink, largest first, in words.
+    """
+
+    def __init__(self, tokens: int, window: int, unshrinkable: tuple[str, ...] = ()) -> None:
+        parts = "; ".join(unshrinkable) if unshrinkable else "nothing left to cut"
+        super().__init__(
+            f"the request needs {tokens:,} tokens but the effective window is {window:,} "
+            f"(context window minus the output reserve), and what is left cannot shrink: {parts}. "
+            "Use a model with a larger window, lower ContextPolicy.max_output_reserve, or remove "
+            "the oversized content from the conversation."
+        )
+        self.tokens = tokens
+        self.window = window
+        self.unshrinkable = unshrinkable
+
+
 class SummarizerError(ContextWardenError):
     """A summarizer failed (timeout, HTTP error, empty or invalid reply)."""
 
 
 class StoreError(ContextWardenError):
     """A session store could not read or write (bad session id, corrupt data, conflict)."""
+
+
+class PricingError(ContextWardenError):
+    """A price table, a price override or a request given to the cost model is wrong."""
+
+
+class UsageError(ContextWardenError):
+    """The command line asks for something that cannot be done (write over the input, an LLM
+    summarizer without a model or key); the CLI exits with 2, other errors with 1."""
 
 
 class MissingDependencyError(ContextWardenError, ImportError):

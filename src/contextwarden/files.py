@@ -138,17 +138,20 @@ def inside(root: Path, path: str) -> Path | None:
 
     ``root`` must already be resolved. Relative paths are taken from ``root``.
     """
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        candidate = root / candidate
     try:
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            candidate = root / candidate
         resolved = candidate.resolve(strict=True)
-    except (OSError, RuntimeError):  # deleted, dangling symlink, symlink loop
+        if not resolved.is_relative_to(root):
+            log.debug("not re-reading %s: it resolves outside the workspace %s", path, root)
+            return None
+        return resolved if resolved.is_file() else None
+    except (OSError, RuntimeError, ValueError) as exc:
+        # Deleted, a dangling symlink or a loop, or no possible file at all (a NUL byte, a name
+        # too long): a path taken from a tool's input is only a hint, never a reason to fail.
+        log.debug("not re-reading %r: %s", path, exc)
         return None
-    if not resolved.is_relative_to(root):
-        log.debug("not re-reading %s: it resolves outside the workspace %s", path, root)
-        return None
-    return resolved if resolved.is_file() else None
 
 
 def _read_block(root: Path, path: str, counter: TokenCounter, max_tokens: int) -> TextBlock | None:

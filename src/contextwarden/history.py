@@ -6,9 +6,10 @@ reported (merge mode, for importing logs). The full log is kept; the view is der
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
 from contextwarden.formats.anthropic import as_plain, messages_to_wire
@@ -34,17 +35,26 @@ from contextwarden.model import (
     Block,
     FrozenDict,
     Message,
+    TextBlock,
     ToolResultBlock,
     freeze,
     thaw,
 )
-from contextwarden.repair import Step, answer_pending, merge_messages, plan_merge
-from contextwarden.rules import DEFAULT_RULES, Rule, Violation, validate
+from contextwarden.repair import (
+    Renames,
+    Step,
+    answer_pending,
+    mend_tools,
+    merge_messages,
+    plan_merge,
+)
+from contextwarden.rules import DEFAULT_RULES, Rule, UniqueToolUseIds, Violation, validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
 
 if TYPE_CHECKING:
+    from contextwarden.formats.anthropic_cache import CacheTTL
     from contextwarden.formats.base import LoadReport
     from contextwarden.stores.base import SessionStore
 
@@ -87,10 +97,35 @@ class ConversationHistory:
         self._listeners: list[Callable[[LogEntry], None]] = []
         self._ledger = TokenLedger(self.counter)
         self.repairs: list[Repair] = []
+        self._use_ids: set[str] = set()  # tool_use ids in the view: the API wants them unique
+        self._renames: Renames = {}  # merge mode: repeated tool_use ids and their new names
         self._metadata: dict[str, Any] = {}
         self.source: LoadReport | None = None
         """Set by ``load``: the file this history was read from and what could not be read."""
         self._set_preamble(system, tools)
+
+    @classmethod
+    def from_log(
+        cls,
+        entries: Sequence[LogEntry],
+        *,
+        mode: Mode = "strict",
+        counter: TokenCounter | None = None,
+        rules: Sequence[Rule] = DEFAULT_RULES,
+    ) -> Self:
+        """A history rebuilt from a recorded log (a store's, or another history's ``log``): the
+        same view, log, token ledger and metadata, without recording anything again.
+
+        The view the log leads to is checked against ``rules`` first, because a log read back
+        from disk may have been edited: HistoryError names the first message that breaks one.
+        """
+        history = cls(mode=mode, counter=counter, rules=rules)
+        view = derive_view(entries)
+        problems = validate(view, history.rules)
+        if problems:
+            raise _error_for(problems[0], view[problems[0].index], added=False)
+        history._restore(entries, view)
+        return history
 
     @classmethod
     def open(cls, store: SessionStore, session_id: str, **kwargs: Any) -> ConversationHistory:
@@ -257,13 +292,23 @@ class ConversationHistory:
         ``estimate_tokens`` starts from (read only)."""
         return self._ledger.estimate()
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """Keyword arguments for ``client.messages.create``: ``system``, ``messages``, ``tools``."""
+    def to_anthropic(self, *, cache: bool = False, cache_ttl: CacheTTL = "5m") -> dict[str, Any]:
+        """Keyword arguments for ``client.messages.create``: ``system``, ``messages``, ``tools``.
+
+        ``cache=True`` adds ``cache_control`` breakpoints where they pay (the tools, the system
+        prompt, the previous request's last message and the last message; never more than 4,
+        markers already present included) with ``cache_ttl`` ("5m" or "1h"); see
+        ``formats.anthropic_cache``.
+        """
         kwargs: dict[str, Any] = {"messages": messages_to_wire(self._view)}
         if self._system is not None:
             kwargs["system"] = self.system
         if self._tools:
             kwargs["tools"] = self.tools
+        if cache:
+            from contextwarden.formats.anthropic_cache import add_breakpoints
+
+            kwargs = add_breakpoints(kwargs, self._view, cache_ttl)
         return kwargs
 
     def to_openai(self) -> list[dict[str, Any]]:
@@ -282,15 +327,24 @@ class ConversationHistory:
         the Responses API go back as they came (ids, ``call_id``, reasoning); see ``responses``."""
         return responses_request(self.system, self._view, self.tools)
 
-    def rehydrate(self, tool_use_id: str) -> ToolResultBlock:
-        """The tool result for ``tool_use_id`` exactly as it was added, before any compaction cut
-        or cleared it (the log keeps every original message). KeyError when the log has none."""
+    def rehydrate(self, id: str) -> ToolResultBlock | TextBlock:
+        """The original of something compaction cut, cleared or masked, exactly as it was first
+        recorded (the log keeps every original). ``id`` is what the marker in the text names: a
+        ``tool_use_id`` (the tool result as added), or a ``sha256-…`` content id (see
+        ``content_id``; a text block: an observation, a message's text, a summary; or a tool
+        result whose text has that id). KeyError when the log has none."""
         for entry in reversed(self._log):
             if isinstance(entry, MessageAdded):
                 for block in entry.message.content:
-                    if isinstance(block, ToolResultBlock) and block.tool_use_id == tool_use_id:
+                    if isinstance(block, ToolResultBlock) and block.tool_use_id == id:
                         return block
-        raise KeyError(f"no tool_result with tool_use_id {tool_use_id!r} in this history's log")
+        found = _by_content_id(self._log, id) if id.startswith(CONTENT_ID_PREFIX) else None
+        if found is None:
+            raise KeyError(
+                f"no tool_result with tool_use_id {id!r} and no text with that content "
+                "id in this history's log"
+            )
+        return found
 
     # ----------------------------------------------------------------- for the manager and stores
     def subscribe(self, listener: Callable[[LogEntry], None]) -> None:
@@ -309,19 +363,22 @@ class ConversationHistory:
             raise ValueError(f"{len(counts)} counts for a view of {len(boundary.view)} messages")
         self._record(boundary)
         self._view = list(boundary.view)
+        self._use_ids = {u.id for m in self._view for u in m.tool_uses}
         self._ledger.reset(self._view, counts)
 
-    def _restore(self, entries: Sequence[LogEntry]) -> None:
-        """Rebuild this (empty) history from a stored log without re-recording it.
+    def _restore(self, entries: Sequence[LogEntry], view: list[Message]) -> None:
+        """Rebuild this (empty) history from a stored log (whose view is ``view``) without
+        re-recording it.
 
-        The view comes from ``derive_view``; the ledger counts the view once and re-anchors on the
+        The ledger counts the view once and re-anchors on the
         last usage recorded since the last compaction (an older anchor describes a gone view).
         Counts stored with the messages by a counter of the same ``cache_key`` are reused, so a
         restart does not count the session again.
         """
         self._snapshot = None
         self._log = list(entries)  # the stored log has its own Preamble
-        self._view = derive_view(entries)
+        self._view = view
+        self._use_ids = {u.id for m in view for u in m.tool_uses}
         self._metadata = current_metadata(entries)
         preamble = next((e for e in reversed(entries) if isinstance(e, Preamble)), None)
         if preamble is not None:
@@ -338,12 +395,12 @@ class ConversationHistory:
         for message, count in zip(self._view[covered:], counts[covered:], strict=True):
             self._ledger.append(message, count)
 
-    # ----------------------------------------------------------------- internals
     def _set_preamble(
         self,
         system: str | Sequence[Mapping[str, Any]] | None,
         tools: Sequence[Mapping[str, Any]] | None,
     ) -> None:
+        """Replace the system prompt and tool definitions; always logged (a Preamble)."""
         frozen_system = (
             system if isinstance(system, str | None) else tuple(FrozenDict(b) for b in system)
         )
@@ -352,6 +409,7 @@ class ConversationHistory:
         self._system, self._tools = frozen_system, frozen_tools
         self._ledger.set_preamble(self.system, self.tools)
 
+    # ----------------------------------------------------------------- internals
     def _record(self, entry: LogEntry) -> None:
         """Log an entry *before* the change it describes is applied.
 
@@ -367,6 +425,7 @@ class ConversationHistory:
         count = self.counter.count_message(message)
         self._record(self._added(message, count))
         self._view.append(message)
+        self._use_ids.update(u.id for u in message.tool_uses)
         self._ledger.append(message, count)
 
     def _added(self, message: Message, count: int, merge: bool = False) -> MessageAdded:
@@ -390,10 +449,24 @@ class ConversationHistory:
             if v.index == len(window) - 1
             or (v.rule == "tool_pairing" and window[v.index].role == "assistant")
         ]
-        return [replace(v, index=v.index + offset) for v in relevant]
+        found = [replace(v, index=v.index + offset) for v in relevant]
+        if any(isinstance(rule, UniqueToolUseIds) for rule in self.rules):
+            index = len(self._view)
+            found += [
+                Violation(
+                    UniqueToolUseIds.name, index, f"tool_use id {u.id!r} is already in use", u.id
+                )
+                for u in message.tool_uses
+                if u.id in self._use_ids
+            ]
+        return found
 
     def _merge_add(self, message: Message) -> Message:
+        message, renames, note = mend_tools(message, self._use_ids, self._renames)
         steps = plan_merge(self._view, message)
+        if note is not None:
+            last = steps[-1]
+            steps[-1] = replace(last, note=f"{note}; {last.note}" if last.note else note)
         # Check the changed tail with enough context before it; earlier messages are known valid.
         context = min(len(self._view), 3)
         tail = self._view[len(self._view) - context :]
@@ -417,6 +490,7 @@ class ConversationHistory:
             raise _error_for(problems[0], message)
         for step in steps:
             self._apply(step)
+        self._renames = renames
         skipped = not steps[-1].message.content
         return message if skipped or not self._view else self._view[-1]
 
@@ -432,12 +506,49 @@ class ConversationHistory:
         self._record(self._added(step.message, count, step.merge))
         if repair is not None:
             self.repairs.append(repair)
+        self._use_ids.update(u.id for u in step.message.tool_uses)
         if step.merge:
             self._view[-1] = result
             self._ledger.replace_last(result, count)
         else:
             self._view.append(result)
             self._ledger.append(result, count)
+
+
+CONTENT_ID_PREFIX = "sha256-"
+CONTENT_ID_HEX = 32
+"""Hex digits of the sha256 kept in a content id: 128 bits, unique within any history."""
+
+
+def content_id(text: str) -> str:
+    """The id a cut or cleared text is recovered by: ``sha256-`` and the first 32 hex digits of
+    its UTF-8 (lone surrogates kept), so it is the same wherever the text is (log, spill file)."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return CONTENT_ID_PREFIX + digest[:CONTENT_ID_HEX]
+
+
+def _by_content_id(entries: Sequence[LogEntry], wanted: str) -> ToolResultBlock | TextBlock | None:
+    """The first text or tool result recorded in ``entries`` whose text has the id ``wanted``:
+    added messages, then the views compactions installed (a summary is first recorded there)."""
+    seen: set[int] = set()
+    for entry in entries:
+        if isinstance(entry, MessageAdded):
+            messages: Sequence[Message] = (entry.message,)
+        elif isinstance(entry, CompactionBoundary):
+            messages = entry.view
+        else:
+            continue
+        for message in messages:
+            if id(message) in seen:
+                continue  # views share their unchanged messages: hash each one once
+            seen.add(id(message))
+            for block in message.content:
+                if (
+                    isinstance(block, TextBlock | ToolResultBlock)
+                    and content_id(block.text) == wanted
+                ):
+                    return block
+    return None
 
 
 def _plain_system(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
@@ -480,7 +591,7 @@ def _last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:
     return found
 
 
-def _error_for(violation: Violation, message: Message) -> HistoryError:
+def _error_for(violation: Violation, message: Message, *, added: bool = True) -> HistoryError:
     hint = {
         "role_alternation": " Roles must alternate user/assistant, starting with user.",
         "tool_pairing": (
@@ -488,14 +599,18 @@ def _error_for(violation: Violation, message: Message) -> HistoryError:
         ),
         "block_placement": "",
         "thinking_order": "",
+        "unique_tool_use_ids": " Give each tool call its own id (merge mode renames repeats).",
+        "tool_block_shape": " tool_use needs a string id and name; tool_result a tool_use_id.",
     }.get(violation.rule, "")
     cls: type[HistoryError] = {
         "role_alternation": RoleAlternationError,
         "tool_pairing": ToolPairingError,
         "block_placement": ToolPairingError,
+        "unique_tool_use_ids": ToolPairingError,
+        "tool_block_shape": ToolPairingError,
     }.get(violation.rule, HistoryError)
     return cls(
-        f"{violation}.{hint} Nothing was added.",
+        f"{violation}.{hint}{' Nothing was added.' if added else ''}",
         index=violation.index,
         role=message.role,
         tool_use_id=violation.tool_use_id,

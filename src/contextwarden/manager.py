@@ -2,8 +2,10 @@
 
 Light rungs (tool-result budget, snip) look only at messages new since the last call; microcompact
 runs on a token threshold or after an idle hour; autocompact (summary) above its threshold, behind
-a circuit breaker kept in the history's metadata; truncation when still over the window. Every
-change, and ``apply`` of any one strategy, goes through the same guarded, atomic path.
+a circuit breaker kept in the history's metadata; truncation when still over the window, then the
+last-resort cap (``compaction.cap``); then the request fits, or ContextOverflowError (or a flag,
+per ``policy.on_overflow``). Every change, and ``apply`` of any one strategy, goes through the same
+guarded, atomic path.
 """
 
 from __future__ import annotations
@@ -35,12 +37,14 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.budget import ToolResultBudget
+from contextwarden.compaction.cache import CacheAware, CachePolicy
+from contextwarden.compaction.guard import guarded, last_resorts
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.microcompact import MicroCompact
+from contextwarden.compaction.observations import is_observation
 from contextwarden.compaction.snip import Snip
 from contextwarden.compaction.summarize import Summarize, add_to_summary
 from contextwarden.compaction.tools import ToolMatcher
-from contextwarden.compaction.truncate import Truncate
 from contextwarden.errors import SummarizerError
 from contextwarden.events import BreakerOpened, Event, EventListener, Hooks
 from contextwarden.files import Budget, FileTracker
@@ -64,6 +68,9 @@ class ContextManager:
     ``summarizer=None`` uses the offline ``StructuredSummarizer`` sized for the policy's window;
     ``workspace`` is the root inside which recently used files are re-read after a summary
     (``None``: none are); ``spill_dir`` receives the full text of tool results the budget cuts.
+    ``cache``: plan for a prompt cache (``compaction.cache``): microcompact when the cache has
+    gone cold (its TTL instead of ``policy.idle_minutes``) and, on the token threshold, only when
+    the edit pays for the cache re-write it causes.
     """
 
     def __init__(
@@ -73,8 +80,10 @@ class ContextManager:
         workspace: str | Path | None = None,
         clock: Callable[[], float] = time.time,
         spill_dir: str | Path | None = None,
+        cache: CachePolicy | None = None,
     ) -> None:
         self.policy = policy or ContextPolicy()
+        self.cache = cache
         self._summarizer = summarizer
         self.workspace = Path(workspace) if workspace is not None else None
         self.clock = clock
@@ -108,7 +117,11 @@ class ContextManager:
     def prepare(
         self, history: ConversationHistory, *, query_source: str = "main"
     ) -> CompactionReport:
-        """Call before every model request: run the rungs whose triggers hold."""
+        """Call before every model request: run the rungs whose triggers hold.
+
+        Afterwards the request fits the effective window by the history's count, or
+        ContextOverflowError is raised (``policy.on_overflow="flag"``: the report says so instead),
+        naming what could not shrink. Rungs that applied stay applied either way."""
         started = time.perf_counter()
         before, count = history.estimate_tokens(), len(history)
         if query_source in NO_COMPACT_SOURCES:
@@ -124,8 +137,12 @@ class ContextManager:
         ):
             self._autocompact(history, state, actions, "auto", None)
         if history.estimate_tokens() > self.policy.effective_window:
-            self._truncate(history, state, actions)
-        return self._report(history, actions, before, count, started)
+            for strategy in last_resorts(history, self.policy):
+                if history.estimate_tokens() <= self.policy.effective_window:
+                    break
+                actions.append(self._run(strategy, history, state, "over_window").report)
+        report = self._report(history, actions, before, count, started)
+        return guarded(report, history, self.policy, state.cache.count)
 
     def compact(
         self, history: ConversationHistory, instructions: str | None = None
@@ -191,7 +208,7 @@ class ContextManager:
         new = view[start:]
         for message in new:
             state.files.observe(message)
-        if any(m.role == "user" and m.tool_results for m in new):
+        if any(m.role == "user" and (m.tool_results or is_observation(m)) for m in new):
             # A cheap look first: most new results need neither rung (a first, full pass skips
             # it, since the rungs' own scan is as cheap and the look would double it).
             ctx = self._context(history, state, start)
@@ -210,7 +227,7 @@ class ContextManager:
         if history.estimate_tokens() >= policy.microcompact_threshold:
             state.compactables.update(view)
             saving = state.compactables.old_tokens(
-                view, policy.keep_recent_tool_results, history.counter, policy.cleared_marker
+                view, policy.keep_recent_tool_results, history.message_tokens, policy.cleared_marker
             )
             retry = len(state.compactables) != state.microcompact_failed_at
             if saving >= policy.min_saving and retry:
@@ -223,7 +240,9 @@ class ContextManager:
         if trigger is None:
             return
         # Idle: the prompt cache has expired, so any saving is worth a cache re-write.
-        strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
+        strategy: Strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
+        if self.cache is not None:
+            strategy = CacheAware(strategy, self.cache, cold=trigger == "idle")
         result = self._run(strategy, history, state, trigger)
         actions.append(result.report)
         if trigger == "threshold" and not result.applied:
@@ -236,7 +255,8 @@ class ContextManager:
         if last is None or last.meta.timestamp is None:
             return None
         idle = self.clock() - last.meta.timestamp
-        return last if idle >= self.policy.idle_minutes * 60 else None
+        minutes = self.cache.idle_minutes if self.cache is not None else self.policy.idle_minutes
+        return last if idle >= minutes * 60 else None
 
     def _autocompact(
         self,
@@ -253,7 +273,7 @@ class ContextManager:
         strategy = Summarize(self.summarizer, instructions=wanted, attach=self._attacher(state))
         try:
             result = self._run(strategy, history, state, trigger)
-        except SummarizerError as exc:
+        except Exception as exc:  # any failure counts toward the breaker, then goes on up
             tokens, count = history.estimate_tokens(), len(history)
             reason = f"summarizer failed: {exc}"
             failed = StrategyReport(strategy.name, False, tokens, tokens, count, count, reason)
@@ -263,7 +283,7 @@ class ContextManager:
                 CompactionResult(history.messages, failed), trigger, elapsed, quiet=False
             )
             self._failed(history, state, str(exc))
-            if reraise:
+            if reraise or not isinstance(exc, SummarizerError):
                 raise
             return
         actions.append(result.report)
@@ -280,16 +300,10 @@ class ContextManager:
             )
             self._emit(BreakerOpened(breaker.failures, error))
 
-    def _truncate(
-        self, history: ConversationHistory, state: HistoryState, actions: list[StrategyReport]
-    ) -> None:
-        budget = self.policy.effective_window - history.preamble_tokens
-        strategy = Truncate(max_tokens=max(1, budget))
-        actions.append(self._run(strategy, history, state, "over_window").report)
-
     def _attacher(self, state: HistoryState) -> Callable[[Sequence[Message]], Sequence[TextBlock]]:
         policy = self.policy
-        budget = Budget(policy.max_files, policy.max_tokens_per_file, policy.restore_budget)
+        total = policy.reattach_tokens
+        budget = Budget(policy.max_files, min(policy.max_tokens_per_file, total), total)
 
         def attach(tail: Sequence[Message]) -> Sequence[TextBlock]:
             exclude = state.files.paths_in(tail)

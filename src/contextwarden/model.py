@@ -10,8 +10,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from contextwarden.errors import FormatError
+
 JSON: TypeAlias = Any
 """A JSON-compatible value as it comes off the wire (dict, list, str, int, float, bool, None)."""
+
+MAX_NESTING = 100
+"""Deepest nesting of objects and arrays a value may have (a tool input, a block's extra fields).
+
+Real payloads nest a dozen levels at most; everything that walks a value (freezing, hashing,
+thawing, ``json.dumps``) recurses once per level, so an attacker's 500-deep tool input would
+otherwise end in RecursionError. Deeper values raise FormatError when they are frozen."""
 
 
 class FrozenDict(Mapping[str, Any]):
@@ -20,8 +29,15 @@ class FrozenDict(Mapping[str, Any]):
     __slots__ = ("_data", "_hash")
 
     def __init__(self, data: Mapping[str, Any] | None = None) -> None:
-        self._data: dict[str, Any] = {k: freeze(v) for k, v in (data or {}).items()}
+        self._data: dict[str, Any] = _frozen_items(data or {}, 1)
         self._hash: int | None = None
+
+    @classmethod
+    def _of(cls, data: dict[str, Any]) -> FrozenDict:
+        """A FrozenDict around ``data``, whose values are frozen already."""
+        made = cls.__new__(cls)
+        made._data, made._hash = data, None
+        return made
 
     def __getitem__(self, key: str) -> Any:
         return self._data[key]
@@ -48,18 +64,39 @@ class FrozenDict(Mapping[str, Any]):
         return f"FrozenDict({self._data!r})"
 
 
-EMPTY: FrozenDict = FrozenDict()
-
-
 def freeze(value: JSON) -> Any:
-    """Turn a JSON value into an immutable, hashable one (dict → FrozenDict, list → tuple)."""
+    """Turn a JSON value into an immutable, hashable one (dict → FrozenDict, list → tuple).
+
+    FormatError when it nests deeper than ``MAX_NESTING``.
+    """
+    return _freeze(value, 0)
+
+
+def _freeze(value: JSON, depth: int) -> Any:
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):
-        return FrozenDict(value)
+        return FrozenDict._of(_frozen_items(value, depth + 1))
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        if depth >= MAX_NESTING:
+            raise _too_deep()
+        return tuple(_freeze(v, depth + 1) for v in value)
     return value
+
+
+def _frozen_items(data: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    if depth > MAX_NESTING:
+        raise _too_deep()
+    return {k: _freeze(v, depth) for k, v in data.items()}
+
+
+def _too_deep() -> FormatError:
+    return FormatError(
+        f"a value nests objects and arrays more than {MAX_NESTING} levels deep (MAX_NESTING)"
+    )
+
+
+EMPTY: FrozenDict = FrozenDict()
 
 
 def thaw(value: Any) -> JSON:
@@ -105,6 +142,10 @@ class DocumentBlock:
     source: FrozenDict
     extra: FrozenDict = EMPTY
     type: Literal["document"] = field(default="document", init=False)
+
+
+INVALID_TOOL_CALL = "invalid_tool_call"
+"""``type`` of an UnknownBlock holding a provider's tool call that has no usable id or name."""
 
 
 @dataclass(frozen=True, slots=True)

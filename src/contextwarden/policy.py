@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from contextwarden.model import FrozenDict
 
@@ -44,6 +45,9 @@ DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
 DEFAULT_RESULT_LIMITS: FrozenDict = FrozenDict({"Bash": 30_000})
 CLEARED_MARKER = "[Old tool result content cleared]"
 
+OverflowPolicy = Literal["raise", "flag"]
+"""What ``prepare`` does when even the last-resort cap leaves the request over the window."""
+
 
 @dataclass(frozen=True, slots=True)
 class ContextPolicy:
@@ -69,6 +73,14 @@ class ContextPolicy:
     """Truncation keeps the first user message and this many of the latest turns."""
     max_consecutive_failures: int = 3
     """Summarizer failures in a row after which autocompact stops calling it (circuit breaker)."""
+    small_window_ratio: float = 0.75
+    """A summary that leaves the context at or above this share of the autocompact threshold
+    means the window is too small for the session (summaries would follow each other every few
+    requests): ``prepare``'s report carries a warning."""
+    on_overflow: OverflowPolicy = "raise"
+    """When the last-resort cap cannot bring the request under the effective window (what is left
+    is thinking, tool_use inputs, images, or the preamble): ``"raise"`` ContextOverflowError, or
+    ``"flag"`` it in the report (``over_window`` and a warning) and let the caller decide."""
 
     # ---------------------------------------------------------------- tool result budget, snip
     max_result_chars: Mapping[str, int] = field(default=DEFAULT_RESULT_LIMITS)
@@ -116,6 +128,10 @@ class ContextPolicy:
     """Each re-read file is cut to this many tokens."""
     restore_budget: int = 50_000
     """All re-read files together stay within this many tokens."""
+    restore_window_ratio: float = 0.3
+    """…and within this share of the effective window, so that at a small window a summary with
+    its re-read files still shrinks the context (0.3 of 180,000 is 54,000: the 200K defaults are
+    unchanged)."""
 
     def __post_init__(self) -> None:
         window = self.context_window
@@ -182,6 +198,14 @@ class ContextPolicy:
         return _int(self.max_message_result_tokens)
 
     @property
+    def reattach_tokens(self) -> int:
+        """What re-read files may take in all: ``restore_budget`` within
+        ``restore_window_ratio`` of the effective window."""
+        return min(
+            self.restore_budget, math.floor(self.effective_window * self.restore_window_ratio)
+        )
+
+    @property
     def keep_tokens(self) -> int:
         """``summary_keep_tokens`` as an int (always set after construction)."""
         return _int(self.summary_keep_tokens)
@@ -221,7 +245,16 @@ def _check(policy: ContextPolicy) -> None:
     for name in ("keep_recent_tool_results", "cleared_error_lines"):
         _require(policy, name, getattr(policy, name) >= 0, "must be >= 0")
     _require(policy, "idle_minutes", policy.idle_minutes > 0, "must be > 0")
-    for name in ("warning_ratio", "microcompact_ratio", "result_head_ratio"):
+    ok = policy.on_overflow in ("raise", "flag")
+    _require(policy, "on_overflow", ok, 'must be "raise" or "flag"')
+    ratios = (
+        "warning_ratio",
+        "microcompact_ratio",
+        "result_head_ratio",
+        "small_window_ratio",
+        "restore_window_ratio",
+    )
+    for name in ratios:
         _require(policy, name, 0 <= getattr(policy, name) <= 1, "must be between 0 and 1")
     if policy.autocompact_threshold <= 0:
         raise ValueError(

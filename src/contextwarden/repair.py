@@ -1,15 +1,20 @@
 """Merge-mode repairs: how an imported log is made to follow the API rules without losing content.
 
 Consecutive same-role messages are merged (as the API itself does); a tool call the log never
-answered gets a marked placeholder result; a result that answers nothing becomes marked text.
+answered gets a marked placeholder result; a result that answers nothing becomes marked text; a
+repeated tool_use id is renamed (and so are the results answering it); a tool block the API would
+refuse (an id that is a number, a result with no ``tool_use_id``) is mended or kept as text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+import json
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from contextwarden.formats.anthropic import block_from_wire
 from contextwarden.model import (
     EMPTY,
     Block,
@@ -20,7 +25,11 @@ from contextwarden.model import (
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+    thaw,
 )
+from contextwarden.rules import malformed_tool_block
 
 MISSING_RESULT_TEXT = "[no tool_result was recorded for this tool call]"
 START_PLACEHOLDER_TEXT = (
@@ -191,3 +200,113 @@ def _orphans_to_text(view: Sequence[Message], message: Message) -> tuple[Message
     note = f"kept unmatched tool results {', '.join(orphans)} as text"
     # The text that replaces an orphan must not sit before the results that remain.
     return replace(message, content=_stable_first(tuple(blocks), (ToolResultBlock,))), note
+
+
+Renames = dict[str, tuple[str, ...]]
+"""A repeated tool_use id → the ids its calls now have, in order, for the results answering them
+(the first may be the id itself, when only a later call in the same message repeats it)."""
+
+
+def mend_tools(
+    message: Message, used: Container[str], renames: Mapping[str, tuple[str, ...]]
+) -> tuple[Message, Renames, str | None]:
+    """``message`` with malformed tool blocks mended and, for an assistant message, tool_use ids
+    already ``used`` in the view renamed; a user message's results follow pending ``renames``.
+
+    Returns the message, the renames still pending after it, and a note of what was repaired.
+    """
+    message, mended = mend_tool_blocks(message)
+    renamed: str | None = None
+    if message.role == "assistant":
+        message, own, renamed = rename_repeated_uses(message, used)
+        pending = {**renames, **own}
+    else:
+        message, pending = rename_answers(message, renames)
+    notes = [n for n in (mended, renamed) if n]
+    return message, pending, "; ".join(notes) if notes else None
+
+
+MALFORMED_TEXT = "[a malformed {kind} block, kept as text: {problem}]\n{raw}"
+MISSING_ID = "toolu_missing_id"
+"""Id given to a tool_use that has none usable (made unique like any repeated id)."""
+
+
+def mend_tool_blocks(message: Message) -> tuple[Message, str | None]:
+    """``message`` with each malformed tool_use/tool_result mended: a number id becomes its
+    string, a missing tool_use id gets ``MISSING_ID``; what cannot be mended (a result answering
+    no id, a call without a name) becomes marked text, so nothing is lost or sent malformed."""
+    blocks: list[Block] = []
+    notes: list[str] = []
+    for position, block in enumerate(message.content):
+        problem = malformed_tool_block(block)
+        if problem is None or not isinstance(block, UnknownBlock):
+            blocks.append(block)
+            continue
+        mended = _mended(block)
+        blocks.append(mended)
+        done = "mended" if not isinstance(mended, TextBlock) else "kept as text"
+        notes.append(f"block {position} {done} ({problem})")
+    if not notes:
+        return message, None
+    content = _stable_first(tuple(blocks), (ToolResultBlock,))
+    return replace(message, content=content), "malformed tool blocks: " + "; ".join(notes)
+
+
+def _mended(block: UnknownBlock) -> Block:
+    raw: dict[str, Any] = thaw(block.raw)
+    key = "id" if block.type == "tool_use" else "tool_use_id"
+    value = raw.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raw[key] = f"{value:g}" if isinstance(value, float) else str(value)
+    elif block.type == "tool_use" and not isinstance(value, str):
+        raw[key] = MISSING_ID
+    fixed = block_from_wire(raw)
+    if malformed_tool_block(fixed) is None and not isinstance(fixed, UnknownBlock):
+        return fixed
+    text = json.dumps(thaw(block.raw), ensure_ascii=False, default=str)
+    problem = malformed_tool_block(block) or "malformed"
+    return TextBlock(MALFORMED_TEXT.format(kind=block.type, problem=problem, raw=text))
+
+
+def rename_repeated_uses(
+    message: Message, used: Container[str]
+) -> tuple[Message, Renames, str | None]:
+    """An assistant ``message`` whose tool_use ids already in ``used`` (or repeated within it)
+    are renamed ``<id>_<n>``; the renames, for the answering results, and a note."""
+    taken: set[str] = set()
+    given: dict[str, list[str]] = {}  # every id of the message, in order, by its original id
+    blocks: list[Block] = []
+    for block in message.content:
+        if isinstance(block, ToolUseBlock):
+            original = block.id
+            if original in used or original in taken:
+                free = (f"{original}_{n}" for n in itertools.count(2))
+                block = replace(block, id=next(i for i in free if i not in used and i not in taken))
+            taken.add(block.id)
+            given.setdefault(original, []).append(block.id)
+        blocks.append(block)
+    renames = {old: tuple(new) for old, new in given.items() if new != [old]}
+    if not renames:
+        return message, {}, None
+    listed = ", ".join(f"{old} -> {n}" for old, new in renames.items() for n in new if n != old)
+    note = f"renamed repeated tool_use ids {listed}"
+    return replace(message, content=tuple(blocks)), renames, note
+
+
+def rename_answers(
+    message: Message, renames: Mapping[str, tuple[str, ...]]
+) -> tuple[Message, Renames]:
+    """A user ``message`` whose tool_results answer renamed calls under their new ids, each
+    result taking the next id of its call's; the renames still pending after it."""
+    pending = dict(renames)
+    if not any(r.tool_use_id in pending for r in message.tool_results):
+        return message, pending
+    content: list[Block] = []
+    for block in message.content:
+        queue = pending.get(block.tool_use_id) if isinstance(block, ToolResultBlock) else None
+        if isinstance(block, ToolResultBlock) and queue:
+            if len(queue) > 1:  # the last id stays: a further result for it is a duplicate
+                pending[block.tool_use_id] = queue[1:]
+            block = replace(block, tool_use_id=queue[0])
+        content.append(block)
+    return replace(message, content=tuple(content)), pending

@@ -7,17 +7,19 @@ message too) without breaking the rule.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from contextwarden.model import (
+    INVALID_TOOL_CALL,
     Message,
     RedactedThinkingBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    UnknownBlock,
 )
 
 
@@ -79,6 +81,10 @@ class ToolPairing:
     def check(self, messages: Sequence[Message]) -> list[Violation]:
         out: list[Violation] = []
         for i, msg in enumerate(messages):
+            if msg.role == "assistant":
+                out.extend(self._unanswered(messages, i))
+            if not msg.tool_results:
+                continue  # most messages: nothing to answer (a cheap test on hot paths)
             prev = messages[i - 1] if i > 0 else None
             asked = {b.id for b in prev.tool_uses} if prev and prev.role == "assistant" else set()
             seen: set[str] = set()
@@ -93,8 +99,6 @@ class ToolPairing:
                     )
                     out.append(Violation(self.name, i, text, res.tool_use_id))
                 seen.add(res.tool_use_id)
-            if msg.role == "assistant":
-                out.extend(self._unanswered(messages, i))
         return out
 
     def _unanswered(self, messages: Sequence[Message], i: int) -> list[Violation]:
@@ -122,6 +126,9 @@ class ToolPairing:
         )
 
 
+_ASSISTANT_ONLY = (ToolUseBlock, ThinkingBlock, RedactedThinkingBlock)
+
+
 class BlockPlacement:
     """Blocks sit where the API accepts them.
 
@@ -142,18 +149,19 @@ class BlockPlacement:
         if not msg.content:
             problems.append(f"{msg.role} message has no content blocks")
         after_other = False
+        user = msg.role == "user"
         for block in msg.content:
-            if isinstance(block, ToolResultBlock):
-                if msg.role != "user":
+            kind = type(block)  # exact types: blocks are final dataclasses, and this is hot
+            if kind is ToolResultBlock:
+                if not user:
                     problems.append("tool_result blocks may appear only in user messages")
                 elif after_other:
                     problems.append("tool_result blocks must come before any other block")
-            else:
-                after_other = True
-            wrong_role = isinstance(block, ToolUseBlock | ThinkingBlock | RedactedThinkingBlock)
-            if wrong_role and msg.role != "assistant":
+                continue
+            after_other = True
+            if user and kind in _ASSISTANT_ONLY:
                 problems.append(f"{block.type} blocks may appear only in assistant messages")
-            if isinstance(block, TextBlock) and not block.text.strip():
+            elif kind is TextBlock and not block.text.strip():  # type: ignore[union-attr]
                 problems.append("text content blocks must contain non-whitespace text")
         return problems
 
@@ -191,11 +199,85 @@ class ThinkingOrder:
         return frozenset(range(limit + 1))
 
 
+class UniqueToolUseIds:
+    """Every tool_use id appears once in the conversation (the API refuses a repeated one)."""
+
+    name = "unique_tool_use_ids"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        out: list[Violation] = []
+        first: dict[str, int] = {}
+        for i, msg in enumerate(messages):
+            for use in msg.tool_uses:
+                if use.id in first:
+                    text = f"tool_use id {use.id!r} repeats the one of message {first[use.id]}"
+                    out.append(Violation(self.name, i, text, use.id))
+                else:
+                    first[use.id] = i
+        return out
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        return frozenset(range(len(messages) + 1))  # a cut only removes ids
+
+
+class ToolBlockShape:
+    """tool_use and tool_result blocks have the fields the API needs.
+
+    A wire block of those types with a field missing or of the wrong type (an id that is a
+    number, a result with no ``tool_use_id``) is kept as an UnknownBlock so nothing is lost; this
+    rule stops it from being sent as if it were fine.
+    """
+
+    name = "tool_block_shape"
+
+    def check(self, messages: Sequence[Message]) -> list[Violation]:
+        out: list[Violation] = []
+        for i, msg in enumerate(messages):
+            for position, block in enumerate(msg.content):
+                if type(block) is not UnknownBlock:
+                    continue  # modelled blocks were checked when they were built
+                problem = malformed_tool_block(block)
+                if problem is not None:
+                    out.append(Violation(self.name, i, f"block {position}: {problem}"))
+        return out
+
+    def cut_points(self, messages: Sequence[Message]) -> frozenset[int]:
+        return frozenset(range(len(messages) + 1))
+
+
+TOOL_FIELDS: dict[str, tuple[tuple[str, type | tuple[type, ...], bool], ...]] = {
+    "tool_use": (("id", str, True), ("name", str, True), ("input", Mapping, False)),
+    "tool_result": (("tool_use_id", str, True), ("content", (str, tuple, list), False)),
+}
+"""Per tool block type: (field, accepted types, required) as the API checks them."""
+
+
+def malformed_tool_block(block: object) -> str | None:
+    """What is wrong with a tool_use/tool_result kept as an UnknownBlock, or None."""
+    if not isinstance(block, UnknownBlock):
+        return None
+    if block.type == INVALID_TOOL_CALL:
+        return "a tool call with no usable id or name (kept unknown by its loader)"
+    if block.type not in TOOL_FIELDS:
+        return None
+    for key, kinds, required in TOOL_FIELDS[block.type]:
+        if key not in block.raw:
+            if required:
+                return f"{block.type} block has no {key!r} field"
+            continue
+        value = block.raw[key]
+        if not isinstance(value, kinds) or isinstance(value, bool):
+            return f"{block.type} block has {key!r} = {value!r:.60} ({type(value).__name__})"
+    return None
+
+
 DEFAULT_RULES: tuple[Rule, ...] = (
     RoleAlternation(),
     ToolPairing(),
     BlockPlacement(),
     ThinkingOrder(),
+    UniqueToolUseIds(),
+    ToolBlockShape(),
 )
 
 

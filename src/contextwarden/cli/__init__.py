@@ -1,22 +1,24 @@
-"""The contextwarden command line: one module per subcommand, each adding its own parser."""
+"""The contextwarden command line: one module per subcommand, each adding its own parser.
+
+Every subcommand runs through ``common.run_command``: errors are one line on stderr, exit 2 for a
+command line that cannot be carried out, 1 for a failure while running, 130 on Ctrl-C.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
+from contextwarden import __version__
 from contextwarden.cli import chat_cmd, compact_cmd, demo_cmd, inspect_cmd, replay_cmd
-from contextwarden.errors import ContextWardenError
+from contextwarden.cli.common import PROG, Parser, run_command
 
 COMMANDS = (inspect_cmd, compact_cmd, replay_cmd, demo_cmd, chat_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="contextwarden",
-        description="Inspect, compact and replay LLM agent sessions.",
-    )
+    parser = Parser(prog=PROG, description="Inspect, compact and replay LLM agent sessions.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.register(sub)
@@ -25,14 +27,5 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``contextwarden`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        code = args.run(args)
-    except ContextWardenError as exc:
-        print(f"contextwarden: error: {exc}", file=sys.stderr)
-        code = 2
-    except FileNotFoundError as exc:
-        print(f"contextwarden: error: {exc.filename}: no such file", file=sys.stderr)
-        code = 2
-    raise SystemExit(code)
+    args = build_parser().parse_args(argv)
+    raise SystemExit(run_command(lambda: int(args.run(args))))

@@ -5,19 +5,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from contextwarden.cli.common import (
-    FORMAT_CHOICES,
+    EXIT_RUNTIME,
     add_counter_option,
+    add_input_options,
     console,
     make_counter,
+    output_file,
+    positive_float,
+    positive_int,
     print_json,
+    progress_enabled,
+    status,
 )
-from contextwarden.errors import ContextWardenError
+from contextwarden.errors import UsageError
+from contextwarden.fileio import write_atomically
 from contextwarden.formats import load
+from contextwarden.formats.claude_code import NAME
 from contextwarden.formats.openai import tools_to_openai
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import CompactionReport, ContextManager
@@ -41,10 +48,14 @@ def register(sub: Any) -> None:
             "the same format, or in the one --to names."
         ),
     )
-    parser.add_argument("file", type=Path, help="session file (JSONL, JSON, .traj)")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="where to write")
-    parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES, help="input format")
-    parser.add_argument("--index", type=int, default=0, help="conversation in multi-run files")
+    add_input_options(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=output_file,
+        required=True,
+        help="where to write (its directory must exist)",
+    )
     parser.add_argument(
         "--to",
         choices=WRITABLE,
@@ -60,37 +71,44 @@ def register(sub: Any) -> None:
     parser.add_argument("--instructions", help="what the summary should focus on")
     parser.add_argument(
         "--window",
-        type=int,
+        type=positive_int,
         default=DEFAULT_WINDOW,
         help=f"context window in tokens (default {DEFAULT_WINDOW:,})",
     )
     parser.add_argument("--model", help="model for --summarizer anthropic/openai")
     parser.add_argument("--base-url", help="API base URL (proxies, vLLM, llama.cpp, Ollama…)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per LLM request")
+    parser.add_argument(
+        "--timeout", type=positive_float, default=60.0, help="seconds per LLM request"
+    )
     add_counter_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Compact and write; exit 1 (after writing and saying so) when the result is still larger
+    than the effective window, since a request built from it would fail."""
     if args.output.resolve() == args.file.resolve():
-        raise ContextWardenError(
-            f"{args.output}: refusing to write over the input; choose another -o path"
-        )
+        raise UsageError(f"{args.output}: refusing to write over the input; choose another -o path")
+    summarizer = make_summarizer(args)
     counter = make_counter(args.counter)
-    history = load(args.file, args.format, index=args.index, counter=counter)
+    with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
+        history = load(
+            args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
+        )
     source_format = history.source.format if history.source else FALLBACK_FORMAT
     target = args.to or (source_format if source_format in WRITABLE else FALLBACK_FORMAT)
-    summarizer = make_summarizer(args)
-    manager = ContextManager(ContextPolicy(context_window=args.window), summarizer)
-    report = manager.compact(history, instructions=args.instructions)
+    policy = ContextPolicy(context_window=args.window)
+    manager = ContextManager(policy, summarizer)
+    with status("Compacting…", enabled=progress_enabled(args)):
+        report = manager.compact(history, instructions=args.instructions)
     write(history, target, args.output)
-    result = _summary(args, source_format, target, report)
+    result = _summary(args, source_format, target, report, policy.effective_window)
     if args.json:
         print_json(result)
     else:
         _show(result)
-    return 0
+    return EXIT_RUNTIME if result["over_window"] else 0
 
 
 def make_summarizer(args: argparse.Namespace) -> Summarizer | None:
@@ -98,11 +116,11 @@ def make_summarizer(args: argparse.Namespace) -> Summarizer | None:
     if args.summarizer == "structured":
         return None
     if not args.model:
-        raise ContextWardenError(f"--summarizer {args.summarizer} needs --model")
+        raise UsageError(f"--summarizer {args.summarizer} needs --model")
     env = API_KEY_ENV[args.summarizer]
     key = os.environ.get(env)
     if not key:
-        raise ContextWardenError(
+        raise UsageError(
             f"--summarizer {args.summarizer} reads its API key from {env}; set it (any value for "
             "a local server that checks none)"
         )
@@ -119,9 +137,13 @@ def make_summarizer(args: argparse.Namespace) -> Summarizer | None:
 def write(history: ConversationHistory, target: str, path: Path) -> None:
     """Write the compacted session: the view (Anthropic, OpenAI) or the whole log (Claude Code)."""
     if target == "claude-code":
-        from contextwarden.stores.claude_code_writer import write_claude_code
+        from contextwarden.stores.claude_code_writer import prior_compactions, write_claude_code
 
-        write_claude_code(history.log, path, session_id=_session_id(history, path))
+        source = history.source
+        prior = prior_compactions(source.metadata) if source and source.format == NAME else ()
+        write_claude_code(
+            history.log, path, session_id=_session_id(history, path), prior_compactions=prior
+        )
         return
     if target == "openai":
         body: dict[str, Any] = {"messages": history.to_openai()}
@@ -129,7 +151,7 @@ def write(history: ConversationHistory, target: str, path: Path) -> None:
             body["tools"] = tools_to_openai(history.tools)
     else:
         body = history.to_anthropic()
-    _write_atomically(path, json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+    write_atomically(path, json.dumps(body, ensure_ascii=False, indent=2) + "\n")
 
 
 def _session_id(history: ConversationHistory, path: Path) -> str:
@@ -138,21 +160,12 @@ def _session_id(history: ConversationHistory, path: Path) -> str:
     return found if isinstance(found, str) and found else path.stem
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """A temporary file renamed over ``path``: a failed write never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def _summary(
-    args: argparse.Namespace, source_format: str, target: str, report: CompactionReport
+    args: argparse.Namespace,
+    source_format: str,
+    target: str,
+    report: CompactionReport,
+    effective_window: int,
 ) -> dict[str, Any]:
     note = None
     if args.to is None and target != source_format:
@@ -168,6 +181,9 @@ def _summary(
         "tokens_after": report.tokens_after,
         "messages_before": report.messages_before,
         "messages_after": report.messages_after,
+        "window": args.window,
+        "effective_window": effective_window,
+        "over_window": report.tokens_after > effective_window,
         "seconds": round(report.seconds, 4),
         "actions": [
             {
@@ -196,6 +212,12 @@ def _show(result: dict[str, Any]) -> None:
         out.print(f"  {mark} {action['name']}: {action['description']}")
     if not result["compacted"]:
         out.print("[yellow]Nothing was compacted; the session was written unchanged.[/]")
+    if result["over_window"]:
+        out.print(
+            f"[red]Still over the window: {after:,} tokens > {result['effective_window']:,} "
+            f"(window {result['window']:,} less the reply reserve); a request built from this "
+            "would fail. Written anyway; try a larger --window or another summarizer.[/]"
+        )
     if result["note"]:
         out.print(f"[yellow]{result['note']}[/]")
     out.print(f"Wrote [bold]{result['output']}[/] ({result['output_format']})")

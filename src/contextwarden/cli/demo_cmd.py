@@ -13,7 +13,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contextwarden.cli.common import console, print_json
+from contextwarden.cli.common import (
+    console,
+    existing_dir,
+    output_file,
+    print_json,
+    progress_enabled,
+    status,
+)
 from contextwarden.cli.replay_cmd import add_replay_options, run_replay, show
 from contextwarden.errors import MissingDependencyError
 from contextwarden.eval.demo import default_root, generate
@@ -39,13 +46,13 @@ def register(sub: Any) -> None:
         ),
     )
     parser.add_argument(
-        "--dir", type=Path, help="directory to review (default: this package's own source)"
+        "--dir", type=existing_dir, help="directory to review (default: this package's own source)"
     )
     parser.add_argument(
         "--report",
-        type=Path,
-        default=DEFAULT_REPORT,
-        help=f"where to write the HTML report (default {DEFAULT_REPORT})",
+        type=output_file,
+        default=str(DEFAULT_REPORT),
+        help=f"where to write the HTML report (default {DEFAULT_REPORT}; its directory must exist)",
     )
     parser.add_argument("--no-report", action="store_true", help="do not write the report")
     add_replay_options(parser, window=DEFAULT_WINDOW)
@@ -55,7 +62,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     root = (args.dir or default_root()).resolve()
-    session = generate(root)
+    with status(f"Running the scripted agent over {root}…", enabled=progress_enabled(args)):
+        session = generate(root)
     built = time.perf_counter() - started
     result = run_replay(session, args, label=f"demo session over {root}")
     note = NOTE.format(root=root)

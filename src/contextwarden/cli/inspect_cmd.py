@@ -3,25 +3,35 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from rich.table import Table
 
 from contextwarden.breakdown import CATEGORIES, ContextBreakdown, breakdown
 from contextwarden.cli.common import (
-    FORMAT_CHOICES,
     add_counter_option,
+    add_input_options,
     bar,
     console,
     make_counter,
+    positive_int,
     print_json,
+    progress_enabled,
+    status,
 )
+from contextwarden.cost.prices import default_prices
+from contextwarden.cost.recorded import recorded_cost
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
+from contextwarden.model import Message
 from contextwarden.rules import validate
+from contextwarden.tokens.base import TokenCounter
 
 MAX_LISTED = 20
+MAX_METADATA_CHARS = 200
+"""A metadata value longer than this is shown as its head and how much was left out (a
+trajectory's ``submission`` can be a whole 868 KB diff)."""
 
 
 def register(sub: Any) -> None:
@@ -30,22 +40,26 @@ def register(sub: Any) -> None:
         help="show a session's messages, token use by category and tool, and rule violations",
         description="Load a saved agent session and show where its context tokens go.",
     )
-    parser.add_argument("file", type=Path, help="session file (JSONL, JSON, .traj)")
-    parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES)
-    parser.add_argument("--index", type=int, default=0, help="conversation in multi-run files")
+    add_input_options(parser)
     add_counter_option(parser)
-    parser.add_argument("--top", type=int, default=5, help="how many largest messages to list")
+    parser.add_argument(
+        "--top", type=positive_int, default=5, help="how many largest messages to list"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     counter = make_counter(args.counter)
-    history = load(args.file, args.format, index=args.index, counter=counter)
+    with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
+        history = load(
+            args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
+        )
     parts = breakdown(
         history.messages, counter, system=history.system, tools=history.tools, largest=args.top
     )
     result = summary(history, parts)
+    result["sent_context"] = _sent_summary(history, counter)
     if args.json:
         print_json(result)
     else:
@@ -78,16 +92,61 @@ def summary(history: ConversationHistory, parts: ContextBreakdown) -> dict[str, 
         ],
         "records": report.records if report else None,
         "metadata": _public_metadata(report.metadata if report else {}),
+        "recorded_cost": recorded_cost(history, default_prices()),
     }
     return out
 
 
 def _public_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Counts for long lists (compactions, summaries…) and scalar facts as they are."""
+    """Counts for long lists (compactions, summaries…), scalar facts as they are, long text cut."""
     out: dict[str, Any] = {}
     for key, value in sorted(metadata.items()):
-        out[key] = len(value) if isinstance(value, list | dict) else value
+        if isinstance(value, list | dict):
+            out[key] = len(value)
+        elif isinstance(value, str) and len(value) > MAX_METADATA_CHARS:
+            left = len(value) - MAX_METADATA_CHARS
+            out[key] = f"{value[:MAX_METADATA_CHARS]}… [{left:,} more characters in the file]"
+        else:
+            out[key] = value
     return out
+
+
+def sent_context(history: ConversationHistory) -> tuple[dict[str, Any], tuple[Message, ...]]:
+    """What the agent really sent after the session's last compaction: that compaction's summary
+    as the first user message, then every message after it. The loaded view is the whole log
+    (nothing said is dropped), so without this a compacted session looks over its window.
+    Empty when the loader recorded no compaction with a summary."""
+    found = history.source.metadata.get("compactions") if history.source else None
+    last = next((c for c in reversed(found or []) if _has_summary(c)), None)
+    if last is None:
+        return {}, ()
+    head = Message.user(last["summary"]["text"])
+    tail = history.messages[last["messages_before"] :]
+    if tail and tail[0].role == "user":  # the summary and the next user turn are one message
+        head, tail = replace(tail[0], content=head.content + tail[0].content), tail[1:]
+    return last, (head, *tail)
+
+
+def _has_summary(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("messages_before"), int)
+        and isinstance(entry.get("summary"), dict)
+        and isinstance(entry["summary"].get("text"), str)
+    )
+
+
+def _sent_summary(history: ConversationHistory, counter: TokenCounter) -> dict[str, Any] | None:
+    compaction, messages = sent_context(history)
+    if not messages:
+        return None
+    parts = breakdown(messages, counter, system=history.system, tools=history.tools, largest=0)
+    return {
+        "after_compaction_at_line": compaction.get("line"),
+        "compactions": len(history.source.metadata["compactions"]) if history.source else 0,
+        "messages": len(messages),
+        "tokens": {"total": parts.total, "by_category": parts.by_category},
+    }
 
 
 def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
@@ -99,7 +158,26 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
         f"[bold]{parts.total:,}[/] tokens"
     )
     for key, value in result["metadata"].items():
-        out.print(f"  {key}: {value}")
+        out.print(f"  {key}: {' '.join(str(value).split())}", markup=False, overflow="fold")
+    cost = result["recorded_cost"]
+    if cost is not None:
+        unpriced = (
+            f" (no price for {', '.join(cost['unpriced_models'])})"
+            if cost["unpriced_models"]
+            else ""
+        )
+        out.print(
+            f"  recorded cost: [bold]${cost['cost_usd']:,.2f}[/] over {cost['requests']} requests "
+            f"at {cost['prices_date']} prices{unpriced}"
+        )
+    sent = result["sent_context"]
+    if sent is not None:
+        out.print(
+            f"[bold]Context as sent after the last of {sent['compactions']} compaction(s)[/] "
+            f"(line {sent['after_compaction_at_line']}): its summary + {sent['messages'] - 1:,} "
+            f"messages, [bold]{sent['tokens']['total']:,}[/] tokens. The tables below count the "
+            f"full log ({result['messages']:,} messages, {parts.total:,} tokens)."
+        )
     out.print(_category_table(parts))
     if parts.tool_results_by_tool:
         out.print(_tool_table(parts))
@@ -135,8 +213,9 @@ def _tool_table(parts: ContextBreakdown) -> Table:
 
 def _largest_table(largest: list[dict[str, Any]]) -> Table:
     table = Table(title="Largest messages", title_justify="left")
-    for column in ("index", "role", "tokens", "preview"):
-        table.add_column(column, justify="right" if column in ("index", "tokens") else "left")
+    for column in ("index", "role", "tokens"):
+        table.add_column(column, justify="left" if column == "role" else "right", no_wrap=True)
+    table.add_column("preview", overflow="fold", ratio=1)
     for item in largest:
         table.add_row(str(item["index"]), item["role"], f"{item['tokens']:,}", item["preview"])
     return table

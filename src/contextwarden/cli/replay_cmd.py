@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,23 +12,34 @@ from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from contextwarden.cli.common import (
-    FORMAT_CHOICES,
     add_counter_option,
+    add_input_options,
     console,
+    input_file,
     make_counter,
+    non_negative_int,
+    output_file,
+    positive_int,
     print_json,
+    progress_enabled,
+    status,
 )
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
+from contextwarden.cost.prices import Price, default_prices, load_prices
+from contextwarden.cost.recorded import unseen_preamble
 from contextwarden.eval.probes import load_probes
 from contextwarden.eval.replay import Progress as ProgressFn
 from contextwarden.eval.replay import ReplayResult, replay
 from contextwarden.eval.strategies import STRATEGY_NAMES
-from contextwarden.eval.tables import COMPACTIONS, NUMERIC, kinds_text, rows
+from contextwarden.eval.tables import COMPACTIONS, NUMERIC, kinds_text, rows, warning_lines
 from contextwarden.formats import load
 
 DEFAULT_WINDOW = 200_000
+UNBOUNDED_WIDTH = 10_000
+"""A console width no table reaches: measuring in it gives the table's natural width."""
 MAX_MISSING_SHOWN = 3
 """Probes missing at the last request printed per strategy (the report lists more)."""
 
@@ -44,22 +54,20 @@ def register(sub: Any) -> None:
             "validity and which facts stay in the context."
         ),
     )
-    parser.add_argument("file", type=Path, help="session file (JSONL, JSON, .traj)")
+    add_input_options(parser)
     add_replay_options(parser, window=DEFAULT_WINDOW)
-    parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES)
-    parser.add_argument("--index", type=int, default=0, help="conversation in multi-run files")
     parser.add_argument(
         "--probes",
-        type=Path,
+        type=input_file,
         metavar="PROBES.json",
         help="facts to check: a JSON list of strings or {text, turn, kind} objects "
         "(default: every typed user message, file path touched and error line)",
     )
     parser.add_argument(
         "--report",
-        type=Path,
+        type=output_file,
         metavar="REPORT.html",
-        help="also write the self-contained HTML report here",
+        help="also write the self-contained HTML report here (its directory must exist)",
     )
     parser.set_defaults(run=run)
 
@@ -68,7 +76,7 @@ def add_replay_options(parser: argparse.ArgumentParser, *, window: int) -> None:
     """Options ``replay`` and ``demo`` share."""
     parser.add_argument(
         "--window",
-        type=_positive,
+        type=positive_int,
         default=window,
         help=f"context window in tokens (default {window:,})",
     )
@@ -82,18 +90,55 @@ def add_replay_options(parser: argparse.ArgumentParser, *, window: int) -> None:
     )
     parser.add_argument(
         "--mask-keep",
-        type=int,
+        type=non_negative_int,
         default=MASK_KEEP_RECENT,
         metavar="M",
         help=f"mask: tool results kept in full (default {MASK_KEEP_RECENT})",
     )
     add_counter_option(parser)
+    add_pricing_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def add_pricing_options(parser: argparse.ArgumentParser) -> None:
+    """``--pricing MODEL`` and ``--prices`` (the price table's overrides)."""
+    parser.add_argument(
+        "--pricing",
+        metavar="MODEL",
+        help="also model each strategy's cost with prompt caching at MODEL's prices "
+        "(e.g. claude-opus-4-6, gpt-5; dated names such as claude-opus-4-5-20251101 work)",
+    )
+    parser.add_argument(
+        "--prices",
+        action="append",
+        metavar="SPEC",
+        help="override the shipped price table: a JSON file shaped like "
+        "contextwarden/cost/prices.json, or MODEL=field:value,... (USD per million tokens; "
+        "fields: provider, input, output, cache_read, cache_write_5m, cache_write_1h, "
+        "min_cacheable_tokens); repeatable",
+    )
+
+
+def pricing(args: argparse.Namespace) -> Price | None:
+    """The price ``--pricing`` names, in the table as ``--prices`` overrides it."""
+    if getattr(args, "pricing", None) is None:
+        return None
+    table = default_prices()
+    for spec in args.prices or ():
+        table = load_prices(spec, table)
+    return table.get(args.pricing)
+
+
 def run(args: argparse.Namespace) -> int:
-    session = load(args.file, args.format, index=args.index, counter=make_counter(args.counter))
     probes = load_probes(args.probes) if args.probes else None
+    with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
+        session = load(
+            args.file,
+            args.format,
+            index=args.index,
+            counter=make_counter(args.counter),
+            lenient=args.lenient,
+        )
     result = run_replay(session, args, probes=probes)
     report = _write_report(result, args.report, None) if args.report else None
     if args.json:
@@ -106,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
 def run_replay(session: Any, args: argparse.Namespace, **kwargs: Any) -> ReplayResult:
     """The replay with the options of ``add_replay_options`` and a progress bar on a TTY."""
     strategies = _unique(args.strategy or STRATEGY_NAMES)
-    with progress_bar(enabled=not args.json and sys.stderr.isatty()) as progress:
+    price = pricing(args)
+    with progress_bar(enabled=progress_enabled(args)) as progress:
         return replay(
             session,
             strategies,
@@ -114,6 +160,8 @@ def run_replay(session: Any, args: argparse.Namespace, **kwargs: Any) -> ReplayR
             mask_keep=args.mask_keep,
             counter=make_counter(args.counter),
             progress=progress,
+            pricing=price,
+            unseen_preamble=unseen_preamble(session) if price is not None else 0,
             **kwargs,
         )
 
@@ -150,7 +198,7 @@ def show(result: ReplayResult, report: Path | None) -> None:
         f"window {p.context_window:,} (effective {p.effective_window:,}, autocompact at "
         f"{p.autocompact_threshold:,}); {len(result.probes):,} probes"
     )
-    out.print(strategy_table(result))
+    out.print(strategies_view(result, out.width))
     for run_ in result.runs.values():
         if run_.marks:
             out.print(f"  {run_.name} compactions: {kinds_text(run_)}")
@@ -163,8 +211,25 @@ def show(result: ReplayResult, report: Path | None) -> None:
             out.print(f"  [dim]{run_.name} no longer holds at the last request: {shown}{tail}[/]")
         for problem in run_.problems:
             out.print(f"  [red]{run_.name}: {problem}[/]")
+    for line in warning_lines(result):
+        out.print(f"  {line}", style="yellow", markup=False)
     if report is not None:
         out.print(f"Report written to [bold]{report}[/]")
+
+
+def strategies_view(result: ReplayResult, width: int) -> Table | Text:
+    """The comparison as a table when it fits ``width`` columns, else one wrapped paragraph per
+    strategy: numbers are never cut to ``100.…``."""
+    table = strategy_table(result)
+    if Console(width=UNBOUNDED_WIDTH).measure(table).maximum <= width:
+        return table
+    head, body = rows(result)
+    lines = Text("Strategies compared\n", style="italic")
+    for row in body:
+        lines.append(row[0], style="bold")
+        lines.append(": " + ", ".join(f"{h} {v}" for h, v in zip(head[1:], row[1:], strict=True)))
+        lines.append("\n")
+    return lines
 
 
 def strategy_table(result: ReplayResult) -> Table:
@@ -198,10 +263,3 @@ def _short(text: str, limit: int = 60) -> str:
 
 def _unique(names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
-
-
-def _positive(text: str) -> int:
-    value = int(text.replace("_", "").replace(",", ""))
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of tokens, got {text}")
-    return value

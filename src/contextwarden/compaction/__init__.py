@@ -1,6 +1,6 @@
 """The compaction ladder: small strategies, each ``(messages, context) -> CompactionResult``.
 
-Tool-result budget → snip → microcompact → summarize (autocompact) → truncate (last resort);
+Tool-result budget → snip → microcompact → summarize (autocompact) → truncate → cap (last resort);
 ``ObservationMask`` is the observation-masking baseline. ``ContextManager`` decides when each runs.
 """
 
@@ -15,6 +15,7 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.breaker import BREAKER_KEY
 from contextwarden.compaction.budget import ToolResultBudget
+from contextwarden.compaction.cap import Cap
 from contextwarden.compaction.mask import ObservationMask
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.snip import Snip
@@ -24,6 +25,7 @@ from contextwarden.compaction.truncate import Truncate
 
 __all__ = [
     "BREAKER_KEY",
+    "Cap",
     "CompactionContext",
     "CompactionResult",
     "MicroCompact",

@@ -17,12 +17,13 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.incremental import CompactableResults, Cursor
+from contextwarden.compaction.observations import observation_texts
 from contextwarden.errors import CompactionError
 from contextwarden.events import RungEvent
 from contextwarden.files import FileTracker
-from contextwarden.history import ConversationHistory
+from contextwarden.history import CONTENT_ID_PREFIX, ConversationHistory, content_id
 from contextwarden.log import CompactionBoundary, MessageAdded
-from contextwarden.model import FrozenDict, Message, ToolResultBlock
+from contextwarden.model import FrozenDict, Message, TextBlock, ToolResultBlock
 from contextwarden.rules import latest_thinking_preserved
 
 
@@ -40,6 +41,9 @@ class CompactionReport:
     """Even the last resort could not bring the context under the effective window."""
     skipped: str | None = None
     """Why nothing was considered at all (the recursion guard), else None."""
+    warnings: tuple[str, ...] = ()
+    """What the caller should know: the request is over the window (``on_overflow="flag"``), or
+    the window is too small for the session (``compaction.guard``)."""
 
     @property
     def applied(self) -> tuple[str, ...]:
@@ -142,16 +146,33 @@ def seed_counts(cache: TokenCache, history: ConversationHistory, start: int) -> 
 
 
 class AddedResults:
-    """tool_use_id → the tool result as the history's log recorded it when it was added (what
-    ``history.rehydrate`` returns), indexed in one pass over the log on first use."""
+    """tool_use_id → the tool result as the history's log recorded it when it was added, and
+    content id → an observation's text as added (what ``history.rehydrate`` returns), each
+    indexed in one pass over the log on first use."""
 
-    __slots__ = ("_history", "_index")
+    __slots__ = ("_history", "_index", "_observed")
 
     def __init__(self, history: ConversationHistory) -> None:
         self._history = history
         self._index: dict[str, ToolResultBlock] | None = None
+        self._observed: dict[str, TextBlock] | None = None
 
-    def __call__(self, tool_use_id: str) -> ToolResultBlock | None:
+    def __call__(self, key: str) -> ToolResultBlock | TextBlock | None:
+        if key.startswith(CONTENT_ID_PREFIX):
+            return self._observation(key)
+        return self._result(key)
+
+    def _observation(self, key: str) -> TextBlock | None:
+        if self._observed is None:
+            self._observed = {
+                content_id(block.text): block
+                for entry in self._history.log
+                if isinstance(entry, MessageAdded)
+                for _, block in observation_texts(entry.message)
+            }
+        return self._observed.get(key)
+
+    def _result(self, tool_use_id: str) -> ToolResultBlock | None:
         if self._index is None:
             index: dict[str, ToolResultBlock] = {}
             for entry in self._history.log:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from contextwarden.model import EMPTY, FrozenDict, Message, ToolResultBlock
+from contextwarden.model import EMPTY, FrozenDict, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import latest_thinking_preserved, validate
 from contextwarden.tokens.base import TokenCounter
@@ -76,10 +76,11 @@ class CompactionContext:
     start: int = 0
     """Messages before this index are known to need no tool-result budget or snip (the manager's
     incremental pass); strategies that scan for work may start here."""
-    originals: Callable[[str], ToolResultBlock | None] | None = None
-    """The tool result with a given tool_use_id as it was first added, before any rung cut or
-    cleared it (the manager reads the history's log); a summary is built from these, never from
-    markers. ``None``: the messages are all there is."""
+    originals: Callable[[str], ToolResultBlock | TextBlock | None] | None = None
+    """The tool result with a given tool_use_id, or an observation's text with a given content
+    id, as it was first added, before any rung cut or cleared it (the manager reads the history's
+    log); a summary is built from these, never from markers. ``None``: the messages are all there
+    is."""
 
     def __post_init__(self) -> None:
         if self.cache is None:

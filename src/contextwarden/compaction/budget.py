@@ -1,12 +1,13 @@
 """ToolResultBudget: a tool result over its tool's limit becomes a head + tail preview with a note.
 
-Nothing is lost: the full text goes to the spill directory (named by its sha256) when one is
-configured, and the history's log always keeps the original (``history.rehydrate(tool_use_id)``).
+A text-action agent's observation (``compaction.observations``) is budgeted like a result of an
+unnamed tool. Nothing is lost: the full text goes to the spill directory (named by its content id)
+when one is configured, and the history's log always keeps the original
+(``history.rehydrate(tool_use_id)``, or the content id for an observation).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import tempfile
@@ -22,20 +23,22 @@ from contextwarden.compaction.base import (
     unchanged,
     with_edits,
 )
+from contextwarden.compaction.observations import is_observation, observation_texts, with_text
 from contextwarden.compaction.snip import snip_text
 from contextwarden.compaction.tools import ALIASES, normalize, results_with_names
+from contextwarden.history import content_id
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
 
 log = logging.getLogger("contextwarden")
 
 CUT_NOTE = (
-    "\n\n[contextwarden: cut {cut:,} of {total:,} characters from the middle of this tool result. "
-    "The full output is kept under id {spill_id}{where}; history.rehydrate({tool_use_id!r}) "
+    "\n\n[contextwarden: cut {cut:,} of {total:,} characters from the middle of this {what}. "
+    "The full output is kept under id {spill_id}{where}; history.rehydrate({key!r}) "
     "returns it.]\n\n"
 )
-"""The note put between head and tail. It names the id twice: the content hash (the spill file's
-name) and the tool_use_id (the log lookup)."""
+"""The note put between head and tail. It names the content id (the spill file's name) and the
+key ``history.rehydrate`` takes: the tool_use_id of a result, the content id of an observation."""
 
 FIT_ROUNDS = 4
 """Rounds of proportional shrinking to fit a message's results into its token budget."""
@@ -51,7 +54,8 @@ MIN_PREVIEW_SAVING = 200
 class Cut:
     """One tool result that was cut: where, how much, and where the full text went."""
 
-    tool_use_id: str
+    tool_use_id: str | None
+    """None for an observation (its ``spill_id`` is its rehydrate key)."""
     tool: str | None
     original_chars: int
     kept_chars: int
@@ -163,56 +167,68 @@ class ToolResultBudget:
         ctx: CompactionContext,
         factor: float,
     ) -> tuple[Message, list[Cut]]:
-        blocks: list[Block] = list(messages[i].content)
+        new = messages[i]
         cuts: list[Cut] = []
         for position, block, tool in results_with_names(messages, i):
             text = block.text
             limit = min(rules.of(tool), int(len(text) * factor))
-            if len(text) <= limit:
-                continue
-            found = self._cut_block(block, text, limit, tool, ctx)
+            found = self._cut_text(text, limit, ctx, block.tool_use_id)
             if found is not None:
-                blocks[position], cut = found
-                cuts.append(cut)
-        if not cuts:
-            return messages[i], cuts
-        return replace(messages[i], content=tuple(blocks)), cuts
+                preview, kept, spill_id, path = found
+                new = with_result_text(new, position, preview)
+                cuts.append(Cut(block.tool_use_id, tool, len(text), kept, spill_id, path))
+        for position, observation in observation_texts(messages[i]):
+            text = observation.text
+            found = self._cut_text(text, min(rules.default, int(len(text) * factor)), ctx)
+            if found is not None:
+                preview, kept, spill_id, path = found
+                new = with_text(new, position, preview)
+                cuts.append(Cut(None, None, len(text), kept, spill_id, path))
+        return new, cuts
 
-    def _cut_block(
-        self,
-        block: ToolResultBlock,
-        text: str,
-        limit: int,
-        tool: str | None,
-        ctx: CompactionContext,
-    ) -> tuple[ToolResultBlock, Cut] | None:
-        """The block cut to ``limit`` characters (note included), or None if not worth it."""
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        spill_id = f"sha256-{digest[:32]}"
+    def _cut_text(
+        self, text: str, limit: int, ctx: CompactionContext, tool_use_id: str | None = None
+    ) -> tuple[str, int, str, str | None] | None:
+        """``text`` cut to ``limit`` characters (note included): (preview, characters of the
+        original kept, spill id, spill path);
+        None when it is within the limit or the cut is not worth it. The note's rehydrate key is
+        ``tool_use_id`` when given, else the content id."""
+        if len(text) <= limit:
+            return None
+        spill_id = content_id(text)
         spill_dir = self.spill_dir or ctx.spill_dir
         where = f", file {spill_dir / (spill_id + '.txt')}" if spill_dir is not None else ""
-        note_args = {"spill_id": spill_id, "where": where, "tool_use_id": block.tool_use_id}
+        what = "tool result" if tool_use_id is not None else "observation"
+        note_args = {"spill_id": spill_id, "where": where, "key": tool_use_id or spill_id}
         # The note's own length counts against the limit, so a cut result is never cut again.
-        probe = CUT_NOTE.format(cut=len(text), total=len(text), **note_args)
+        probe = CUT_NOTE.format(cut=len(text), total=len(text), what=what, **note_args)
         if len(text) <= len(probe) + MIN_PREVIEW_SAVING:
             return None  # the note alone would be about as long as the result
         keep = max(0, limit - len(probe))
         head_len = int(keep * ctx.policy.result_head_ratio)
         # The preview's long lines are cut as Snip would: one pass, one count of the result.
         line_limit = ctx.policy.max_line_chars
-        head = snip_text(_head(text, head_len), line_limit)[0]
-        tail = snip_text(_tail(text, keep - head_len), line_limit)[0]
+        head = snip_text(head_of(text, head_len), line_limit)[0]
+        tail = snip_text(tail_of(text, keep - head_len), line_limit)[0]
         path = _spill(spill_dir, spill_id, text) if spill_dir is not None else None
         if path is None:  # not written (or no directory): do not point at a missing file
             note_args["where"] = ""
-        note = CUT_NOTE.format(cut=len(text) - len(head) - len(tail), total=len(text), **note_args)
-        preview = head + note + tail
-        others = () if isinstance(block.content, str) else block.content
-        kept: tuple[Block, ...] = tuple(b for b in others if not isinstance(b, TextBlock))
-        content = preview if not kept else (TextBlock(preview), *kept)
-        new = replace(block, content=content)  # type: ignore[arg-type]
-        cut = Cut(block.tool_use_id, tool, len(text), len(head) + len(tail), spill_id, path)
-        return new, cut
+        cut = len(text) - len(head) - len(tail)
+        note = CUT_NOTE.format(cut=cut, total=len(text), what=what, **note_args)
+        return head + note + tail, len(head) + len(tail), spill_id, path
+
+
+def with_result_text(message: Message, position: int, text: str) -> Message:
+    """``message`` with the tool result at ``position`` holding ``text`` (its images and other
+    non-text parts kept after it)."""
+    block = message.content[position]
+    assert isinstance(block, ToolResultBlock), "only a tool result's text is replaced here"
+    others = () if isinstance(block.content, str) else block.content
+    kept: tuple[Block, ...] = tuple(b for b in others if not isinstance(b, TextBlock))
+    content = text if not kept else (TextBlock(text), *kept)
+    blocks = list(message.content)
+    blocks[position] = replace(block, content=content)  # type: ignore[arg-type]
+    return replace(message, content=tuple(blocks))
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +248,8 @@ class _Limits:
 
 
 def _may_exceed(message: Message, rules: _Limits, ctx: CompactionContext) -> bool:
-    """A cheap pre-check: could a tool result here be over a limit (per tool or per message)?"""
+    """A cheap pre-check: could a tool result or observation here be over a limit (per tool or
+    per message)?"""
     if message.role != "user":
         return False
     found = False
@@ -241,6 +258,10 @@ def _may_exceed(message: Message, rules: _Limits, ctx: CompactionContext) -> boo
             found = True
             if _chars(block) > rules.smallest:
                 return True
+    if is_observation(message):
+        found = True
+        if any(len(b.text) > rules.default for _, b in observation_texts(message)):
+            return True
     return found and ctx.count(message) > rules.message_tokens
 
 
@@ -251,7 +272,7 @@ def _chars(block: ToolResultBlock) -> int:
     return sum(len(b.text) for b in content if isinstance(b, TextBlock))
 
 
-def _head(text: str, n: int) -> str:
+def head_of(text: str, n: int) -> str:
     """The first ``n`` characters, ending at a line break when one is near the end."""
     if n <= 0:
         return ""
@@ -260,7 +281,7 @@ def _head(text: str, n: int) -> str:
     return head[: nl + 1] if nl > 0 else head
 
 
-def _tail(text: str, n: int) -> str:
+def tail_of(text: str, n: int) -> str:
     """The last ``n`` characters, starting after a line break when one is near the start."""
     if n <= 0:
         return ""

@@ -6,12 +6,11 @@ underneath it; ``CompactableResults`` keeps microcompact's possible saving as a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from contextwarden.compaction.microcompact import is_cleared
-from contextwarden.compaction.tools import ToolMatcher, results_with_names
-from contextwarden.model import Message, ToolResultBlock
-from contextwarden.tokens.base import TokenCounter
+from contextwarden.compaction.microcompact import is_cleared, output_slots
+from contextwarden.compaction.tools import ToolMatcher
+from contextwarden.model import Message, TextBlock, ToolResultBlock
 
 
 class Cursor:
@@ -48,7 +47,8 @@ class Cursor:
 
 
 class CompactableResults:
-    """Where the compactable tool results are, and the tokens of all but the latest ``keep``.
+    """Where the compactable tool results (and observations) are, and the tokens of all but the
+    latest ``keep``.
 
     Results are found as messages arrive; a result is counted once, when it falls out of the
     ``keep`` latest, so asking for the possible saving is O(new results).
@@ -75,26 +75,29 @@ class CompactableResults:
         if self._counted > len(self._entries):
             self._counted, self._tokens = 0, 0
         for i in range(start, len(view)):
-            if view[i].role == "user" and view[i].tool_results:
-                self._entries.extend(
-                    (i, pos)
-                    for pos, _, name in results_with_names(view, i)
-                    if self._matcher.matches(name)
-                )
+            self._entries.extend((i, pos) for pos in output_slots(view, i, self._matcher.matches))
         self.cursor.done(view)
 
     def old_tokens(
-        self, view: Sequence[Message], keep: int, counter: TokenCounter, marker: str
+        self,
+        view: Sequence[Message],
+        keep: int,
+        message_tokens: Callable[[int], int],
+        marker: str,
     ) -> int:
-        """Tokens held by compactable results older than the latest ``keep`` (not yet cleared)."""
+        """Tokens held by compactable results older than the latest ``keep`` (not yet cleared).
+
+        Nothing is re-counted: a result's tokens are its share, by characters, of the count the
+        history's ledger already holds for its message (``message_tokens(index)``).
+        """
         limit = len(self._entries) - keep
         if self._counted > limit:
             self._counted, self._tokens = 0, 0
         while self._counted < limit:
             i, pos = self._entries[self._counted]
             block = view[i].content[pos]
-            if isinstance(block, ToolResultBlock) and not is_cleared(block, marker):
-                self._tokens += counter.count_text(block.text)
+            if isinstance(block, ToolResultBlock | TextBlock) and not is_cleared(block, marker):
+                self._tokens += _share(view[i], len(block.text), message_tokens(i))
             self._counted += 1
         return self._tokens
 
@@ -102,3 +105,9 @@ class CompactableResults:
         self.cursor.reset()
         self._entries.clear()
         self._counted, self._tokens = 0, 0
+
+
+def _share(message: Message, chars: int, tokens: int) -> int:
+    """The part of ``tokens`` (the whole message's) that ``chars`` of its text make up."""
+    total = sum(len(b.text) for b in message.content if isinstance(b, ToolResultBlock | TextBlock))
+    return tokens if total <= chars else tokens * chars // total

@@ -1,7 +1,9 @@
 """ObservationMask: keep the latest M tool results, replace the content of the others.
 
 The "observation masking" baseline (Lindenbauer et al., "The Complexity Trap", 2025): every tool,
-no minimum saving, no model call. ``contextwarden replay --strategy mask`` uses it.
+no minimum saving, no model call. ``contextwarden replay --strategy mask`` uses it. Text-action
+agents' observations (``compaction.observations``, the kind of agent the study measured) count as
+tool results; a masked one names the content id ``history.rehydrate`` takes.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 The most recent results stay; the ``tool_result`` block and its ``tool_use_id`` stay too, so every
 pair is intact, a failed call keeps its error lines after the marker, and a rejected call's
-result (it holds the reason the person typed) is left whole. No model call: the cheapest rung that
-frees real room.
+result (it holds the reason the person typed) is left whole. A text-action agent's observation
+(``compaction.observations``) is cleared the same way, as the output of the agent's shell
+(``OBSERVATION_TOOL``); its marker names the content id ``history.rehydrate`` takes. No model
+call: the cheapest rung that frees real room.
 """
 
 from __future__ import annotations
@@ -18,8 +20,14 @@ from contextwarden.compaction.base import (
     finish,
     unchanged,
 )
+from contextwarden.compaction.observations import (
+    REHYDRATE_HINT,
+    observation_texts,
+    original_id,
+    with_text,
+)
 from contextwarden.compaction.tools import ToolMatcher, results_with_names, tool_calls
-from contextwarden.model import Block, Message, ToolResultBlock, ToolUseBlock
+from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import rejection_reason
 
@@ -28,6 +36,9 @@ Kept = Callable[[ToolResultBlock, ToolUseBlock | None], Sequence[str] | None]
 ``None``: the result is not to be cleared at all."""
 
 FAILED_LINES_NOTE = "The call failed; its error lines were:"
+OBSERVATION_TOOL = "Bash"
+"""The tool an observation is the output of, for choosing what to clear: text-action agents
+(SWE-agent, mini-swe-agent) act through shell commands."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +61,35 @@ class Clearing:
         return Proposal(self.messages, tokens_before - saving, description, self.changed, details)
 
 
-def is_cleared(block: ToolResultBlock, marker: str) -> bool:
-    """True when ``block`` was already cleared: its content is the marker (and kept lines)."""
-    return isinstance(block.content, str) and block.content.startswith(marker)
+def is_cleared(block: Block, marker: str) -> bool:
+    """True when ``block`` (a tool result, or an observation's text) was already cleared: its
+    content is the marker (and kept lines, or the rehydrate hint)."""
+    if isinstance(block, TextBlock):
+        return block.text.startswith(marker)
+    return (
+        isinstance(block, ToolResultBlock)
+        and isinstance(block.content, str)
+        and block.content.startswith(marker)
+    )
+
+
+def output_slots(
+    messages: Sequence[Message], index: int, selected: Callable[[str | None], bool]
+) -> list[int]:
+    """Positions in ``messages[index]`` of the tool output ``selected`` picks (given the tool's
+    name): its tool results, or the texts of an observation (``OBSERVATION_TOOL``'s output)."""
+    message = messages[index]
+    if message.role != "user":
+        return []
+    if message.tool_results:
+        return [pos for pos, _, name in results_with_names(messages, index) if selected(name)]
+    found = observation_texts(message)
+    return [pos for pos, _ in found] if found and selected(OBSERVATION_TOOL) else []
+
+
+def cleared_observation(marker: str, text: str) -> str:
+    """What an observation's text becomes when cleared: the marker and how to get it back."""
+    return f"{marker} [{REHYDRATE_HINT.format(id=original_id(text))}]"
 
 
 def cleared_content(marker: str, lines: Sequence[str]) -> str:
@@ -75,19 +112,21 @@ def clear_old_results(
     and kept lines would not shorten.
     """
     found: list[tuple[int, int]] = []
-    for i, message in enumerate(messages):
-        if message.role == "user" and message.tool_results:
-            found.extend(
-                (i, pos) for pos, _, name in results_with_names(messages, i) if selected(name)
-            )
+    for i in range(len(messages)):
+        found.extend((i, pos) for pos in output_slots(messages, i, selected))
     old = found[: max(0, len(found) - keep_recent)]
     by_message: dict[int, dict[int, str]] = {}
     calls: dict[int, dict[str, ToolUseBlock]] = {}
     for i, pos in old:
         block = messages[i].content[pos]
-        assert isinstance(block, ToolResultBlock)
         if is_cleared(block, marker):
             continue
+        if isinstance(block, TextBlock):
+            content = cleared_observation(marker, block.text)
+            if len(content) < len(block.text):
+                by_message.setdefault(i, {})[pos] = content
+            continue
+        assert isinstance(block, ToolResultBlock)
         lines: Sequence[str] | None = ()
         if kept is not None:
             answered = calls.setdefault(i, tool_calls(messages, i))
@@ -100,18 +139,27 @@ def clear_old_results(
         by_message.setdefault(i, {})[pos] = content
     out = list(messages)
     for i, contents in by_message.items():
-        blocks: list[Block] = list(out[i].content)
-        for pos, content in contents.items():
-            block = blocks[pos]
-            assert isinstance(block, ToolResultBlock)
-            blocks[pos] = replace(block, content=content)
-        out[i] = replace(out[i], content=tuple(blocks))
+        out[i] = _with_contents(out[i], contents)
     cleared = sum(len(p) for p in by_message.values())
     return Clearing(tuple(out), tuple(sorted(by_message)), cleared, len(found) - len(old))
 
 
+def _with_contents(message: Message, contents: dict[int, str]) -> Message:
+    """``message`` with the blocks at the given positions holding the given text."""
+    blocks: list[Block] = list(message.content)
+    for pos, content in contents.items():
+        block = blocks[pos]
+        if isinstance(block, TextBlock):
+            message = with_text(message, pos, content)
+            blocks = list(message.content)
+            continue
+        assert isinstance(block, ToolResultBlock)
+        blocks[pos] = replace(block, content=content)
+    return replace(message, content=tuple(blocks))
+
+
 def failure_lines_kept(
-    limit: int, originals: Callable[[str], ToolResultBlock | None] | None = None
+    limit: int, originals: Callable[[str], ToolResultBlock | TextBlock | None] | None = None
 ) -> Kept:
     """What microcompact keeps of a cleared result: up to ``limit`` error lines of a failed call,
     found by the failure detection the summaries use, in the result as first added
@@ -120,7 +168,7 @@ def failure_lines_kept(
 
     def kept(block: ToolResultBlock, call: ToolUseBlock | None) -> tuple[str, ...] | None:
         found = originals(block.tool_use_id) if originals is not None else None
-        source = found if found is not None else block
+        source = found if isinstance(found, ToolResultBlock) else block
         if rejection_reason(source) is not None:
             return None
         failed = failure_lines(call, source, limit)

@@ -27,6 +27,7 @@ from contextwarden.compaction.cuts import (
     plan_cut,
     turn_starts,
 )
+from contextwarden.compaction.observations import named_id, observation_texts, with_text
 from contextwarden.errors import SummarizerError
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
 from contextwarden.summarizers.base import Summarizer, Summary
@@ -144,11 +145,12 @@ def _replaced_part(prefix: Sequence[Message]) -> list[Message]:
     return [head, *prefix[1:]]
 
 
-def as_added(
-    messages: Sequence[Message], originals: Callable[[str], ToolResultBlock | None] | None
-) -> list[Message]:
-    """``messages`` with every tool result as it was first added (``originals``), so what a rung
-    cut or cleared reaches the summarizer whole."""
+Originals = Callable[[str], ToolResultBlock | TextBlock | None]
+
+
+def as_added(messages: Sequence[Message], originals: Originals | None) -> list[Message]:
+    """``messages`` with every tool result and observation as it was first added
+    (``originals``), so what a rung cut or cleared reaches the summarizer whole."""
     if originals is None:
         return list(messages)
     out = []
@@ -157,15 +159,20 @@ def as_added(
             blocks = tuple(_original(b, originals) for b in message.content)
             if any(new is not old for new, old in zip(blocks, message.content, strict=True)):
                 message = replace(message, content=blocks)
+        for position, block in observation_texts(message):
+            named = named_id(block.text)
+            found = originals(named) if named is not None else None
+            if isinstance(found, TextBlock):
+                message = with_text(message, position, found.text)
         out.append(message)
     return out
 
 
-def _original(block: Block, originals: Callable[[str], ToolResultBlock | None]) -> Block:
+def _original(block: Block, originals: Originals) -> Block:
     if not isinstance(block, ToolResultBlock):
         return block
     found = originals(block.tool_use_id)
-    return found if found is not None and found != block else block
+    return found if isinstance(found, ToolResultBlock) and found != block else block
 
 
 def add_to_summary(

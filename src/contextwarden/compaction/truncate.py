@@ -1,13 +1,16 @@
-"""Truncate, the last resort: keep the first user message and the latest turns, drop the middle.
+"""Truncate: keep the first user message and the latest turns, drop the middle.
 
 The cut is a safe cut point, so roles alternate and no tool result is orphaned. When the kept
 tail starts with a user message, the first user message is merged in front of it (one user
-message, first message's blocks first) rather than moving the cut: the turn is kept whole.
+message, first message's blocks first) rather than moving the cut: the turn is kept whole. With
+``keep_summary`` a compaction summary at the front is kept too (the manager's ladder never throws
+away the summary it just made).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from contextwarden.compaction.base import (
     CompactionContext,
@@ -35,17 +38,24 @@ class Truncate:
     A turn starts at a user message that is not a tool_result message. With ``max_tokens`` the
     cut moves later (to the next safe cut point, inside a turn if need be) until the result fits;
     if nothing fits, the latest safe cut is used and the report says it is still over.
+    ``keep_summary``: a summary message at the front keeps its summary (and re-read files), not
+    only the first user message it starts with.
     """
 
     name = "truncate"
 
     def __init__(
-        self, keep_recent_turns: int | None = None, *, max_tokens: int | None = None
+        self,
+        keep_recent_turns: int | None = None,
+        *,
+        max_tokens: int | None = None,
+        keep_summary: bool = False,
     ) -> None:
         if keep_recent_turns is not None and keep_recent_turns < 1:
             raise ValueError(f"keep_recent_turns must be >= 1, got {keep_recent_turns}")
         self.keep_recent_turns = keep_recent_turns
         self.max_tokens = max_tokens
+        self.keep_summary = keep_summary
 
     def __call__(
         self, messages: Sequence[Message], context: CompactionContext | None = None
@@ -55,7 +65,7 @@ class Truncate:
             return plan
         ctx, tokens_before, suffix = plan.context, plan.tokens_before, plan.suffix
         keep = self.keep_recent_turns or ctx.policy.keep_recent_turns
-        lead = _lead(messages)
+        lead = _lead(messages, self.keep_summary)
         lead_tokens = ctx.count(lead)
         cut, fits = self._choose(messages, plan.cuts, keep, lambda c: lead_tokens + suffix[c])
         after = join(lead, messages[cut:])
@@ -72,8 +82,8 @@ class Truncate:
     ) -> tuple[str, dict[str, object]]:
         kept_turns = sum(1 for s in turn_starts(messages) if s >= cut)
         dropped = f"messages 1..{cut - 1} ({cut - 1} messages)" if cut > 1 else "no message"
-        if len(first_user_blocks(messages)) < len(messages[0].content):
-            dropped += " and the earlier summary"
+        if len(_lead(messages, self.keep_summary).content) < len(messages[0].content):
+            dropped += " and the earlier summary" if not self.keep_summary else " and a merged turn"
         description = (
             f"dropped {dropped}, kept the first user message and {len(messages) - cut} recent "
             f"messages ({kept_turns} turn(s) start in them)"
@@ -101,10 +111,16 @@ class Truncate:
 _OUR_KEYS = (FIRST_BLOCKS_KEY, SUMMARY_KEY, SUMMARY_BLOCKS_KEY)
 
 
-def _lead(messages: Sequence[Message]) -> Message:
-    """The first user message alone (without any summary merged into it earlier)."""
+def _lead(messages: Sequence[Message], keep_summary: bool) -> Message:
+    """The first user message alone (without any summary merged into it earlier); with
+    ``keep_summary``, and the summary blocks of a summary message (not a turn merged after them)."""
     first = messages[0]
     blocks = first_user_blocks(messages)
+    end = first.meta.extra.get(SUMMARY_BLOCKS_KEY)
+    if keep_summary and first.meta.extra.get(SUMMARY_KEY) and isinstance(end, int):
+        extra = {k: v for k, v in first.meta.extra.items() if k != FIRST_BLOCKS_KEY}
+        meta = replace(first.meta, extra=FrozenDict(extra))
+        return lead_message(first.content[:end], len(blocks), meta)
     extra = {k: v for k, v in first.meta.extra.items() if k not in _OUR_KEYS}
     meta = MessageMeta(
         first.meta.timestamp, first.meta.id, first.meta.source_ids, FrozenDict(extra)

@@ -111,6 +111,8 @@ def load_probes(path: str | Path) -> tuple[Probe, ...]:
         data = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise FormatError(f"not valid JSON: {exc.msg}", path=str(file), line=exc.lineno) from exc
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"not UTF-8 text (byte {exc.start})", path=str(file)) from exc
     items = data.get("probes") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise FormatError('expected a list of probes or {"probes": [...]}', path=str(file))

@@ -14,8 +14,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from contextwarden.compaction.guard import WINDOW_TOO_SMALL
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
-from contextwarden.errors import CompactionError, ContextWardenError, HistoryError
+from contextwarden.cost.bill import Bill
+from contextwarden.cost.cache import PromptCache, Usage, cache_for
+from contextwarden.cost.prices import Price
+from contextwarden.cost.requests import view_request
+from contextwarden.errors import (
+    CompactionError,
+    ContextOverflowError,
+    ContextWardenError,
+    HistoryError,
+)
 from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
 from contextwarden.eval.retention import Retention, RetentionTracker
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
@@ -69,6 +79,12 @@ class StrategyRun:
     problems: tuple[str, ...] = ()
     """The first invalid requests and compaction errors, in words."""
     compaction_errors: int = 0
+    bill: Bill | None = None
+    """Each request's cache reads, writes and cost under the cache model (``pricing`` given)."""
+
+    warnings: tuple[str, ...] = ()
+    """What the strategy's reports warned about, once each with how many requests it concerned:
+    a window too small for the session, requests that could not fit (ContextOverflowError)."""
 
     @property
     def total_tokens_sent(self) -> int:
@@ -105,7 +121,14 @@ class StrategyRun:
             "probes_missing_at_end": len(r.missing_at_end),
             "tokens_per_request": list(self.tokens),
             "problems": list(self.problems),
+            **({"cost": _cost_json(self.bill)} if self.bill is not None else {}),
+
+            "warnings": list(self.warnings),
         }
+
+
+def _cost_json(bill: Bill) -> dict[str, Any]:
+    return {**bill.as_json(), "cost_per_request_usd": [round(c, 6) for c in bill.costs]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +146,11 @@ class ReplayResult:
     def window(self) -> int:
         return self.policy.context_window
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Every strategy's warnings, each prefixed with the strategy's name."""
+        return tuple(f"{name}: {w}" for name, run in self.runs.items() for w in run.warnings)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "turns": self.turns,
@@ -136,6 +164,7 @@ class ReplayResult:
             "probes_by_kind": dict(sorted(Counter(p.kind for p in self.probes.probes).items())),
             "probes_unchecked": len(self.probes.unchecked),
             "seconds": round(self.seconds, 3),
+            "warnings": list(self.warnings),
         }
 
 
@@ -166,12 +195,17 @@ def replay(
     progress: Progress | None = None,
     observe: Observer | None = None,
     label: str | None = None,
+    pricing: Price | None = None,
+    unseen_preamble: int = 0,
 ) -> ReplayResult:
     """Replay ``session`` through each named strategy (see the module docstring).
 
     ``probes``: facts to check; ``None`` derives the defaults (``default_probes``).
     ``observe(strategy, request, messages)`` sees the context of every request. ``label`` names
-    the session in the result (default: the file it was loaded from).
+    the session in the result (default: the file it was loaded from). ``pricing``: also bill
+    each strategy's requests under that model's prompt cache (``StrategyRun.bill``), with
+    ``unseen_preamble`` more tokens of preamble than the history holds (a Claude Code file
+    lacks the system prompt and tools: ``cost.recorded.unseen_preamble``).
     """
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
@@ -186,7 +220,8 @@ def replay(
     for name in strategies:
         clock = _Clock()
         settings = Settings(policy, counter or HeuristicCounter(), clock, mask_keep, summarizer)
-        runs[name] = _Replay(name, session, settings, clock, probe_set).run(progress, observe)
+        one = _Replay(name, session, settings, clock, probe_set, pricing, unseen_preamble)
+        runs[name] = one.run(progress, observe)
     loaded = session.source.path if session.source else None
     source = label or loaded or "(unsaved history)"
     turns = sum(1 for m in messages if m.role == "assistant")
@@ -204,8 +239,14 @@ class _Replay:
         settings: Settings,
         clock: _Clock,
         probes: ProbeSet,
+        pricing: Price | None = None,
+        unseen_preamble: int = 0,
     ) -> None:
         self.name, self.session, self.settings, self.clock = name, session, settings, clock
+        self.price = pricing
+        self.cache: PromptCache | None = cache_for(pricing) if pricing is not None else None
+        self.usages: list[Usage] = []
+        self.unseen_preamble = unseen_preamble
         self.spec = STRATEGIES[name]
         self.preparer = self.spec.build(settings)
         self.preparer.on_event(self._on_event)
@@ -216,6 +257,8 @@ class _Replay:
         self.marks: list[Mark] = []
         self.problems: list[str] = []
         self.over = self.invalid = self.errors = 0
+        self.warned: dict[str, tuple[str, int]] = {}
+        """Kind of warning → (its first text, requests it concerned)."""
         self.rung_seconds = self.prepare_seconds = 0.0
 
     def run(self, progress: Progress | None, observe: Observer | None) -> StrategyRun:
@@ -235,6 +278,8 @@ class _Replay:
                     f"replay {self.name}: message {index} ({message.role}) cannot follow the "
                     f"context the strategy left: {exc}"
                 ) from exc
+            if message.role == "assistant":
+                self._bill(sent)
             self.clock.advance(message)
         return StrategyRun(
             self.name,
@@ -249,6 +294,9 @@ class _Replay:
             self.tracker.result(),
             tuple(self.problems),
             self.errors,
+            Bill(self.price, tuple(self.usages)) if self.price is not None else None,
+
+            tuple(f"{text} ({n:,} of {total:,} requests)" for text, n in self.warned.values()),
         )
 
     def _request(self) -> tuple[Message, ...]:
@@ -256,10 +304,16 @@ class _Replay:
         turn = len(self.tokens)
         started = time.perf_counter()
         try:
-            self.preparer.prepare(self.history)
+            report = self.preparer.prepare(self.history)
         except CompactionError as exc:  # atomic: the history is as it was; the request goes out
             self.errors += 1
             self._note(f"request {turn}: compaction failed: {exc}")
+        except ContextOverflowError as exc:  # the request cannot fit; measured as it stands
+            self._warn("overflow", f"request could not fit: {exc}")
+        else:
+            for warning in report.warnings:
+                kind = WINDOW_TOO_SMALL if warning.startswith(WINDOW_TOO_SMALL) else "overflow"
+                self._warn(kind, warning)
         self.prepare_seconds += time.perf_counter() - started
         tokens = self.history.estimate_tokens()
         sent = self.history.messages
@@ -272,6 +326,16 @@ class _Replay:
         self.tokens.append(tokens)
         self.tracker.check(turn, sent)
         return sent
+
+    def _bill(self, sent: tuple[Message, ...]) -> None:
+        """Price the request that sent ``sent``; its reply is the message just added."""
+        if self.cache is None:
+            return
+        counts = [self.history.message_tokens(i) for i in range(len(sent))]
+        output = self.history.message_tokens(-1)
+        preamble = self.history.preamble_tokens + self.unseen_preamble
+        request = view_request(self.clock.now, preamble, sent, counts, output)
+        self.usages.append(self.cache.send(request))
 
     def _on_event(self, event: Event) -> None:
         if not isinstance(event, RungEvent):
@@ -288,6 +352,10 @@ class _Replay:
                     event.seconds,
                 )
             )
+
+    def _warn(self, kind: str, text: str) -> None:
+        first, n = self.warned.get(kind, (text, 0))
+        self.warned[kind] = (first, n + 1)
 
     def _note(self, text: str) -> None:
         if len(self.problems) < MAX_EXAMPLES:

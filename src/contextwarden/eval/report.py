@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from contextwarden.eval.replay import ReplayResult, StrategyRun
 from contextwarden.eval.tables import NUMERIC, rows
 
 CHART_ID = "context-chart"
+COST_CHART_ID = "cost-chart"
 RETENTION_CHART_ID = "retention-chart"
 COLOURS = {"ladder": "#1b9e77", "truncate": "#d95f02", "mask": "#7570b3", "none": "#888888"}
 OTHER_COLOURS = ("#e7298a", "#66a61e", "#e6ab02", "#a6761d")
@@ -63,6 +65,7 @@ def render_report(
         div_id=RETENTION_CHART_ID,
         config={"displaylogo": False},
     )
+    cost = _cost_section(result)
     body = "\n".join(
         (
             f"<h1>{_e(heading)}</h1>",
@@ -73,6 +76,7 @@ def render_report(
             "</section>",
             "<h2>Strategies</h2>",
             _strategy_table(result),
+            cost,
             "<h2>Fact retention</h2>",
             _retention_table(result),
             '<section class="chart">',
@@ -207,6 +211,37 @@ def _retention_figure(result: ReplayResult) -> Any:
     _layout(fig, "Probes present in the context at each request", "% of probes due so far")
     fig.update_yaxes(range=[0, 102])
     return fig
+
+
+def _cost_section(result: ReplayResult) -> str:
+    """The cumulative modeled cost of each priced strategy, as a chart; empty when unpriced."""
+    priced = [(i, run) for i, run in enumerate(result.runs.values()) if run.bill is not None]
+    if not priced:
+        return ""
+    go = _go()
+    fig = go.Figure()
+    for i, run in priced:
+        assert run.bill is not None
+        spent = list(accumulate(run.bill.costs))
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(len(spent))),
+                y=[round(c, 4) for c in spent],
+                mode="lines",
+                name=run.name,
+                line={"color": colour(run.name, i), "width": 2},
+                hovertemplate=f"{run.name}<br>request %{{x}}<br>$%{{y:,.4f}} so far<extra></extra>",
+            )
+        )
+    model = priced[0][1].bill.price.model  # type: ignore[union-attr]
+    _layout(fig, f"Modeled cost so far, with prompt caching ({model} prices)", "USD")
+    chart = fig.to_html(
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=COST_CHART_ID,
+        config={"displaylogo": False},
+    )
+    return f'<section class="chart">{chart}</section>'
 
 
 def _layout(fig: Any, title: str, y_title: str) -> None:

@@ -1,7 +1,8 @@
 """The strategies ``replay`` compares, as data: each builds something with ContextManager's
 ``prepare(history) -> CompactionReport`` and ``on_event`` shape.
 
-``ladder`` is the ContextManager itself; ``truncate``, ``mask`` and ``none`` are one rung each,
+``ladder`` is the ContextManager itself (today's behaviour), ``ladder-cache`` the same planned
+for a prompt cache (``compaction.cache``); ``truncate``, ``mask`` and ``none`` are one rung each,
 applied by ``ContextManager.apply`` (atomically, with its events) when their trigger holds.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from contextwarden.compaction.base import NoOp, Strategy, StrategyReport
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.compaction.mask import MASK_KEEP_RECENT, ObservationMask
 from contextwarden.compaction.truncate import Truncate
 from contextwarden.events import EventListener
@@ -110,6 +112,12 @@ STRATEGIES: dict[str, StrategySpec] = {
             "ladder",
             "the full ladder: budget, snip, microcompact, summary (offline), truncation",
             _manager,
+        ),
+        StrategySpec(
+            "ladder-cache",
+            "the ladder planned for a 5-minute prompt cache: old tool results are cleared when "
+            "the cache has gone cold, or when the saving pays for the cache re-write",
+            lambda s: ContextManager(s.policy, s.summarizer, clock=s.clock, cache=CachePolicy()),
         ),
         StrategySpec(
             "truncate",

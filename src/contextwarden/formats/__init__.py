@@ -1,8 +1,10 @@
 """Wire and log formats: provider payloads and agent session files in and out of our model.
 
-Each format module exposes ``NAME``, ``sniff(path, head) -> bool`` (does this file look like mine?)
-and ``read(path, report, *, index, counter) -> ConversationHistory`` (merge mode). ``load`` picks
-the module, runs it and attaches the LoadReport as ``history.source``.
+Each format module exposes ``NAME``, ``EXPECTED`` (what its files hold, in words, for errors),
+``sniff(path, head) -> bool`` (does this file look like mine?) and
+``read(path, report, *, index, counter) -> ConversationHistory`` (merge mode). ``load`` picks
+the module, runs it, refuses a file it found nothing in, and attaches the LoadReport as
+``history.source``.
 """
 
 from __future__ import annotations
@@ -23,12 +25,17 @@ if TYPE_CHECKING:
 FORMATS: dict[str, str] = {
     "claude-code": "contextwarden.formats.claude_code",
     "codex": "contextwarden.formats.codex",
+    "copilot": "contextwarden.formats.copilot",
+    "entire": "contextwarden.formats.entire",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",
     "openai": "contextwarden.formats.openai",
     "anthropic": "contextwarden.formats.anthropic_file",
+    "aider": "contextwarden.formats.aider",
 }
 SNIFF_BYTES = 256 * 1024
+MOSTLY_UNREADABLE = 0.5
+"""``load`` refuses a file when more than this share of its records is not of the format."""
 
 __all__ = ["FORMATS", "LoadIssue", "LoadReport", "detect_format", "load"]
 
@@ -49,7 +56,8 @@ def detect_format(path: str | Path) -> str:
         if _module(name).sniff(file, head):
             return name
     raise FormatError(
-        "could not tell the format; pass format= (one of: " + ", ".join(FORMATS) + ")",
+        "could not tell the format: no loader recognises this file; name one with --format "
+        "(format= in Python): " + ", ".join(FORMATS),
         path=str(file),
     )
 
@@ -60,18 +68,54 @@ def load(
     *,
     index: int = 0,
     counter: TokenCounter | None = None,
+    lenient: bool = False,
 ) -> ConversationHistory:
     """Read a session file into a ConversationHistory (merge mode).
 
     ``index`` picks a conversation in files that hold several (OpenHands ``output.jsonl``).
-    What could not be read is in ``history.source.issues``; nothing good is dropped.
+    What could not be read is in ``history.source.issues``; nothing good is dropped. A file in
+    which no message, or only a minority of records, could be read is a FormatError (it is not
+    in this format); ``lenient=True`` returns whatever could be salvaged instead.
     """
     file = Path(path)
     if not file.is_file():
         raise FormatError("no such file", path=str(file))
     name = detect_format(file) if format == "auto" else format
+    module = _module(name)
     report = LoadReport(str(file), name)
-    history: ConversationHistory = _module(name).read(file, report, index=index, counter=counter)
+    try:
+        history: ConversationHistory = module.read(file, report, index=index, counter=counter)
+    except FormatError as exc:
+        if exc.path is not None:
+            raise
+        located = FormatError(str(exc), path=str(file))  # str(exc) already names line/index
+        located.line, located.index = exc.line, exc.index
+        raise located from exc
+    if not lenient:
+        _require_content(history, report, getattr(module, "EXPECTED", name))
     history.finish_import()
     history.source = report
     return history
+
+
+def _require_content(history: ConversationHistory, report: LoadReport, expected: str) -> None:
+    """FormatError when the file yielded nothing, or mostly records of some other kind."""
+    found = len(history.messages)
+    if found and report.unreadable <= report.records * MOSTLY_UNREADABLE:
+        return
+    if not report.records:
+        what = "the file holds no records"
+    elif not found:
+        what = f"no message could be read from its {report.records} record(s)"
+    else:
+        what = f"{report.unreadable} of its {report.records} records could not be read"
+    detail = ""
+    if report.first_unreadable is not None:
+        issue, holds = report.first_unreadable
+        detail = f"; first unreadable record: {issue}, it holds {holds}"
+    raise FormatError(
+        f"not readable as {report.format}: {what} (expected {expected}){detail}. "
+        "Name the right format with --format, or salvage what can be read with --lenient "
+        "(format=, lenient=True in Python)",
+        path=report.path,
+    )

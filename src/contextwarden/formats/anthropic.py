@@ -95,6 +95,10 @@ def _well_formed(kind: str, raw: Mapping[str, Any]) -> bool:
     return all(isinstance(raw.get(k), t) for k, t in _REQUIRED[kind].items())
 
 
+_NOT_RESULT_PARTS = frozenset({None, "tool_result", "tool_use", "thinking", "redacted_thinking"})
+"""Block types (None: not an object) a tool_result's content cannot hold."""
+
+
 def _result_content(
     content: str | list[Any],
 ) -> str | tuple[TextBlock | ImageBlock | DocumentBlock | UnknownBlock, ...]:
@@ -102,7 +106,10 @@ def _result_content(
         return content
     parts: list[TextBlock | ImageBlock | DocumentBlock | UnknownBlock] = []
     for item in content:
-        block = block_from_wire(item) if isinstance(item, Mapping) else None
+        # Only the part types a result may hold are read as blocks: reading a nested tool_result
+        # would recurse once per level of a hostile nest (the "invalid" wrapper checks depth).
+        kind = item.get("type") if isinstance(item, Mapping) else None
+        block = block_from_wire(item) if kind not in _NOT_RESULT_PARTS else None
         if isinstance(block, TextBlock | ImageBlock | DocumentBlock | UnknownBlock):
             parts.append(block)
         else:

@@ -14,6 +14,7 @@ from contextwarden.history import ConversationHistory
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "anthropic"
+EXPECTED = "an Anthropic Messages request body or list of messages (JSON)"
 _BLOCK_TYPES = re.compile(r'"type"\s*:\s*"(tool_use|tool_result|text|thinking)"')
 
 

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 SNIFF_LINES = 5
 """How many parseable head lines a JSONL format's ``sniff`` looks at."""
+SHOWN_KEYS = 8
+"""How many of an unreadable record's keys an error message names."""
+SHOWN_TEXT = 60
+"""How many characters of an unreadable line of text an error message quotes."""
 RAW_ARGUMENTS = "raw_arguments"
 """Key holding tool-call arguments that are not a JSON object, so they are kept verbatim."""
 DATA_URL = re.compile(r"^data:(?P<mt>[^;,]+);base64,(?P<data>.*)$", re.DOTALL)
@@ -60,15 +64,54 @@ class LoadReport:
     issues: list[LoadIssue] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     """Format-specific facts kept aside (compaction records, session ids, conversation count…)."""
+    unreadable: int = 0
+    """Records that are not of the format at all (``reject``), as opposed to records of the
+    format that were set aside; ``load`` refuses a file where most records are unreadable."""
+    first_unreadable: tuple[LoadIssue, str] | None = None
+    """The first unreadable record's issue and what it holds (its keys, or its JSON type)."""
 
     def skip(self, message: str, *, line: int | None = None, index: int | None = None) -> None:
         self.issues.append(LoadIssue(message, line, index))
+
+    def reject(
+        self, message: str, value: Any, *, line: int | None = None, index: int | None = None
+    ) -> None:
+        """Report a record that is not of the format at all, and count it as unreadable."""
+        self.skip(message, line=line, index=index)
+        self.unreadable += 1
+        if self.first_unreadable is None:
+            self.first_unreadable = (self.issues[-1], describe_value(value))
+
+
+def describe_value(value: Any) -> str:
+    """What a record holds, for an error message: its keys (first ``SHOWN_KEYS``) or its type."""
+    if isinstance(value, Mapping):
+        keys = list(value)
+        shown = ", ".join(map(str, keys[:SHOWN_KEYS])) + (", …" if len(keys) > SHOWN_KEYS else "")
+        return f"keys [{shown}]"
+    if isinstance(value, str):
+        return f"the text {value[:SHOWN_TEXT]!r}"
+    return "text that is not JSON" if value is None else f"a JSON {type(value).__name__}"
 
 
 @dataclass(frozen=True, slots=True)
 class JsonLine:
     line: int
     value: Any
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads``; a document nested too deeply for the parser (about 1,000 levels, less when
+    called deep in a stack) is a JSONDecodeError like any other malformed JSON, never a
+    RecursionError. Values that parse but nest deeper than ``model.MAX_NESTING`` are refused
+    later, when they are frozen into blocks."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        document = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+        raise json.JSONDecodeError(
+            "objects and arrays nested too deeply for the JSON parser", document, 0
+        ) from None
 
 
 def read_text(path: str | Path, report: LoadReport) -> str:
@@ -88,17 +131,17 @@ def iter_jsonl(text: str, report: LoadReport) -> Iterator[JsonLine]:
             continue
         report.records += 1
         try:
-            yield JsonLine(number, json.loads(raw))
+            yield JsonLine(number, loads(raw))
         except json.JSONDecodeError as exc:
-            report.skip(
-                f"malformed JSON ({exc.msg} at column {exc.colno}); line skipped", line=number
+            report.reject(
+                f"malformed JSON ({exc.msg} at column {exc.colno}); line skipped", None, line=number
             )
 
 
 def parse_json(text: str, path: str | None) -> Any:
     """A whole JSON document, or FormatError saying where it broke."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", path=path
@@ -110,7 +153,7 @@ def head_values(head: str, limit: int = SNIFF_LINES) -> Iterator[Mapping[str, An
     seen = 0
     for raw in head.splitlines():
         try:
-            value = json.loads(raw)
+            value = loads(raw)
         except json.JSONDecodeError:
             continue  # blank, garbage, or the line cut at the end of the head
         seen += 1
@@ -157,7 +200,7 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
 def parse_arguments(text: str) -> dict[str, Any]:
     """Tool-call arguments sent as JSON text: the object, or ``{RAW_ARGUMENTS: text}`` verbatim."""
     try:
-        parsed = json.loads(text)
+        parsed = loads(text)
     except json.JSONDecodeError:
         parsed = None
     return parsed if isinstance(parsed, dict) else {RAW_ARGUMENTS: text}

@@ -14,8 +14,19 @@ Mapping rules (see /work/shared/data/transcripts/NOTES.md for the format facts):
 - Other non-sidechain records (abandoned branches after an edit or retry, a ``/exit`` left behind
   by a resume) are not in the view: each is reported and its text kept in
   ``metadata["off_thread"]``.
+- Detection is by shape, not by record type: most head records carry a string ``type`` and one of
+  ``sessionId``/``parentUuid``/``leafUuid``/``messageId``. Record types new to this loader are
+  skipped with a note; settings and titles (``permission-mode``, ``ai-title``, ``custom-title``,
+  ``agent-name``, ``mode``, ``last-prompt``) → ``metadata["session_facts"]`` (latest of each);
+  ``attachment`` records (context Claude Code attached, shown to the model inside later
+  records) → ``metadata["attachments"]``.
 - ``compact_boundary`` records with the ``isCompactSummary`` record after each (Claude Code's own
   LLM summary) → ``metadata["compactions"]``, never the view: the view is the whole session.
+  Exception: a file that starts at a boundary (a resumed session) opens with that summary as its
+  first user message (``meta.extra["compact_summary"]``), since it is all the model had of before.
+  A partial compaction's ``compactMetadata.preservedSegment`` (head/anchor/tail uuids of the kept
+  records) places the boundary before the kept head (``messages_before``) and names the kept
+  messages (``preserved_segment.first_message``/``last_message``).
   ``microcompact_boundary`` → ``metadata["microcompactions"]``; ``summary`` records →
   ``metadata["summaries"]``; queued input that never reached the view →
   ``metadata["queued_inputs"]``.
@@ -31,7 +42,8 @@ Mapping rules (see /work/shared/data/transcripts/NOTES.md for the format facts):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from functools import reduce
 from pathlib import Path
 from typing import Any
@@ -54,9 +66,11 @@ from contextwarden.repair import merge_messages
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "claude-code"
-RECORD_TYPES = frozenset(
-    "user assistant system summary file-history-snapshot progress queue-operation".split()
-)
+EXPECTED = "Claude Code session JSONL: records with sessionId, uuid/parentUuid and message"
+SNIFF_RECORDS = 50
+"""How many head records ``sniff`` weighs: the file is Claude Code when most of them are."""
+MARKER_KEYS = ("sessionId", "parentUuid", "leafUuid", "messageId")
+"""Keys only Claude Code records carry at the top level, whatever their ``type``."""
 INJECTED_PREFIXES = (
     *"<system-reminder> <local-command-stdout> <local-command-stderr> <local-command-caveat>"
     " <bash-stdout> <bash-stderr>".split(),
@@ -68,17 +82,23 @@ Slash-command records (``<command-name>/compact</command-name>…<command-args>�
 they hold what the person typed, arguments included; the prompt Claude Code expands a command
 into is a separate ``isMeta`` record, and that one is marked.
 """
-_TYPE_NAMES = tuple(RECORD_TYPES)  # compared with ==, so a list-valued "type" cannot crash sniff
-_LINK_KEYS = ("sessionId", "parentUuid", "leafUuid", "messageId")
+_LONG_RECORD = (re.compile(r'"parentUuid"\s*:'), re.compile(r'"sessionId"\s*:\s*"'))
 
 
 def sniff(path: Path, head: str) -> bool:
-    """True when one of the first parseable lines is a Claude Code record."""
+    """True when most head records have Claude Code's shape (a string ``type`` and its link
+    keys), whatever their types: new record types appear with every release."""
     if head.lstrip().startswith('{"parentUuid":'):
         return True  # how Claude Code starts a record, even one longer than the head
-    return any(
-        v.get("type") in _TYPE_NAMES and any(k in v for k in _LINK_KEYS) for v in head_values(head)
-    )
+    records = list(head_values(head, SNIFF_RECORDS))
+    if not records:  # one record longer than the head
+        return all(pattern.search(head) for pattern in _LONG_RECORD)
+    return 2 * sum(map(looks_like_record, records)) > len(records)
+
+
+def looks_like_record(value: Mapping[str, Any]) -> bool:
+    """A Claude Code record: a string ``type`` and one of the ``MARKER_KEYS``."""
+    return isinstance(value.get("type"), str) and any(k in value for k in MARKER_KEYS)
 
 
 def is_injected_text(text: str) -> bool:
@@ -119,7 +139,7 @@ def _user_extra(turn: Sequence[Record]) -> dict[str, Any]:
     injected: list[str] = []
     typed = False
     for rec in turn:
-        meta = rec.raw.get("isMeta") is True
+        meta = rec.raw.get("isMeta") is True or rec.raw.get("isCompactSummary") is True
         for block in rec.message.content:
             if isinstance(block, TextBlock) and (meta or is_injected_text(block.text)):
                 injected.append(block.text)
@@ -130,6 +150,8 @@ def _user_extra(turn: Sequence[Record]) -> dict[str, Any]:
         extra.update(injected_texts=tuple(injected), injected=not typed)
     if any(r.raw.get("isMeta") is True for r in turn):
         extra["isMeta"] = True
+    if any(r.raw.get("isCompactSummary") is True for r in turn):
+        extra["compact_summary"] = True
     return extra
 
 
@@ -156,7 +178,33 @@ def _compactions(scan: Scan, messages: Sequence[Message]) -> list[dict[str, Any]
     for entry in entries:
         entry.setdefault("summary", None)
     place_by_line(entries, messages)
+    for entry in entries:
+        if "preserved_segment" in entry:
+            _place_preserved(entry, messages)
     return sorted(entries, key=lambda e: int(e["line"]))
+
+
+def _place_preserved(entry: dict[str, Any], messages: Sequence[Message]) -> None:
+    """A partial compaction summarised only what came before its preserved segment: the
+    boundary falls before the segment's head, and the segment's messages are named."""
+    segment = entry["preserved_segment"]
+    where = {uuid: i for i, m in enumerate(messages) for uuid in m.meta.source_ids}
+    head, tail = where.get(segment["head_uuid"]), where.get(segment["tail_uuid"])
+    if head is None or tail is None:
+        segment["in_view"] = False  # the kept records are not in this file
+        return
+    segment.update(in_view=True, first_message=head, last_message=tail)
+    entry["messages_before"] = head
+
+
+def _opening_summary(scan: Scan, main: Sequence[Record]) -> Record | None:
+    """The compact summary a resumed file starts with, when no conversation record precedes it:
+    it is what the model was given in place of the earlier session, so it opens the view."""
+    first = min((r.line for r in main), default=None)
+    summary = scan.summaries[0] if scan.summaries else None
+    if summary is None or (first is not None and first < summary.line):
+        return None
+    return summary
 
 
 def _not_in_view(queued: list[dict[str, Any]], messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -212,6 +260,10 @@ def read(
     for item in iter_jsonl(read_text(path, report), report):
         scan.add(item.line, item.value)
     main, others = main_thread(scan)
+    opening = _opening_summary(scan, main)
+    if opening is not None:
+        main = [opening, *main]
+        report.metadata["opening_summary_line"] = opening.line
     # Blank records (a streamed "\n\n") carry nothing; alone they would split a turn in two.
     blank = [r for r in main if all(_blank(b) for b in r.message.content)]
     report.metadata["blank_records"] = [r.line for r in blank]

@@ -22,6 +22,20 @@ from contextwarden.model import (
     ToolUseBlock,
 )
 
+SIDE_RECORDS = frozenset({"file-history-snapshot", "progress", "queue-operation"})
+"""Record types that never carry conversation (file snapshots, hook and subagent progress)."""
+SESSION_FACTS = frozenset(
+    {"permission-mode", "ai-title", "agent-name", "custom-title", "mode", "last-prompt"}
+)
+"""Record types holding a session setting or title: the latest of each is kept in
+``metadata["session_facts"]``."""
+MARKER_KEYS = ("sessionId", "parentUuid", "leafUuid", "messageId")
+"""Keys only Claude Code records carry: a record of an unknown type with one of them is
+Claude Code's (skipped with a note); without, it is not a Claude Code record at all."""
+_SEGMENT_KEYS = {"head_uuid": "headUuid", "anchor_uuid": "anchorUuid", "tail_uuid": "tailUuid"}
+"""``compactMetadata.preservedSegment``: the records a partial compaction kept after its summary."""
+_ENVELOPE = frozenset({"type", "sessionId", "uuid", "parentUuid", "timestamp"})
+
 Node = tuple[int, str | None, str | None]
 """(line, parentUuid, logicalParentUuid) of any record with a uuid."""
 
@@ -59,7 +73,9 @@ class Scan:
 
     def add(self, line: int, value: Any) -> None:
         if not isinstance(value, Mapping) or not isinstance(value.get("type"), str):
-            self.report.skip("not a Claude Code record (no 'type'); line skipped", line=line)
+            self.report.reject(
+                "not a Claude Code record (no 'type'); line skipped", value, line=line
+            )
             return
         kind = value["type"]
         self.types[kind] += 1
@@ -72,12 +88,36 @@ class Scan:
             self._conversation(line, value)
         elif kind == "system":
             self._system(line, value)
-        elif kind == "summary":
+        else:
+            self._side(line, kind, value)
+
+    def _side(self, line: int, kind: str, value: Mapping[str, Any]) -> None:
+        """Records beside the conversation: kept in the metadata, or skipped with a note."""
+        metadata = self.report.metadata
+        if kind == "summary":
             item = {"line": line, "text": value.get("summary"), "leaf_uuid": value.get("leafUuid")}
-            self.report.metadata.setdefault("summaries", []).append(item)
+            metadata.setdefault("summaries", []).append(item)
         elif kind == "queue-operation" and value.get("operation") == "enqueue":
             item = {"line": line, "timestamp": value.get("timestamp"), "text": value.get("content")}
-            self.report.metadata.setdefault("queued_inputs", []).append(item)
+            metadata.setdefault("queued_inputs", []).append(item)
+        elif kind in SESSION_FACTS:
+            facts = {k: v for k, v in value.items() if k not in _ENVELOPE}
+            metadata.setdefault("session_facts", {})[kind] = facts
+        elif kind == "attachment":
+            # Context Claude Code attached for the model (hook output, file, todo reminders);
+            # it reaches the model inside later records, so it is listed, not added again.
+            item = {"line": line, "uuid": value.get("uuid")}
+            item["kind"] = as_mapping(value.get("attachment")).get("type")
+            metadata.setdefault("attachments", []).append(item)
+        elif kind not in SIDE_RECORDS and any(k in value for k in MARKER_KEYS):
+            self.report.skip(
+                f"record type {kind!r} is new to this loader; it is not conversation, skipped",
+                line=line,
+            )
+        elif kind not in SIDE_RECORDS:
+            self.report.reject(
+                f"not a Claude Code record (type {kind!r}); line skipped", value, line=line
+            )
 
     def _link(self, line: int, value: Mapping[str, Any]) -> bool:
         uuid, parent = value.get("uuid"), value.get("parentUuid")
@@ -126,6 +166,12 @@ class Scan:
             entry.update(
                 kind="compact_boundary", logical_parent_uuid=value.get("logicalParentUuid")
             )
+            segment = as_mapping(meta.get("preservedSegment") or meta.get("preserved_segment"))
+            if segment:
+                entry["preserved_segment"] = {
+                    key: segment.get(camel, segment.get(key))
+                    for key, camel in _SEGMENT_KEYS.items()
+                }
             self.boundaries.append(entry)
         elif subtype == "microcompact_boundary":
             tools = meta.get("compactedToolIds")

@@ -14,6 +14,10 @@ Mapping rules (facts from /work/shared/data/transcripts/NOTES.md and the real fi
   role. A ``user`` item is typed when an ``event_msg`` ``user_message`` has the same text (Codex
   emits that UI event only for what the person submitted); other user items (AGENTS.md,
   ``<environment_context>``, ``<turn_aborted>``) are marked injected the same way.
+- ``web_search_call`` and other hosted-tool calls (a ``*_call`` with no ``call_id`` and no
+  output item) → a ``tool_use`` (id: the item id, or the ``call_id`` of the ``web_search_end``
+  event with the same action just before it) and at once its ``tool_result`` holding the rest
+  of the item (status, results): what the model saw, so it is conversation, not metadata.
 - ``function_call`` / ``custom_tool_call`` / ``tool_search_call`` (any ``*_call`` with a
   ``call_id``) → ``tool_use`` named ``namespace__name`` when namespaced; JSON ``arguments`` are
   parsed into the input (``{"raw_arguments": …}`` when they do not parse to an object), a free-form
@@ -36,6 +40,7 @@ Mapping rules (facts from /work/shared/data/transcripts/NOTES.md and the real fi
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +67,7 @@ from contextwarden.repair import merge_messages
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "codex"
+EXPECTED = "Codex rollout JSONL: {timestamp, type, payload} records"
 RECORD_TYPES = frozenset(
     {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 )
@@ -88,13 +94,17 @@ class _Scan:
     event_types: Counter[str] = field(default_factory=Counter)
     calls: dict[str, int] = field(default_factory=dict)
     """call_id → line of the call item."""
+    searches: dict[str, str] = field(default_factory=dict)
+    """A ``web_search_end`` event's action (as JSON) → its call_id, for the item that follows."""
 
     def add(self, line: int, value: Any) -> None:
         kind = value.get("type") if isinstance(value, Mapping) else None
         payload = value.get("payload") if isinstance(value, Mapping) else None
         if not (isinstance(kind, str) and kind in RECORD_TYPES and isinstance(payload, Mapping)):
-            self.report.skip(
-                "not a Codex rollout record (type and payload object); line skipped", line=line
+            self.report.reject(
+                "not a Codex rollout record (type and payload object); line skipped",
+                value,
+                line=line,
             )
             return
         stamp = parse_timestamp(value.get("timestamp"))
@@ -110,12 +120,16 @@ class _Scan:
             self._compacted(line, value.get("timestamp"), payload)
 
     def _item(self, line: int, payload: Mapping[str, Any], stamp: float | None) -> None:
+        if payload.get("type") == "web_search_call" and "id" not in payload:
+            # The item carries no id; the UI event just before it names the call.
+            call_id = self.searches.pop(_action_key(payload.get("action")), None)
+            payload = {**payload, "id": call_id} if call_id else payload
         try:
-            item = convert(line, payload, stamp)
+            items = convert(line, payload, stamp)
         except ContextWardenError as exc:
             self.report.skip(f"{exc}; record skipped", line=line)
             return
-        if item is None:
+        if not items:
             self.report.skip(
                 f"response_item type {payload.get('type')!r} has no message mapping; "
                 "kept in metadata['unmapped_items']",
@@ -125,13 +139,14 @@ class _Scan:
                 {"line": line, "payload": dict(payload)}
             )
             return
-        repeated = repeated_tool_use(self.calls, item.message, line, "call_id")
+        repeated = repeated_tool_use(self.calls, items[0].message, line, "call_id")
         if repeated:
             self.report.skip(f"{repeated}; record skipped", line=line)
             return
-        if item.message.role == "assistant" and self.model is not None:
-            item.extra["model"] = self.model
-        self.items.append(item)
+        for item in items:
+            if item.message.role == "assistant" and self.model is not None:
+                item.extra["model"] = self.model
+            self.items.append(item)
 
     def _event(self, line: int, payload: Mapping[str, Any]) -> None:
         kind = payload.get("type")
@@ -144,6 +159,8 @@ class _Scan:
             last = next((i for i in reversed(self.items) if i.message.role == "assistant"), None)
             if isinstance(usage, Mapping) and last is not None:
                 last.extra.setdefault("usage", dict(usage))  # repeated counts after a compaction
+        elif kind == "web_search_end" and isinstance(payload.get("call_id"), str):
+            self.searches[_action_key(payload.get("action"))] = payload["call_id"]
         elif kind == "turn_aborted":
             self.report.metadata.setdefault("turn_aborted", []).append(
                 {"line": line, "reason": payload.get("reason"), "turn_id": payload.get("turn_id")}
@@ -180,6 +197,10 @@ class _Scan:
         entry.update(line=line, timestamp=timestamp, replacement_items=len(history))
         entry.update(replacement_user_messages=users, replacement_history=history)
         self.compactions.append(entry)
+
+
+def _action_key(action: Any) -> str:
+    return json.dumps(action, sort_keys=True, ensure_ascii=False)
 
 
 # ----------------------------------------------------------------------------- typed vs injected

@@ -24,6 +24,10 @@ from contextwarden.model import (
 
 _TEXT_PARTS = {"input_text": "text", "output_text": "text", "text": "text", "refusal": "refusal"}
 _PASSTHROUGH = "internal_chat_message_metadata_passthrough"
+_CALL_ENVELOPE = frozenset(
+    {"type", "id", "call_id", "name", "namespace", "arguments", "input", "action", _PASSTHROUGH}
+)
+"""What a standalone call's tool_use already holds; the rest of the item is its result."""
 
 
 @dataclass
@@ -39,28 +43,53 @@ class Item:
     """For user and developer messages: their text, matched against user_message events."""
 
 
-def convert(line: int, payload: Mapping[str, Any], stamp: float | None) -> Item | None:
-    """The message fragment of one response_item; None when the type has no mapping."""
+def convert(line: int, payload: Mapping[str, Any], stamp: float | None) -> list[Item]:
+    """The message fragments of one response_item; empty when the type has no mapping."""
     kind = payload.get("type")
     source = _source_id(line, payload)
     if kind == "message":
-        return _message_item(line, payload, stamp, source)
+        return [_message_item(line, payload, stamp, source)]
     if kind == "reasoning":
         # No valid wire block for it (see the module docstring): kept whole in the meta.
         empty = Message("assistant", ())
-        return Item(line, empty, source, stamp, {"reasoning": (dict(payload),)})
+        return [Item(line, empty, source, stamp, {"reasoning": (dict(payload),)})]
+    if not isinstance(kind, str):
+        return []
     call_id = payload.get("call_id")
-    if not isinstance(kind, str) or not isinstance(call_id, str):
-        return None
+    if kind.endswith("_call") and not isinstance(call_id, str):
+        return _standalone_call(line, payload, stamp, kind, source)
+    if not isinstance(call_id, str):
+        return []
     if kind.endswith("_call"):
         name = _tool_name(payload, kind)
         block: Block = ToolUseBlock(call_id, name, FrozenDict(_call_input(payload)))
-        return Item(line, Message("assistant", (block,)), source, stamp)
+        return [Item(line, Message("assistant", (block,)), source, stamp)]
     if kind.endswith("_output"):
         content, is_error = _result(payload)
         result = ToolResultBlock(call_id, content, is_error)
-        return Item(line, Message("user", (result,)), source, stamp)
-    return None
+        return [Item(line, Message("user", (result,)), source, stamp)]
+    return []
+
+
+def _standalone_call(
+    line: int, payload: Mapping[str, Any], stamp: float | None, kind: str, source: str
+) -> list[Item]:
+    """A call the model made to a hosted tool (``web_search_call``, ``image_generation_call``…):
+    one item, no ``*_output`` after it, so it becomes a tool_use and, at once, its tool_result
+    holding what the item recorded (status, results) — the model saw the outcome right there."""
+    call_id = payload["id"] if isinstance(payload.get("id"), str) else f"{kind}-line{line}"
+    use = ToolUseBlock(call_id, _tool_name(payload, kind), FrozenDict(_call_input(payload)))
+    rest = {k: v for k, v in payload.items() if k not in _CALL_ENVELOPE}
+    if "output" in rest or "result" in rest:
+        content, is_error = _result({"output": rest.pop("output", rest.pop("result", None))})
+    else:
+        content, is_error = (json.dumps(rest, ensure_ascii=False) if rest else ""), False
+    failed = is_error or payload.get("status") in ("failed", "incomplete")
+    result = ToolResultBlock(call_id, content, failed)
+    return [
+        Item(line, Message("assistant", (use,)), source, stamp),
+        Item(line, Message("user", (result,)), f"{source}:result", stamp),
+    ]
 
 
 def _source_id(line: int, payload: Mapping[str, Any]) -> str:

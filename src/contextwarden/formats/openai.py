@@ -20,6 +20,7 @@ from contextwarden.formats.base import (
     LoadReport,
     build_history,
     iter_jsonl,
+    loads,
     parse_json,
     read_text,
     relocate_issues,
@@ -78,7 +79,7 @@ def sniff(path: Path, head: str) -> bool:
     if start == "{" and path.suffix == ".jsonl":
         first = head.lstrip().split("\n", 1)[0]
         try:
-            record = json.loads(first)
+            record = loads(first)
         except json.JSONDecodeError:
             return False
         return isinstance(record, dict) and isinstance(record.get("role"), str)
@@ -138,7 +139,7 @@ def _parse(text: str, path: Path, report: LoadReport) -> tuple[Any, list[JsonLin
         lines = list(iter_jsonl(text, report))
         return [line.value for line in lines], lines
     try:
-        return json.loads(text), None
+        return loads(text), None
     except json.JSONDecodeError:
         stripped = text.lstrip()
         first = stripped.split("\n", 1)[0]
@@ -150,6 +151,6 @@ def _parse(text: str, path: Path, report: LoadReport) -> tuple[Any, list[JsonLin
 
 def _is_json_object(line: str) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
+        return isinstance(loads(line), dict)
     except json.JSONDecodeError:
         return False

@@ -20,6 +20,7 @@ from contextwarden.formats.base import (
 )
 from contextwarden.formats.openai_out import ARGUMENTS_KEY, arguments_text
 from contextwarden.model import (
+    INVALID_TOOL_CALL,
     JSON,
     Block,
     DocumentBlock,
@@ -63,7 +64,10 @@ def messages_from_openai(
 
     reader = _Reader(problem)
     for index, raw in enumerate(raw_messages):
-        reader.add(as_plain(raw), index)
+        try:
+            reader.add(as_plain(raw), index)
+        except FormatError as exc:  # a value inside it cannot be held (e.g. nested too deeply)
+            problem(f"{exc}; message skipped", index)
     reader.flush()
     system = "\n\n".join(reader.system) if reader.system else None
     return system, reader.messages
@@ -181,7 +185,7 @@ class _Reader:
                 if use is None:
                     self.problem(f"tool call {position} has no id or name; kept unknown", index)
                     uses.append(
-                        UnknownBlock(FrozenDict({"type": "invalid_tool_call", "value": call}))
+                        UnknownBlock(FrozenDict({"type": INVALID_TOOL_CALL, "value": call}))
                     )
                 else:
                     uses.append(use)

@@ -1,5 +1,8 @@
 """OpenHands event histories: ``output.jsonl`` evaluation runs (one per line) or a JSON event list.
-The loader: which run of the file, and the run's facts; ``openhands_events`` converts its events.
+The loader: which run of the file, and the run's facts; ``openhands_events`` converts the events
+of the original schema (``action``/``observation`` names), ``openhands_v1`` those of the V1
+software-agent-sdk schema (``kind``). An old ``output.jsonl`` whose ``history`` is a list of
+``[action, observation]`` pairs is read as the events of its pairs, in order.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from contextwarden.formats.base import (
     read_text,
 )
 from contextwarden.formats.openhands_events import EventBuilder
+from contextwarden.formats.openhands_v1 import V1EventBuilder, is_v1_event
 from contextwarden.history import ConversationHistory
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "openhands"
+EXPECTED = "OpenHands events: a JSON event list, or output.jsonl runs with a 'history' list"
 
 _VOCAB = re.compile(
     r'"action"\s*:\s*"(message|run|run_ipython|read|edit|write|browse|browse_interactive|finish'
@@ -31,10 +36,15 @@ _VOCAB = re.compile(
     r'|agent_state_changed|null|user_rejected|success|mcp)"'
 )
 
+_V1_KINDS = re.compile(
+    r'"kind"\s*:\s*"(MessageEvent|ActionEvent|ObservationEvent|SystemPromptEvent|AgentErrorEvent)"'
+)
+
 
 def sniff(path: Path, head: str) -> bool:
     start = head.lstrip()[:1]
-    if path.name.endswith((".traj", ".traj.json")) or not _VOCAB.search(head):
+    vocabulary = _VOCAB.search(head) or _V1_KINDS.search(head)
+    if path.name.endswith((".traj", ".traj.json")) or not vocabulary:
         return False
     if start == "[":
         return True
@@ -59,16 +69,28 @@ def read(
         )
     line, run = runs[index]
     _keep_run_facts(run, report)
-    events = run["history"]
-    builder = EventBuilder(report, line)
+    events = _flatten_pairs(run["history"])
+    v1 = any(is_v1_event(e) for e in events)
+    report.metadata["schema"] = "v1" if v1 else "v0"
+    builder = (V1EventBuilder if v1 else EventBuilder)(report, line)
     for i, event in enumerate(events):
-        builder.add(event, i)
+        try:
+            builder.add(event, i)
+        except FormatError as exc:  # a value inside it cannot be held (e.g. nested too deeply)
+            report.skip(f"{exc}; event skipped", line=line, index=i)
     builder.ensure_instruction(run.get("instruction"))
     report.metadata["events"] = len(events)
     report.metadata["event_kinds"] = dict(builder.kinds)
     return build_history(
         builder.system, builder.messages, report, tools=builder.tools, counter=counter
     )
+
+
+def _flatten_pairs(history: list[Any]) -> list[Any]:
+    """Events in order, from a list of events or of ``[action, observation]`` pairs."""
+    if not any(isinstance(item, list) for item in history):
+        return history
+    return [e for item in history for e in (item if isinstance(item, list) else [item])]
 
 
 def _runs(path: Path, report: LoadReport) -> list[tuple[int | None, Mapping[str, Any]]]:
@@ -89,7 +111,9 @@ def _runs(path: Path, report: LoadReport) -> list[tuple[int | None, Mapping[str,
         if isinstance(item.value, Mapping) and isinstance(item.value.get("history"), list):
             runs.append((item.line, item.value))
         else:
-            report.skip("not an OpenHands run (no 'history' list); line skipped", line=item.line)
+            report.reject(
+                "not an OpenHands run (no 'history' list); line skipped", item.value, line=item.line
+            )
     return runs
 
 

@@ -37,6 +37,7 @@ from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.tokens.base import TokenCounter
 
 NAME = "swe-agent"
+EXPECTED = "a SWE-agent .traj or mini-swe-agent .traj.json trajectory with messages"
 
 HUMAN_INTERRUPTS = frozenset({"UserInterruption", "UserRejection", "UserNewTask"})
 """mini-swe-agent ``extra.interrupt_type`` of user messages holding what the person typed."""

@@ -103,9 +103,8 @@ class ContextWardenSession:
         for message in messages:
             history.add(message)
         self.manager.prepare(history)
-        return ModelInputData(
-            input=messages_to_responses(history.messages), instructions=model_data.instructions
-        )
+        items: list[Any] = messages_to_responses(history.messages)  # the SDK's TypedDicts
+        return ModelInputData(input=items, instructions=model_data.instructions)
 
     def record_usage(self, usage: Any) -> None:
         """Anchor the token count on a model response's usage (Responses or chat usage)."""

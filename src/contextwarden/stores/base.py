@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
-from contextwarden.errors import StoreError
+from contextwarden.errors import HistoryError, StoreError
 from contextwarden.formats.base import LoadIssue, LoadReport
 from contextwarden.log import (
     CompactionBoundary,
@@ -175,13 +175,11 @@ class StoreBase(ABC):
         return self.version(session_id) > 0
 
     def load(self, session_id: str, **kwargs: Any) -> ConversationHistory:
-        from contextwarden.stores.binding import history_from_log
-
         entries, issues = self._read_log(validate_session_id(session_id))
         if not entries:
             raise StoreError(f"no session {session_id!r} in {self._where(session_id)}")
         self._warn(session_id, issues)
-        history = history_from_log(entries, **kwargs)
+        history = rebuild(entries, session_id, self._where(session_id), **kwargs)
         history.source = LoadReport(
             self._where(session_id), self.format_name, records=len(entries) + len(issues)
         )
@@ -206,6 +204,28 @@ class StoreBase(ABC):
     def _warn(self, session_id: str, issues: Sequence[LoadIssue]) -> None:
         for issue in issues:
             warnings.warn(f"{self._where(session_id)}: {issue}", StoreWarning, stacklevel=3)
+
+
+def rebuild(
+    entries: Sequence[LogEntry],
+    session_id: str,
+    where: str,
+    *,
+    history_class: type[ConversationHistory] | None = None,
+    **kwargs: Any,
+) -> ConversationHistory:
+    """``ConversationHistory.from_log``, with a stored view that breaks an API rule (a row or
+    line edited on disk) reported as StoreError naming the session and the message index."""
+    from contextwarden.history import ConversationHistory
+
+    try:
+        return (history_class or ConversationHistory).from_log(entries, **kwargs)
+    except HistoryError as exc:
+        raise StoreError(
+            f"session {session_id!r} in {where} does not load: its stored view breaks an API "
+            f"rule at message {exc.index} ({exc}); the stored log was changed outside "
+            "contextwarden"
+        ) from exc
 
 
 def as_entries(events: Iterable[LogEntry]) -> Sequence[LogEntry]:

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING, Any
 from contextwarden.errors import StoreError
 from contextwarden.log import LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
-from contextwarden.stores.base import SessionStore, StoreConflictError, validate_session_id
+from contextwarden.stores.base import (
+    SessionStore,
+    StoreConflictError,
+    rebuild,
+    validate_session_id,
+)
 
 if TYPE_CHECKING:
     from contextwarden.history import ConversationHistory, Mode
@@ -52,22 +57,6 @@ class WriteThrough:
             raise
 
 
-def history_from_log(
-    entries: Sequence[LogEntry],
-    *,
-    mode: Mode = "strict",
-    counter: TokenCounter | None = None,
-    rules: Sequence[Rule] = DEFAULT_RULES,
-    history_class: type[ConversationHistory] | None = None,
-) -> ConversationHistory:
-    """A history rebuilt from a stored log: same view, log, token ledger and metadata."""
-    from contextwarden.history import ConversationHistory
-
-    history = (history_class or ConversationHistory)(mode=mode, counter=counter, rules=rules)
-    history._restore(entries)
-    return history
-
-
 def open_history(
     store: SessionStore,
     session_id: str,
@@ -91,8 +80,14 @@ def open_history(
     for _ in range(OPEN_ATTEMPTS):
         entries = store.log(session_id)
         if entries:
-            history = history_from_log(
-                entries, mode=mode, counter=counter, rules=rules, history_class=cls
+            history = rebuild(
+                entries,
+                session_id,
+                repr(store),
+                history_class=cls,
+                mode=mode,
+                counter=counter,
+                rules=rules,
             )
             history.subscribe(WriteThrough(store, session_id, len(entries)))
             history.set_preamble(system, tools)

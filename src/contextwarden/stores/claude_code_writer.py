@@ -5,21 +5,27 @@ Every message the session ever added is written once, as ``user``/``assistant`` 
 ``subtype: "compact_boundary"`` (``parentUuid: null``, ``logicalParentUuid`` → the record before,
 ``compactMetadata``) and, when it has a summary, a ``user`` record with ``isCompactSummary: true``.
 Records the format has no place for (preamble, usage anchors, metadata) are not written.
+
+A session loaded from Claude Code's own log keeps its compactions only as loader metadata (the view
+spans the whole session); passed as ``prior_compactions`` they are written back where they were,
+boundary and summary before the message that followed them, so the session's own history of
+compactions stays in order ahead of any made here.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import count
 from pathlib import Path
 from typing import Any
 
+from contextwarden.fileio import write_atomically
 from contextwarden.formats.anthropic import message_to_wire
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
 from contextwarden.model import JSON, Message, TextBlock, thaw
@@ -31,6 +37,39 @@ MANUAL_TRIGGERS = frozenset({"manual", "/compact"})
 """Our boundary triggers that Claude Code calls ``manual``; every other trigger is ``auto``."""
 _NAMESPACE = uuid.UUID("8f2b8c8e-4d0c-4a53-9a55-3c1f0b6a2e7d")
 """Record uuids are uuid5(namespace, session id + record number): stable across exports."""
+
+
+@dataclass(frozen=True, slots=True)
+class PriorCompaction:
+    """A compaction the session had before it was loaded: where it was and what it said."""
+
+    messages_before: int
+    """How many of the session's messages came before it."""
+    summary: str | None
+    trigger: str = "auto"
+    pre_tokens: int | None = None
+    timestamp: float | None = None
+
+
+def prior_compactions(metadata: dict[str, Any]) -> tuple[PriorCompaction, ...]:
+    """The ``compact_boundary`` compactions the Claude Code loader recorded in its metadata."""
+    found = []
+    for entry in metadata.get("compactions") or ():
+        if not isinstance(entry, dict) or not isinstance(entry.get("messages_before"), int):
+            continue
+        summary = entry.get("summary")
+        text = summary.get("text") if isinstance(summary, dict) else None
+        pre = entry.get("pre_tokens")
+        found.append(
+            PriorCompaction(
+                messages_before=entry["messages_before"],
+                summary=text if isinstance(text, str) else None,
+                trigger="manual" if entry.get("trigger") == "manual" else "auto",
+                pre_tokens=pre if isinstance(pre, int) else None,
+                timestamp=_parse_iso(entry.get("timestamp")),
+            )
+        )
+    return tuple(sorted(found, key=lambda c: c.messages_before))
 
 
 @dataclass
@@ -78,6 +117,38 @@ class _Writer:
             self.reply_id = None
         self.record(message.role, {"message": wire}, message.meta.timestamp)
 
+    def prior(self, compaction: PriorCompaction) -> None:
+        """A compaction the session already had, as Claude Code wrote it."""
+        self.reply_id = None
+        logical, self.parent = self.parent, None
+        metadata: dict[str, JSON] = {"trigger": compaction.trigger}
+        if compaction.pre_tokens is not None:
+            metadata["preTokens"] = compaction.pre_tokens
+        self._compact_records(logical, metadata, {}, compaction.summary, compaction.timestamp)
+
+    def _compact_records(
+        self,
+        logical: str | None,
+        metadata: dict[str, JSON],
+        extra: dict[str, JSON],
+        summary: str | None,
+        timestamp: float | None,
+    ) -> None:
+        fields: dict[str, JSON] = {
+            "logicalParentUuid": logical,
+            "subtype": "compact_boundary",
+            "content": "Conversation compacted",
+            "isMeta": False,
+            "level": "info",
+            "compactMetadata": metadata,
+            **extra,
+        }
+        self.record("system", fields, timestamp)
+        if summary is not None:
+            message: dict[str, JSON] = {"role": "user", "content": summary}
+            flags: dict[str, JSON] = {"isVisibleInTranscriptOnly": True, "isCompactSummary": True}
+            self.record("user", {"message": message, **flags}, timestamp)
+
     def boundary(self, entry: CompactionBoundary) -> None:
         self.reply_id = None
         if entry.strategy == UNDO_STRATEGY:
@@ -86,35 +157,40 @@ class _Writer:
             return
         logical, self.parent = self.parent, None
         trigger = "manual" if entry.trigger in MANUAL_TRIGGERS else "auto"
-        fields = {
-            "logicalParentUuid": logical,
-            "subtype": "compact_boundary",
-            "content": "Conversation compacted",
-            "isMeta": False,
-            "level": "info",
-            "compactMetadata": {"trigger": trigger, "preTokens": entry.tokens_before},
-            "contextwarden": {
-                "strategy": entry.strategy,
-                "trigger": entry.trigger,
-                "tokens_after": entry.tokens_after,
-                "replaced": entry.replaced,
-                "details": thaw(entry.details),
-            },
+        ours: dict[str, JSON] = {
+            "strategy": entry.strategy,
+            "trigger": entry.trigger,
+            "tokens_after": entry.tokens_after,
+            "replaced": entry.replaced,
+            "details": thaw(entry.details),
         }
-        self.record("system", fields, entry.timestamp)
-        if entry.summary is not None:
-            summary = {"role": "user", "content": _summary_content(entry)}
-            extra: dict[str, JSON] = {"isVisibleInTranscriptOnly": True, "isCompactSummary": True}
-            self.record("user", {"message": summary, **extra}, entry.timestamp)
+        summary = _summary_content(entry) if entry.summary is not None else None
+        self._compact_records(
+            logical,
+            {"trigger": trigger, "preTokens": entry.tokens_before},
+            {"contextwarden": ours},
+            summary,
+            entry.timestamp,
+        )
 
 
 def claude_code_records(
-    entries: Sequence[LogEntry], *, session_id: str, cwd: str = "."
+    entries: Sequence[LogEntry],
+    *,
+    session_id: str,
+    cwd: str = ".",
+    prior_compactions: Sequence[PriorCompaction] = (),
 ) -> list[dict[str, JSON]]:
-    """The Claude Code records for a session's log, in order."""
+    """The Claude Code records for a session's log, in order, with the session's own earlier
+    compactions placed before the message each preceded."""
     writer = _Writer(validate_session_id(session_id), cwd)
+    pending = sorted(prior_compactions, key=lambda c: c.messages_before)
+    added = count()
     for entry in entries:
         if isinstance(entry, MessageAdded):
+            written = next(added)
+            while pending and pending[0].messages_before <= written:
+                writer.prior(pending.pop(0))
             writer.message(entry)
         elif isinstance(entry, CompactionBoundary):
             writer.boundary(entry)
@@ -127,23 +203,15 @@ def write_claude_code(
     *,
     session_id: str,
     cwd: str = ".",
+    prior_compactions: Sequence[PriorCompaction] = (),
 ) -> Path:
     """Write the records to ``path`` atomically (a temporary file renamed over it)."""
     target = Path(path)
-    records = claude_code_records(entries, session_id=session_id, cwd=cwd)
-    text = "".join(_line(r) for r in records)
+    records = claude_code_records(
+        entries, session_id=session_id, cwd=cwd, prior_compactions=prior_compactions
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_atomically(target, "".join(_line(r) for r in records))
 
 
 def _reply_fields(message: Message) -> dict[str, Any]:
@@ -168,6 +236,17 @@ def _line(record: dict[str, JSON]) -> str:
     except UnicodeEncodeError:
         line = json.dumps(record, ensure_ascii=True)
     return line + "\n"
+
+
+def _parse_iso(value: object) -> float | None:
+    """Seconds since the epoch of Claude Code's ``2026-01-21T11:23:17.536Z``; ``None`` if not."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.timestamp() if moment.tzinfo is not None else None
 
 
 def _iso(timestamp: float) -> str:

@@ -16,6 +16,7 @@ from typing import Any, assert_never
 
 from contextwarden.errors import FormatError, StoreError
 from contextwarden.formats.anthropic import message_from_wire, message_to_wire
+from contextwarden.formats.base import loads
 from contextwarden.log import (
     CompactionBoundary,
     LogEntry,
@@ -176,12 +177,12 @@ def _loads(line: str | bytes) -> Any:
     if type(line) is str:
         try:
             body, end = _DECODER.raw_decode(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             pass
         else:
             if end == len(line):
                 return body
-    return json.loads(line)
+    return loads(line)  # too deep for the parser: a JSONDecodeError, like any corrupt line
 
 
 def decode_object(body: Any, *, where: str = "") -> LogEntry:

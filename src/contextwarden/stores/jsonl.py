@@ -9,7 +9,7 @@ each was checked in order, so what remains is still a valid view.
 
 from __future__ import annotations
 
-import json
+import errno
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from contextwarden.errors import StoreError
-from contextwarden.formats.base import LoadIssue
+from contextwarden.formats.base import LoadIssue, loads
 from contextwarden.log import LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
 from contextwarden.stores.base import (
@@ -90,7 +90,12 @@ class JsonlStore(StoreBase):
             if not batch:
                 return 0
             SessionState().checked(session_id, batch, self.rules)
-            self.directory.mkdir(parents=True, exist_ok=True)
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the store directory {self.directory}: {exc}"
+                ) from exc
         with self._locked(path, _EXCLUSIVE, create=True) as fd:
             state = self._refresh(session_id, fd)
             self._expect(session_id, state, expected_version)
@@ -98,9 +103,12 @@ class JsonlStore(StoreBase):
             if batch:
                 # A line cut short by a crash is ended first, so ours starts on a line of its own.
                 data = ("\n" if _unterminated(fd) else "") + lines
-                _write_all(fd, data.encode("ascii"))
-                if self.fsync:
-                    os.fsync(fd)
+                try:
+                    _write_all(fd, data.encode("ascii"))
+                    if self.fsync:
+                        os.fsync(fd)
+                except OSError as exc:  # disk full, quota, I/O error
+                    raise StoreError(f"cannot append to {path}: {exc}") from exc
             self._states[session_id] = replace(new, offset=os.fstat(fd).st_size)
         if created and self.fsync:
             _fsync_directory(self.directory)
@@ -114,18 +122,21 @@ class JsonlStore(StoreBase):
     def delete(self, session_id: str) -> bool:
         path = self.path(session_id)
         self._states.pop(session_id, None)
-        if not path.exists():
+        if not os.path.lexists(path):  # a dangling symlink is refused, not "no session"
             return False
         with self._locked(path, _EXCLUSIVE, create=False) as fd:
             if fd < 0:
                 return False
-            path.unlink()
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise StoreError(f"cannot delete {path}: {exc}") from exc
         return True
 
     # ----------------------------------------------------------------- reading
     def version(self, session_id: str) -> int:
         path = self.path(session_id)
-        if not path.exists():
+        if not os.path.lexists(path):  # a dangling symlink is refused, not "no session"
             return 0
         with self._locked(path, _SHARED, create=False) as fd:
             return self._refresh(session_id, fd).version if fd >= 0 else 0
@@ -133,12 +144,13 @@ class JsonlStore(StoreBase):
     def list_sessions(self) -> list[str]:
         if not self.directory.is_dir():
             return []
-        names = (p.name[: -len(SUFFIX)] for p in self.directory.glob("*" + SUFFIX) if _nonempty(p))
+        files = self.directory.glob("*" + SUFFIX)
+        names = (p.name[: -len(SUFFIX)] for p in files if not p.is_symlink() and _nonempty(p))
         return sorted(n for n in names if _valid_id(n))
 
     def _read_log(self, session_id: str) -> tuple[list[LogEntry], list[LoadIssue]]:
         path = self.path(session_id)
-        if not path.exists():
+        if not os.path.lexists(path):  # a dangling symlink is refused, not "no session"
             return [], []
         with self._locked(path, _SHARED, create=False) as fd:
             data = _read_from(fd, 0) if fd >= 0 else b""
@@ -174,7 +186,10 @@ class JsonlStore(StoreBase):
         Re-opens when the file was deleted or replaced while we waited for the lock, so a write
         never lands in an unlinked file.
         """
-        flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+        # A reader needs no write access (a read-only store can be read); nobody follows a
+        # symlink planted in the directory, which could send appends anywhere.
+        mode = os.O_RDWR | os.O_APPEND if exclusive else os.O_RDONLY
+        flags = mode | os.O_CLOEXEC | os.O_NOFOLLOW | (os.O_CREAT if create else 0)
         while True:
             try:
                 fd = os.open(path, flags, 0o644)
@@ -182,7 +197,7 @@ class JsonlStore(StoreBase):
                 yield -1
                 return
             except OSError as exc:
-                raise StoreError(f"cannot open {path}: {exc}") from exc
+                raise StoreError(_open_failure(path, exc)) from exc
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
                 if _same_file(fd, path):
@@ -203,7 +218,7 @@ def _parse(raw: bytes, path: Path | None, number: int, issues: list[LoadIssue]) 
     if not raw.strip():
         return None
     try:
-        body = json.loads(raw)
+        body = loads(raw)
     except ValueError:
         issues.append(
             LoadIssue(
@@ -215,6 +230,17 @@ def _parse(raw: bytes, path: Path | None, number: int, issues: list[LoadIssue]) 
         return None
     where = f"{path}: line {number}" if path else "event"
     return decode_object(body, where=where)
+
+
+def _open_failure(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP or path.is_symlink():
+        return (
+            f"refusing to open {path}: it is a symbolic link, and a session file must be a "
+            "regular file inside the store's directory"
+        )
+    if isinstance(exc, PermissionError):
+        return f"cannot open {path}: permission denied (a read-only store can only be read)"
+    return f"cannot open {path}: {exc}"
 
 
 def _read_from(fd: int, offset: int) -> bytes:
@@ -249,11 +275,14 @@ def _same_file(fd: int, path: Path) -> bool:
 
 
 def _fsync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise StoreError(f"cannot sync the store directory {directory}: {exc}") from exc
 
 
 def _nonempty(path: Path) -> bool:

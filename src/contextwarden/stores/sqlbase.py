@@ -212,13 +212,7 @@ def apply_migrations(store: SqlStore, cur: Cursor, migrations_table: str) -> int
         f"CREATE TABLE IF NOT EXISTS {migrations_table} "
         f"(version INTEGER PRIMARY KEY, applied_at {store.dialect.timestamp_type})"
     )
-    row = cur.execute(f"SELECT COALESCE(MAX(version), 0) FROM {migrations_table}").fetchone()
-    current = int(row[0])
-    if current > len(MIGRATIONS):
-        raise StoreError(
-            f"{store!r} has schema version {current}, newer than this contextwarden knows "
-            f"({len(MIGRATIONS)}); upgrade contextwarden"
-        )
+    current = _schema_version(store, cur, migrations_table)
     for number in range(current + 1, len(MIGRATIONS) + 1):
         for statement in MIGRATIONS[number - 1]:
             cur.execute(
@@ -228,3 +222,26 @@ def apply_migrations(store: SqlStore, cur: Cursor, migrations_table: str) -> int
             )
         cur.execute(store._q(f"INSERT INTO {migrations_table} (version) VALUES (?)"), (number,))
     return len(MIGRATIONS)
+
+
+def check_schema(store: SqlStore, cur: Cursor, migrations_table: str) -> int:
+    """For a store opened read-only: the schema must be the current one, since it cannot be
+    migrated; StoreError otherwise."""
+    current = _schema_version(store, cur, migrations_table)
+    if current < len(MIGRATIONS):
+        raise StoreError(
+            f"{store!r} is read-only and has schema version {current}, older than this "
+            f"contextwarden's {len(MIGRATIONS)}; open it once with write access to migrate it"
+        )
+    return current
+
+
+def _schema_version(store: SqlStore, cur: Cursor, migrations_table: str) -> int:
+    row = cur.execute(f"SELECT COALESCE(MAX(version), 0) FROM {migrations_table}").fetchone()
+    current = int(row[0])
+    if current > len(MIGRATIONS):
+        raise StoreError(
+            f"{store!r} has schema version {current}, newer than this contextwarden knows "
+            f"({len(MIGRATIONS)}); upgrade contextwarden"
+        )
+    return current

@@ -17,7 +17,13 @@ from typing import Literal
 
 from contextwarden.errors import StoreError
 from contextwarden.rules import DEFAULT_RULES, Rule
-from contextwarden.stores.sqlbase import Cursor, Dialect, SqlStore, apply_migrations
+from contextwarden.stores.sqlbase import (
+    Cursor,
+    Dialect,
+    SqlStore,
+    apply_migrations,
+    check_schema,
+)
 
 BUSY_TIMEOUT = 30.0
 """Seconds a write waits for another process's transaction before failing with StoreError."""
@@ -42,6 +48,7 @@ class SqliteStore(SqlStore):
         busy_timeout: float = BUSY_TIMEOUT,
         synchronous: Synchronous = "NORMAL",
         rules: Iterable[Rule] = DEFAULT_RULES,
+        read_only: bool | None = None,
     ) -> None:
         super().__init__(rules)
         if str(path) == ":memory:" or str(path).startswith("file::memory:"):
@@ -54,11 +61,18 @@ class SqliteStore(SqlStore):
         self.synchronous: Synchronous = synchronous
         """``NORMAL`` (default): in WAL mode a crash of the process never loses a committed
         append; only a power loss may drop the last few. ``FULL`` also fsyncs every commit."""
+        self.read_only = _read_only(self.path) if read_only is None else read_only
+        """Opened for reading only (``None``: when the file exists and we may not write it or
+        its directory); every write then raises StoreError."""
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        with self._write() as cur:
-            apply_migrations(self, cur, "schema_migrations")
+        if self.read_only:
+            with self._read() as cur:
+                check_schema(self, cur, "schema_migrations")
+        else:
+            with self._write() as cur:
+                apply_migrations(self, cur, "schema_migrations")
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
@@ -80,12 +94,13 @@ class SqliteStore(SqlStore):
         if conn is not None and self._local.pid == os.getpid():
             return conn
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={self.synchronous}")
+            if self.read_only:
+                conn = self._connect(_read_only_uri(self.path))
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = self._connect(self.path)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(f"PRAGMA synchronous={self.synchronous}")
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._local.conn, self._local.pid = conn, os.getpid()
@@ -93,8 +108,19 @@ class SqliteStore(SqlStore):
             self._connections.append(conn)
         return conn
 
+    def _connect(self, target: str | Path) -> sqlite3.Connection:
+        return sqlite3.connect(
+            target,
+            timeout=self.busy_timeout,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=isinstance(target, str),
+        )
+
     @contextmanager
     def _write(self) -> Iterator[Cursor]:
+        if self.read_only:
+            raise StoreError(f"{self!r} is open read-only; nothing was written")
         conn = self._connection()
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -116,3 +142,20 @@ class SqliteStore(SqlStore):
             yield conn.cursor()
         except sqlite3.Error as exc:
             raise StoreError(f"SQLite error on {self.path}: {exc}") from exc
+
+
+def _read_only(path: Path) -> bool:
+    """True for an existing database this process may not write, or whose directory it may not
+    write (WAL mode needs its ``-wal`` and ``-shm`` files there)."""
+    if not path.exists():
+        return False
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+
+
+def _read_only_uri(path: Path) -> str:
+    """The URI that opens ``path`` for reading. Without a ``-wal`` file no writer has the
+    database open, and SQLite cannot set up WAL reading without writing its ``-shm`` file, so
+    the file is read as ``immutable`` (a writer that opens it later is not seen until reopened)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    wal = path.with_name(path.name + "-wal")
+    return uri if wal.exists() else uri + "&immutable=1"

@@ -7,6 +7,7 @@ facts ``extract_facts`` finds. The SDKs are imported only when an LLM summarizer
 
 from contextwarden.summarizers.anthropic import AnthropicSummarizer
 from contextwarden.summarizers.base import SECTION_TITLES, AsyncSummarizer, Summarizer, Summary
+from contextwarden.summarizers.deadline import DeadlineExceeded, PromptTooLongError
 from contextwarden.summarizers.facts import Facts, extract_facts
 from contextwarden.summarizers.llm import LLMPolicy, LLMSummarizer, SummaryRequest
 from contextwarden.summarizers.openai import OpenAISummarizer
@@ -17,10 +18,12 @@ __all__ = [
     "SECTION_TITLES",
     "AnthropicSummarizer",
     "AsyncSummarizer",
+    "DeadlineExceeded",
     "Facts",
     "LLMPolicy",
     "LLMSummarizer",
     "OpenAISummarizer",
+    "PromptTooLongError",
     "StructuredPolicy",
     "StructuredSummarizer",
     "Summarizer",

@@ -1,8 +1,9 @@
 """AnthropicSummarizer: the verified nine-section summary from a model behind the Messages API.
 
 Uses the official ``anthropic`` SDK (``pip install 'contextwarden[anthropic]'``), imported on
-first use. Timeouts and retries are the SDK's own (``max_retries`` retries 429s and 5xx with
-backoff); whatever still fails becomes a SummarizerError whose ``__cause__`` is the SDK error.
+first use. ``max_retries`` retries 429s and 5xx with back-off within the summary's deadline
+(``summarizers.deadline``); whatever still fails becomes a SummarizerError whose ``__cause__`` is
+the SDK error.
 """
 
 from __future__ import annotations

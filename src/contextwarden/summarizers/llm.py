@@ -13,15 +13,29 @@ manager's guard answers by never compacting.
 
 from __future__ import annotations
 
+import asyncio
 import math
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypedDict
 
 from contextwarden.errors import SummarizerError, require
 from contextwarden.model import Message
 from contextwarden.summarizers.base import Summary
+from contextwarden.summarizers.deadline import (
+    DEADLINE,
+    AsyncDeadlineTransport,
+    Deadline,
+    DeadlineExceeded,
+    DeadlineTransport,
+    PromptTooLongError,
+    budget,
+    http_module,
+    retry_wait,
+    too_long,
+)
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.prompt import SYSTEM_PROMPT, build_prompt, render_transcript
 from contextwarden.summarizers.verify import VerifyPolicy, verified_summary
@@ -47,6 +61,16 @@ class LLMPolicy:
     """Least room for transcript per request; below it summarizing is refused (window too small)."""
     verify: VerifyPolicy = field(default_factory=VerifyPolicy)
     """How verification quotes what the model left out."""
+    deadline: float = DEADLINE
+    """Seconds one summary may take, every request, retry and slow byte included; past it the
+    attempt is a DeadlineExceeded (a SummarizerError, counted by the circuit breaker)."""
+    too_long_shrink: float = 0.5
+    """When the server answers "prompt is too long", the summary is planned once more with
+    pieces of transcript this share of the refused request's size (never under
+    ``min_chunk_tokens``) before it counts as failed."""
+    chunk_tokens: int | None = None
+    """Most transcript tokens per request (None: as many as the window holds); set for the
+    second plan after "prompt is too long"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +126,10 @@ def chunk_transcript(
         build_prompt("", instructions=instructions, previous="", part=2, parts=2)
     )
     costs = [counter.count_text(e) + 1 for e in entries]
-    if sum(costs) <= usable - fixed:
+    cap = policy.chunk_tokens if policy.chunk_tokens is not None else usable
+    if sum(costs) <= min(usable - fixed, cap):
         return ["\n\n".join(entries)]
-    room = usable - fixed - policy.max_tokens
+    room = min(usable - fixed - policy.max_tokens, cap)
     if room < policy.min_chunk_tokens:
         raise SummarizerError(
             f"the summarizer's window ({policy.context_window} tokens) leaves {room} tokens for "
@@ -188,6 +213,7 @@ class LLMOptions(TypedDict, total=False):
     counter: TokenCounter | None
     policy: LLMPolicy | None
     before_request: BeforeRequest | None
+    deadline: float | None
 
 
 class LLMSummarizer(ABC):
@@ -195,9 +221,10 @@ class LLMSummarizer(ABC):
 
     Subclasses name their SDK (``sdk``, also the extra that installs it), its client classes and
     base error, and say how a request is sent (``_arguments``, ``_endpoint``) and a reply read
-    (``_reply_text``). ``base_url``, ``api_key``, ``timeout`` and ``max_retries`` go to the SDK
-    client; timeouts and retries are the SDK's own, and what still fails is a SummarizerError
-    whose ``__cause__`` is the SDK's error.
+    (``_reply_text``). ``base_url``, ``api_key`` and ``timeout`` go to the SDK client;
+    ``max_retries`` retries are ours, and the whole summary keeps to ``deadline`` seconds
+    (``LLMPolicy.deadline``; see ``summarizers.deadline``). What still fails is a
+    SummarizerError whose ``__cause__`` is the SDK's error.
     ``context_window`` (``None``: the provider's ``default_context_window``) and ``max_tokens``
     size the requests unless a ``policy`` is given.
     """
@@ -227,46 +254,80 @@ class LLMSummarizer(ABC):
         counter: TokenCounter | None = None,
         policy: LLMPolicy | None = None,
         before_request: BeforeRequest | None = None,
+        deadline: float | None = None,
     ) -> None:
         if not model:
             raise ValueError("model is required, e.g. model='claude-sonnet-4-5'")
         window = context_window if context_window is not None else self.default_context_window
         self.model = model
         self.policy = policy or LLMPolicy(context_window=window, max_tokens=max_tokens)
+        if deadline is not None:
+            self.policy = replace(self.policy, deadline=budget(deadline))
         self.counter: TokenCounter = counter or _heuristic()
         self.before_request = before_request
         self.base_url, self.api_key = base_url, api_key
         self.timeout, self.max_retries = timeout, max_retries
         self._sdk: Any = require(self.sdk, self.sdk)
 
-    def _options(self) -> dict[str, Any]:
-        """Keyword arguments for the SDK's client."""
-        return {
-            "base_url": self.base_url,
-            "api_key": self.api_key,
-            "timeout": self.timeout,
-            "max_retries": self.max_retries,
-        }
+    def _client(self, deadline: Deadline, *, blocking: bool) -> Any:
+        """A new SDK client whose HTTP transport keeps to ``deadline``; retries are ours
+        (``deadline.retry_wait``), never the SDK's, which waits whatever a server asks."""
+        http = http_module(self._sdk)
+        if blocking:
+            http_client = self._sdk.DefaultHttpxClient(transport=DeadlineTransport(http, deadline))
+        else:
+            transport = AsyncDeadlineTransport(http, deadline)
+            http_client = self._sdk.DefaultAsyncHttpxClient(transport=transport)
+        return getattr(self._sdk, self.clients[0 if blocking else 1])(
+            base_url=self.base_url,
+            api_key=self.api_key,
+            timeout=self.timeout,
+            max_retries=0,
+            http_client=http_client,
+        )
 
     def summarize(self, messages: Sequence[Message], *, instructions: str | None = None) -> Summary:
-        """A verified nine-section summary; raises SummarizerError on any failure."""
-        steps = plan(messages, instructions, self.policy, self.counter)
-        return drive(steps, self._checked_send)
+        """A verified nine-section summary within ``policy.deadline``; SummarizerError on any
+        failure. A "prompt is too long" answer is retried once in smaller chunks."""
+        deadline = Deadline(self.policy.deadline)
+
+        def send(request: SummaryRequest) -> str:
+            return self._checked_send(request, deadline)
+
+        try:
+            return drive(plan(messages, instructions, self.policy, self.counter), send)
+        except PromptTooLongError as exc:
+            smaller = self._smaller(exc)
+            return drive(plan(messages, instructions, smaller, self.counter), send)
 
     async def asummarize(
         self, messages: Sequence[Message], *, instructions: str | None = None
     ) -> Summary:
         """``summarize`` with the provider's async client."""
-        steps = plan(messages, instructions, self.policy, self.counter)
-        return await adrive(steps, self._checked_asend)
+        deadline = Deadline(self.policy.deadline)
 
-    def _checked_send(self, request: SummaryRequest) -> str:
-        self._announce(request)
-        return self._send(request)
+        async def send(request: SummaryRequest) -> str:
+            return await self._checked_asend(request, deadline)
 
-    async def _checked_asend(self, request: SummaryRequest) -> str:
+        try:
+            return await adrive(plan(messages, instructions, self.policy, self.counter), send)
+        except PromptTooLongError as exc:
+            smaller = self._smaller(exc)
+            return await adrive(plan(messages, instructions, smaller, self.counter), send)
+
+    def _smaller(self, exc: PromptTooLongError) -> LLMPolicy:
+        """The policy for the second try: pieces a share of the refused request's size."""
+        policy = self.policy
+        pieces = max(policy.min_chunk_tokens, int(exc.tokens * policy.too_long_shrink))
+        return replace(policy, chunk_tokens=pieces)
+
+    def _checked_send(self, request: SummaryRequest, deadline: Deadline) -> str:
         self._announce(request)
-        return await self._asend(request)
+        return self._send(request, deadline)
+
+    async def _checked_asend(self, request: SummaryRequest, deadline: Deadline) -> str:
+        self._announce(request)
+        return await self._asend(request, deadline)
 
     def _announce(self, request: SummaryRequest) -> None:
         if self.before_request is not None:
@@ -274,25 +335,54 @@ class LLMSummarizer(ABC):
 
     # A client per request: requests are rare and slow, and an async client must not outlive
     # the event loop it was made in.
-    def _send(self, request: SummaryRequest) -> str:
-        """Send one request with the blocking client; the reply text, or SummarizerError."""
-        try:
-            with getattr(self._sdk, self.clients[0])(**self._options()) as client:
-                response = self._endpoint(client)(**self._arguments(request))
-        except getattr(self._sdk, self.sdk_error) as exc:
-            raise self._failure(exc) from exc
-        return self._reply_text(response)
+    def _send(self, request: SummaryRequest, deadline: Deadline) -> str:
+        """Send one request with the blocking client, retrying within the deadline."""
+        for attempt in range(self.max_retries + 1):
+            try:
+                with self._client(deadline, blocking=True) as client:
+                    response = self._endpoint(client)(**self._arguments(request))
+            except getattr(self._sdk, self.sdk_error) as exc:
+                time.sleep(self._retry_or_raise(exc, attempt, request, deadline))
+                continue
+            return self._reply_text(response)
+        raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
 
-    async def _asend(self, request: SummaryRequest) -> str:
-        """Send one request with the async client; the reply text, or SummarizerError."""
-        try:
-            async with getattr(self._sdk, self.clients[1])(**self._options()) as client:
-                response = await self._endpoint(client)(**self._arguments(request))
-        except getattr(self._sdk, self.sdk_error) as exc:
-            raise self._failure(exc) from exc
-        return self._reply_text(response)
+    async def _asend(self, request: SummaryRequest, deadline: Deadline) -> str:
+        """Send one request with the async client, retrying within the deadline."""
+        for attempt in range(self.max_retries + 1):
+            try:
+                async with self._client(deadline, blocking=False) as client:
+                    response = await self._endpoint(client)(**self._arguments(request))
+            except getattr(self._sdk, self.sdk_error) as exc:
+                await asyncio.sleep(self._retry_or_raise(exc, attempt, request, deadline))
+                continue
+            return self._reply_text(response)
+        raise AssertionError("unreachable: the last attempt raises")  # pragma: no cover
 
-    def _failure(self, exc: Exception) -> SummarizerError:
+    def _retry_or_raise(
+        self, exc: Exception, attempt: int, request: SummaryRequest, deadline: Deadline
+    ) -> float:
+        """Seconds to wait before the next attempt; raises the failure when there is none."""
+        try:
+            wait = retry_wait(exc, self._sdk, attempt, self.max_retries, deadline)
+        except DeadlineExceeded as missed:
+            raise missed from exc
+        if wait is None:
+            raise self._failure(exc, request, deadline) from exc
+        return wait
+
+    def _failure(
+        self, exc: Exception, request: SummaryRequest, deadline: Deadline
+    ) -> SummarizerError:
+        if deadline.remaining() <= 0:
+            return deadline.missed(f"last error: {type(exc).__name__}")
+        if too_long(exc, self._sdk):
+            tokens = self.counter.count_text(request.prompt)
+            return PromptTooLongError(
+                f"the {self.label} API refused the summary request as too long ({exc}); "
+                f"its prompt held about {tokens} tokens",
+                tokens,
+            )
         if isinstance(exc, self._sdk.APITimeoutError):
             return SummarizerError(
                 f"the {self.label} summary request timed out after {self.timeout} s"

@@ -1,8 +1,9 @@
 """OpenAISummarizer: the verified nine-section summary from any chat-completions endpoint.
 
 OpenAI itself, vLLM, llama.cpp server, Ollama… through the official ``openai`` SDK
-(``pip install 'contextwarden[openai]'``), imported on first use. Timeouts and retries are the
-SDK's own; whatever still fails becomes a SummarizerError whose ``__cause__`` is the SDK error.
+(``pip install 'contextwarden[openai]'``), imported on first use. Retries and time bounds are
+those of ``summarizers.deadline``; whatever still fails becomes a SummarizerError whose
+``__cause__`` is the SDK error.
 """
 
 from __future__ import annotations

@@ -1,0 +1,142 @@
+"""Cache-aware compaction: a rung that edits an old message pays for it in prompt-cache writes.
+
+Every request re-sends the prefix, read from the cache at a tenth of the input price; editing
+message ``i`` makes the next request write ``messages[i:]`` again at 1.25 times the price. So
+an edit pays only when the tokens it saves, read on each request until the next compaction,
+cost more than that re-write. ``CacheAware`` wraps a rung (microcompact) and applies its edit
+only then — or when the cache has gone cold anyway (the ladder's idle trigger, which the cache
+policy sets to the cache's lifetime), or when not editing would let a summary happen instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from contextwarden.compaction.base import (
+    CompactionContext,
+    CompactionResult,
+    Strategy,
+    unchanged,
+)
+from contextwarden.model import Message
+
+CACHE_TTL_SECONDS = 300.0
+"""The prompt cache's lifetime (Anthropic's default 5 minutes, refreshed by every request)."""
+WRITE_RATIO = 1.25
+"""A cache write costs this many times base input (Anthropic, 5-minute TTL)."""
+READ_RATIO = 0.1
+"""A cache read costs this many times base input."""
+HORIZON_REQUESTS = 40
+"""At most this many coming requests are credited with a saving (the session may end)."""
+GROWTH_TURNS = 10
+"""The context's growth per request is averaged over this many latest turns."""
+COLD_MIN_RATIO = 0.25
+"""On a cold cache, old results are cleared once the context holds this share of the
+microcompact threshold: clearing that would come soon anyway moves to a moment when it is free,
+while a small context keeps its results (and the facts in them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """The prompt-cache prices and lifetime the ladder plans for (see the module docstring)."""
+
+    ttl_seconds: float = CACHE_TTL_SECONDS
+    write_ratio: float = WRITE_RATIO
+    read_ratio: float = READ_RATIO
+    horizon_requests: int = HORIZON_REQUESTS
+    growth_turns: int = GROWTH_TURNS
+    cold_min_ratio: float = COLD_MIN_RATIO
+
+    def __post_init__(self) -> None:
+        if self.ttl_seconds <= 0 or self.horizon_requests <= 0 or self.growth_turns <= 0:
+            raise ValueError("CachePolicy: ttl_seconds, horizon_requests, growth_turns must be > 0")
+        if not 0 <= self.read_ratio < self.write_ratio:
+            raise ValueError("CachePolicy: need 0 <= read_ratio < write_ratio")
+
+    @property
+    def idle_minutes(self) -> float:
+        """After this long without a request the cache is cold: an edit costs no extra write."""
+        return self.ttl_seconds / 60
+
+    def pays(self, saving: int, rewritten: int, requests: int) -> bool:
+        """True when ``saving`` tokens read on ``requests`` coming requests cost more than
+        writing ``rewritten`` tokens once instead of reading them."""
+        gain = saving * self.read_ratio * min(requests, self.horizon_requests)
+        return gain > rewritten * (self.write_ratio - self.read_ratio)
+
+
+def first_changed(before: Sequence[Message], after: Sequence[Message]) -> int | None:
+    """Index of the first message ``after`` does not share with ``before`` (by identity)."""
+    for i, (old, new) in enumerate(zip(before, after, strict=False)):
+        if old is not new:
+            return i
+    return None if len(before) == len(after) else min(len(before), len(after))
+
+
+def growth_per_request(messages: Sequence[Message], context: CompactionContext, turns: int) -> int:
+    """Tokens the context grew by per request, over the latest ``turns`` assistant turns."""
+    seen, tokens = 0, 0
+    for message in reversed(messages):
+        tokens += context.count(message)
+        if message.role == "assistant":
+            seen += 1
+            if seen == turns:
+                break
+    return max(1, tokens // max(1, seen))
+
+
+def requests_until_cold(messages: Sequence[Message], ttl_seconds: float) -> int | None:
+    """How many requests in a row the conversation sends before a pause longer than the cache's
+    lifetime (the mean run so far); ``None`` without timestamps. Beyond that a saving is not
+    worth crediting: at the pause the cache is cold and the edit is free."""
+    stamps = [m.meta.timestamp for m in messages if m.role == "assistant"]
+    known = [t for t in stamps if t is not None]
+    if len(known) < 2:
+        return None
+    pauses = sum(1 for a, b in pairwise(known) if b - a >= ttl_seconds)
+    return max(1, len(known) // (pauses + 1))
+
+
+class CacheAware:
+    """``inner``'s edit, applied only when it pays for the cache re-write it causes.
+
+    From the autocompact threshold on the edit is applied regardless (a summary would re-write
+    everything). ``cold``: the cache has expired, so the edit costs no extra write; it is applied
+    once the context holds ``cold_min_ratio`` of the microcompact threshold.
+    """
+
+    def __init__(self, inner: Strategy, cache: CachePolicy, *, cold: bool = False) -> None:
+        self.inner, self.cache, self.cold = inner, cache, cold
+        self.name = inner.name
+
+    def __call__(
+        self, messages: Sequence[Message], context: CompactionContext | None = None
+    ) -> CompactionResult:
+        ctx = context or CompactionContext()
+        policy = ctx.policy
+        if self.cold and ctx.total_before(messages) < (
+            self.cache.cold_min_ratio * policy.microcompact_threshold
+        ):
+            reason = "not applied: the cache is cold but the context is still small"
+            return unchanged(self.name, messages, reason, ctx.total_before(messages))
+        result = self.inner(messages, ctx)
+        report = result.report
+        first = first_changed(messages, result.messages)
+        threshold = policy.autocompact_threshold
+        if self.cold or not result.applied or first is None or report.tokens_before >= threshold:
+            return result
+        rewritten = sum(ctx.count(m) for m in result.messages[first:])
+        growth = growth_per_request(messages, ctx, self.cache.growth_turns)
+        requests = max(0, threshold - report.tokens_after) // growth
+        run = requests_until_cold(messages, self.cache.ttl_seconds)
+        requests = requests if run is None else min(requests, run)
+        if self.cache.pays(report.saved, rewritten, requests):
+            return result
+        reason = (
+            f"not applied: saving {report.saved:,} tokens on about {requests} requests does not "
+            f"pay for re-writing {rewritten:,} cached tokens"
+        )
+        details = {**report.details, "rewritten": rewritten, "requests": requests}
+        return unchanged(self.name, messages, reason, report.tokens_before, details)

@@ -1,0 +1,187 @@
+"""Prices per model: the shipped table (``prices.json``, dated, with its sources) and overrides.
+
+A model name is looked up as given, then without a trailing date (``claude-opus-4-5-20251101``
+→ ``claude-opus-4-5``). Overrides come from a JSON file shaped like the shipped one or from
+``MODEL=field:value,…`` (fields not given are derived from ``input`` by the provider's ratios).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from contextwarden.errors import PricingError
+
+Provider = Literal["anthropic", "openai"]
+PRICE_FILE = "prices.json"
+WRITE_5M_RATIO = 1.25
+"""Anthropic: a 5-minute cache write costs 1.25 times base input."""
+WRITE_1H_RATIO = 2.0
+"""Anthropic: a 1-hour cache write costs 2 times base input."""
+READ_RATIO = 0.1
+"""Anthropic: a cache hit costs 0.1 times base input (the default for a new OpenAI model too)."""
+DEFAULT_MIN_CACHEABLE = 1024
+"""Minimum cacheable prefix when an override does not say (Anthropic Sonnet, OpenAI)."""
+PRICE_DIGITS = 6
+"""Derived prices are rounded to this many decimals (no 0.6000000000000001)."""
+PER_TOKENS = 1_000_000
+"""Prices are quoted per million tokens."""
+_DATE_SUFFIX = re.compile(r"-\d{8}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """One model's prices in USD per million tokens, and its cache rules' model-specific part."""
+
+    model: str
+    provider: Provider
+    input: float
+    output: float
+    cache_read: float
+    cache_write_5m: float
+    """Anthropic 5-minute write; OpenAI charges no write surcharge (this equals ``input``)."""
+    cache_write_1h: float
+    min_cacheable_tokens: int = DEFAULT_MIN_CACHEABLE
+    """A prefix shorter than this is never cached."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name not in ("model", "provider") and (
+                isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+            ):
+                raise PricingError(f"price of {self.model!r}: {f.name} must be a number >= 0")
+        if self.provider not in ("anthropic", "openai"):
+            raise PricingError(
+                f"price of {self.model!r}: provider must be 'anthropic' or 'openai', "
+                f"got {self.provider!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    """Prices by model, with the date and sources they were taken from."""
+
+    models: Mapping[str, Price]
+    date: str
+    sources: tuple[str, ...] = ()
+
+    def get(self, model: str) -> Price:
+        """The price of ``model`` (dated names fall back to their undated form)."""
+        for name in (model, _DATE_SUFFIX.sub("", model)):
+            if name in self.models:
+                return self.models[name]
+        known = ", ".join(sorted(self.models))
+        raise PricingError(
+            f"no price for model {model!r}; known: {known}. Give one with "
+            f"--prices '{model}=input:…,output:…' or a JSON file"
+        )
+
+    def find(self, model: str | None) -> Price | None:
+        """Like ``get``, but ``None`` for an unknown or missing model."""
+        if model is None:
+            return None
+        try:
+            return self.get(model)
+        except PricingError:
+            return None
+
+    def merged(self, other: PriceTable) -> PriceTable:
+        """This table with ``other``'s models added or replaced."""
+        sources = self.sources + tuple(s for s in other.sources if s not in self.sources)
+        return PriceTable({**self.models, **other.models}, other.date or self.date, sources)
+
+
+def default_prices() -> PriceTable:
+    """The table shipped in ``contextwarden/cost/prices.json``."""
+    text = resources.files("contextwarden.cost").joinpath(PRICE_FILE).read_text("utf-8")
+    return parse_table(json.loads(text), PRICE_FILE)
+
+
+def load_prices(spec: str | Path, base: PriceTable | None = None) -> PriceTable:
+    """``base`` (default: the shipped table) overridden by ``spec``: a JSON file shaped like
+    ``prices.json`` (``{"models": {...}}``, date and sources optional), or ``MODEL=field:value,…``
+    (e.g. ``claude-opus-4-6=input:5,output:25``)."""
+    table = base or default_prices()
+    text = str(spec)
+    if "=" in text and not Path(text).exists():
+        model, _, assignments = text.partition("=")
+        return table.merged(PriceTable({model: _override(table, model, assignments)}, ""))
+    path = Path(text)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise PricingError(f"{path}: cannot read the price file: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise PricingError(f"{path}: line {exc.lineno}: not JSON: {exc.msg}") from exc
+    return table.merged(parse_table(data, str(path)))
+
+
+def parse_table(data: Any, where: str) -> PriceTable:
+    """A PriceTable from the JSON shape of ``prices.json``; errors name ``where`` and the model."""
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise PricingError(f"{where}: expected an object with a 'models' object")
+    models = {name: _price(name, entry, where) for name, entry in data["models"].items()}
+    sources = data.get("sources", [])
+    return PriceTable(models, str(data.get("date", "")), tuple(str(s) for s in sources))
+
+
+def _price(name: str, entry: Any, where: str) -> Price:
+    if not isinstance(entry, dict):
+        raise PricingError(f"{where}: model {name!r}: expected an object of prices")
+    provider = entry.get("provider", "anthropic")
+    known = {f.name for f in fields(Price)} - {"model"}
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise PricingError(f"{where}: model {name!r}: unknown field {unknown[0]!r}")
+    if "input" not in entry or "output" not in entry:
+        raise PricingError(f"{where}: model {name!r}: 'input' and 'output' are required")
+    values = {"provider": provider, **_derived(provider, entry["input"]), **entry}
+    try:
+        return Price(model=name, **values)
+    except TypeError as exc:
+        raise PricingError(f"{where}: model {name!r}: {exc}") from exc
+
+
+def _derived(provider: str, base: Any) -> dict[str, Any]:
+    """The prices a provider derives from base input, for fields an entry leaves out."""
+    if isinstance(base, bool) or not isinstance(base, int | float):
+        return {}
+    read = round(base * READ_RATIO, PRICE_DIGITS)
+    if provider == "openai":
+        return {"cache_read": read, "cache_write_5m": base, "cache_write_1h": base}
+    return {
+        "cache_read": read,
+        "cache_write_5m": round(base * WRITE_5M_RATIO, PRICE_DIGITS),
+        "cache_write_1h": round(base * WRITE_1H_RATIO, PRICE_DIGITS),
+    }
+
+
+def _override(table: PriceTable, model: str, assignments: str) -> Price:
+    """``field:value,…`` over the model's current price (or a new Anthropic-style one)."""
+    values: dict[str, Any] = {}
+    for item in filter(None, (a.strip() for a in assignments.split(","))):
+        key, sep, raw = item.partition(":")
+        if not sep:
+            raise PricingError(f"--prices {model}=…: expected field:value, got {item!r}")
+        values[key.strip()] = raw.strip() if key.strip() == "provider" else _number(model, raw)
+    current = table.find(model)
+    if current is None:
+        return _price(model, values, "--prices")
+    entry = {f.name: getattr(current, f.name) for f in fields(Price) if f.name != "model"}
+    if "input" in values:  # the ratios follow a new base price unless given too
+        entry.update(_derived(str(values.get("provider", current.provider)), values["input"]))
+    return replace(current, **{**entry, **values})
+
+
+def _number(model: str, raw: str) -> float | int:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise PricingError(f"--prices {model}=…: {raw.strip()!r} is not a number") from None
+    return int(value) if value.is_integer() else value

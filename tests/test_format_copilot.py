@@ -1,0 +1,107 @@
+"""Copilot CLI session events: typed prompts, replies with their tool requests, and results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from contextwarden.formats import detect_format, load
+from contextwarden.model import TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.rules import validate
+
+SAMPLE = (
+    Path(__file__).parent / "data" / "copilot" / "EntityProcess__agentv__269e1b9e5502-events.jsonl"
+)
+
+
+def _events() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+
+
+def test_requests_and_results_pair_up_in_call_order_of_the_reply() -> None:
+    events = _events()
+    assert detect_format(SAMPLE) == "copilot"
+    history = load(SAMPLE)
+    requested = [
+        r["toolCallId"]
+        for e in events
+        if e["type"] == "assistant.message"
+        for r in e["data"]["toolRequests"]
+    ]
+    uses = [b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)]
+    assert [u.id for u in uses] == requested  # execution_start repeats them: not added twice
+    completed = {
+        e["data"]["toolCallId"]: e["data"]["result"]["content"]
+        for e in events
+        if e["type"] == "tool.execution_complete"
+    }
+    results = [b for m in history.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert {r.tool_use_id: r.content for r in results} == completed
+    assert validate(history.messages) == []
+
+
+def test_typed_text_system_prompt_model_and_reasoning_are_kept_apart() -> None:
+    events = _events()
+    history = load(SAMPLE)
+    user = next(e["data"] for e in events if e["type"] == "user.message")
+    first = history.messages[0]
+    assert first.content == (TextBlock(user["content"]),)
+    assert first.meta.extra["transformed_content"] == user["transformedContent"]
+    system = next(e["data"]["content"] for e in events if e["type"] == "system.message")
+    assert history.system == system
+    reply = history.messages[1]
+    assert reply.meta.extra["model"] == "claude-sonnet-4.6"
+    assert reply.meta.extra["reasoning"]["reasoningText"].startswith("Let me investigate")
+    assert reply.meta.extra["usage"] == {"output_tokens": 174}
+    report = history.source
+    assert report is not None and report.metadata["session"]["copilotVersion"] == "1.0.64"
+    assert report.metadata["event_types"]["hook.start"] == 2
+    assert report.issues == []
+
+
+def test_calls_without_a_request_failures_and_subagents(tmp_path: Path) -> None:
+    events = _events()[:10]  # up to the first reply
+    reply = next(e for e in events if e["type"] == "assistant.message")
+    reply["data"]["toolRequests"] = []  # an older CLI: the call appears only as execution_start
+    events += [
+        e
+        for e in _events()
+        if e["type"] == "tool.execution_start"
+        and e["data"]["toolCallId"] == "toolu_bdrk_01SMxhwX6xh7yd7zJ2Mvkhq7"
+    ]
+    events.append(
+        {
+            "type": "tool.execution_complete",
+            "id": "x1",
+            "data": {
+                "toolCallId": "toolu_bdrk_01SMxhwX6xh7yd7zJ2Mvkhq7",
+                "success": False,
+                "error": {"message": "Permission denied by preToolUse hook"},
+            },
+        }
+    )
+    events.append(
+        {
+            "type": "assistant.message",
+            "id": "x2",
+            "data": {
+                "content": "subagent says hi",
+                "parentToolCallId": "toolu_x",
+                "toolRequests": [],
+            },
+        }
+    )
+    events.append({"type": "abort", "id": "x3", "data": {"reason": "user_initiated"}})
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    history = load(path)
+    uses = [b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)]
+    assert [u.id for u in uses] == ["toolu_bdrk_01SMxhwX6xh7yd7zJ2Mvkhq7"]
+    result = history.messages[-1].content[0]
+    assert isinstance(result, ToolResultBlock) and result.is_error
+    assert result.content == "Permission denied by preToolUse hook"
+    report = history.source
+    assert report is not None and report.metadata["subagent_events"] == 1
+    assert report.metadata["event_types"]["abort"] == 1 and report.issues == []
+    assert validate(history.messages) == []

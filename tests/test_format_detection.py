@@ -1,0 +1,130 @@
+"""Detection and refusal across every loader: real sessions load by auto-detection with no rule
+broken; anything else is a FormatError that says what was expected and what was found."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import TRANSCRIPTS
+
+from contextwarden.cli import main
+from contextwarden.errors import FormatError
+from contextwarden.eval.replay import replay
+from contextwarden.formats import detect_format, load
+from contextwarden.rules import validate
+
+FIXTURES = Path(__file__).parent / "data"
+SAMPLES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.parent != FIXTURES)
+REPLAY_WINDOW = 30_000
+CLAUDE = next(p for p in TRANSCRIPTS if "5c0375b4" in p.name)
+CODEX = next(p for p in TRANSCRIPTS if "a392ff332928" in p.name)
+
+
+def _pending_last(messages: list) -> int:  # type: ignore[type-arg]
+    """Violations a session may have: only its last reply's unanswered tool calls."""
+    return len([v for v in validate(messages) if v.index != len(messages) - 1])
+
+
+@pytest.mark.parametrize("path", [*TRANSCRIPTS, *SAMPLES], ids=lambda p: p.name)
+def test_every_real_session_loads_by_detection_with_no_rule_broken(path: Path) -> None:
+    history = load(path)
+    assert history.source is not None and history.source.unreadable == 0
+    assert history.messages and _pending_last(list(history.messages)) == 0
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_new_samples_replay_in_a_small_window_with_no_invalid_request(path: Path) -> None:
+    result = replay(load(path), ("ladder",), window=REPLAY_WINDOW)
+    assert result.runs["ladder"].invalid_requests == 0
+
+
+def test_files_of_another_kind_are_refused_by_detection(tmp_path: Path) -> None:
+    cases = {
+        "empty.jsonl": b"",
+        "binary.dat": bytes(range(256)) * 8,
+        "package.json": json.dumps({"name": "x", "dependencies": {"a": "1"}}).encode(),
+    }
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(FormatError, match="--format") as info:
+            load(path)
+        assert info.value.path == str(path)
+
+
+def test_the_wrong_format_names_what_it_expected_and_the_first_record_it_found() -> None:
+    with pytest.raises(FormatError) as info:
+        load(CLAUDE, "codex")
+    text = str(info.value)
+    assert "no message could be read" in text and "Codex rollout" in text
+    assert "line 1" in text and "parentUuid" in text  # the first record's keys
+    with pytest.raises(FormatError, match="no message could be read"):
+        load(CODEX, "claude-code")
+
+
+def test_an_empty_file_forced_to_a_format_is_refused_unless_lenient(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_text("")
+    for name in ("claude-code", "codex", "copilot", "entire"):
+        with pytest.raises(FormatError, match="holds no records"):
+            load(path, name)
+        assert load(path, name, lenient=True).messages == ()
+
+
+def test_a_file_mostly_of_other_records_is_refused_but_salvaged_when_lenient(
+    tmp_path: Path,
+) -> None:
+    lines = CLAUDE.read_text(encoding="utf-8").splitlines()
+    noise = [json.dumps({"event": i}) for i in range(3 * len(lines))]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join([*lines, *noise]) + "\n")
+    with pytest.raises(FormatError, match=f"{len(noise)} of its"):
+        load(path, "claude-code")
+    salvaged = load(path, "claude-code", lenient=True)
+    assert salvaged.messages == load(CLAUDE).messages
+
+
+def test_cli_refuses_with_exit_2_naming_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "notes.json"
+    path.write_text(json.dumps({"title": "groceries", "items": ["milk"]}))
+    for command in ("inspect", "compact", "replay"):
+        with pytest.raises(SystemExit) as exit_info:
+            main([command, str(path)])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert "--format" in err and "format=" not in err.replace("(format=", "")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["inspect", "--format", "codex", str(CLAUDE)])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["inspect", "--format", "codex", "--lenient", "--json", str(CLAUDE)])
+    assert exit_info.value.code == 0
+
+
+def test_detection_is_by_shape_not_by_the_first_lines(tmp_path: Path) -> None:
+    """Newer Claude Code files open with records of types this loader never heard of."""
+    records = [json.loads(line) for line in CLAUDE.read_text(encoding="utf-8").splitlines()]
+    session = records[1]["sessionId"]
+    new = [
+        {"type": "permission-mode", "permissionMode": "default", "sessionId": session},
+        {"type": "mode", "mode": "normal", "sessionId": session},
+        {"type": "ai-title", "aiTitle": "package.json analysis", "sessionId": session},
+        {"type": "custom-title", "customTitle": "pkg", "sessionId": session},
+        {"type": "agent-name", "agentName": "main", "sessionId": session},
+        {"type": "last-prompt", "lastPrompt": "analyse", "sessionId": session},
+        {"type": "hologram", "sessionId": session, "beam": 3},
+    ]
+    path = tmp_path / "newer.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [*new, *records]) + "\n")
+    assert detect_format(path) == "claude-code"
+    history = load(path)
+    assert history.messages == load(CLAUDE).messages
+    report = history.source
+    assert report is not None
+    assert report.metadata["session_facts"]["ai-title"] == {"aiTitle": "package.json analysis"}
+    notes = [i for i in report.issues if "'hologram' is new" in i.message]
+    assert [i.line for i in notes] == [7]

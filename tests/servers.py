@@ -34,12 +34,19 @@ class Captured:
 
 @dataclass(frozen=True)
 class Reply:
-    """What the server answers to one request (after ``delay`` seconds)."""
+    """What the server answers to one request (after ``delay`` seconds).
+
+    With ``events`` the answer is a server-sent event stream instead of ``body``: each event is
+    ``(name, data)`` (name None: a bare ``data:`` line, as OpenAI streams), then ``done`` (e.g.
+    ``[DONE]``) if given.
+    """
 
     body: dict[str, Any]
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    events: Sequence[tuple[str | None, dict[str, Any]]] | None = None
+    done: str | None = None
     drip: float = 0.0
     """Seconds between the body's bytes: a server that answers at once, then one byte at a time."""
 
@@ -192,6 +199,41 @@ def openai_error(status: int, kind: str, message: str, **headers: str) -> Reply:
     return Reply(body, status, {"x-request-id": "req_6a7b8c9d0e1f", **headers})
 
 
+def openai_stream(completion: dict[str, Any]) -> Reply:
+    """A chat.completion body as the stream of ``chat.completion.chunk`` events the API sends
+    with ``stream=True`` (text in pieces, each tool call's arguments in pieces, usage last)."""
+    message = completion["choices"][0]["message"]
+    base = {k: completion[k] for k in ("id", "created", "model")}
+    base["object"] = "chat.completion.chunk"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return None, {**base, "choices": [choice], "usage": None}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    text = message.get("content") or ""
+    events += [chunk({"content": text[i : i + 7]}) for i in range(0, len(text), 7)]
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        head = {"index": index, "id": call["id"], "type": "function"}
+        args = call["function"]["arguments"]
+        events.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {**head, "function": {"name": call["function"]["name"], "arguments": ""}}
+                    ]
+                }
+            )
+        )
+        events += [
+            chunk({"tool_calls": [{"index": index, "function": {"arguments": args[i : i + 9]}}]})
+            for i in range(0, len(args), 9)
+        ]
+    events.append(chunk({}, completion["choices"][0]["finish_reason"]))
+    events.append((None, {**base, "choices": [], "usage": completion["usage"]}))
+    return Reply({}, events=events, done="[DONE]")
+
+
 # ----------------------------------------------------------------------------- the server
 class FakeAPI:
     """A scripted HTTP API on 127.0.0.1; ``url`` is its root, ``requests`` what it received."""
@@ -245,6 +287,9 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
             self._send(reply)
 
         def _send(self, reply: Reply) -> None:
+            if reply.events is not None:
+                self._stream(reply)
+                return
             data = json.dumps(reply.body).encode()
             try:
                 self.send_response(reply.status)
@@ -261,6 +306,25 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
                     time.sleep(reply.drip)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test); nothing to answer
+
+        def _stream(self, reply: Reply) -> None:
+            lines = [
+                (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n"
+                for name, data in reply.events or ()
+            ]
+            if reply.done is not None:
+                lines.append(f"data: {reply.done}\n\n")
+            try:
+                self.send_response(reply.status)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for line in lines:
+                    self.wfile.write(line.encode())
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean

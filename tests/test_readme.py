@@ -30,7 +30,7 @@ def test_documented_subcommands_exist(capsys: pytest.CaptureFixture[str]) -> Non
     from contextwarden.cli import main
 
     commands = set(re.findall(r"^contextwarden (\w+)", README, re.MULTILINE))
-    assert commands == {"inspect", "compact", "replay", "demo", "proxy"}
+    assert commands == {"inspect", "compact", "replay", "demo", "proxy", "chat"}
     for command in sorted(commands):
         with pytest.raises(SystemExit) as info:
             main([command, "--help"])

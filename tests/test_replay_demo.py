@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from contextwarden.agent.tools import TOOL_DEFINITIONS, Call, Tools
+from contextwarden.agent.workspace import Workspace
 from contextwarden.errors import ContextWardenError
 from contextwarden.eval.demo import build_session, default_root, generate, source_files
-from contextwarden.eval.demo_tools import Call, DemoTools
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
+
+TOOL_NAMES = [t["name"] for t in TOOL_DEFINITIONS]
 
 
 def _project(root: Path) -> Path:
@@ -39,17 +42,17 @@ def test_session_over_a_small_project_is_valid_and_real(tmp_path: Path) -> None:
     pairs = _calls(messages)
     assert len(pairs) >= 20
     names = {u.name for u, _ in pairs}
-    assert {"Read", "Grep", "Glob", "Bash", "Write", "Edit", "TodoWrite"} <= names
+    assert set(TOOL_NAMES) <= names
     stamps = [m.meta.timestamp for m in messages]
     assert all(s is not None for s in stamps) and stamps == sorted(stamps)  # type: ignore[type-var]
     for use, result in pairs:
-        if use.name == "Read" and not result.is_error:
-            path = Path(use.input["file_path"])
+        if use.name == "read_file" and not result.is_error:
+            path = Path(use.input["path"])
             lines = path.read_text().splitlines()
             assert result.text == "\n".join(f"{i:>6}\t{line}" for i, line in enumerate(lines, 1))
     note = scratch / "ORIENTATION.md"
     assert note.read_text().startswith("# Orientation: project\n\n## Thresholds")
-    assert any("LIMIT = 200_000" in r.text for u, r in pairs if u.name == "Grep")
+    assert any("LIMIT = 200_000" in r.text for u, r in pairs if u.name == "grep")
     assert (root / "pkg" / "core.py").read_text().startswith('"""Core."""')  # never written
 
 
@@ -57,8 +60,8 @@ def test_failures_are_real_and_reported_as_errors(tmp_path: Path) -> None:
     history = build_session(_project(tmp_path / "p"), tmp_path / "s")
     errors = [(u, r) for u, r in _calls(history.messages) if r.is_error]
     kinds = {u.name for u, _ in errors}
-    assert "Read" in kinds  # the guessed utils module that is not there
-    traceback = next(r.text for u, r in errors if u.name == "Bash")
+    assert "read_file" in kinds  # the guessed utils module that is not there
+    traceback = next(r.text for u, r in errors if u.name == "bash")
     assert traceback.startswith("Exit code 1\n") and "FileNotFoundError" in traceback
 
 
@@ -86,11 +89,12 @@ def test_the_default_directory_is_this_package(tmp_path: Path) -> None:
 
 def test_writes_outside_the_scratch_directory_are_refused(tmp_path: Path) -> None:
     root = _project(tmp_path / "p")
-    tools = DemoTools(root, tmp_path / "s")
+    (tmp_path / "s").mkdir()
+    tools = Tools(Workspace(root, tmp_path / "s"))
     target = root / "pkg" / "core.py"
     before = target.read_text()
-    out = tools.run(Call("Write", {"file_path": str(target), "content": "oops"}))
-    assert out.is_error and "writes only under" in out.text
+    out = tools.run(Call("write_file", {"path": str(target), "content": "oops"}))
+    assert out.is_error and "outside the workspace" in out.text
     assert target.read_text() == before
 
 

@@ -50,6 +50,7 @@ from contextwarden.log import (
     UsageRecorded,
 )
 from contextwarden.manager import CompactionReport, ContextManager
+from contextwarden.mirror import Managed, SessionMirror
 from contextwarden.model import (
     Block,
     DocumentBlock,
@@ -143,6 +144,7 @@ __all__ = [
     "LoadIssue",
     "LoadReport",
     "LogEntry",
+    "Managed",
     "Message",
     "MessageAdded",
     "MessageMeta",
@@ -165,6 +167,7 @@ __all__ = [
     "RoleAlternationError",
     "Rule",
     "RungEvent",
+    "SessionMirror",
     "SessionStore",
     "Snip",
     "SqliteStore",

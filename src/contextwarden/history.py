@@ -105,7 +105,7 @@ class ConversationHistory:
         self._metadata: dict[str, Any] = {}
         self.source: LoadReport | None = None
         """Set by ``load``: the file this history was read from and what could not be read."""
-        self.set_preamble(system, tools)
+        self._set_preamble(system, tools)
 
     @classmethod
     def from_log(
@@ -238,6 +238,23 @@ class ConversationHistory:
         """Record a session fact that is not conversation (JSON-compatible value); it is logged."""
         self._record(MetadataSet(key, freeze(value)))
         self._metadata[key] = value
+
+    def set_preamble(
+        self,
+        system: str | Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> bool:
+        """Change the system prompt and/or the tool definitions (``None`` keeps the current one).
+
+        A change is logged as a new preamble, so the log keeps both versions; returns whether
+        anything changed.
+        """
+        new_system = self.system if system is None else _plain_system(system)
+        new_tools = self.tools if tools is None else [dict(t) for t in tools]
+        if new_system == self.system and new_tools == self.tools:
+            return False
+        self._set_preamble(new_system, new_tools)
+        return True
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -381,12 +398,12 @@ class ConversationHistory:
         for message, count in zip(self._view[covered:], counts[covered:], strict=True):
             self._ledger.append(message, count)
 
-    def set_preamble(
+    def _set_preamble(
         self,
         system: str | Sequence[Mapping[str, Any]] | None,
         tools: Sequence[Mapping[str, Any]] | None,
     ) -> None:
-        """Replace the system prompt and tool definitions; the change is logged (a Preamble)."""
+        """Replace the system prompt and tool definitions; always logged (a Preamble)."""
         frozen_system = (
             system if isinstance(system, str | None) else tuple(FrozenDict(b) for b in system)
         )
@@ -553,6 +570,10 @@ def _plain_turn(view: Sequence[Message], message: Message) -> bool:
         if type(block) is not TextBlock or not block.text or block.text.isspace():
             return False
     return bool(message.content)
+
+
+def _plain_system(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
+    return system if isinstance(system, str) else [dict(b) for b in system]
 
 
 def _cache_key(counter: TokenCounter) -> str | None:

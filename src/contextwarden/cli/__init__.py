@@ -10,10 +10,10 @@ import argparse
 from collections.abc import Sequence
 
 from contextwarden import __version__
-from contextwarden.cli import compact_cmd, demo_cmd, inspect_cmd, proxy_cmd, replay_cmd
+from contextwarden.cli import chat_cmd, compact_cmd, demo_cmd, inspect_cmd, proxy_cmd, replay_cmd
 from contextwarden.cli.common import PROG, Parser, run_command
 
-COMMANDS = (inspect_cmd, compact_cmd, replay_cmd, demo_cmd, proxy_cmd)
+COMMANDS = (inspect_cmd, compact_cmd, replay_cmd, demo_cmd, proxy_cmd, chat_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

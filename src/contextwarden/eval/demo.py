@@ -14,9 +14,11 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from contextwarden.agent.tools import Tools
+from contextwarden.agent.workspace import Workspace
 from contextwarden.errors import ContextWardenError
+from contextwarden.eval.demo_recorder import Recorder
 from contextwarden.eval.demo_script import NOTE_NAME, SYSTEM_PROMPT, Review
-from contextwarden.eval.demo_tools import DemoTools, Recorder
 from contextwarden.history import ConversationHistory
 
 TEXT_SUFFIXES = frozenset(
@@ -48,7 +50,7 @@ def build_session(
         raise ContextWardenError(f"demo: no text files to review under {root}")
     suffix = Counter(p.suffix for p in files).most_common(1)[0][0]
     review = Review(
-        Recorder(DemoTools(root, scratch), SYSTEM_PROMPT.format(root=root), clock),
+        Recorder(Tools(Workspace(root, scratch)), SYSTEM_PROMPT.format(root=root), clock),
         root,
         files,
         suffix,

@@ -9,6 +9,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from contextwarden.agent.tools import Call, Outcome
 from contextwarden.eval.demo_code import (
     CHECKER,
     CHECKER_NAME,
@@ -27,9 +28,9 @@ from contextwarden.eval.demo_code import (
     python_file,
     shortened,
 )
-from contextwarden.eval.demo_tools import Call, Outcome, Recorder
+from contextwarden.eval.demo_recorder import Recorder
 
-READ_FILES = 16
+READ_FILES = 18
 """How many of the largest files the agent reads in full."""
 NOTE_NAME = "ORIENTATION.md"
 NOTE_MAX_LINES = 60
@@ -89,17 +90,17 @@ class Review:
     def _survey(self) -> None:
         self._act(
             "I'll start with an overview of the layout, then read the largest modules.",
-            Call("TodoWrite", {"todos": [_todo(*item) for item in PLAN]}),
+            Call("todo_write", {"todos": [_todo(*item) for item in PLAN]}),
         )
         self._act(
             "Listing the files and their sizes.",
-            Call("Glob", {"pattern": f"**/*{self.suffix}", "path": str(self.root)}),
-            Call("Bash", {"command": "ls -la", "description": "List the top directory"}),
+            Call("list_files", {"pattern": f"**/*{self.suffix}", "path": str(self.root)}),
+            Call("bash", {"command": "ls -la", "description": "List the top directory"}),
         )
         count = f"find . -name '*{self.suffix}' -not -path '*/__pycache__/*' | sort | xargs wc -l"
         self._act(
             "Counting lines per file.",
-            Call("Bash", {"command": count, "description": "Line counts"}),
+            Call("bash", {"command": count, "description": "Line counts"}),
         )
         self._guesses()
 
@@ -110,13 +111,13 @@ class Review:
         if guess is not None:
             (read,) = self._act(
                 "Most projects keep shared helpers in a utils module; let me check it first.",
-                Call("Read", {"file_path": str(guess)}),
+                Call("read_file", {"path": str(guess)}),
             )
             missing = read.is_error
         (project,) = self._act(
             f"{'No such file' if missing else 'Found it'}. Let me find the project's name in "
             "its metadata.",
-            Call("Bash", {"command": python(PROJECT_NAME), "description": "Read the project name"}),
+            Call("bash", {"command": python(PROJECT_NAME), "description": "Read the project name"}),
         )
         self._module_docs(
             "There is no pyproject.toml here: this directory is the package itself, not the "
@@ -128,11 +129,11 @@ class Review:
 
     def _module_docs(self, text: str) -> None:
         if not self.python:
-            self._act(text, Call("Bash", {"command": "ls -R", "description": "Every file"}))
+            self._act(text, Call("bash", {"command": "ls -R", "description": "Every file"}))
             return
         (docs,) = self._act(
             text,
-            Call("Bash", {"command": python(MODULE_DOCS), "description": "Module docstrings"}),
+            Call("bash", {"command": python(MODULE_DOCS), "description": "Module docstrings"}),
         )
         self.findings["modules"] = docs.text
 
@@ -142,7 +143,7 @@ class Review:
             names = " and ".join(f"`{p.relative_to(self.root)}`" for p in pair)
             said = self._act(
                 f"Reading {names}.",
-                *(Call("Read", {"file_path": str(p)}) for p in pair),
+                *(Call("read_file", {"path": str(p)}) for p in pair),
                 interjection=(
                     "While you're at it: which modules import optional dependencies (rich, "
                     "plotly, anthropic, openai, tiktoken, psycopg)? Those imports must stay lazy."
@@ -169,16 +170,16 @@ class Review:
         glob = f"*{self.suffix}"
         (numbers,) = self._act(
             "Now the thresholds: numbers written with digit separators and ratios.",
-            Call("Grep", {"pattern": THRESHOLDS, "path": str(self.root), "glob": glob}),
+            Call("grep", {"pattern": THRESHOLDS, "path": str(self.root), "glob": glob}),
         )
         (optional,) = self._act(
             "And, as you asked, the modules importing optional dependencies.",
-            Call("Grep", {"pattern": OPTIONAL_IMPORTS, "path": str(self.root), "glob": glob}),
+            Call("grep", {"pattern": OPTIONAL_IMPORTS, "path": str(self.root), "glob": glob}),
         )
         (todos,) = self._act(
             "Looking for admitted fragility: TODO, FIXME, XXX, HACK.",
             Call(
-                "Grep",
+                "grep",
                 {"pattern": r"\b(?:TODO|FIXME|XXX|HACK)\b", "path": str(self.root), "glob": glob},
             ),
         )
@@ -187,7 +188,7 @@ class Review:
             (long,) = self._act(
                 "Long functions are where bugs hide; listing those over 30 lines.",
                 Call(
-                    "Bash",
+                    "bash",
                     {
                         "command": python(LONG_FUNCTIONS),
                         "description": "Functions longer than 30 lines",
@@ -207,9 +208,9 @@ class Review:
         self._act(
             f"I have enough for a first version; writing {self.note.name}.",
             Call(
-                "Write",
+                "write_file",
                 {
-                    "file_path": str(self.note),
+                    "path": str(self.note),
                     "content": f"# Orientation: {self.root.name}\n\n{body}\n",
                 },
             ),
@@ -225,7 +226,7 @@ class Review:
         wc = f"wc -l {shlex.quote(str(self.note))}"
         (lines,) = self._act(
             "Checking the length.",
-            Call("Bash", {"command": wc, "description": "Count the note's lines"}),
+            Call("bash", {"command": wc, "description": "Count the note's lines"}),
         )
         count = int(lines.text.split()[0]) if not lines.is_error else 0
         if count > NOTE_MAX_LINES:
@@ -234,14 +235,14 @@ class Review:
         self.rec.user("Good. Now read the rest of the main modules too, then I have a question.")
 
     def _edit(self, text: str, old: str, new: str) -> None:
-        edit = {"file_path": str(self.note), "old_string": old, "new_string": new}
-        self._act(text, Call("Edit", edit))
+        edit = {"path": str(self.note), "old_string": old, "new_string": new}
+        self._act(text, Call("edit_file", edit))
 
     def _shorten_note(self, count: int) -> None:
         text = shortened(self.note.read_text(encoding="utf-8"), NOTE_MAX_LINES)
         self._act(
             f"It is {count} lines, over the limit; keeping the first bullets of each section.",
-            Call("Write", {"file_path": str(self.note), "content": text}),
+            Call("write_file", {"path": str(self.note), "content": text}),
         )
 
     def _error_handling(self) -> None:
@@ -252,15 +253,15 @@ class Review:
         )
         (found,) = self._act(
             f"Searching {target.name} for raise and except.",
-            Call("Grep", {"pattern": r"\braise\b|\bexcept\b", "path": str(target)}),
+            Call("grep", {"pattern": r"\braise\b|\bexcept\b", "path": str(target)}),
         )
         quoted = "\n".join(found.text.splitlines()[:8])
         self._act(
             "Adding the quotes to the note.",
             Call(
-                "Edit",
+                "edit_file",
                 {
-                    "file_path": str(self.note),
+                    "path": str(self.note),
                     "old_string": "## Modules",
                     "new_string": f"## Errors in {target.name}\n\n```\n{quoted}\n```\n\n## Modules",
                 },
@@ -277,20 +278,20 @@ class Review:
         )
         self._act(
             f"Writing {CHECKER_NAME}.",
-            Call("Write", {"file_path": str(script), "content": CHECKER}),
+            Call("write_file", {"path": str(script), "content": CHECKER}),
         )
         first = self._run_checker(script, "Running it on the package.")
         self._say(f"It reports: {_first_line(first.text)}")
         self.rec.user("Extend it to public functions and classes too, and add a unittest for it.")
-        edit = {"file_path": str(script), "old_string": CHECKER_OLD, "new_string": CHECKER_NEW}
-        self._act("Adding public functions and classes to the check.", Call("Edit", edit))
+        edit = {"path": str(script), "old_string": CHECKER_OLD, "new_string": CHECKER_NEW}
+        self._act("Adding public functions and classes to the check.", Call("edit_file", edit))
         second = self._run_checker(script, "Running the extended check.")
         self._test_checker(script.parent, len(second.text.splitlines()) - second.is_error)
 
     def _run_checker(self, script: Path, text: str) -> Outcome:
         command = python_file(str(script), str(self.root))
         (out,) = self._act(
-            text, Call("Bash", {"command": command, "description": "Docstrings missing"})
+            text, Call("bash", {"command": command, "description": "Docstrings missing"})
         )
         return out
 
@@ -298,14 +299,14 @@ class Review:
         test = scratch / CHECKER_TEST_NAME
         self._act(
             f"It lists {listed} line(s). Now a unittest for it.",
-            Call("Write", {"file_path": str(test), "content": CHECKER_TEST}),
+            Call("write_file", {"path": str(test), "content": CHECKER_TEST}),
         )
         command = f"cd {shlex.quote(str(scratch))} && " + python_file(
             "-m", "unittest", "-v", test.stem
         )
         (tests,) = self._act(
             "Running the tests.",
-            Call("Bash", {"command": command, "description": "Run the checker's tests"}),
+            Call("bash", {"command": command, "description": "Run the checker's tests"}),
         )
         verdict = "pass" if not tests.is_error else "fail; the output above says where"
         self._say(f"The checker and its tests are in {scratch}; the tests {verdict}.")
@@ -325,7 +326,7 @@ def _first_line(text: str) -> str:
 
 
 def _describe(name: Path, out: Outcome) -> str:
-    """A remark about a file the agent read, made from what the Read tool returned."""
+    """A remark about a file the agent read, made from what read_file returned."""
     if out.is_error:
         return f"`{name}` could not be read ({out.text.splitlines()[0]})."
     lines = out.text.count("\n") + 1

@@ -24,6 +24,7 @@ from contextwarden.stores.postgres import PostgresStore
 from contextwarden.stores.sqlite import SqliteStore
 
 __all__ = [
+    "DATA_DIR_ENV",
     "MAX_SESSION_ID_LENGTH",
     "JsonlStore",
     "PostgresStore",
@@ -33,8 +34,10 @@ __all__ = [
     "StoreWarning",
     "WriteThrough",
     "claude_code_records",
+    "default_location",
     "open_history",
     "open_store",
+    "store_from",
     "validate_session_id",
     "write_claude_code",
 ]
@@ -50,3 +53,31 @@ def open_store(location: str | os.PathLike[str], **options: Any) -> SessionStore
     if Path(text).is_dir():
         return JsonlStore(text, **options)
     return SqliteStore(text, **options)
+
+
+DATA_DIR_ENV = "CONTEXTWARDEN_HOME"
+"""Environment variable naming the directory for contextwarden's own data (session database)."""
+
+
+def default_location() -> Path:
+    """Where sessions live when no store is given: ``$CONTEXTWARDEN_HOME/sessions.db``, else
+    ``$XDG_DATA_HOME/contextwarden/sessions.db`` (``~/.local/share`` when unset). The directory
+    is created on first use."""
+    home = os.environ.get(DATA_DIR_ENV)
+    if home:
+        base = Path(home)
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        base = Path(xdg) / "contextwarden"
+    base.mkdir(parents=True, exist_ok=True)
+    return base / "sessions.db"
+
+
+def store_from(store: SessionStore | str | os.PathLike[str] | None) -> SessionStore:
+    """``store`` itself, the store a location names (``open_store``), or the default SQLite
+    database at ``default_location()`` when None."""
+    if store is None:
+        return open_store(default_location())
+    if isinstance(store, str | os.PathLike):
+        return open_store(store)
+    return store

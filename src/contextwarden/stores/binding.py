@@ -90,7 +90,7 @@ def open_history(
                 rules=rules,
             )
             history.subscribe(WriteThrough(store, session_id, len(entries)))
-            _update_preamble(history, system, tools)
+            history.set_preamble(system, tools)
             return history
         history = cls(system, tools, mode=mode, counter=counter, rules=rules)
         try:
@@ -102,18 +102,3 @@ def open_history(
     raise StoreError(
         f"could not open session {session_id!r}: it kept changing between read and create"
     )
-
-
-def _update_preamble(
-    history: ConversationHistory,
-    system: str | Sequence[Mapping[str, Any]] | None,
-    tools: Sequence[Mapping[str, Any]] | None,
-) -> None:
-    new_system = history.system if system is None else _plain(system)
-    new_tools = history.tools if tools is None else [dict(t) for t in tools]
-    if new_system != history.system or new_tools != history.tools:
-        history.set_preamble(new_system, new_tools)
-
-
-def _plain(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
-    return system if isinstance(system, str) else [dict(b) for b in system]

@@ -1,0 +1,142 @@
+"""What ``contextwarden chat`` shows: the streamed reply, tool calls and results, compaction
+notices, the confirmation question, and the ``/context`` and ``/cost`` tables."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from contextwarden.agent.tools import Call, Outcome
+from contextwarden.breakdown import CATEGORIES, breakdown
+from contextwarden.cli.common import bar, console
+from contextwarden.compaction.apply import CompactionReport
+from contextwarden.history import ConversationHistory
+from contextwarden.log import UsageRecorded
+from contextwarden.manager import ContextManager
+
+__all__ = ["ConsoleUI", "context_table", "cost_table"]
+
+PREVIEW_LINES = 12
+"""Lines of a tool result shown on screen (the model gets the whole result)."""
+SUMMARY_RUNGS = frozenset({"summarize", "truncate"})
+
+
+class ConsoleUI:
+    """The agent's UI on a terminal; ``ask`` reads one answer (None: no one to ask)."""
+
+    def __init__(self, ask: Callable[[str], str | None], *, quiet: bool = False) -> None:
+        self.ask = ask
+        self.quiet = quiet
+        self._streaming = False
+
+    def text(self, delta: str) -> None:
+        if self.quiet:
+            return
+        sys.stdout.write(delta)
+        sys.stdout.flush()
+        self._streaming = True
+
+    def end_reply(self) -> None:
+        if self._streaming:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        self._streaming = False
+
+    def tool(self, call: Call) -> None:
+        if not self.quiet:
+            console().print(f"[bold cyan]⏺ {call.name}[/]({escape(_args(call))})")
+
+    def result(self, call: Call, outcome: Outcome) -> None:
+        if self.quiet:
+            return
+        lines = outcome.text.splitlines() or [""]
+        shown = "\n".join(f"  ⎿ {escape(line)}" for line in lines[:PREVIEW_LINES])
+        more = len(lines) - PREVIEW_LINES
+        style = "red" if outcome.is_error else "dim"
+        console().print(
+            f"[{style}]{shown}[/]" + (f"\n  [dim]… {more} more lines[/]" if more > 0 else "")
+        )
+
+    def compaction(self, report: CompactionReport) -> None:
+        """A notice for every compaction: a line for a summary, a dim one for lighter rungs; on
+        stderr when quiet (``-p``), so the answer alone is on stdout."""
+        out = _stderr() if self.quiet else console()
+        applied = set(report.applied)
+        sizes = f"{report.tokens_before:,} → {report.tokens_after:,} tokens"
+        if applied & SUMMARY_RUNGS:
+            kinds = ", ".join(sorted(applied & SUMMARY_RUNGS))
+            out.print(f"[bold yellow]Compacting conversation… {sizes} ({kinds})[/]")
+        else:
+            out.print(f"[dim]· context trimmed ({', '.join(report.applied)}): {sizes}[/]")
+
+    def confirm(self, call: Call) -> bool:
+        answer = self.ask(f"Allow {call.name}({_args(call)})? [y/N] ")
+        if answer is None:
+            console().print(f"[yellow]{call.name} not run: no one to confirm it (use --yes)[/]")
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+
+@cache
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _args(call: Call) -> str:
+    text = json.dumps(dict(call.input), ensure_ascii=False, default=str)
+    return text if len(text) <= 160 else text[:157] + "…"
+
+
+def context_table(history: ConversationHistory, manager: ContextManager) -> Table:
+    """Where the context's tokens go, the free space and the thresholds (``/context``)."""
+    policy = manager.policy
+    parts = breakdown(history.messages, history.counter, system=history.system, tools=history.tools)
+    window = policy.context_window
+    table = Table(title=f"Context: {history.estimate_tokens():,} of {window:,} tokens")
+    table.add_column("part")
+    table.add_column("tokens", justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("")
+    for name in CATEGORIES:
+        tokens = parts.by_category.get(name, 0)
+        if tokens:
+            table.add_row(name, f"{tokens:,}", f"{tokens / window:.1%}", bar(tokens / window))
+    free = max(window - history.estimate_tokens(), 0)
+    table.add_row("free space", f"{free:,}", f"{free / window:.1%}", bar(free / window))
+    table.add_section()
+    for label, value in (
+        ("warning at", policy.warning_threshold),
+        ("autocompact at", policy.autocompact_threshold),
+        ("effective window", policy.effective_window),
+    ):
+        table.add_row(label, f"{value:,}", f"{value / window:.0%}", "")
+    return table
+
+
+def cost_table(history: ConversationHistory) -> Table:
+    """Tokens the session's requests reported (``/cost``), by kind."""
+    totals: dict[str, int] = {}
+    requests = 0
+    for entry in history.log:
+        if isinstance(entry, UsageRecorded):
+            requests += 1
+            for key, value in entry.raw.items():
+                if isinstance(value, int) and not isinstance(value, bool) and "tokens" in key:
+                    totals[key] = totals.get(key, 0) + value
+    table = Table(title=f"Usage over {requests} model requests")
+    table.add_column("kind")
+    table.add_column("tokens", justify="right")
+    for key, value in sorted(totals.items()):
+        table.add_row(key, f"{value:,}")
+    return table
+
+
+def show(renderable: Any) -> None:
+    console().print(renderable)

@@ -271,6 +271,9 @@ def test_chat_in_tmux_compacts_and_keeps_working(
         term.send("/context")
         screen = term.wait_for("free space")
         assert "autocompact at" in screen and "tool_result" in screen
+        term.send("/cost")
+        screen = term.wait_for("input, cache reads")
+        assert f"Usage over {FILES + 1} model requests" in screen
         term.send("/compact keep the file names")
         screen = term.wait_for(
             "Compacting conversation", after=screen.count("Compacting conversation")

@@ -79,3 +79,27 @@ def test_the_model_matches_every_claude_code_transcript_in_total(transcripts: li
         recorded = recorded + _recorded_total(rebuilt)
     assert modeled.cache_read == pytest.approx(recorded.cache_read, rel=WITHIN)
     assert modeled.cache_write == pytest.approx(recorded.cache_write, rel=WITHIN)
+
+
+def test_recorded_usage_reads_openai_chat_and_responses_usage() -> None:
+    """OpenAI counts cached tokens inside its input; they are the reads."""
+    from contextwarden.cost.bill import recorded_usage
+    from contextwarden.cost.cache import Usage
+
+    chat = {
+        "prompt_tokens": 1_117,
+        "completion_tokens": 46,
+        "total_tokens": 1_163,
+        "prompt_tokens_details": {"cached_tokens": 1_024, "audio_tokens": 0},
+    }
+    assert recorded_usage(chat) == Usage(uncached=93, cache_read=1_024, output=46)
+    responses = {
+        "input_tokens": 2_000,
+        "input_tokens_details": {"cached_tokens": 1_920},
+        "output_tokens": 30,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 2_030,
+    }
+    assert recorded_usage(responses) == Usage(uncached=80, cache_read=1_920, output=30)
+    anthropic = {"input_tokens": 5, "cache_read_input_tokens": 900, "output_tokens": 7}
+    assert recorded_usage(anthropic) == Usage(uncached=5, cache_read=900, output=7)

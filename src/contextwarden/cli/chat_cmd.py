@@ -45,7 +45,7 @@ HELP = """Commands:
   /clear                start a new session (the old one stays in the store)
   /resume [id]          continue another session (default: the latest other one)
   /sessions             list the sessions in the store
-  /cost                 tokens the model reported so far
+  /cost                 tokens the model reported so far, and their cost with caching
   /help                 this list
   /exit                 leave (Ctrl-D too); Ctrl-C interrupts a reply or a tool"""
 
@@ -159,7 +159,7 @@ class Chat:
             "/exit": lambda _: False,
             "/quit": lambda _: False,
             "/context": lambda _: show(context_table(self.history, self.manager)),
-            "/cost": lambda _: show(cost_table(self.history)),
+            "/cost": lambda _: show(cost_table(self.history, self.provider.model)),
             "/compact": self._compact,
             "/undo-compact": self._undo,
             "/clear": lambda _: self._switch(new_session_id()),

@@ -17,6 +17,9 @@ from contextwarden.agent.tools import Call, Outcome
 from contextwarden.breakdown import CATEGORIES, breakdown
 from contextwarden.cli.common import bar, console
 from contextwarden.compaction.apply import CompactionReport
+from contextwarden.cost.bill import recorded_usage
+from contextwarden.cost.cache import Usage
+from contextwarden.cost.prices import default_prices
 from contextwarden.history import ConversationHistory
 from contextwarden.log import UsageRecorded
 from contextwarden.manager import ContextManager
@@ -120,21 +123,25 @@ def context_table(history: ConversationHistory, manager: ContextManager) -> Tabl
     return table
 
 
-def cost_table(history: ConversationHistory) -> Table:
-    """Tokens the session's requests reported (``/cost``), by kind."""
-    totals: dict[str, int] = {}
-    requests = 0
-    for entry in history.log:
-        if isinstance(entry, UsageRecorded):
-            requests += 1
-            for key, value in entry.raw.items():
-                if isinstance(value, int) and not isinstance(value, bool) and "tokens" in key:
-                    totals[key] = totals.get(key, 0) + value
-    table = Table(title=f"Usage over {requests} model requests")
-    table.add_column("kind")
-    table.add_column("tokens", justify="right")
-    for key, value in sorted(totals.items()):
-        table.add_row(key, f"{value:,}")
+def cost_table(history: ConversationHistory, model: str) -> Table:
+    """What the session's requests reported (``/cost``): input by how it was billed (uncached,
+    cache reads, cache writes) and output, and their cost at ``model``'s price when known."""
+    usages = [recorded_usage(e.raw) for e in history.log if isinstance(e, UsageRecorded)]
+    total = sum(usages, Usage())
+    price = default_prices().find(model)
+    title = f"Usage over {len(usages)} model requests"
+    if price is not None:
+        title += f": ${total.cost(price):,.4f} at {model}'s prices"
+    table = Table(title=title)
+    table.add_column("tokens")
+    table.add_column("", justify="right")
+    for label, value in (
+        ("input, uncached", total.uncached),
+        ("input, cache reads", total.cache_read),
+        ("input, cache writes", total.cache_write),
+        ("output", total.output),
+    ):
+        table.add_row(label, f"{value:,}")
     return table
 
 

@@ -59,14 +59,20 @@ def bill(requests: Iterable[Request], price: Price, cache: PromptCache | None = 
 
 
 def recorded_usage(usage: object) -> Usage:
-    """An Anthropic response's ``usage`` (mapping or SDK object) as a Usage: what the API billed.
+    """A response's ``usage`` (mapping or SDK object) as a Usage: what the API billed.
 
-    The split of cache writes by TTL comes from ``cache_creation``; without it every write is
-    counted at the 5-minute rate.
+    Anthropic: the split of cache writes by TTL comes from ``cache_creation`` (without it every
+    write is counted at the 5-minute rate). OpenAI chat completions (``prompt_tokens``) and
+    Responses (``input_tokens_details``): their input includes the cached tokens, which are reads.
     """
+    details = _part(usage, "prompt_tokens_details") or _part(usage, "input_tokens_details")
+    if details is not None or _part(usage, "prompt_tokens") is not None:
+        total = _field(usage, "prompt_tokens") or _field(usage, "input_tokens")
+        cached = min(total, _field(details, "cached_tokens"))
+        output = _field(usage, "completion_tokens") or _field(usage, "output_tokens")
+        return Usage(uncached=total - cached, cache_read=cached, output=output)
     written = _field(usage, "cache_creation_input_tokens")
-    split = usage.get("cache_creation") if isinstance(usage, Mapping) else None
-    split = split if split is not None else getattr(usage, "cache_creation", None)
+    split = _part(usage, "cache_creation")
     hour = min(written, _field(split, "ephemeral_1h_input_tokens")) if split is not None else 0
     return Usage(
         uncached=_field(usage, "input_tokens"),
@@ -77,6 +83,10 @@ def recorded_usage(usage: object) -> Usage:
     )
 
 
+def _part(source: object, name: str) -> object:
+    return source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
+
+
 def _field(source: object, name: str) -> int:
-    value = source.get(name) if isinstance(source, Mapping) else getattr(source, name, None)
+    value = _part(source, name)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -202,3 +202,19 @@ def test_a_short_failure_that_clearing_would_not_shorten_stays() -> None:
     assert result.applied
     assert result.messages[2] is messages[2]
     assert result.report.details["cleared"] == 1  # only the oldest read
+
+
+def test_clear_tool_inputs_keeps_the_latest_calls_and_their_pairing() -> None:
+    from contextwarden.compaction.inputs import ClearToolInputs
+
+    messages = [Message.user("go")]
+    for n in range(4):
+        messages.append(Message.assistant([ToolUseBlock(f"t{n}", "Read", {"file_path": f"f{n}"})]))
+        messages.append(Message("user", (ToolResultBlock(f"t{n}", f"body {n}"),)))
+    result = ClearToolInputs(1)(messages)
+    inputs = [u.input for m in result.messages for u in m.tool_uses]
+    assert inputs == [{}, {}, {}, {"file_path": "f3"}]
+    assert validate(result.messages) == [] and result.report.applied
+    assert result.report.tokens_after < result.report.tokens_before
+    only_bash = ClearToolInputs(0, tools=["Bash"])(messages)
+    assert not only_bash.report.applied  # no Bash call to clear

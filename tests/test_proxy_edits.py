@@ -64,6 +64,30 @@ def test_clear_tool_uses_is_applied_and_reported(tmp_path: Path) -> None:
     assert applied.cleared_tool_uses == 6 and applied.cleared_input_tokens > 500
 
 
+def test_clear_tool_inputs_empties_the_old_calls_inputs_too(tmp_path: Path) -> None:
+    history = _long_history(8)
+    edit = {**EDIT, "clear_tool_inputs": True}
+    with upstream(reader_script(20)) as api, proxy_server(config(api.url, tmp_path, WINDOW)) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        reply = client.beta.messages.create(
+            model="m",
+            max_tokens=10,
+            system=SYSTEM,
+            tools=TOOLS,
+            messages=history,
+            betas=["context-management-2025-06-27"],
+            context_management={"edits": [edit]},
+        )
+    body = api.messages_requests()[-1]
+    calls = [b for m in body["messages"] for b in m["content"] if b.get("type") == "tool_use"]
+    assert [bool(c["input"]) for c in calls] == [False] * 6 + [True] * 2  # the latest 2 kept
+    assert cleared(body) == 6
+    check_request(body, WINDOW)
+    assert reply.context_management is not None
+    (applied,) = reply.context_management.applied_edits
+    assert applied.cleared_tool_uses == 6 and applied.cleared_input_tokens > 500
+
+
 def test_streamed_reply_reports_the_edits_in_message_delta(tmp_path: Path) -> None:
     history = _long_history(8)
     request = {

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contextwarden.compaction.base import Strategy, StrategyReport
+from contextwarden.compaction.inputs import ClearToolInputs
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.errors import CompactionError, FormatError
 from contextwarden.history import ConversationHistory
@@ -38,8 +40,7 @@ class ClearToolUses:
     clear_at_least: int = 0
     exclude_tools: tuple[str, ...] = ()
     clear_tool_inputs: bool | tuple[str, ...] = False
-    """Accepted and reported; the proxy clears results only (MicroCompact keeps every call's
-    input, which costs room but never correctness)."""
+    """Also empty the inputs of the old calls (True: of every tool cleared; a list: of those)."""
 
 
 def parse(body: Mapping[str, Any]) -> tuple[tuple[ClearToolUses, ...], dict[str, Any] | None]:
@@ -90,18 +91,37 @@ def apply(
         excluded = {t.lower() for t in edit.exclude_tools}
         used = {u.name for m in history.messages for u in m.tool_uses}
         tools = sorted(t for t in used if t.lower() not in excluded)
-        strategy = MicroCompact(edit.keep, tools=tools, min_saving=edit.clear_at_least)
-        try:
-            report = manager.apply(history, strategy, trigger=CLEAR_TOOL_USES)
-        except CompactionError as exc:  # the view stays as it was; the ladder still runs
-            log.warning("%s not applied: %s", CLEAR_TOOL_USES, exc)
-            continue
-        if report.applied:
+        reports = [
+            _apply(
+                manager,
+                history,
+                MicroCompact(edit.keep, tools=tools, min_saving=edit.clear_at_least),
+            )
+        ]
+        if edit.clear_tool_inputs:
+            named = tools if isinstance(edit.clear_tool_inputs, bool) else edit.clear_tool_inputs
+            kept = [t for t in named if t.lower() not in excluded]
+            reports.append(_apply(manager, history, ClearToolInputs(edit.keep, tools=kept)))
+        done = [r for r in reports if r is not None]
+        if done:
             applied.append(
                 {
                     "type": CLEAR_TOOL_USES,
-                    "cleared_tool_uses": int(report.details.get("cleared", 0)),
-                    "cleared_input_tokens": report.saved,
+                    "cleared_tool_uses": max(int(r.details.get("cleared", 0)) for r in done),
+                    "cleared_input_tokens": sum(r.saved for r in done),
                 }
             )
     return applied
+
+
+def _apply(
+    manager: ContextManager, history: ConversationHistory, strategy: Strategy
+) -> StrategyReport | None:
+    """The report of ``strategy`` applied through the manager's guarded path; None when it
+    changed nothing (or was refused: the view stays as it was, the ladder still runs)."""
+    try:
+        report = manager.apply(history, strategy, trigger=CLEAR_TOOL_USES)
+    except CompactionError as exc:
+        log.warning("%s not applied: %s", CLEAR_TOOL_USES, exc)
+        return None
+    return report if report.applied else None

@@ -2,7 +2,8 @@
 
 ``clear_tool_uses_20250919`` is MicroCompact with the client's numbers: once the conversation
 reaches ``trigger`` input tokens, the results of all but the latest ``keep`` tool uses are
-cleared (tools in ``exclude_tools`` never), and only if that frees ``clear_at_least`` tokens. The
+cleared (tools in ``exclude_tools`` never), and only if that frees ``clear_at_least`` tokens;
+with ``clear_tool_inputs`` the old calls' inputs are emptied too (ClearToolInputs). The
 reply reports it as the API does: ``context_management.applied_edits``. Edit types the proxy does
 not implement are left in the request for an upstream that does.
 """

@@ -291,3 +291,10 @@ def relocate_issues(
             report.issues[n] = replace(issue, line=lines[issue.index], index=None)
         elif indices is not None and issue.index < len(indices):
             report.issues[n] = replace(issue, index=indices[issue.index])
+
+
+def require_single(index: int, what: str, path: Path) -> None:
+    """FormatError unless ``index`` is 0: ``what`` (e.g. "a Codex rollout file") holds one
+    conversation, so there is nothing else to pick."""
+    if index != 0:
+        raise FormatError(f"{what} holds one conversation; use index=0", path=str(path))

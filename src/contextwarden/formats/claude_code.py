@@ -48,7 +48,6 @@ from functools import reduce
 from pathlib import Path
 from typing import Any
 
-from contextwarden.errors import FormatError
 from contextwarden.formats.base import (
     LoadReport,
     add_or_report,
@@ -57,6 +56,7 @@ from contextwarden.formats.base import (
     parse_timestamp,
     place_by_line,
     read_text,
+    require_single,
 )
 from contextwarden.formats.claude_code_records import Record, Scan
 from contextwarden.formats.claude_code_thread import main_thread, turns
@@ -252,10 +252,7 @@ def read(
     counter: TokenCounter | None = None,
 ) -> ConversationHistory:
     """Read one Claude Code session file (merge mode); see the module docstring for the rules."""
-    if index != 0:
-        raise FormatError(
-            "a Claude Code session file holds one conversation; use index=0", path=str(path)
-        )
+    require_single(index, "a Claude Code session file", path)
     scan = Scan(report)
     for item in iter_jsonl(read_text(path, report), report):
         scan.add(item.line, item.value)

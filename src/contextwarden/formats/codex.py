@@ -48,7 +48,7 @@ from functools import reduce
 from pathlib import Path
 from typing import Any
 
-from contextwarden.errors import ContextWardenError, FormatError
+from contextwarden.errors import ContextWardenError
 from contextwarden.formats.base import (
     LoadReport,
     add_or_report,
@@ -59,6 +59,7 @@ from contextwarden.formats.base import (
     place_by_line,
     read_text,
     repeated_tool_use,
+    require_single,
 )
 from contextwarden.formats.codex_items import Item, convert
 from contextwarden.history import ConversationHistory
@@ -302,10 +303,7 @@ def read(
     counter: TokenCounter | None = None,
 ) -> ConversationHistory:
     """Read one Codex rollout file (merge mode); see the module docstring for the rules."""
-    if index != 0:
-        raise FormatError(
-            "a Codex rollout file holds one conversation; use index=0", path=str(path)
-        )
+    require_single(index, "a Codex rollout file", path)
     scan = _Scan(report)
     for record in iter_jsonl(read_text(path, report), report):
         scan.add(record.line, record.value)

@@ -42,6 +42,7 @@ from contextwarden.formats.base import (
     parse_arguments,
     parse_timestamp,
     read_text,
+    require_single,
 )
 from contextwarden.history import ConversationHistory
 from contextwarden.model import (
@@ -194,10 +195,7 @@ def read(
     counter: TokenCounter | None = None,
 ) -> ConversationHistory:
     """Read one Copilot CLI session (merge mode); see the module docstring for the rules."""
-    if index != 0:
-        raise FormatError(
-            "a Copilot session file holds one conversation; use index=0", path=str(path)
-        )
+    require_single(index, "a Copilot session file", path)
     reader = _Reader(report)
     for item in iter_jsonl(read_text(path, report), report):
         if not _is_event(item.value):

@@ -30,6 +30,7 @@ from contextwarden.formats.base import (
     iter_jsonl,
     parse_timestamp,
     read_text,
+    require_single,
 )
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, ToolResultBlock
@@ -115,10 +116,7 @@ def read(
     counter: TokenCounter | None = None,
 ) -> ConversationHistory:
     """Read one compact transcript (merge mode); see the module docstring for the rules."""
-    if index != 0:
-        raise FormatError(
-            "a compact transcript holds one conversation; use index=0", path=str(path)
-        )
+    require_single(index, "a compact transcript", path)
     history = ConversationHistory(mode="merge", counter=counter)
     agents: set[str] = set()
     for item in iter_jsonl(read_text(path, report), report):

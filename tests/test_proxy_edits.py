@@ -41,8 +41,9 @@ def cleared(body: dict[str, Any]) -> int:
     )
 
 
-def test_clear_tool_uses_is_applied_and_reported(tmp_path: Path) -> None:
-    history = _long_history(8)
+def edited(tmp_path: Path, edit: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The reply to a long conversation sent through the proxy with ``edit``, and what the
+    upstream received."""
     with upstream(reader_script(20)) as api, proxy_server(config(api.url, tmp_path, WINDOW)) as url:
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         reply = client.beta.messages.create(
@@ -50,11 +51,15 @@ def test_clear_tool_uses_is_applied_and_reported(tmp_path: Path) -> None:
             max_tokens=10,
             system=SYSTEM,
             tools=TOOLS,
-            messages=history,
+            messages=_long_history(8),
             betas=["context-management-2025-06-27"],
-            context_management={"edits": [EDIT]},
+            context_management={"edits": [edit]},
         )
-    body = api.messages_requests()[-1]
+    return reply, api.messages_requests()[-1]
+
+
+def test_clear_tool_uses_is_applied_and_reported(tmp_path: Path) -> None:
+    reply, body = edited(tmp_path, EDIT)
     assert "context_management" not in body
     assert cleared(body) == 6  # 8 results, the latest 2 kept
     check_request(body, WINDOW)
@@ -65,20 +70,7 @@ def test_clear_tool_uses_is_applied_and_reported(tmp_path: Path) -> None:
 
 
 def test_clear_tool_inputs_empties_the_old_calls_inputs_too(tmp_path: Path) -> None:
-    history = _long_history(8)
-    edit = {**EDIT, "clear_tool_inputs": True}
-    with upstream(reader_script(20)) as api, proxy_server(config(api.url, tmp_path, WINDOW)) as url:
-        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
-        reply = client.beta.messages.create(
-            model="m",
-            max_tokens=10,
-            system=SYSTEM,
-            tools=TOOLS,
-            messages=history,
-            betas=["context-management-2025-06-27"],
-            context_management={"edits": [edit]},
-        )
-    body = api.messages_requests()[-1]
+    reply, body = edited(tmp_path, {**EDIT, "clear_tool_inputs": True})
     calls = [b for m in body["messages"] for b in m["content"] if b.get("type") == "tool_use"]
     assert [bool(c["input"]) for c in calls] == [False] * 6 + [True] * 2  # the latest 2 kept
     assert cleared(body) == 6

@@ -9,6 +9,7 @@ corpus they skip saying why, except in CI (``CI=true``), where a missing corpus 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +172,23 @@ def postgres_dsn() -> str:
             pytest.fail(reason)
         pytest.skip(reason)
     return dsn
+
+
+@pytest.fixture
+def close_event_loop() -> Iterator[None]:
+    """For tests of frameworks whose ``run_sync`` leaves an event loop as the thread's current
+    one (pydantic-ai, the Agents SDK): close it at the end of the test, so it is not left for
+    the garbage collector to warn about later, during some other test."""
+    yield
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            return
+    if not loop.is_running():
+        loop.close()
+        asyncio.set_event_loop(None)

@@ -71,7 +71,7 @@ def test_a_saving_read_on_many_requests_is_applied() -> None:
 
 def test_at_the_autocompact_threshold_the_edit_is_applied_regardless() -> None:
     messages = _skewed()
-    policy = ContextPolicy(context_window=9_000)  # autocompact from 7,515 tokens
+    policy = ContextPolicy(context_window=8_500)  # autocompact from 7,098 tokens
     ctx = CompactionContext(policy=policy)
     assert ctx.total_before(messages) >= policy.autocompact_threshold
     assert CacheAware(MicroCompact(keep_recent=6, min_saving=0), CACHE)(messages, ctx).applied

@@ -37,6 +37,7 @@ from contextwarden.rules import validate
 from contextwarden.stores import SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter
 
+pytestmark = pytest.mark.usefixtures("close_event_loop")
 WINDOW = 8_000
 
 

@@ -32,6 +32,7 @@ from contextwarden.stores import SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.servers import Captured, Reply, serving
 
+pytestmark = pytest.mark.usefixtures("close_event_loop")
 WINDOW = 8_000
 set_tracing_disabled(True)  # the SDK would otherwise export traces to the network
 

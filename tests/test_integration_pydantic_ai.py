@@ -30,6 +30,7 @@ from contextwarden.model import ToolResultBlock
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
 
+pytestmark = pytest.mark.usefixtures("close_event_loop")
 WINDOW = 8_000
 texts = st.text(min_size=1, max_size=40).filter(str.strip)
 

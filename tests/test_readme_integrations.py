@@ -13,6 +13,7 @@ import pytest
 
 from contextwarden.stores import DATA_DIR_ENV, SqliteStore
 
+pytestmark = pytest.mark.usefixtures("close_event_loop")
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 
 

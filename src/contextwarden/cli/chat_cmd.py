@@ -20,7 +20,7 @@ from contextwarden.agent.providers import Provider, make_provider
 from contextwarden.agent.tools import TOOL_DEFINITIONS, Tools
 from contextwarden.agent.workspace import Workspace
 from contextwarden.cli.chat_ui import ConsoleUI, context_table, cost_table, show
-from contextwarden.cli.common import console
+from contextwarden.cli.common import console, existing_dir, positive_int
 from contextwarden.errors import ContextWardenError, StoreError
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
@@ -59,10 +59,10 @@ def register(sub: Any) -> None:
     parser.add_argument("--provider", choices=sorted(DEFAULT_WINDOWS), default="anthropic")
     parser.add_argument("--model", help="model name (default: a current model of the provider)")
     parser.add_argument("--base-url", help="API root, e.g. a local OpenAI-compatible server")
-    parser.add_argument("--window", type=_positive, help="context window in tokens")
+    parser.add_argument("--window", type=positive_int, help="context window in tokens")
     parser.add_argument(
         "--workspace",
-        type=Path,
+        type=existing_dir,
         default=Path("."),
         help="directory the tools may touch (default: .)",
     )
@@ -80,18 +80,6 @@ def register(sub: Any) -> None:
         "-p", "--print", dest="task", help="run one task to completion, print the answer, exit"
     )
     parser.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive whole number, got {text!r}"
-        ) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
-    return value
 
 
 class Chat:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import fixture_path
 from servers import OPENAI_PATH, Reply, openai_completion, serving
 
-from contextwarden.cli import main
 from contextwarden.formats import load
 from contextwarden.rules import validate
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.typed import SUMMARY_PREFIX
+from tests.cliruns import run_cli, run_json
 
 CLAUDE = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
 CODEX = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
@@ -22,26 +21,11 @@ SWE = fixture_path("swe-agent/SWE-agent__SWE-agent__gpt4-pydicom-1458.traj")
 WINDOW = "20000"  # small enough that the trimmed fixtures have something to summarize
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out = capsys.readouterr()
-    code = exit_info.value.code
-    return code if isinstance(code, int) else 1, out.out, out.err
-
-
-def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    code, out, err = run_cli(capsys, *args, "--json")
-    assert code == 0, err
-    data: dict[str, Any] = json.loads(out)
-    return data
-
-
 def test_to_anthropic_keeps_every_user_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "compact.json"
-    data = _json(
+    data = run_json(
         capsys, "compact", str(CLAUDE), "-o", str(out), "--to", "anthropic", "--window", WINDOW
     )
     assert data["compacted"] is True and data["output_format"] == "anthropic"
@@ -64,7 +48,7 @@ def test_claude_code_is_written_back_as_claude_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "session.jsonl"
-    data = _json(
+    data = run_json(
         capsys, "compact", str(CLAUDE), "-o", str(out), "--instructions", "keep the API",
         "--window", WINDOW,
     )  # fmt: skip
@@ -97,7 +81,7 @@ def test_a_format_we_cannot_write_becomes_anthropic(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "codex.json"
-    data = _json(capsys, "compact", str(CODEX), "-o", str(out), "--window", "8000")
+    data = run_json(capsys, "compact", str(CODEX), "-o", str(out), "--window", "8000")
     assert data["format"] == "codex" and data["output_format"] == "anthropic"
     assert data["note"] == "codex files cannot be written back; wrote anthropic instead (see --to)"
     assert data["compacted"] is True
@@ -126,7 +110,7 @@ def test_openai_summarizer_over_http(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
     out = tmp_path / "llm.json"
     with serving(OPENAI_PATH, [Reply(openai_completion(summary))]) as api:
-        data = _json(
+        data = run_json(
             capsys, "compact", str(SWE), "-o", str(out), "--window", "8000",
             "--summarizer", "openai", "--model", "gpt-test", "--base-url", f"{api.url}/v1",
         )  # fmt: skip

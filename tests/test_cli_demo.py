@@ -12,18 +12,10 @@ from typing import Any
 
 import pytest
 
-from contextwarden.cli import main
+from tests.cliruns import run_cli
 
 DEMO_BUDGET_SECONDS = 60.0
 """The issue's promise: the demo runs in under a minute."""
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out = capsys.readouterr()
-    code = exit_info.value.code
-    return code if isinstance(code, int) else 1, out.out, out.err
 
 
 def test_demo_json_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import fixture_path
 
 from contextwarden.cli import main
 from contextwarden.formats import load
+from tests.cliruns import run_cli, run_json
 
 SESSION = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
 SHAPE = {
@@ -25,23 +25,8 @@ SHAPE = {
 }
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out = capsys.readouterr()
-    code = exit_info.value.code
-    return code if isinstance(code, int) else 1, out.out, out.err
-
-
-def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    code, out, err = run_cli(capsys, *args, "--json")
-    assert code == 0, err
-    data: dict[str, Any] = json.loads(out)
-    return data
-
-
 def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
-    data = _json(capsys, "replay", str(SESSION), "--window", "8000")
+    data = run_json(capsys, "replay", str(SESSION), "--window", "8000")
     replies = sum(m.role == "assistant" for m in load(SESSION).messages)  # one request each
     assert type(data["turns"]) is int and data["turns"] == replies
     assert data["window"] == 8_000
@@ -62,14 +47,14 @@ def test_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_strategies_and_mask_keep_are_chosen(capsys: pytest.CaptureFixture[str]) -> None:
     base = ("replay", str(SESSION), "--window", "8000", "--strategy", "mask")
-    kept = _json(capsys, *base, "none", "--mask-keep", "100000")
+    kept = run_json(capsys, *base, "none", "--mask-keep", "100000")
     assert list(kept["strategies"]) == ["mask", "none"]
     assert kept["strategies"]["mask"]["compactions"] == 0  # nothing is old enough to mask
     assert (
         kept["strategies"]["mask"]["tokens_per_request"]
         == kept["strategies"]["none"]["tokens_per_request"]
     )
-    masked = _json(capsys, *base, "--mask-keep", "1")
+    masked = run_json(capsys, *base, "--mask-keep", "1")
     assert masked["strategies"]["mask"]["compactions"] > 0
 
 
@@ -78,7 +63,7 @@ def test_probes_file_replaces_the_defaults(
 ) -> None:
     probes = tmp_path / "PROBES.json"
     probes.write_text(json.dumps(["entire", {"text": "no such words anywhere", "turn": 1}]))
-    data = _json(capsys, "replay", str(SESSION), "--probes", str(probes), "--strategy", "none")
+    data = run_json(capsys, "replay", str(SESSION), "--probes", str(probes), "--strategy", "none")
     assert data["probes"] == 1 and data["probes_unchecked"] == 1
     assert data["strategies"]["none"]["probe_retention"] == 1.0
     assert data["strategies"]["none"]["probe_checks"] == data["turns"]  # "entire" is in request 0

@@ -3,35 +3,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from contextwarden.cli import main
 from contextwarden.cost import default_prices
 from contextwarden.cost.recorded import recorded_bill, unseen_preamble
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
+from tests.cliruns import run_cli, run_json
 
 FIXTURE = Path(__file__).parent / "data" / "claude-code" / "claude-code-viewer-5c0375b4-main.jsonl"
 SONNET = default_prices().get("claude-sonnet-4")
-
-
-def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out = capsys.readouterr()
-    code = exit_info.value.code
-    return code if isinstance(code, int) else 1, out.out, out.err
-
-
-def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    code, out, err = _cli(capsys, *args, "--json")
-    assert code == 0, err
-    data: dict[str, Any] = json.loads(out)
-    return data
 
 
 def test_unmanaged_requests_read_what_the_previous_request_sent() -> None:
@@ -56,7 +39,7 @@ def test_replay_cli_prints_cost_columns_and_prices_can_be_overridden(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "160")
-    base = _json(capsys, "replay", str(FIXTURE), "--pricing", "claude-sonnet-4-20250514")
+    base = run_json(capsys, "replay", str(FIXTURE), "--pricing", "claude-sonnet-4-20250514")
     cost = base["strategies"]["ladder"]["cost"]
     assert cost["model"] == "claude-sonnet-4" and cost["cost_usd"] > 0
     assert len(cost["cost_per_request_usd"]) == base["turns"]
@@ -66,33 +49,37 @@ def test_replay_cli_prints_cost_columns_and_prices_can_be_overridden(
         for f in ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
     )
     spec = f"claude-sonnet-4={doubled}"
-    twice = _json(capsys, "replay", str(FIXTURE), "--pricing", "claude-sonnet-4", "--prices", spec)
+    twice = run_json(
+        capsys, "replay", str(FIXTURE), "--pricing", "claude-sonnet-4", "--prices", spec
+    )
     assert twice["strategies"]["ladder"]["cost"]["cost_usd"] == pytest.approx(
         2 * cost["cost_usd"], rel=1e-4
     )
     report = tmp_path / "r.html"
-    code, out, _ = _cli(
+    code, out, _ = run_cli(
         capsys, "replay", str(FIXTURE), "--pricing", "claude-sonnet-4", "--report", str(report)
     )
     assert code == 0 and "% none $" in out
     assert 'id="cost-chart"' in report.read_text()
-    unpriced = _json(capsys, "replay", str(FIXTURE))
+    unpriced = run_json(capsys, "replay", str(FIXTURE))
     assert "cost" not in unpriced["strategies"]["ladder"]
 
 
 def test_an_unknown_model_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _cli(capsys, "replay", str(FIXTURE), "--pricing", "gpt-99")
+    code, _, err = run_cli(capsys, "replay", str(FIXTURE), "--pricing", "gpt-99")
     assert code == 2 and "no price for model 'gpt-99'" in err and "--prices" in err
-    code, _, err = _cli(capsys, "replay", str(FIXTURE), "--pricing", "x", "--prices", "x=input:1")
+    code, _, err = run_cli(
+        capsys, "replay", str(FIXTURE), "--pricing", "x", "--prices", "x=input:1"
+    )
     assert code == 2 and "'input' and 'output' are required" in err
 
 
 def test_inspect_shows_the_recorded_cost(capsys: pytest.CaptureFixture[str]) -> None:
-    data = _json(capsys, "inspect", str(FIXTURE))
+    data = run_json(capsys, "inspect", str(FIXTURE))
     recorded = recorded_bill(load(FIXTURE), default_prices())
     assert data["recorded_cost"]["cost_usd"] == pytest.approx(
         sum(b.cost for b in recorded.values()), abs=1e-6
     )
     assert data["recorded_cost"]["requests"] == 10
-    code, out, _ = _cli(capsys, "inspect", str(FIXTURE))
+    code, out, _ = run_cli(capsys, "inspect", str(FIXTURE))
     assert code == 0 and "recorded cost: $" in out

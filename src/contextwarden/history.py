@@ -92,6 +92,8 @@ class ConversationHistory:
         self.mode: Mode = mode
         self.rules = tuple(rules)
         self.counter: TokenCounter = counter or counter_for_model(model)
+        self._count_key = _cache_key(self.counter)
+        """Stored with each count in the log (``MessageAdded.counter``); None: counts not kept."""
         self._view: list[Message] = []
         self._snapshot: tuple[Message, ...] | None = None
         self._system: str | tuple[FrozenDict, ...] | None = None
@@ -225,12 +227,15 @@ class ConversationHistory:
         Returns the message as it now stands at the end of the view (merged with the one before it
         in merge mode), or ``message`` itself when merge mode skipped it for having no content.
         """
-        message = any_message(message)
+        if type(message) is not Message:  # Message is final: the exact type is the fast test
+            message = any_message(message)
         if self.mode == "merge":
             return self._merge_add(message)
-        problems = self._problems_with(message)
-        if problems:
-            raise _error_for(problems[0], message)
+        # A plain text turn breaks no default rule (see _plain_turn): most chat turns stop here.
+        if self.rules is not DEFAULT_RULES or not _plain_turn(self._view, message):
+            problems = self._problems_with(message)
+            if problems:
+                raise _error_for(problems[0], message)
         self._append(message)
         return message
 
@@ -428,20 +433,20 @@ class ConversationHistory:
         count = self.counter.count_message(message)
         self._record(self._added(message, count))
         self._view.append(message)
-        self._use_ids.update(u.id for u in message.tool_uses)
+        uses = message.tool_uses
+        if uses:
+            self._use_ids.update(u.id for u in uses)
         self._ledger.append(message, count)
 
     def _added(self, message: Message, count: int, merge: bool = False) -> MessageAdded:
         """The entry for ``message``, with its count when the counter can vouch for it later."""
-        key = _cache_key(self.counter)
+        key = self._count_key
         if key is None:
             return MessageAdded(message, merge)
         return MessageAdded(message, merge, count, key)
 
     def _problems_with(self, message: Message) -> list[Violation]:
         """Violations the new message would cause, checked against the last message only."""
-        if self.rules is DEFAULT_RULES and _plain_turn(self._view, message):
-            return []
         window = [*self._view[-1:], message]
         offset = len(self._view) + 1 - len(window)
         found = validate(window, self.rules)
@@ -554,6 +559,7 @@ def _by_content_id(entries: Sequence[LogEntry], wanted: str) -> ToolResultBlock 
                 ):
                     return block
     return None
+
 
 def _plain_turn(view: Sequence[Message], message: Message) -> bool:
     """True when ``message`` is only non-blank text and takes its turn after a message with no

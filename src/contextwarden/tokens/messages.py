@@ -70,7 +70,15 @@ def compact_json(value: Any) -> str:
 
 def count_message_with(count_text: CountText, message: Message) -> int:
     """Tokens a message costs: its blocks plus the per-message overhead."""
-    return MESSAGE_OVERHEAD + sum(count_block_with(count_text, block) for block in message.content)
+    total = MESSAGE_OVERHEAD
+    # A loop with the text block inline, not sum() over a generator: this runs on every add,
+    # and most blocks are text (blocks are final dataclasses, so the exact type is the test).
+    for block in message.content:
+        if type(block) is TextBlock:
+            total += BLOCK_OVERHEAD + count_text(block.text)
+        else:
+            total += count_block_with(count_text, block)
+    return total
 
 
 def count_block_with(count_text: CountText, block: Block) -> int:

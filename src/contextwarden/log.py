@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from contextwarden.model import EMPTY, FrozenDict, Message
+from contextwarden.model import EMPTY, FrozenDict, Message, slot_setters
 from contextwarden.repair import merge_messages
 
 
@@ -22,7 +22,7 @@ class Preamble:
     tools: tuple[FrozenDict, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class MessageAdded:
     """A message joined the view; with ``merge`` it was merged into the view's last message.
 
@@ -36,6 +36,23 @@ class MessageAdded:
     merge: bool = False
     tokens: int | None = field(default=None, compare=False)
     counter: str | None = field(default=None, compare=False)
+
+    def __init__(
+        self,
+        message: Message,
+        merge: bool = False,
+        tokens: int | None = None,
+        counter: str | None = None,
+    ) -> None:
+        # One entry per add: slots set directly (see model.slot_setters).
+        set_message, set_merge, set_tokens, set_counter = _ADDED_SETTERS
+        set_message(self, message)
+        set_merge(self, merge)
+        set_tokens(self, tokens)
+        set_counter(self, counter)
+
+
+_ADDED_SETTERS = slot_setters(MessageAdded, "message", "merge", "tokens", "counter")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ Edits make new values (``dataclasses.replace``); ConversationHistory is the one 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -108,12 +108,34 @@ def thaw(value: Any) -> JSON:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+Setter: TypeAlias = Callable[[Any, Any], None]
+
+
+def slot_setters(cls: type, *names: str) -> tuple[Setter, ...]:
+    """Functions that set the slots ``names`` of a frozen, slotted dataclass ``cls`` directly.
+
+    For the values built on every turn (a message, its text, its log entry): a hand-written
+    ``__init__`` that sets slots this way costs about half the generated one, which calls
+    ``object.__setattr__`` per field. Only an ``__init__`` may use them; the values stay frozen.
+    """
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class TextBlock:
     text: str
     extra: FrozenDict = EMPTY
     """Wire fields we do not model (``cache_control``, ``citations``…), kept for round trips."""
     type: Literal["text"] = field(default="text", init=False)
+
+    def __init__(self, text: str, extra: FrozenDict = EMPTY) -> None:
+        _set_text, _set_extra, _set_type = _TEXT_SETTERS
+        _set_text(self, text)
+        _set_extra(self, extra)
+        _set_type(self, "text")
+
+
+_TEXT_SETTERS = slot_setters(TextBlock, "text", "extra", "type")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,26 +240,38 @@ class MessageMeta:
     """Anything else worth keeping (model name, usage, ``isCompactSummary``…)."""
 
 
-@dataclass(frozen=True, slots=True)
+NO_META = MessageMeta()
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Message:
     """One wire message. Equality and hashing look at role and content only, not at ``meta``."""
 
     role: Role
     content: tuple[Block, ...]
-    meta: MessageMeta = field(default=MessageMeta(), compare=False)
+    meta: MessageMeta = field(default=NO_META, compare=False)
     # Derived once: the rules, the ledger and every strategy ask for these on hot paths.
     _tool_uses: tuple[ToolUseBlock, ...] = field(init=False, repr=False, compare=False)
     _tool_results: tuple[ToolResultBlock, ...] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        if self.role not in ("user", "assistant"):
-            raise ValueError(f"role must be 'user' or 'assistant', got {self.role!r}")
-        if not isinstance(self.content, tuple):
-            object.__setattr__(self, "content", tuple(self.content))
-        uses = tuple(b for b in self.content if isinstance(b, ToolUseBlock))
-        results = tuple(b for b in self.content if isinstance(b, ToolResultBlock))
-        object.__setattr__(self, "_tool_uses", uses)
-        object.__setattr__(self, "_tool_results", results)
+    def __init__(self, role: Role, content: tuple[Block, ...], meta: MessageMeta = NO_META) -> None:
+        if role not in ("user", "assistant"):
+            raise ValueError(f"role must be 'user' or 'assistant', got {role!r}")
+        if not isinstance(content, tuple):
+            content = tuple(content)
+        uses: list[ToolUseBlock] = []
+        results: list[ToolResultBlock] = []
+        for block in content:  # one pass over the blocks for both
+            if isinstance(block, ToolUseBlock):
+                uses.append(block)
+            elif isinstance(block, ToolResultBlock):
+                results.append(block)
+        set_role, set_content, set_meta, set_uses, set_results = _MESSAGE_SETTERS
+        set_role(self, role)
+        set_content(self, content)
+        set_meta(self, meta)
+        set_uses(self, tuple(uses))
+        set_results(self, tuple(results))
 
     @classmethod
     def user(cls, content: str | tuple[Block, ...] | list[Block]) -> Message:
@@ -260,3 +294,6 @@ class Message:
     def text(self) -> str:
         """The message's text blocks joined by newlines."""
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+_MESSAGE_SETTERS = slot_setters(Message, "role", "content", "meta", "_tool_uses", "_tool_results")

@@ -13,11 +13,16 @@ from contextwarden.errors import HistoryError
 from contextwarden.log import derive_view
 from contextwarden.model import (
     Block,
+    DocumentBlock,
+    FrozenDict,
+    ImageBlock,
     Message,
+    RedactedThinkingBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    UnknownBlock,
 )
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -78,33 +83,48 @@ def test_add_rejects_exactly_what_validate_rejects(data: st.DataObject) -> None:
 
 
 USE = ToolUseBlock("toolu_1", "Read", {"file_path": "a"})
+USE_2 = ToolUseBlock("toolu_2", "Grep", {"pattern": "b"})
 PREFIXES: list[list[Message]] = [
     [],
     [Message.user("go")],
     [Message.user("go"), Message.assistant("done")],
     [Message.user("go"), Message("assistant", (ThinkingBlock("hm", "sig"), TextBlock("ok")))],
     [Message.user("go"), Message("assistant", (TextBlock("reading"), USE))],
+    [Message.user("go"), Message("assistant", (USE, USE_2))],
     [
         Message.user("go"),
         Message("assistant", (USE,)),
         Message.user([ToolResultBlock("toolu_1", "x")]),
     ],
 ]
+IMAGE = ImageBlock(FrozenDict({"type": "base64", "media_type": "image/png", "data": "iVBO"}))
 BLOCKS: list[Block] = [
     TextBlock("hello"),
     TextBlock(""),
     TextBlock(" \n"),
     TextBlock("\u2003"),
     ToolResultBlock("toolu_1", "out"),
+    ToolResultBlock("toolu_2", "found"),
+    ToolResultBlock("toolu_3", "orphan"),
     ThinkingBlock("hm", "sig"),
+    RedactedThinkingBlock("abc="),
     USE,
+    USE_2,
+    ToolUseBlock("toolu_3", "Read", {"file_path": "c"}),
+    IMAGE,
+    DocumentBlock(FrozenDict({"type": "text", "media_type": "text/plain", "data": "doc"})),
+    UnknownBlock(FrozenDict({"type": "tool_use", "id": 7, "name": "Read"})),
+    UnknownBlock(FrozenDict({"type": "server_tool_use", "id": "srv_1", "name": "web_search"})),
 ]
 
 
 def test_every_small_addition_is_judged_as_validate_judges_it() -> None:
-    """Exhaustive over short messages after every kind of last message: the add-time check (with
-    its shortcut for plain text turns) accepts exactly the additions ``validate`` accepts."""
-    candidates = [()] + [(b,) for b in BLOCKS] + [(a, b) for a in BLOCKS[:4] for b in BLOCKS[:4]]
+    """Exhaustive over messages of up to two blocks (and some of three) after every kind of last
+    message: the add-time check, with its shortcut for common turns (``rules.clean_append``),
+    accepts exactly the additions ``validate`` accepts."""
+    pairs = [(a, b) for a in BLOCKS for b in BLOCKS]
+    triples = [(a, b, c) for a in BLOCKS[4:10] for b in BLOCKS[4:10] for c in BLOCKS[:1]]
+    candidates = [(), *((b,) for b in BLOCKS), *pairs, *triples]
     for prefix in PREFIXES:
         for role in ("user", "assistant"):
             for blocks in candidates:

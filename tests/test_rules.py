@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from contextwarden.model import (
     Message,
+    RedactedThinkingBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
 )
 from contextwarden.rules import (
+    clean_append,
     latest_thinking_preserved,
     safe_cut_points,
     validate,
@@ -133,3 +135,48 @@ def test_latest_thinking_preserved() -> None:
     assert latest_thinking_preserved(before, [Message.user("summary"), turn])
     edited = Message("assistant", (ThinkingBlock("plan!", "sig"), TextBlock("x")))
     assert not latest_thinking_preserved(before, [Message.user("a"), edited])
+
+
+def test_clean_append_clears_the_common_turns_of_a_tool_loop() -> None:
+    """The shortcut covers what agents add on most turns (else every add pays for the rules):
+    text, thinking then text and calls, the calls' results (in any order) with text after."""
+    thinking = (ThinkingBlock("plan", "sig"), RedactedThinkingBlock("abc="))
+    calls = Message("assistant", (*thinking, TextBlock("reading"), *use("t1", "t2").content))
+    steps = [
+        Message.user("read a and b"),
+        calls,
+        Message("user", (*results("t2", "t1").content, TextBlock("typed meanwhile"))),
+        Message.assistant("done"),
+        Message.user("thanks"),
+    ]
+    used: set[str] = set()
+    for i, message in enumerate(steps):
+        assert clean_append(steps[i - 1] if i else None, message, used), i
+        used.update(u.id for u in message.tool_uses)
+    assert validate(steps) == []
+
+
+def test_clean_append_leaves_every_problem_to_the_rules() -> None:
+    """Each case breaks a rule after a valid prefix; the shortcut must not clear any of them."""
+    asked = [Message.user("go"), use("t1", "t2")]
+    answered = [*asked, results("t1", "t2")]
+    cases = [
+        ([], Message.assistant("hi")),  # the first message must be a user's
+        ([Message.user("a")], Message.user("b")),  # roles alternate
+        (asked, results("t1")),  # t2 unanswered
+        (asked, results("t1", "t1", "t2")),  # a duplicate result
+        (asked, results("t1", "t2", "t3")),  # an orphan result
+        (asked, Message("user", (TextBlock("x"), *results("t1", "t2").content))),  # results last
+        (asked, Message.assistant("no results")),
+        (answered, use("t1")),  # an id already used
+        ([Message.user("a")], use("t3", "t3")),  # an id repeated in the message
+        ([Message.user("a")], Message("assistant", (TextBlock("x"), ThinkingBlock("t", "s")))),
+        ([Message.user("a")], Message.assistant(" \n")),  # blank text
+        ([Message.user("a")], Message("assistant", ())),  # no content
+        ([Message.user("a")], Message("assistant", results("t1").content)),  # a result
+    ]
+    for prefix, message in cases:
+        assert validate(prefix) == [], prefix
+        assert validate([*prefix, message]), message  # each case is a real violation
+        used = {u.id for m in prefix for u in m.tool_uses}
+        assert not clean_append(prefix[-1] if prefix else None, message, used), message

@@ -48,7 +48,14 @@ from contextwarden.repair import (
     merge_messages,
     plan_merge,
 )
-from contextwarden.rules import DEFAULT_RULES, Rule, UniqueToolUseIds, Violation, validate
+from contextwarden.rules import (
+    DEFAULT_RULES,
+    Rule,
+    UniqueToolUseIds,
+    Violation,
+    clean_append,
+    validate,
+)
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
 from contextwarden.tokens.models import counter_for_model
@@ -231,8 +238,10 @@ class ConversationHistory:
             message = any_message(message)
         if self.mode == "merge":
             return self._merge_add(message)
-        # A plain text turn breaks no default rule (see _plain_turn): most chat turns stop here.
-        if self.rules is not DEFAULT_RULES or not _plain_turn(self._view, message):
+        # The common turns are cleared without running the rules (most adds stop here).
+        view = self._view
+        previous = view[-1] if view else None
+        if self.rules is not DEFAULT_RULES or not clean_append(previous, message, self._use_ids):
             problems = self._problems_with(message)
             if problems:
                 raise _error_for(problems[0], message)
@@ -559,23 +568,6 @@ def _by_content_id(entries: Sequence[LogEntry], wanted: str) -> ToolResultBlock 
                 ):
                     return block
     return None
-
-
-def _plain_turn(view: Sequence[Message], message: Message) -> bool:
-    """True when ``message`` is only non-blank text and takes its turn after a message with no
-    tool calls (or opens the conversation as a user): then no default rule can object, and the
-    per-add check skips running them (most turns of a chat; the property test in
-    tests/test_history_properties.py holds it equal to ``validate``)."""
-    if view:
-        previous = view[-1]
-        if previous.role == message.role or previous.tool_uses:
-            return False
-    elif message.role != "user":
-        return False
-    for block in message.content:  # a loop, not all(): this runs on every add
-        if type(block) is not TextBlock or not block.text or block.text.isspace():
-            return False
-    return bool(message.content)
 
 
 def _plain_system(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:

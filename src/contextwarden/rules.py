@@ -7,12 +7,14 @@ message too) without breaking the rule.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Protocol
 
 from contextwarden.model import (
     INVALID_TOOL_CALL,
+    DocumentBlock,
+    ImageBlock,
     Message,
     RedactedThinkingBlock,
     TextBlock,
@@ -285,6 +287,76 @@ def validate(messages: Sequence[Message], rules: Sequence[Rule] = DEFAULT_RULES)
     """Every violation of ``rules`` in ``messages``, ordered by message index; empty when valid."""
     found = [v for rule in rules for v in rule.check(messages)]
     return sorted(found, key=lambda v: v.index)
+
+
+def clean_append(previous: Message | None, message: Message, used_ids: Set[str]) -> bool:
+    """True when ``message`` appended to a valid sequence breaks none of ``DEFAULT_RULES``.
+
+    ``previous``: the sequence's last message (None when it is empty); ``used_ids``: every
+    tool_use id in it. The shortcut a history takes on every add for the common turns (text,
+    tool calls, their results, thinking): False does not say the message is invalid, only that
+    the rules must run (they name what is wrong). Sound by construction and held equal to
+    ``validate`` by tests/test_history_properties.py.
+    """
+    if previous is None:
+        if message.role != "user":
+            return False
+    elif previous.role == message.role:
+        return False
+    if not message.content:
+        return False
+    if message.role == "user":
+        return _clean_user(() if previous is None else previous.tool_uses, message)
+    uses = message.tool_uses
+    if uses:
+        ids = {use.id for use in uses}
+        if len(ids) != len(uses) or not used_ids.isdisjoint(ids):
+            return False
+    return _clean_assistant_blocks(message)
+
+
+def _clean_user(asked: Sequence[ToolUseBlock], message: Message) -> bool:
+    """Every call of ``asked`` answered once, results first, then non-blank text or media."""
+    results = message.tool_results
+    if len(results) != len(asked):
+        return False
+    # As many results as calls (whose ids are unique), answering every call: none repeats.
+    if results and {result.tool_use_id for result in results} != {use.id for use in asked}:
+        return False
+    after_results = False
+    for block in message.content:  # exact types: anything unusual goes to the rules
+        kind = type(block)
+        if kind is ToolResultBlock:
+            if after_results:
+                return False
+        elif kind is TextBlock:
+            if block.text.isspace() or not block.text:  # type: ignore[union-attr]
+                return False
+            after_results = True
+        elif kind is ImageBlock or kind is DocumentBlock:
+            after_results = True
+        else:
+            return False
+    return True
+
+
+def _clean_assistant_blocks(message: Message) -> bool:
+    """Thinking first, then non-blank text and tool calls (their ids checked by the caller)."""
+    after_thinking = False
+    for block in message.content:
+        kind = type(block)
+        if kind is TextBlock:
+            if block.text.isspace() or not block.text:  # type: ignore[union-attr]
+                return False
+            after_thinking = True
+        elif kind is ToolUseBlock:
+            after_thinking = True
+        elif kind is ThinkingBlock or kind is RedactedThinkingBlock:
+            if after_thinking:
+                return False
+        else:
+            return False
+    return True
 
 
 def safe_cut_points(

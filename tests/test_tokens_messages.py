@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import base64
+import json
 import math
 import typing
+from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from contextwarden.model import (
     Block,
@@ -20,6 +24,7 @@ from contextwarden.model import (
     ToolResultBlock,
     ToolUseBlock,
     UnknownBlock,
+    freeze,
 )
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.messages import (
@@ -32,6 +37,7 @@ from contextwarden.tokens.messages import (
     TOOL_DEFINITION_OVERHEAD,
     TOOLS_PREAMBLE_TOKENS,
     UNSIZED_DOCUMENT_TOKENS,
+    _compact_encoder,
     compact_json,
     count_block_with,
     count_message_with,
@@ -68,6 +74,27 @@ def test_tool_use_counts_id_name_and_compact_input() -> None:
 
 def test_compact_json_keeps_non_ascii_readable() -> None:
     assert compact_json(FrozenDict({"q": "你好"})) == '{"q":"你好"}'
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON_VALUES)
+def test_compact_json_is_json_dumps_of_the_thawed_value(value: object) -> None:
+    """The encoder made once renders exactly what ``json.dumps`` does (NaN, lone surrogates,
+    control characters and all), frozen or not."""
+    expected = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    assert compact_json(value) == expected
+    assert compact_json(freeze(value)) == expected
+
+
+def test_compact_json_renders_what_json_cannot_as_text() -> None:
+    value = {"when": Decimal("1.5"), "tags": ("a", "b"), "nested": FrozenDict({"k": None})}
+    assert compact_json(value) == '{"when":"1.5","tags":["a","b"],"nested":{"k":null}}'
 
 
 def test_tool_result_string_and_nested_blocks() -> None:
@@ -180,3 +207,12 @@ def test_preamble_tools() -> None:
 def test_real_counter_counts_each_block(block: Block) -> None:
     counter = HeuristicCounter()
     assert counter.count_message(Message("user", (block,))) > MESSAGE_OVERHEAD
+
+
+def test_compact_json_without_the_c_encoder_renders_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    encode = _compact_encoder()  # what an interpreter without json's C accelerator gets
+    value = {"q": "你好\ud800", "n": [1.5, float("nan"), None, True]}
+    assert encode(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)

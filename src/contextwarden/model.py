@@ -99,8 +99,16 @@ def _too_deep() -> FormatError:
 EMPTY: FrozenDict = FrozenDict()
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def thaw(value: Any) -> JSON:
     """Turn a frozen value back into plain JSON (FrozenDict → dict, tuple → list)."""
+    kind = type(value)
+    if kind in _SCALARS:  # exact types first: counting a tool call thaws its input every turn
+        return value
+    if kind is FrozenDict:
+        return {k: thaw(v) for k, v in value._data.items()}
     if isinstance(value, Mapping):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, tuple | list):

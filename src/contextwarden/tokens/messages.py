@@ -63,9 +63,27 @@ TOOL_DEFINITION_OVERHEAD: Final = 4
 _PDF_PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
 
 
+def _compact_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)``, with the
+    C encoder made once: ``dumps`` and ``JSONEncoder.encode`` build one per call, which costs
+    more than encoding a tool call's input (this runs for every tool call added).
+
+    No circular check: thawed frozen values are trees (freezing a cycle fails at MAX_NESTING).
+    Where ``json`` has no C encoder, the public encoder does the same work.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
+    encode = make(None, str, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    return lambda value: "".join(encode(value, 0))
+
+
+_compact = _compact_encoder()
+
+
 def compact_json(value: Any) -> str:
     """JSON without spaces (frozen values thawed): the cheapest faithful rendering of data."""
-    return json.dumps(thaw(value), separators=(",", ":"), ensure_ascii=False, default=str)
+    return _compact(thaw(value))
 
 
 def count_message_with(count_text: CountText, message: Message) -> int:

@@ -258,9 +258,12 @@ class Message:
     role: Role
     content: tuple[Block, ...]
     meta: MessageMeta = field(default=NO_META, compare=False)
-    # Derived once: the rules, the ledger and every strategy ask for these on hot paths.
-    _tool_uses: tuple[ToolUseBlock, ...] = field(init=False, repr=False, compare=False)
-    _tool_results: tuple[ToolResultBlock, ...] = field(init=False, repr=False, compare=False)
+    # Derived from ``content`` on construction, read as plain slots (no property call): the
+    # rules, the ledger and every strategy ask for them on hot paths.
+    tool_uses: tuple[ToolUseBlock, ...] = field(init=False, repr=False, compare=False)
+    """The content's tool_use blocks, in order."""
+    tool_results: tuple[ToolResultBlock, ...] = field(init=False, repr=False, compare=False)
+    """The content's tool_result blocks, in order."""
 
     def __init__(self, role: Role, content: tuple[Block, ...], meta: MessageMeta = NO_META) -> None:
         if role not in ("user", "assistant"):
@@ -291,17 +294,9 @@ class Message:
         return cls("assistant", blocks)
 
     @property
-    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
-        return self._tool_uses
-
-    @property
-    def tool_results(self) -> tuple[ToolResultBlock, ...]:
-        return self._tool_results
-
-    @property
     def text(self) -> str:
         """The message's text blocks joined by newlines."""
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
 
 
-_MESSAGE_SETTERS = slot_setters(Message, "role", "content", "meta", "_tool_uses", "_tool_results")
+_MESSAGE_SETTERS = slot_setters(Message, "role", "content", "meta", "tool_uses", "tool_results")

@@ -3,7 +3,8 @@
 The history checks a new message against the last one only and the ledger counts it once, so the
 cost must stay flat as the history grows. Baselines measured in the same run: the previous add
 path (the rule objects on every add, and the heuristic as of commit PREVIOUS, loaded from git),
-and a full recount + validate of every message.
+and a full recount + validate of every message. Chat turns (text) and tool-loop turns (a call,
+then its ~400-character result) are timed apart: they take different paths through the checks.
 
     python benchmarks/bench_history.py [--write docs/benchmarks.md]
 """
@@ -19,7 +20,16 @@ from pathlib import Path
 
 from bench_tokens import PREVIOUS, previous_heuristic
 
-from contextwarden import DEFAULT_RULES, ConversationHistory, HeuristicCounter, Message, validate
+from contextwarden import (
+    DEFAULT_RULES,
+    ConversationHistory,
+    HeuristicCounter,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    validate,
+)
 from contextwarden.tokens.base import TokenCounter
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "text"
@@ -41,16 +51,38 @@ def filled(size: int, text: str, **kwargs: object) -> ConversationHistory:
     return history
 
 
-def time_appends(size: int, text: str, **kwargs: object) -> float:
+def chat_turns(text: str) -> list[tuple[Message, Message]]:
+    """A user message of ``text`` and a short reply, APPENDS // 2 times."""
+    return [
+        (Message.user(f"new {i} {text}"), Message.assistant(f"reply {i}"))
+        for i in range(APPENDS // 2)
+    ]
+
+
+def tool_turns(text: str) -> list[tuple[Message, Message]]:
+    """A tool call (with a line of text) and its result of ``text``, APPENDS // 2 times."""
+    turns = []
+    for i in range(APPENDS // 2):
+        call = ToolUseBlock(f"toolu_{i:06d}", "Read", {"file_path": f"src/module_{i}.py"})
+        turns.append(
+            (
+                Message("assistant", (TextBlock(f"Reading module {i}."), call)),
+                Message("user", (ToolResultBlock(call.id, f"{i} {text}"),)),
+            )
+        )
+    return turns
+
+
+def time_appends(size: int, text: str, tools: bool = False, **kwargs: object) -> float:
     """Median over rounds of the CPU time per (add + estimate_tokens) at ``size`` messages, in a
-    history made with ``kwargs`` (``counter``, ``rules``, ``model``)."""
+    history made with ``kwargs`` (``counter``, ``rules``, ``model``): chat turns, or tool-loop
+    turns with ``tools``."""
     samples = []
     for _ in range(ROUNDS):
         history = filled(size, text, **kwargs)
-        batch = [
-            (Message.user(f"new {i} {text}"), Message.assistant(f"reply {i}"))
-            for i in range(APPENDS // 2)
-        ]
+        if tools:
+            history.add_user_message("Read every module and summarize it.")
+        batch = tool_turns(text) if tools else chat_turns(text)
         start = time.process_time()
         for user, reply in batch:
             history.add(user)
@@ -86,22 +118,30 @@ def table() -> list[str]:
         "of en.txt). *Before*: the previous add path, measured in the same run — every rule "
         f"object on every add, and HeuristicCounter as of commit {PREVIOUS} (loaded from git). "
         '*Now*: the default history; *exact*: `ConversationHistory(model="gpt-4o")` '
-        "(QuicktokCounter, o200k_base). Recount: every message counted and validated again.",
+        "(QuicktokCounter, o200k_base). *Tool loop*: the same with an assistant message "
+        "(a line of text and a Read call) and the user message answering it (a 400-character "
+        "tool result) in turn, heuristic, before and now. Recount: every message counted and "
+        "validated again.",
         "",
         "| messages | before | now (heuristic) | now vs before | now vs 100 messages "
-        "| exact (gpt-4o) | full recount + validate |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| exact (gpt-4o) | tool loop: before | tool loop: now | full recount + validate |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     first = None
     for size in SIZES:
         before = time_appends(size, text, counter=previous, rules=list(DEFAULT_RULES))
         now = time_appends(size, text)
         exact = time_appends(size, text, model="gpt-4o")
+        tools_before = time_appends(
+            size, text, tools=True, counter=previous, rules=list(DEFAULT_RULES)
+        )
+        tools_now = time_appends(size, text, tools=True)
         recount = time_recount(size, text)
         first = first or now
         lines.append(
             f"| {size:,} | {before * 1e6:.1f} µs | {now * 1e6:.1f} µs | {before / now:.2f}x "
-            f"| {now / first:.2f}x | {exact * 1e6:.1f} µs | {recount * 1e3:.2f} ms |"
+            f"| {now / first:.2f}x | {exact * 1e6:.1f} µs | {tools_before * 1e6:.1f} µs "
+            f"| {tools_now * 1e6:.1f} µs | {recount * 1e3:.2f} ms |"
         )
     return lines
 

@@ -68,8 +68,8 @@ def _compact_encoder() -> Callable[[Any], str]:
     C encoder made once: ``dumps`` and ``JSONEncoder.encode`` build one per call, which costs
     more than encoding a tool call's input (this runs for every tool call added).
 
-    No circular check: thawed frozen values are trees (freezing a cycle fails at MAX_NESTING).
-    Where ``json`` has no C encoder, the public encoder does the same work.
+    No circular check: ``compact_json`` thaws the value first, and a thawed value is a new tree
+    (thawing a cycle would never end). Without json's C encoder, the public one does the work.
     """
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:

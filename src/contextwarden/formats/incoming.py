@@ -34,7 +34,15 @@ from contextwarden.formats.responses_items import (
     is_item_type,
     part_block,
 )
-from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock
+from contextwarden.model import (
+    NO_META,
+    Block,
+    FrozenDict,
+    Message,
+    MessageMeta,
+    TextBlock,
+    ToolResultBlock,
+)
 
 _CHAT_KEYS = ("tool_calls", "function_call", "tool_call_id", "refusal", "audio")
 """Keys only a chat-completions message has."""
@@ -95,6 +103,10 @@ def tool_results_message(results: Sequence[Any], text: str | None = None) -> Mes
     layout: list[Any] = []
     recorded = True  # a layout describes the blocks from the start, so stop at the first gap
     for index, result in enumerate(results):
+        if type(result) is ToolResultBlock:  # our own block, the agent loop's usual case
+            blocks.append(result)
+            recorded = False
+            continue
         data = as_plain(result)
         if isinstance(data, Mapping) and _dialect(data) != "anthropic":
             message = any_message(data)
@@ -107,7 +119,7 @@ def tool_results_message(results: Sequence[Any], text: str | None = None) -> Mes
             recorded = False
     if text:
         blocks.append(TextBlock(text))
-    meta = MessageMeta(extra=FrozenDict({LAYOUT_KEY: layout})) if layout else MessageMeta()
+    meta = MessageMeta(extra=FrozenDict({LAYOUT_KEY: layout})) if layout else NO_META
     return Message("user", tuple(blocks), meta)
 
 

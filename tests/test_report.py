@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -28,6 +29,7 @@ from contextwarden.eval.report import (
     render_report,
     write_report,
 )
+from contextwarden.eval.report_text import MIN_SHARED_PREFIX, shared_prefix
 from contextwarden.eval.svgchart import BOTTOM, LEFT, RIGHT, TOP
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
@@ -113,9 +115,40 @@ def test_each_compaction_shows_what_it_removed_and_its_summary(result: ReplayRes
     assert f"request {first.turn}: " in section
     assert html.escape(first.summary[:200]) in section  # the summary text, escaped, to open
     assert html.escape(first.previews[0]) in section  # and what left the context
-    assert section.count('<details class="change">') == sum(
+    assert section.count('<details class="change" id=') == sum(
         len(r.changes) for r in result.runs.values()
     )
+
+
+def test_a_summary_written_twice_is_shown_once(result: ReplayResult) -> None:
+    """ladder and ladder-cache write the same summary at the same request: the second block
+    links to the first instead of repeating it (summaries are most of a large report)."""
+    written = [c for run in result.runs.values() for c in run.changes if c.summary]
+    assert len({c.summary for c in written}) < len(written)  # this session has repeats
+    section = render_report(result)
+    for text in {c.summary for c in written}:
+        assert section.count(html.escape(text)) == 1
+    links = re.findall(r'the same text as <a href="#([^"]+)">', section)
+    assert len(links) == len(written) - len({c.summary for c in written})
+    assert all(f'<details class="change" id="{anchor}">' in section for anchor in links)
+
+
+def test_a_summary_that_starts_like_an_earlier_one_shows_what_differs(
+    result: ReplayResult,
+) -> None:
+    ladder = result.runs["ladder"]
+    first = next(c for c in ladder.changes if c.summary)
+    head = first.summary[: MIN_SHARED_PREFIX + 500]
+    later = dataclasses.replace(first, turn=first.turn + 1, summary=f"{head}§ <new> work")
+    grown = dataclasses.replace(ladder, changes=(*ladder.changes, later))
+    page = render_report(dataclasses.replace(result, runs={"ladder": grown}))
+    anchor = f"change-ladder-{first.turn}"
+    assert (
+        f'its first {len(head):,} characters are those of <a href="#{anchor}">'
+        f"ladder&#x27;s at request {first.turn}</a>; then:</p>"
+        f'<pre class="summary">…§ &lt;new&gt; work</pre>'
+    ) in page
+    assert page.count(html.escape(first.summary[:MIN_SHARED_PREFIX])) == 1
 
 
 def test_report_escapes_what_the_session_says() -> None:
@@ -290,3 +323,11 @@ def test_chromium_screenshot_is_a_full_page(result: ReplayResult, tmp_path: Path
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == SHOT_SIZE
     assert len(data) > 50_000  # a drawn chart and tables; a blank page compresses to a few KB
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shared"), [("", "abc", 0), ("abc", "abd", 2), ("abc", "abc", 3), ("ab", "abc", 2),
+                           ("x" * 5_000 + "a", "x" * 5_000 + "b", 5_000)],
+)  # fmt: skip
+def test_shared_prefix(a: str, b: str, shared: int) -> None:
+    assert shared_prefix(a, b) == shared == shared_prefix(b, a)

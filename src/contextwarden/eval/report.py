@@ -271,7 +271,9 @@ stroke-width:4px;stroke-linejoin:round}svg.plot line.cross{stroke:#666;stroke-da
 .legend{flex:0 0 200px;display:flex;flex-direction:column;gap:1px;font-size:12px}
 .legend .key{display:flex;align-items:center;gap:6px;border:0;background:none;padding:2px 4px;
 text-align:left;font:inherit;color:#222;cursor:pointer;border-radius:3px}
-.legend .key:hover{background:#f0f3f6}.legend .key.mark{padding-left:18px;color:#444}
+.legend .key:hover{background:#f0f3f6}
+.legend-hint{color:#666;font-size:11px;margin:6px 4px}
+.legend .key.mark{padding-left:18px;color:#444}
 .legend .key[aria-pressed=false]{opacity:.4}
 .legend .key[aria-pressed=false] svg{filter:grayscale(1)}
 .views{display:flex;gap:4px;margin:0 0 4px}.views button{font:inherit;font-size:12px;

@@ -316,7 +316,10 @@ def _legend(chart: Chart) -> str:
             label = m.name.removeprefix(f"{line.name}: ")
             entries.append(_key(m.name, "mark", mark, shown=not m.hidden, label=label))
     keys = "".join(entries)
-    return f'<div class="legend" aria-label="legend: click to show or hide">{keys}</div>'
+    return (
+        f'<div class="legend" aria-label="legend">{keys}<p class="legend-hint">Click an entry to '
+        f"show or hide it; point at the chart to read every line at that request.</p></div>"
+    )
 
 
 def _key(name: str, kind: str, sample: str, *, shown: bool, label: str = "") -> str:

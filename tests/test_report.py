@@ -224,7 +224,7 @@ PROBE = """
           return {name: path.dataset.series, x: box.x, y: box.y, width: box.width,
                   height: box.height, stroke: style.strokeWidth, dash: style.strokeDasharray};
         }),
-        marks: view.querySelectorAll("path.marks:not([display=none])").length,
+        marks: view.querySelectorAll("g.marks:not([display=none]) use").length,
         rules: Array.from(view.querySelectorAll("g.rule text")).map(function (t) {
           return t.textContent;
         })

@@ -21,6 +21,8 @@ HEIGHT = 430
 LEFT, RIGHT, TOP, BOTTOM = 68, WIDTH - 18, 12, HEIGHT - 48
 """The plot area in the SVG's own units (it scales with the page's width)."""
 TICK_FONT = 12
+RULE_LABEL_DROP = 14
+"""A rule's label set below it sits this far under the line (its baseline)."""
 TITLE_FONT = 13
 MARK_RADIUS = 6.0
 DENSE_MARK_RADIUS = 4.0
@@ -105,7 +107,7 @@ def render(chart: Chart) -> str:
         f'<svg class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-label="{_e(chart.title)}" data-plot="{LEFT},{TOP},{RIGHT},{BOTTOM}">'
         f'<defs><clipPath id="{_e(chart.chart_id)}-clip"><rect x="{LEFT}" y="{TOP - 4}" '
-        f'width="{RIGHT - LEFT}" height="{BOTTOM - TOP + 8}"/></clipPath></defs>'
+        f'width="{RIGHT - LEFT}" height="{BOTTOM - TOP + 8}"/></clipPath>{_symbols(chart)}</defs>'
         f"{_x_axis(chart)}{views}"
         f'<g class="hover" display="none"><line class="cross" x1="0" x2="0" y1="{TOP}" '
         f'y2="{BOTTOM}"/></g>'
@@ -218,17 +220,31 @@ def dasharray(name: str, width: float) -> str:
 
 
 def _marks(chart: Chart, scale: Scale, marks: Marks) -> str:
-    dense = marks.hidden
-    radius = DENSE_MARK_RADIUS if dense else MARK_RADIUS
-    d = "".join(
-        shape(marks.symbol, x_px(chart, x), y_px(scale, y), radius)
+    """A group of markers, each a ``<use>`` of its symbol (defined once per chart)."""
+    symbol = _symbol_id(chart, marks)
+    uses = "".join(
+        f'<use href="#{symbol}" x="{_n(x_px(chart, x))}" y="{_n(y_px(scale, y))}"/>'
         for x, y in zip(marks.xs, marks.ys, strict=True)
     )
-    paint = _paint(marks.symbol, marks.colour)
     shown = ' display="none"' if marks.hidden else ""
     return (
-        f'<path class="marks" data-series="{_e(marks.name)}" data-group="{_e(marks.group)}" '
-        f'd="{d}" {paint} stroke-width="1.2"{shown}/>'
+        f'<g class="marks" data-series="{_e(marks.name)}" data-group="{_e(marks.group)}" '
+        f'{_paint(marks.symbol, marks.colour)} stroke-width="1.2"{shown}>{uses}</g>'
+    )
+
+
+def _symbol_id(chart: Chart, marks: Marks) -> str:
+    size = "small" if marks.hidden else "big"
+    return f"{_e(chart.chart_id)}-{marks.symbol}-{size}"
+
+
+def _symbols(chart: Chart) -> str:
+    """The marker outlines the chart uses, centred on (0, 0); dense markers drawn smaller."""
+    used = {(_symbol_id(chart, m), m.symbol, m.hidden) for m in chart.marks}
+    radius = {True: DENSE_MARK_RADIUS, False: MARK_RADIUS}
+    return "".join(
+        f'<path id="{ident}" d="{shape(symbol, 0, 0, radius[dense])}"/>'
+        for ident, symbol, dense in sorted(used)
     )
 
 
@@ -238,7 +254,8 @@ def _rule(chart: Chart, scale: Scale, rule: Rule) -> str:
     dashed = f' stroke-dasharray="{dash}"' if dash else ""
     right = rule.place.endswith("right")
     tx, anchor = (RIGHT - 4, "end") if right else (LEFT + 4, "start")
-    ty = py - 5 if rule.place.startswith("above") else py + 14
+    below = rule.place.startswith("below") and py + RULE_LABEL_DROP < BOTTOM
+    ty = py + RULE_LABEL_DROP if below else py - 5  # a label under the x axis would be lost
     return (
         f'<g class="rule"><line x1="{LEFT}" x2="{RIGHT}" y1="{_n(py)}" y2="{_n(py)}" '
         f'stroke="{RULE}" stroke-width="1"{dashed}/><text class="halo" x="{tx}" y="{_n(ty)}" '

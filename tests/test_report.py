@@ -249,6 +249,23 @@ PROBE = """
         return n.textContent;
       })
     };
+    function ticks() {
+      return Array.from(svg.querySelectorAll("g.x-ticks text")).map(function (t) {
+        return Number(t.textContent.replace(/,/g, ""));
+      });
+    }
+    function drag(type, share) {
+      svg.dispatchEvent(new PointerEvent(type, {bubbles: true, button: 0,
+        clientX: box.left + box.width * share, clientY: box.top + box.height * 0.5}));
+    }
+    drag("pointerdown", 0.3);
+    drag("pointermove", 0.5);
+    drag("pointerup", 0.5);
+    var lines = svg.querySelector("g.view:not([display=none]) g.zoom");
+    out.zoomed = {ticks: ticks(), transform: lines.getAttribute("transform"),
+                  reset: !figure.querySelector("button.unzoom").hidden};
+    figure.querySelector("button.unzoom").click();
+    out.unzoomed = {ticks: ticks(), transform: lines.getAttribute("transform")};
   } catch (error) {
     out.error = String(error);
   }
@@ -310,6 +327,14 @@ def test_chromium_views_legend_and_read_out_work(tmp_path: Path) -> None:
     assert after["noneLines"] == 0 and after["nonePressed"] == "false"  # legend hid `none`
     assert after["tip"].startswith("request ")  # the read-out at the pointer
     assert after["rows"] == [name for name in names if name != "none"]  # not the hidden one
+    # A drag across 30-50 % of the plot zooms into those requests; the button shows all again.
+    last = max(len(run.tokens) for run in squeezed.runs.values()) - 1
+    zoomed, unzoomed = probe["zoomed"], probe["unzoomed"]
+    assert zoomed["reset"] and "scale(" in zoomed["transform"]
+    assert 0.2 * last <= zoomed["ticks"][0] and zoomed["ticks"][-1] <= 0.6 * last, zoomed
+    assert len(zoomed["ticks"]) >= 3
+    assert unzoomed["transform"] is None and unzoomed["ticks"][0] == 0
+    assert unzoomed["ticks"][-1] > 0.8 * last
     assert re.search(r"\d[\d,]* tokens", after["tip"])
 
 

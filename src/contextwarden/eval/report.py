@@ -276,9 +276,12 @@ text-align:left;font:inherit;color:#222;cursor:pointer;border-radius:3px}
 .legend .key.mark{padding-left:18px;color:#444}
 .legend .key[aria-pressed=false]{opacity:.4}
 .legend .key[aria-pressed=false] svg{filter:grayscale(1)}
-.views{display:flex;gap:4px;margin:0 0 4px}.views button{font:inherit;font-size:12px;
-padding:3px 10px;border:1px solid #c8ccd0;background:#fff;border-radius:4px;cursor:pointer}
+.controls{display:flex;gap:8px;align-items:center;margin:0 0 4px;font-size:12px}
+.views{display:flex;gap:4px}.controls button{font:inherit;font-size:12px;padding:3px 10px;
+border:1px solid #c8ccd0;background:#fff;border-radius:4px;cursor:pointer}
 .views button[aria-pressed=true]{background:#e7f0fa;border-color:#0072B2;color:#00466e}
+.controls .hint{color:#666}svg.plot{cursor:crosshair;touch-action:pan-y}
+svg.plot rect.brush{fill:#0072B2;fill-opacity:.12;stroke:#0072B2;stroke-width:1}
 .tip{position:absolute;z-index:2;background:#fff;border:1px solid #c8ccd0;border-radius:4px;
 box-shadow:0 2px 8px rgba(0,0,0,.15);padding:6px 8px;font-size:12px;pointer-events:none;
 max-width:420px}.tip-head{font-weight:600;margin-bottom:2px}.tip-row{display:flex;gap:6px;

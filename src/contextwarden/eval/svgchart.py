@@ -110,13 +110,14 @@ def render(chart: Chart) -> str:
         f'width="{RIGHT - LEFT}" height="{BOTTOM - TOP + 8}"/></clipPath>{_symbols(chart)}</defs>'
         f"{_x_axis(chart)}{views}"
         f'<g class="hover" display="none"><line class="cross" x1="0" x2="0" y1="{TOP}" '
-        f'y2="{BOTTOM}"/></g>'
+        f'y2="{BOTTOM}"/></g><rect class="brush" x="{LEFT}" y="{TOP}" width="0" '
+        f'height="{BOTTOM - TOP}" display="none"/>'
         f'<rect class="catch" x="{LEFT}" y="{TOP}" width="{RIGHT - LEFT}" '
         f'height="{BOTTOM - TOP}" fill="transparent"/></svg>'
     )
     return (
         f'<figure class="chart" id="{_e(chart.chart_id)}">'
-        f"<figcaption>{_e(chart.title)}</figcaption>{_view_buttons(chart)}"
+        f"<figcaption>{_e(chart.title)}</figcaption>{_controls(chart)}"
         f'<div class="plot-row">{svg}{_legend(chart)}</div>'
         f'<div class="tip" hidden></div>'
         f'<script type="application/json" class="chart-data">{_data(chart)}</script></figure>'
@@ -140,13 +141,16 @@ def _n(value: float) -> str:
 
 # ------------------------------------------------------------------------------ axes
 def _x_axis(chart: Chart) -> str:
-    parts = []
+    """The request axis; its ticks sit in their own group, which the page's script redraws
+    when the reader zooms into a range of requests."""
+    ticks = []
     for x in integer_ticks(chart.last):
         px = _n(x_px(chart, x))
-        parts.append(
+        ticks.append(
             f'<line x1="{px}" x2="{px}" y1="{TOP}" y2="{BOTTOM}" stroke="{GRID}"/>'
             f'<text x="{px}" y="{BOTTOM + 17}" text-anchor="middle">{x:,}</text>'
         )
+    parts = [f'<g class="x-ticks">{"".join(ticks)}</g>']
     mid_x, mid_y = (LEFT + RIGHT) / 2, (TOP + BOTTOM) / 2
     parts.append(
         f'<line x1="{LEFT}" x2="{RIGHT}" y1="{BOTTOM}" y2="{BOTTOM}" stroke="{AXIS}"/>'
@@ -181,7 +185,8 @@ def _view(chart: Chart, scale: Scale, index: int) -> str:
     shown = "" if index == 0 else ' display="none"'
     return (
         f'<g class="view" data-view="{index}"{shown}>{_y_axis(chart, scale)}'
-        f'<g clip-path="url(#{_e(chart.chart_id)}-clip)">{lines}{marks}</g>{rules}</g>'
+        f'<g clip-path="url(#{_e(chart.chart_id)}-clip)"><g class="zoom">{lines}</g>{marks}</g>'
+        f"{rules}</g>"
     )
 
 
@@ -192,7 +197,7 @@ def _line(chart: Chart, scale: Scale, line: Line) -> str:
     return (
         f'<path class="line" data-series="{_e(line.name)}" d="{path_data(points, line.step)}" '
         f'fill="none" stroke="{line.colour}" stroke-width="{line.width:g}"{dashed} '
-        f'stroke-linejoin="round"/>'
+        f'stroke-linejoin="round" vector-effect="non-scaling-stroke"/>'
     )
 
 
@@ -305,15 +310,23 @@ def shape(symbol: str, x: float, y: float, r: float) -> str:
 
 
 # ------------------------------------------------------------------------------ controls
-def _view_buttons(chart: Chart) -> str:
-    if len(chart.views) < 2:
-        return ""
+def _controls(chart: Chart) -> str:
+    """The view buttons (when there is more than one y scale), the zoom's reset and a hint."""
     buttons = "".join(
         f'<button type="button" data-view="{i}" aria-pressed="{str(i == 0).lower()}">'
         f"{_e(scale.label)}</button>"
         for i, scale in enumerate(chart.views)
     )
-    return f'<div class="views" role="group" aria-label="y axis">{buttons}</div>'
+    views = (
+        f'<span class="views" role="group" aria-label="y axis">{buttons}</span>'
+        if len(chart.views) > 1
+        else ""
+    )
+    return (
+        f'<div class="controls">{views}<button type="button" class="unzoom" hidden>'
+        f"Show all requests</button>"
+        f'<span class="hint">Drag across the chart to zoom into some requests.</span></div>'
+    )
 
 
 def _legend(chart: Chart) -> str:

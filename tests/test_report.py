@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
+import json
 import os
 import re
 import shutil
@@ -11,21 +13,24 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import fixture_path
 
 from contextwarden.cost.prices import default_prices
-from contextwarden.errors import MissingDependencyError
 from contextwarden.eval.probes import Probe
 from contextwarden.eval.replay import ReplayResult, replay
 from contextwarden.eval.report import (
     CHART_ID,
+    COST_CHART_ID,
     RETENTION_CHART_ID,
-    plotly_bundle,
+    chart_script,
     render_report,
     write_report,
 )
+from contextwarden.eval.report_text import MIN_SHARED_PREFIX, shared_prefix
+from contextwarden.eval.svgchart import BOTTOM, LEFT, RIGHT, TOP
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, freeze
@@ -34,6 +39,8 @@ TRANSCRIPT = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-s
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_TIMEOUT = 180
 SHOT_SIZE = (1400, 1000)
+PAGE_BUDGET = 1_000_000
+"""Issue #12: the report well under 1 MB (it was 4.9 MB with plotly.js inlined)."""
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +65,11 @@ def test_report_is_one_self_contained_file(result: ReplayResult, tmp_path: Path)
     page = path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     assert f'id="{CHART_ID}"' in page and f'id="{RETENTION_CHART_ID}"' in page
-    assert re.search(r"<script[^>]*\bsrc=", page) is None  # nothing to fetch
-    assert page.count("Plotly.newPlot") == 2
-    assert page.count(plotly_bundle()) == 1  # plotly.js inlined once for both charts
-    assert len(page) < len(plotly_bundle()) + 1_000_000  # the page itself stays small
+    fetches = re.search(r"<(script|img|link|iframe)[^>]*\b(src|href)=", page)
+    assert fetches is None  # nothing to fetch
+    assert page.count("<svg") >= 2 and page.count('class="chart-data"') == 2
+    assert page.count(chart_script()) == 1  # our script, once for every chart
+    assert len(page.encode()) < PAGE_BUDGET
     for run in result.runs.values():
         assert f"<td>{run.name}</td>" in page
         assert f"{run.total_tokens_sent:,}" in page
@@ -107,9 +115,40 @@ def test_each_compaction_shows_what_it_removed_and_its_summary(result: ReplayRes
     assert f"request {first.turn}: " in section
     assert html.escape(first.summary[:200]) in section  # the summary text, escaped, to open
     assert html.escape(first.previews[0]) in section  # and what left the context
-    assert section.count('<details class="change">') == sum(
+    assert section.count('<details class="change" id=') == sum(
         len(r.changes) for r in result.runs.values()
     )
+
+
+def test_a_summary_written_twice_is_shown_once(result: ReplayResult) -> None:
+    """ladder and ladder-cache write the same summary at the same request: the second block
+    links to the first instead of repeating it (summaries are most of a large report)."""
+    written = [c for run in result.runs.values() for c in run.changes if c.summary]
+    assert len({c.summary for c in written}) < len(written)  # this session has repeats
+    section = render_report(result)
+    for text in {c.summary for c in written}:
+        assert section.count(html.escape(text)) == 1
+    links = re.findall(r'the same text as <a href="#([^"]+)">', section)
+    assert len(links) == len(written) - len({c.summary for c in written})
+    assert all(f'<details class="change" id="{anchor}">' in section for anchor in links)
+
+
+def test_a_summary_that_starts_like_an_earlier_one_shows_what_differs(
+    result: ReplayResult,
+) -> None:
+    ladder = result.runs["ladder"]
+    first = next(c for c in ladder.changes if c.summary)
+    head = first.summary[: MIN_SHARED_PREFIX + 500]
+    later = dataclasses.replace(first, turn=first.turn + 1, summary=f"{head}§ <new> work")
+    grown = dataclasses.replace(ladder, changes=(*ladder.changes, later))
+    page = render_report(dataclasses.replace(result, runs={"ladder": grown}))
+    anchor = f"change-ladder-{first.turn}"
+    assert (
+        f'its first {len(head):,} characters are those of <a href="#{anchor}">'
+        f"ladder&#x27;s at request {first.turn}</a>; then:</p>"
+        f'<pre class="summary">…§ &lt;new&gt; work</pre>'
+    ) in page
+    assert page.count(html.escape(first.summary[:MIN_SHARED_PREFIX])) == 1
 
 
 def test_report_escapes_what_the_session_says() -> None:
@@ -122,12 +161,29 @@ def test_report_escapes_what_the_session_says() -> None:
     assert "<title>a &lt;title&gt;</title>" in page and "note &amp; &lt;i&gt;more" in page
 
 
-def test_report_without_plotly_names_the_extra(
+def test_report_needs_no_charting_library(
     result: ReplayResult, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The charts are our own SVG: the report renders with plotly impossible to import."""
     monkeypatch.setitem(sys.modules, "plotly", None)
-    with pytest.raises(MissingDependencyError, match=r"contextwarden\[report\]"):
-        render_report(result)
+    page = render_report(result)
+    assert 'class="line" data-series="ladder"' in page
+
+
+def test_priced_report_draws_the_cost_so_far() -> None:
+    price = default_prices().get("claude-sonnet-4-5")
+    priced = replay(_session(), ("ladder", "none"), window=6_000, pricing=price)
+    chart = _figure(render_report(priced), COST_CHART_ID)
+    assert "claude-sonnet-4-5 prices" in chart and "USD spent so far" in chart
+    for run in priced.runs.values():
+        assert run.bill is not None
+        assert f'class="line" data-series="{run.name}"' in chart
+        assert f"{round(sum(run.bill.costs), 4)}" in chart  # the last point of its data
+
+
+def _figure(page: str, chart_id: str) -> str:
+    start = page.index(f'<figure class="chart" id="{chart_id}"')
+    return page[start : page.index("</figure>", start)]
 
 
 # ----------------------------------------------------------------------------- a real browser
@@ -154,39 +210,132 @@ def _run_browser(
     )
 
 
-def _chart(dom: str, div_id: str) -> str:
-    """The HTML of the chart ``div_id`` after plotly drew it (up to the next chart)."""
-    start = dom.index(f'id="{div_id}"')
-    end = dom.find('class="chart"', start)
-    return dom[start : end if end > 0 else len(dom)]
+PROBE = """
+<pre id="probe"></pre><script>
+(function () {
+  var out = {ready: document.documentElement.getAttribute("data-charts"), charts: {}};
+  try {
+    document.querySelectorAll("figure.chart").forEach(function (figure) {
+      var view = figure.querySelector("g.view:not([display=none])");
+      out.charts[figure.id] = {
+        view: view.dataset.view,
+        lines: Array.from(view.querySelectorAll("path.line")).map(function (path) {
+          var box = path.getBBox(), style = getComputedStyle(path);
+          return {name: path.dataset.series, x: box.x, y: box.y, width: box.width,
+                  height: box.height, stroke: style.strokeWidth, dash: style.strokeDasharray};
+        }),
+        marks: view.querySelectorAll("g.marks:not([display=none]) use").length,
+        rules: Array.from(view.querySelectorAll("g.rule text")).map(function (t) {
+          return t.textContent;
+        })
+      };
+    });
+    var figure = document.getElementById("context-chart");
+    var button = figure.querySelector(".views button[data-view='1']");
+    if (button) button.click();
+    figure.querySelector(".legend .key[data-series='none']").click();
+    var svg = figure.querySelector("svg.plot"), box = svg.getBoundingClientRect();
+    svg.dispatchEvent(new PointerEvent("pointermove", {bubbles: true,
+      clientX: box.left + box.width * 0.5, clientY: box.top + box.height * 0.5}));
+    out.after = {
+      shown: Array.from(svg.querySelectorAll("g.view:not([display=none])")).map(function (v) {
+        return v.dataset.view;
+      }),
+      noneLines: svg.querySelectorAll("path.line[data-series='none']:not([display=none])").length,
+      nonePressed: figure.querySelector(".legend .key[data-series='none']")
+        .getAttribute("aria-pressed"),
+      tip: figure.querySelector(".tip").hidden ? "" : figure.querySelector(".tip").textContent,
+      rows: Array.from(figure.querySelectorAll(".tip .tip-name")).map(function (n) {
+        return n.textContent;
+      })
+    };
+    function ticks() {
+      return Array.from(svg.querySelectorAll("g.x-ticks text")).map(function (t) {
+        return Number(t.textContent.replace(/,/g, ""));
+      });
+    }
+    function drag(type, share) {
+      svg.dispatchEvent(new PointerEvent(type, {bubbles: true, button: 0,
+        clientX: box.left + box.width * share, clientY: box.top + box.height * 0.5}));
+    }
+    drag("pointerdown", 0.3);
+    drag("pointermove", 0.5);
+    drag("pointerup", 0.5);
+    var lines = svg.querySelector("g.view:not([display=none]) g.zoom");
+    out.zoomed = {ticks: ticks(), transform: lines.getAttribute("transform"),
+                  reset: !figure.querySelector("button.unzoom").hidden};
+    figure.querySelector("button.unzoom").click();
+    out.unzoomed = {ticks: ticks(), transform: lines.getAttribute("transform")};
+  } catch (error) {
+    out.error = String(error);
+  }
+  document.getElementById("probe").textContent = JSON.stringify(out);
+})();
+</script>"""
+"""Run after the report's own script: measures what the browser drew, then clicks a view
+button and a legend entry and moves the pointer over the plot, as a reader would."""
 
 
-def test_chromium_draws_both_charts(result: ReplayResult, tmp_path: Path) -> None:
+def _probe(browser: str, page: Path, profile: Path) -> tuple[dict[str, Any], str]:
+    """What ``PROBE`` measured in ``page``, and the browser's log (script errors land there)."""
+    probed = page.with_name("probed.html")
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"))
+    done = _run_browser(browser, profile, ["--enable-logging=stderr", "--v=0", "--dump-dom",
+                                           probed.as_uri()])  # fmt: skip
+    found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
+    assert found, done.stdout[-2_000:]
+    return json.loads(html.unescape(found.group(1))), done.stderr
+
+
+def test_chromium_draws_every_chart(result: ReplayResult, tmp_path: Path) -> None:
     browser = _browser()
     page = write_report(result, tmp_path / "report.html")
-    dom = _run_browser(browser, tmp_path / "profile", ["--dump-dom", page.as_uri()]).stdout
-    context = _chart(dom, CHART_ID)
-    assert 'class="main-svg"' in context
-    lines = re.findall(r'class="js-line" d="([^"]+)"', context)
-    assert len(lines) >= len(result.runs)  # one drawn line per strategy, at least
-    assert all(len(d) > 20 for d in lines[: len(result.runs)])
-    assert f"window {result.window:,}" in context  # the threshold annotations were drawn
-    assert 'class="point"' in context  # the rung markers
-    retention = _chart(dom, RETENTION_CHART_ID)
-    assert 'class="main-svg"' in retention and 'class="js-line"' in retention
+    probe, log = _probe(browser, page, tmp_path / "profile")
+    assert "error" not in probe and probe["ready"] == "ready", probe
+    assert "Uncaught" not in log, log[-2_000:]
+    names = list(result.runs)
+    context = probe["charts"][CHART_ID]
+    assert context["view"] == "0" and [ln["name"] for ln in context["lines"]] == names
+    for drawn in context["lines"]:  # every strategy, across all requests, inside the plot
+        assert drawn["width"] > 0.9 * (RIGHT - LEFT), drawn
+        assert TOP - 0.5 <= drawn["y"] and drawn["y"] + drawn["height"] <= BOTTOM + 0.5, drawn
+        assert drawn["height"] > 0
+    assert context["marks"] >= 3  # the rungs that changed the context
+    assert {f"window {result.window:,}", "effective window 7,200"} <= set(context["rules"])
     # Lines that coincide (every strategy but truncate at 100 %) are told apart by dash and width.
-    drawn = re.findall(r'class="js-line" d="[^"]+" style="([^"]+)"', retention)
-    styles = drawn[: len(result.runs)]  # the plot's lines; the legend's samples follow
-    widths = [re.search(r"stroke-width: ([\d.]+)px", s) for s in styles]
-    dashed = [re.search(r"stroke-dasharray: ([^;]+);", s) for s in styles]
-    assert len(drawn) == 2 * len(result.runs)
-    assert len({w.group(1) for w in widths if w}) == len(result.runs)
-    assert sum(1 for d in dashed if d) == len(result.runs) - 1  # the first is solid
-    # The default view shows every strategy whole: no point of any line is above the plot
-    # area (y < 0), as `none`'s were when the chart opened on the window alone.
-    for d in lines[: len(result.runs)]:
-        ys = [float(y) for y in re.findall(r"[ML][\d.e+-]+,([\d.e+-]+)", d)]
-        assert ys and min(ys) >= 0, d[:80]
+    retention = probe["charts"][RETENTION_CHART_ID]["lines"]
+    assert [ln["name"] for ln in retention] == names
+    assert len({ln["stroke"] for ln in retention}) == len(names)
+    assert [ln["dash"] == "none" for ln in retention] == [True] + [False] * (len(names) - 1)
+    assert all(ln["width"] > 0.9 * (RIGHT - LEFT) for ln in retention)
+
+
+def test_chromium_views_legend_and_read_out_work(tmp_path: Path) -> None:
+    """A session that runs far over the window opens on a log view that shows every strategy
+    whole; the buttons switch views, the legend hides a line, the pointer reads values out."""
+    browser = _browser()
+    squeezed = replay(load(TRANSCRIPT), window=5_000)
+    page = write_report(squeezed, tmp_path / "report.html")
+    probe, log = _probe(browser, page, tmp_path / "profile")
+    assert "error" not in probe and probe["ready"] == "ready", probe
+    assert "Uncaught" not in log, log[-2_000:]
+    names = list(squeezed.runs)
+    for drawn in probe["charts"][CHART_ID]["lines"]:  # `none` too: nothing runs off the top
+        assert drawn["y"] >= TOP - 0.5 and drawn["width"] > 0.9 * (RIGHT - LEFT), drawn
+    after = probe["after"]
+    assert after["shown"] == ["1"]  # the "around the window" button switched the view
+    assert after["noneLines"] == 0 and after["nonePressed"] == "false"  # legend hid `none`
+    assert after["tip"].startswith("request ")  # the read-out at the pointer
+    assert after["rows"] == [name for name in names if name != "none"]  # not the hidden one
+    # A drag across 30-50 % of the plot zooms into those requests; the button shows all again.
+    last = max(len(run.tokens) for run in squeezed.runs.values()) - 1
+    zoomed, unzoomed = probe["zoomed"], probe["unzoomed"]
+    assert zoomed["reset"] and "scale(" in zoomed["transform"]
+    assert 0.2 * last <= zoomed["ticks"][0] and zoomed["ticks"][-1] <= 0.6 * last, zoomed
+    assert len(zoomed["ticks"]) >= 3
+    assert unzoomed["transform"] is None and unzoomed["ticks"][0] == 0
+    assert unzoomed["ticks"][-1] > 0.8 * last
+    assert re.search(r"\d[\d,]* tokens", after["tip"])
 
 
 def test_chromium_screenshot_is_a_full_page(result: ReplayResult, tmp_path: Path) -> None:
@@ -199,3 +348,11 @@ def test_chromium_screenshot_is_a_full_page(result: ReplayResult, tmp_path: Path
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == SHOT_SIZE
     assert len(data) > 50_000  # a drawn chart and tables; a blank page compresses to a few KB
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shared"), [("", "abc", 0), ("abc", "abd", 2), ("abc", "abc", 3), ("ab", "abc", 2),
+                           ("x" * 5_000 + "a", "x" * 5_000 + "b", 5_000)],
+)  # fmt: skip
+def test_shared_prefix(a: str, b: str, shared: int) -> None:
+    assert shared_prefix(a, b) == shared == shared_prefix(b, a)

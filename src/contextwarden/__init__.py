@@ -1,7 +1,7 @@
 """contextwarden: keep an LLM agent's conversation valid and inside the context window.
 
 The public API lives here; modules are private. Optional dependencies (SDKs, tokenizers,
-psycopg, plotly) are imported only when the class that needs them is used.
+psycopg, web servers) are imported only when the class that needs them is used.
 """
 
 from contextwarden.compaction import (

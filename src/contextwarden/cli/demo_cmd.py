@@ -8,7 +8,6 @@ strategy with a small window.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ from contextwarden.cli.common import (
     status,
 )
 from contextwarden.cli.replay_cmd import add_replay_options, run_replay, show
-from contextwarden.errors import MissingDependencyError
 from contextwarden.eval.demo import default_root, generate
 
 DEFAULT_WINDOW = 12_000
@@ -67,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     built = time.perf_counter() - started
     result = run_replay(session, args, label=f"demo session over {root}")
     note = NOTE.format(root=root)
-    report = None if args.no_report else _report(result, args.report, note, quiet=args.json)
+    report = None if args.no_report else _report(result, args.report, note)
     info = {
         "directory": str(root),
         "messages": len(session.messages),
@@ -87,14 +85,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(result: Any, path: Path, note: str, *, quiet: bool) -> Path | None:
-    try:
-        from contextwarden.eval.report import write_report
+def _report(result: Any, path: Path, note: str) -> Path:
+    from contextwarden.eval.report import write_report
 
-        return write_report(
-            result, path, title="contextwarden demo: strategies compared", note=note
-        )
-    except MissingDependencyError as exc:
-        if not quiet:
-            print(f"contextwarden: HTML report skipped: {exc}", file=sys.stderr)
-        return None
+    return write_report(result, path, title="contextwarden demo: strategies compared", note=note)

@@ -33,7 +33,7 @@ PROJECT_NAME = (
     "import tomllib; print(tomllib.load(open('pyproject.toml', 'rb'))['project']['name'])"
 )
 THRESHOLDS = r"\b\d{1,3}(?:_\d{3})+\b|\b0\.\d+\b"
-OPTIONAL_IMPORTS = r"^\s*(?:import|from)\s+(?:rich|plotly|anthropic|openai|tiktoken|psycopg)\b"
+OPTIONAL_IMPORTS = r"^\s*(?:import|from)\s+(?:rich|anthropic|openai|tiktoken|psycopg)\b"
 DEFINITION = re.compile(r"^\s*\d+\t\s*(?:async\s+)?(class|def)\s+(\w+)", re.M)
 
 CHECKER_NAME = "check_docstrings.py"

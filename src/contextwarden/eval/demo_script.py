@@ -146,7 +146,7 @@ class Review:
                 *(Call("read_file", {"path": str(p)}) for p in pair),
                 interjection=(
                     "While you're at it: which modules import optional dependencies (rich, "
-                    "plotly, anthropic, openai, tiktoken, psycopg)? Those imports must stay lazy."
+                    "anthropic, openai, tiktoken, psycopg)? Those imports must stay lazy."
                     if interject and n == 1
                     else None
                 ),

@@ -1,22 +1,20 @@
-"""The replay report: one self-contained HTML file (plotly.js inlined, no network).
+"""The replay report: one self-contained HTML file that opens offline in any browser.
 
 A one-line conclusion and what each strategy is; a chart of the context sent at each request per
 strategy, with the window and thresholds drawn and a marker wherever a rung changed the context;
-a chart of probe retention per request; the tables; what each compaction removed and wrote; and
-how each number was measured. The inlined plotly.js is the one the installed plotly package
-ships (the figures are written for it), once per page.
+the cost so far when priced; a chart of probe retention per request; the tables; what each
+compaction removed and wrote; and how each number was measured. The charts are our own SVG
+(``svgchart.py``) with a few lines of our own script (``report.js``): no charting library.
 """
 
 from __future__ import annotations
 
 import html
-import math
 from functools import cache
+from importlib.resources import files
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
 
-from contextwarden.errors import require
 from contextwarden.eval.replay import ReplayResult, StrategyRun
 from contextwarden.eval.report_text import (
     compactions,
@@ -28,12 +26,22 @@ from contextwarden.eval.report_text import (
     strategy_table,
     summary_line,
 )
+from contextwarden.eval.svgchart import Chart, Line, Marks, Rule, render
+from contextwarden.eval.svgscale import Scale, padded_top
 
 CHART_ID = "context-chart"
 COST_CHART_ID = "cost-chart"
 RETENTION_CHART_ID = "retention-chart"
-COLOURS = {"ladder": "#1b9e77", "truncate": "#d95f02", "mask": "#7570b3", "none": "#888888"}
-OTHER_COLOURS = ("#e7298a", "#66a61e", "#e6ab02", "#a6761d")
+COLOURS = {
+    "ladder": "#0072B2",
+    "ladder-cache": "#009E73",
+    "truncate": "#D55E00",
+    "mask": "#CC79A7",
+    "none": "#767676",
+}
+OTHER_COLOURS = ("#E69F00", "#56B4E9", "#000000", "#8C510A")
+"""The Okabe-Ito palette, told apart with every common colour-vision deficiency; ``none`` is
+the grey that still has 4.5:1 contrast on white."""
 SYMBOLS = {
     "tool_result_budget": "square",
     "snip": "triangle-down",
@@ -52,12 +60,16 @@ DENSE_MARKS = 0.5
 """A rung that fired at more than this share of requests (mask) starts hidden: click its legend
 entry to show it; drawn, its markers would hide the line."""
 LOG_FLOOR_WINDOWS = 20
-"""The log view starts at the window divided by this (the first tiny requests sit below)."""
+"""The log view reaches down to the window divided by this, or lower if a strategy dips below
+(the first tiny requests of a session climb in from under it)."""
 LOG_HEADROOM = 1.3
-LOG_TICKS = "D2"
-"""Log-axis labels at 1, 2 and 5 of each decade only (plotly's ``D2``): every digit crowds."""
+"""The log view spans the smallest and largest request with this factor to spare."""
 FOCUS_HEADROOM = 1.6
 """The "around the window" view shows up to this many windows."""
+LINEAR_HEADROOM = 1.05
+RETENTION_TOP = 102.0
+"""A little above 100 % so a wide line at 100 % is drawn whole."""
+X_TITLE = "request (one per assistant message)"
 
 
 def write_report(
@@ -75,16 +87,7 @@ def render_report(
 ) -> str:
     """The whole HTML document."""
     heading = title or f"Replay of {Path(result.source).name}"
-    context = _context_figure(result).to_html(
-        full_html=False, include_plotlyjs=False, div_id=CHART_ID, config={"displaylogo": False}
-    )
-    retention = _retention_figure(result).to_html(
-        full_html=False,
-        include_plotlyjs=False,
-        div_id=RETENTION_CHART_ID,
-        config={"displaylogo": False},
-    )
-    cost = _cost_section(result)
+    cost = cost_chart(result)
     body = "\n".join(
         (
             f"<h1>{_e(heading)}</h1>",
@@ -92,21 +95,17 @@ def render_report(
             summary_line(result),
             f'<p class="note">{_e(note)}</p>' if note else "",
             strategy_list(result),
-            f'<script type="text/javascript">{plotly_bundle()}</script>',
             lines_note(list(result.runs), DASHES),
-            '<section class="chart">',
-            context,
-            "</section>",
+            render(context_chart(result)),
             "<h2>Strategies</h2>",
             strategy_table(result),
-            cost,
+            render(cost) if cost else "",
             "<h2>Fact retention</h2>",
             retention_table(result),
-            '<section class="chart">',
-            retention,
-            "</section>",
+            render(retention_chart(result)),
             compactions(result),
             definitions(result),
+            f"<script>{chart_script()}</script>",
         )
     )
     return _PAGE.format(title=_e(heading), style=_STYLE, body=body)
@@ -116,200 +115,135 @@ def colour(name: str, index: int) -> str:
     return COLOURS.get(name, OTHER_COLOURS[index % len(OTHER_COLOURS)])
 
 
-def line_style(name: str, index: int) -> dict[str, Any]:
+def line(run: StrategyRun, index: int, ys: tuple[float, ...], *, step: bool = False) -> Line:
     """The ``index``-th strategy's line: its colour, its own dash, wider the earlier it is."""
     width = max(THINNEST_LINE, WIDEST_LINE - LINE_STEP * index)
-    return {"color": colour(name, index), "width": width, "dash": DASHES[index % len(DASHES)]}
+    dash = DASHES[index % len(DASHES)]
+    return Line(run.name, ys, colour(run.name, index), width, dash, step)
 
 
 @cache
-def plotly_bundle() -> str:
-    """plotly.js as the installed plotly package ships it, inlined once per report."""
-    _go()
-    from plotly.offline import get_plotlyjs
-
-    return str(get_plotlyjs()).replace("</script", "<\\/script")
+def chart_script() -> str:
+    """The page's own script (``report.js``), inlined once per report."""
+    text = files("contextwarden.eval").joinpath("report.js").read_text(encoding="utf-8")
+    return text.replace("</script", "<\\/script")
 
 
 # ------------------------------------------------------------------------------ charts
-def _go() -> Any:
-    require("plotly", "report")
-    import plotly.graph_objects as go
-
-    return go
-
-
-def _context_figure(result: ReplayResult) -> Any:
-    go = _go()
-    fig = go.Figure()
-    for i, run in enumerate(result.runs.values()):
-        turns = list(range(len(run.tokens)))
-        fig.add_trace(
-            go.Scatter(
-                x=turns,
-                y=list(run.tokens),
-                mode="lines",
-                name=run.name,
-                legendgroup=run.name,
-                line=line_style(run.name, i),
-                hovertemplate=f"{run.name}<br>request %{{x}}<br>%{{y:,}} tokens<extra></extra>",
-            )
-        )
-        _add_marks(fig, go, run, colour(run.name, i))
-    _threshold_lines(fig, result)
-    _layout(fig, "Context tokens sent at each request", "tokens in the request")
-    _range_buttons(fig, result)
-    return fig
+def context_chart(result: ReplayResult) -> Chart:
+    runs = list(result.runs.values())
+    return Chart(
+        CHART_ID,
+        "Context tokens sent at each request",
+        X_TITLE,
+        "tokens in the request",
+        "tokens",
+        tuple(line(run, i, tuple(run.tokens)) for i, run in enumerate(runs)),
+        context_views(result),
+        tuple(m for i, run in enumerate(runs) for m in rung_marks(run, colour(run.name, i))),
+        threshold_rules(result),
+    )
 
 
-def _threshold_lines(fig: Any, result: ReplayResult) -> None:
-    """The window and thresholds as labelled flat lines (traces, not shapes: a trace sits in
-    data coordinates on a log axis and on a linear one alike)."""
-    go, policy = _go(), result.policy
-    last = max((len(run.tokens) for run in result.runs.values()), default=1) - 1
-    for y, label, dash, where in (
-        (policy.context_window, "window", "solid", "top left"),
-        (policy.effective_window, "effective window", "dash", "bottom left"),
-        (policy.autocompact_threshold, "autocompact threshold", "dot", "bottom right"),
-    ):
-        text = f"{label} {y:,}"
-        fig.add_trace(
-            go.Scatter(
-                x=[0, last],
-                y=[y, y],
-                mode="lines+text",
-                text=["", text] if where.endswith("left") else [text, ""],
-                textposition=where,
-                textfont={"size": 11, "color": "#c0392b"},
-                line={"color": "#c0392b", "width": 1, "dash": dash},
-                name=text,
-                showlegend=False,
-                hovertemplate=f"{text}<extra></extra>",
-            )
-        )
+def threshold_rules(result: ReplayResult) -> tuple[Rule, ...]:
+    """The window and thresholds, labelled where they collide least (they sit close together)."""
+    window, effective = result.policy.context_window, result.policy.effective_window
+    autocompact = result.policy.autocompact_threshold
+    return (
+        Rule(window, f"window {window:,}", "solid", "above-right"),
+        Rule(effective, f"effective window {effective:,}", "dash", "below-right"),
+        Rule(autocompact, f"autocompact threshold {autocompact:,}", "dot", "below-left"),
+    )
 
 
-def _range_buttons(fig: Any, result: ReplayResult) -> None:
+def context_views(result: ReplayResult) -> tuple[Scale, ...]:
     """Open on a log scale, which shows every strategy (unmanaged contexts run far above the
-    window, managed ones under it); buttons switch to a linear view of the window or of all."""
-    peak = max((run.peak_context for run in result.runs.values()), default=0)
-    focus = [0, result.window * FOCUS_HEADROOM]
-    if peak <= focus[1]:
-        return
-    every = [math.log10(result.window / LOG_FLOOR_WINDOWS), math.log10(peak * LOG_HEADROOM)]
-    fig.update_yaxes(type="log", range=every, dtick=LOG_TICKS)
-    views = (
-        ("All strategies (log scale)", {"yaxis.type": "log", "yaxis.range": every,
-                                        "yaxis.dtick": LOG_TICKS}),
-        ("Around the window", {"yaxis.type": "linear", "yaxis.range": focus, "yaxis.dtick": None}),
-        ("Full range", {"yaxis.type": "linear", "yaxis.range": [0, peak * 1.05],
-                        "yaxis.dtick": None}),
-    )  # fmt: skip
-    buttons = [{"label": label, "method": "relayout", "args": [view]} for label, view in views]
-    menu = {"type": "buttons", "direction": "right", "buttons": buttons, "showactive": True,
-            "x": 0.0, "xanchor": "left", "y": 1.01, "yanchor": "bottom",
-            "pad": {"r": 4, "t": 0}, "font": {"size": 11}}  # fmt: skip
-    fig.update_layout(updatemenus=[menu])
+    window, managed ones under it); the other views are linear, of the window or of all."""
+    runs = result.runs.values()
+    peak = max((run.peak_context for run in runs), default=0)
+    focus = result.window * FOCUS_HEADROOM
+    if peak <= focus:
+        return (Scale("linear", 0.0, padded_top(max(peak, result.window), LINEAR_HEADROOM)),)
+    floor = result.window / LOG_FLOOR_WINDOWS
+    dips = (min(run.tokens[_first_at(run.tokens, floor) :], default=floor) for run in runs)
+    low = min(floor, min(dips, default=floor) / LOG_HEADROOM)
+    return (
+        Scale("All strategies (log scale)", low, peak * LOG_HEADROOM, log=True),
+        Scale("Around the window", 0.0, focus),
+        Scale("Full range", 0.0, padded_top(peak, LINEAR_HEADROOM)),
+    )
 
 
-def _add_marks(fig: Any, go: Any, run: StrategyRun, line_colour: str) -> None:
-    """One marker per rung kind and request where it changed the context."""
+def _first_at(tokens: tuple[int, ...], floor: float) -> int:
+    """The first request at or above ``floor`` (the session's first small requests climb in from
+    below the view; what comes after them, a compaction's dip included, is drawn whole)."""
+    return next((i for i, t in enumerate(tokens) if t >= floor), len(tokens))
+
+
+def rung_marks(run: StrategyRun, line_colour: str) -> list[Marks]:
+    """One set of markers per rung kind, where it changed the context."""
     by_kind: dict[str, list[tuple[int, str]]] = {}
     for mark in run.marks:
         text = (
-            f"{run.name}: {mark.name} ({mark.trigger})<br>request {mark.turn}: "
+            f"{run.name}: {mark.name} ({mark.trigger}), "
             f"{mark.tokens_before:,} → {mark.tokens_after:,} tokens"
         )
         by_kind.setdefault(mark.name, []).append((mark.turn, text))
+    out = []
     for kind, points in by_kind.items():
-        turns = [t for t, _ in points]
-        dense = len(turns) > DENSE_MARKS * max(1, len(run.tokens))
-        fig.add_trace(
-            go.Scatter(
-                visible="legendonly" if dense else True,
-                x=turns,
-                y=[run.tokens[t] for t in turns],
-                mode="markers",
-                name=f"{run.name}: {kind}",
-                legendgroup=run.name,
-                showlegend=True,
-                marker={
-                    "symbol": SYMBOLS.get(kind, "circle"),
-                    "size": 6 if dense else 9,
-                    "color": line_colour,
-                    "line": {"width": 1, "color": "#333"},
-                },
-                text=[text for _, text in points],
-                hovertemplate="%{text}<extra></extra>",
+        turns = tuple(t for t, _ in points)
+        out.append(
+            Marks(
+                f"{run.name}: {kind}",
+                run.name,
+                turns,
+                tuple(float(run.tokens[t]) for t in turns),
+                tuple(text for _, text in points),
+                SYMBOLS.get(kind, "circle"),
+                line_colour,
+                hidden=len(turns) > DENSE_MARKS * max(1, len(run.tokens)),
             )
         )
+    return out
 
 
-def _retention_figure(result: ReplayResult) -> Any:
-    go = _go()
-    fig = go.Figure()
-    for i, run in enumerate(result.runs.values()):
-        shares = [round(100 * s, 2) for s in run.retention.per_turn]
-        fig.add_trace(
-            go.Scatter(
-                x=list(range(len(shares))),
-                y=shares,
-                mode="lines",
-                name=run.name,
-                line={**line_style(run.name, i), "shape": "hv"},
-                hovertemplate=(
-                    f"{run.name}<br>request %{{x}}<br>%{{y}}% of probes present<extra></extra>"
-                ),
-            )
-        )
-    _layout(fig, "Probes present in the context at each request", "% of probes due so far")
-    fig.update_yaxes(range=[0, 102])
-    return fig
+def retention_chart(result: ReplayResult) -> Chart:
+    lines = tuple(
+        line(run, i, tuple(round(100 * s, 2) for s in run.retention.per_turn), step=True)
+        for i, run in enumerate(result.runs.values())
+    )
+    return Chart(
+        RETENTION_CHART_ID,
+        "Probes present in the context at each request",
+        X_TITLE,
+        "% of probes due so far",
+        "percent",
+        lines,
+        (Scale("linear", 0.0, RETENTION_TOP),),
+    )
 
 
-def _cost_section(result: ReplayResult) -> str:
-    """The cumulative modeled cost of each priced strategy, as a chart; empty when unpriced."""
+def cost_chart(result: ReplayResult) -> Chart | None:
+    """The cumulative modeled cost of each priced strategy; None when unpriced."""
     priced = [(i, run) for i, run in enumerate(result.runs.values()) if run.bill is not None]
     if not priced:
-        return ""
-    go = _go()
-    fig = go.Figure()
-    for i, run in priced:
-        assert run.bill is not None
-        spent = list(accumulate(run.bill.costs))
-        fig.add_trace(
-            go.Scatter(
-                x=list(range(len(spent))),
-                y=[round(c, 4) for c in spent],
-                mode="lines",
-                name=run.name,
-                line=line_style(run.name, i),
-                hovertemplate=f"{run.name}<br>request %{{x}}<br>$%{{y:,.4f}} so far<extra></extra>",
-            )
-        )
+        return None
+    lines = tuple(
+        line(run, i, tuple(round(c, 4) for c in accumulate(run.bill.costs)))
+        for i, run in priced
+        if run.bill is not None
+    )
     model = priced[0][1].bill.price.model  # type: ignore[union-attr]
-    _layout(fig, f"Modeled cost so far, with prompt caching ({model} prices)", "USD")
-    chart = fig.to_html(
-        full_html=False,
-        include_plotlyjs=False,
-        div_id=COST_CHART_ID,
-        config={"displaylogo": False},
+    peak = max((max(ln.ys, default=0.0) for ln in lines), default=0.0)
+    return Chart(
+        COST_CHART_ID,
+        f"Modeled cost so far, with prompt caching ({model} prices)",
+        X_TITLE,
+        "USD spent so far",
+        "usd",
+        lines,
+        (Scale("linear", 0.0, padded_top(peak, LINEAR_HEADROOM)),),
     )
-    return f'<section class="chart">{chart}</section>'
-
-
-def _layout(fig: Any, title: str, y_title: str) -> None:
-    fig.update_layout(
-        title={"text": title, "x": 0.01, "y": 0.975},
-        template="plotly_white",
-        height=540,
-        margin={"l": 70, "r": 20, "t": 80, "b": 50},
-        hovermode="closest",
-        legend={"groupclick": "togglegroup", "font": {"size": 11}},
-        xaxis_title="request (one per assistant message)",
-        yaxis_title=y_title,
-    )
-    fig.update_yaxes(separatethousands=True, rangemode="tozero")
 
 
 def _e(text: str) -> str:
@@ -328,7 +262,32 @@ th{background:#f6f8fa;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 ul.missing{margin:0;padding-left:16px;max-width:520px}
 ul.missing code{font-size:11px;word-break:break-all}
-.chart{border:1px solid #eee;border-radius:6px;padding:4px;margin:8px 0}
+figure.chart{position:relative;border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;
+margin:10px 0}figure.chart figcaption{font-size:16px;font-weight:600;margin:0 0 6px}
+.plot-row{display:flex;gap:12px;align-items:flex-start}
+svg.plot{flex:1 1 auto;min-width:0;width:100%;height:auto;font-family:inherit}
+svg.plot .axis-title{font-size:13px;fill:#222}svg.plot .halo{paint-order:stroke;stroke:#fff;
+stroke-width:4px;stroke-linejoin:round}svg.plot line.cross{stroke:#666;stroke-dasharray:3,3}
+.legend{flex:0 0 200px;display:flex;flex-direction:column;gap:1px;font-size:12px}
+.legend .key{display:flex;align-items:center;gap:6px;border:0;background:none;padding:2px 4px;
+text-align:left;font:inherit;color:#222;cursor:pointer;border-radius:3px}
+.legend .key:hover{background:#f0f3f6}
+.legend-hint{color:#666;font-size:11px;margin:6px 4px}
+.legend .key.mark{padding-left:18px;color:#444}
+.legend .key[aria-pressed=false]{opacity:.4}
+.legend .key[aria-pressed=false] svg{filter:grayscale(1)}
+.controls{display:flex;gap:8px;align-items:center;margin:0 0 4px;font-size:12px}
+.views{display:flex;gap:4px}.controls button{font:inherit;font-size:12px;padding:3px 10px;
+border:1px solid #c8ccd0;background:#fff;border-radius:4px;cursor:pointer}
+.views button[aria-pressed=true]{background:#e7f0fa;border-color:#0072B2;color:#00466e}
+.controls .hint{color:#666}svg.plot{cursor:crosshair;touch-action:pan-y}
+svg.plot rect.brush{fill:#0072B2;fill-opacity:.12;stroke:#0072B2;stroke-width:1}
+.tip{position:absolute;z-index:2;background:#fff;border:1px solid #c8ccd0;border-radius:4px;
+box-shadow:0 2px 8px rgba(0,0,0,.15);padding:6px 8px;font-size:12px;pointer-events:none;
+max-width:420px}.tip-head{font-weight:600;margin-bottom:2px}.tip-row{display:flex;gap:6px;
+align-items:center;white-space:nowrap}.tip-name{flex:1}.tip-value{font-variant-numeric:
+tabular-nums}.swatch{width:10px;height:10px;border-radius:2px;display:inline-block}
+.tip-mark{color:#444;margin-top:2px}
 .defs{font-size:13px;color:#444;line-height:1.5}code{font-size:12px}
 .conclusion{font-size:17px;background:#eef7f3;border-left:4px solid #1b9e77;padding:8px 12px;
 margin:8px 0 12px}.basis{color:#555;font-size:13px}

@@ -14,6 +14,8 @@ from contextwarden.eval.tables import NUMERIC, rows
 
 MAX_CHANGES_LISTED = 40
 """Compactions listed per strategy (summaries first, then the earliest); all are counted."""
+MIN_SHARED_PREFIX = 2_000
+"""A summary that starts with this many characters of one shown before shows only the rest."""
 MAX_MISSING_LISTED = 8
 """Probes missing at the last request listed per strategy in the retention table."""
 MISSING_PREVIEW_CHARS = 120
@@ -73,11 +75,13 @@ def compactions(result: ReplayResult) -> str:
     """Per strategy, each compaction as a collapsed block: its rungs, what left the context
     (previews of the first messages) and the summary it wrote, if any."""
     parts = []
+    shown: dict[str, tuple[str, str]] = {}
+    """Each summary text shown so far: the anchor of its block and how to name it."""
     for run in result.runs.values():
         if not run.changes:
             continue
         listed = sorted(run.changes, key=lambda c: (not c.summary, c.turn))[:MAX_CHANGES_LISTED]
-        blocks = "".join(_change(c, run) for c in sorted(listed, key=lambda c: c.turn))
+        blocks = "".join(_change(c, run, shown) for c in sorted(listed, key=lambda c: c.turn))
         more = len(run.changes) - len(listed)
         tail = f"<p>… and {more} more (not listed)</p>" if more > 0 else ""
         summaries = sum(1 for c in run.changes if c.summary)
@@ -91,8 +95,10 @@ def compactions(result: ReplayResult) -> str:
     return "<h2>What each compaction did</h2>" + "".join(parts)
 
 
-def _change(change: Change, run: StrategyRun) -> str:
+def _change(change: Change, run: StrategyRun, shown: dict[str, tuple[str, str]]) -> str:
+    """One compaction: its rungs, previews of what left the context, the summary it wrote."""
     tokens = _tokens(change, run)
+    anchor = f"change-{_slug(run.name)}-{change.turn}"
     head = (
         f"request {change.turn}: {_e(', '.join(change.rungs))} · {tokens} · "
         f"{change.removed} message(s) removed or rewritten"
@@ -103,8 +109,43 @@ def _change(change: Change, run: StrategyRun) -> str:
         removed += f"<li>… and {rest} more</li>"
     body = f'<p>Removed or rewritten:</p><ul class="removed">{removed}</ul>' if removed else ""
     if change.summary:
-        body += f'<p>Summary written:</p><pre class="summary">{_e(change.summary)}</pre>'
-    return f'<details class="change"><summary>{head}</summary>{body}</details>'
+        body += _summary(change.summary, shown)
+        shown.setdefault(change.summary, (anchor, f"{run.name}'s at request {change.turn}"))
+    return f'<details class="change" id="{anchor}"><summary>{head}</summary>{body}</details>'
+
+
+def _summary(text: str, shown: dict[str, tuple[str, str]]) -> str:
+    """The summary's text; where it repeats one already shown (ladder and ladder-cache often
+    write the same one, and long summaries can share their first tens of kilobytes), a link to
+    that one and only the text that differs: summaries are most of a large report."""
+    if text in shown:
+        anchor, where = shown[text]
+        return f'<p>Summary written: the same text as <a href="#{anchor}">{_e(where)}</a>.</p>'
+    best = max(shown, key=lambda old: shared_prefix(old, text), default="")
+    shared = shared_prefix(best, text)
+    if shared < MIN_SHARED_PREFIX:
+        return f'<p>Summary written:</p><pre class="summary">{_e(text)}</pre>'
+    anchor, where = shown[best]
+    return (
+        f'<p>Summary written: its first {shared:,} characters are those of <a href="#{anchor}">'
+        f'{_e(where)}</a>; then:</p><pre class="summary">…{_e(text[shared:])}</pre>'
+    )
+
+
+def shared_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share (by bisection: slices compare in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "-" else "_" for c in name)
 
 
 def _tokens(change: Change, run: StrategyRun) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contextwarden.formats.anthropic import message_from_wire, messages_to_wire
 from contextwarden.history import ConversationHistory
@@ -22,6 +22,9 @@ from contextwarden.model import Message
 from contextwarden.rules import validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
+
+if TYPE_CHECKING:
+    from contextwarden.proxy.config import CacheChoice
 
 TURN_HEADER = "x-replay-turn"
 """Tells the recorded model which recorded reply to give (the proxy forwards it unchanged)."""
@@ -159,15 +162,18 @@ def recorded_model(limit: int) -> Iterator[RecordedModel]:
 
 
 @contextmanager
-def proxy_server(upstream: str, window: int, store: str | None = None) -> Iterator[str]:
+def proxy_server(
+    upstream: str, window: int, store: str | None = None, cache: CacheChoice = "auto"
+) -> Iterator[str]:
     """A real proxy (uvicorn, SQLite store in a temporary directory unless ``store``) on a free
-    127.0.0.1 port; yields its URL."""
+    127.0.0.1 port, with ``--cache`` ``cache``; yields its URL."""
     import uvicorn
 
     from contextwarden.proxy import ProxyConfig, build_app
 
     with tempfile.TemporaryDirectory() as tmp:
-        config = ProxyConfig(upstream=upstream, window=window, store=store or f"{tmp}/p.sqlite3")
+        location = store or f"{tmp}/p.sqlite3"
+        config = ProxyConfig(upstream=upstream, window=window, store=location, cache=cache)
         server = uvicorn.Server(
             uvicorn.Config(build_app(config), host="127.0.0.1", port=0, log_level="warning")
         )
@@ -186,14 +192,17 @@ def proxy_server(upstream: str, window: int, store: str | None = None) -> Iterat
             thread.join(timeout=30)
 
 
-def replay(sessions: dict[str, ConversationHistory], window: int) -> dict[str, Seen]:
-    """Send every turn of every session through a proxy; what its upstream measured, by session."""
+def replay(
+    sessions: dict[str, ConversationHistory], window: int, cache: CacheChoice = "auto"
+) -> dict[str, Seen]:
+    """Send every turn of every session through a proxy (``--cache cache``); what its upstream
+    measured, by session."""
     import httpx
 
     from contextwarden.policy import ContextPolicy
 
     limit = ContextPolicy(context_window=window).effective_window
-    with recorded_model(limit) as model, proxy_server(model.url, window) as url:
+    with recorded_model(limit) as model, proxy_server(model.url, window, cache=cache) as url:
         with httpx.Client(timeout=REQUEST_TIMEOUT) as client:
             for name, history in sessions.items():
                 for turn in turns(name, history):

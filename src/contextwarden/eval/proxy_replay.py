@@ -91,9 +91,11 @@ class RecordedModel:
     def measure(self, session: str, body: dict[str, Any]) -> int:
         """Check one upstream request and count what a prompt cache would serve; its tokens."""
         messages = [message_from_wire(m, index=i) for i, m in enumerate(body["messages"])]
-        keys = [json.dumps(m, sort_keys=True) for m in body["messages"]]
+        # Where a breakpoint sits does not change what a prefix holds: compare without them.
+        keys = [json.dumps(_unmarked(m), sort_keys=True) for m in body["messages"]]
         counts = [self.counter.count_message(m) for m in messages]
-        preamble = self.counter.count_text(json.dumps([body.get("system"), body.get("tools")]))
+        system, tools = _plain_system(_unmarked(body.get("system"))), _unmarked(body.get("tools"))
+        preamble = self.counter.count_text(json.dumps([system, tools]))
         total = preamble + sum(counts)
         with self._lock:
             seen = self.seen.setdefault(session, Seen())
@@ -107,6 +109,27 @@ class RecordedModel:
                 seen.cached_tokens += preamble + sum(counts[:same])
             seen.last = keys
         return total
+
+
+def _unmarked(value: Any) -> Any:
+    """A wire message, system prompt or tool list without its ``cache_control`` markers."""
+    if isinstance(value, dict):
+        out = {k: v for k, v in value.items() if k != "cache_control"}
+        if isinstance(out.get("content"), list):
+            out["content"] = _unmarked(out["content"])
+        return out
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value
+
+
+def _plain_system(system: Any) -> Any:
+    """A system prompt sent as one text block (as a breakpoint on it requires) counted as the
+    string it stands for, so placing the breakpoint does not change the count."""
+    if isinstance(system, list) and len(system) == 1 and isinstance(system[0], dict):
+        if system[0].keys() == {"type", "text"} and system[0]["type"] == "text":
+            return system[0]["text"]
+    return system
 
 
 def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:

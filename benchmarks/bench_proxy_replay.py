@@ -6,7 +6,10 @@ requests sent straight to the model. Printed per transcript: requests, peak toke
 the window, invalid requests, and the share of input tokens in a prefix unchanged since the
 previous request (what a prompt cache would serve).
 
-    python benchmarks/bench_proxy_replay.py [--window 30000]
+    python benchmarks/bench_proxy_replay.py [--window 30000] [--cache auto|off] [--only TEXT]
+
+``--cache`` is the proxy's option (auto: the cache-aware ladder and breakpoints placed; off: the
+plain ladder); ``--only`` keeps the transcripts whose path contains TEXT.
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ DATA = (
 SUFFIXES = {".jsonl", ".json", ".traj"}
 
 
-def sessions() -> dict[str, ConversationHistory]:
-    files = sorted(p for p in DATA.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+def sessions(only: str = "") -> dict[str, ConversationHistory]:
+    files = sorted(
+        p for p in DATA.rglob("*") if p.is_file() and p.suffix in SUFFIXES and only in str(p)
+    )
     return {re.sub(r"[^A-Za-z0-9_.-]", "_", f.name)[:100]: load(f) for f in files}
 
 
@@ -55,14 +60,19 @@ def share(seen: Seen) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--window", type=int, default=30_000)
+    parser.add_argument("--cache", choices=("auto", "off"), default="auto")
+    parser.add_argument("--only", default="", help="transcripts whose path contains this")
     args = parser.parse_args()
     limit = ContextPolicy(context_window=args.window).effective_window
-    histories = sessions()
+    histories = sessions(args.only)
     raw = direct(histories, limit)
     started = time.perf_counter()
-    managed = replay(histories, args.window)
+    managed = replay(histories, args.window, cache=args.cache)
     seconds = time.perf_counter() - started
-    print(f"window {args.window:,} (prompt limit {limit:,}), {len(histories)} transcripts\n")
+    print(
+        f"window {args.window:,} (prompt limit {limit:,}), {len(histories)} transcripts, "
+        f"proxy --cache {args.cache}\n"
+    )
     print(
         "| transcript | requests | direct peak | direct over | proxy peak | proxy over |"
         " proxy invalid | cacheable: direct | cacheable: proxy |"

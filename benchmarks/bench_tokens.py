@@ -247,6 +247,7 @@ def race(functions: dict[str, Callable[[], object]], rounds: int = 6) -> dict[st
 def print_throughput() -> None:
     corpus = "\n\n".join(text_corpus(kind) for kind in KINDS)
     print_exact_speed(corpus)
+    print_exact_by_text()
     print_heuristic_speed(corpus)
 
 
@@ -296,6 +297,49 @@ def print_exact_speed(corpus: str) -> None:
     print("(threads only help when cores are idle). TiktokenCounter on one thread makes the same")
     print("`encode_ordinary` call as the baseline: their difference shows the run-to-run noise.")
     print("QuicktokCounter's count is checked equal to tiktoken's before it is timed.")
+
+
+def exact_speed_texts() -> list[tuple[str, list[str]]]:
+    """The texts the exact counters are raced on, each a list counted one call per item: what
+    an agent counts (every tool output of the transcripts, one call each, as the ledger counts
+    messages) and each text corpus whole."""
+    outputs = [text for _, text in tool_outputs()]
+    texts = [(f"tool outputs of the transcripts ({len(outputs):,} calls)", outputs)]
+    return texts + [(f"{kind}.txt", [text_corpus(kind)]) for kind in KINDS]
+
+
+def count_each(count: Callable[[str], object], texts: Sequence[str]) -> None:
+    for text in texts:
+        count(text)
+
+
+def print_exact_by_text() -> None:
+    """QuicktokCounter against tiktoken's ``encode_ordinary`` on each kind of text: the ratio
+    depends on the script (long CJK pre-tokens are o200k's slowest case)."""
+    from contextwarden.tokens.quick import QuicktokCounter
+
+    print("\n### Exact counting by kind of text (QuicktokCounter vs tiktoken, one thread)\n")
+    heads = " | ".join(f"{encoding}: tiktoken, quicktok" for encoding in ENCODINGS)
+    print(f"| text | characters | {heads} |")
+    print("|---|---:|" + "---:|" * len(ENCODINGS))
+    for name, texts in exact_speed_texts():
+        cells = []
+        for encoding in ENCODINGS:
+            plain, quick = load_encoding(encoding), QuicktokCounter(encoding)
+            tokens = sum(len(plain.encode_ordinary(t)) for t in texts)
+            assert sum(map(quick.count_text, texts)) == tokens, "quicktok disagrees with tiktoken"
+            times = race(
+                {
+                    "base": partial(count_each, plain.encode_ordinary, texts),
+                    "quick": partial(count_each, quick.count_text, texts),
+                }
+            )
+            cells.append(
+                f"{tokens / times['base'] / 1e6:.2f}, {tokens / times['quick'] / 1e6:.2f} M tok/s "
+                f"(**{times['base'] / times['quick']:.2f}x**)"
+            )
+        print(f"| {name} | {sum(map(len, texts)):,} | " + " | ".join(cells) + " |")
+    print("\nCPU time, best of 6 rounds taken in turn; each count checked equal to tiktoken's.")
 
 
 def print_heuristic_speed(corpus: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import anthropic
 import httpx
 import pytest
 
+from contextwarden.formats.anthropic_cache import count_markers
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
 from contextwarden.stores import SqliteStore
@@ -38,6 +40,7 @@ TOOLS = [
     }
 ]
 KEY = "sk-ant-test-key-0123456789"
+EPHEMERAL = {"type": "ephemeral"}
 
 
 @pytest.fixture(autouse=True)
@@ -101,13 +104,42 @@ def test_anthropic_tool_loop_fits_the_window(tmp_path: Path, stream: bool) -> No
     assert len(bodies) == 15
     for body in bodies:
         check_request(body, LIMIT)
-        assert body["system"] == SYSTEM and body["tools"] == TOOLS
+        # the client placed no breakpoints: the proxy puts them where they pay (--cache auto)
+        assert body["system"] == [{"type": "text", "text": SYSTEM, "cache_control": EPHEMERAL}]
+        assert body["tools"] == [*TOOLS[:-1], {**TOOLS[-1], "cache_control": EPHEMERAL}]
+        assert "cache_control" in body["messages"][-1]["content"][-1]
+        assert count_markers(body) <= 4
         assert body.get("stream", False) is stream
     whole = {"messages": sent[:-1], "system": SYSTEM, "tools": TOOLS}
     assert prompt_tokens(bodies[-1]) < prompt_tokens(whole) / 2, "the proxy never compacted"
     headers = [h for path, h, _ in api.requests if path == "/v1/messages"]
     assert all(h["authorization"] == f"Bearer {KEY}" for h in headers)
     assert not any(k.startswith("x-contextwarden") for h in headers for k in h)
+
+
+def test_the_clients_own_breakpoints_are_kept_and_none_added(tmp_path: Path) -> None:
+    marked = [{"type": "text", "text": SYSTEM, "cache_control": EPHEMERAL}]
+    with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        client.messages.create(
+            model="scripted-1",
+            max_tokens=200,
+            system=marked,  # type: ignore[arg-type]
+            tools=TOOLS,
+            messages=[{"role": "user", "content": "Read every module and summarize."}],
+        )
+    (body,) = api.messages_requests()
+    assert body["system"] == marked and body["tools"] == TOOLS
+    assert count_markers(body) == 1
+
+
+def test_cache_off_adds_no_breakpoints(tmp_path: Path) -> None:
+    off = replace(config("http://127.0.0.1:1", tmp_path), cache="off")
+    with upstream(reader_script(14)) as api, proxy_server(replace(off, upstream=api.url)) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        run_agent(client, False)
+    bodies = api.messages_requests()
+    assert all(b["system"] == SYSTEM and count_markers(b) == 0 for b in bodies)
 
 
 def test_a_retry_gets_the_same_managed_conversation(tmp_path: Path) -> None:

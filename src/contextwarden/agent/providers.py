@@ -59,7 +59,7 @@ class AnthropicProvider:
         self.client = sdk.Anthropic(api_key=_key("ANTHROPIC_API_KEY", base_url), base_url=base_url)
 
     def complete(self, history: ConversationHistory, on_text: OnText) -> Any:
-        request = history.to_anthropic()
+        request = history.to_anthropic(cache=True)
         with self.client.messages.stream(
             model=self.model, max_tokens=MAX_OUTPUT_TOKENS, **request
         ) as stream:

@@ -28,6 +28,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--summary-model", help="model --summarizer upstream asks")
     parser.add_argument("--timeout", type=positive_float, help="seconds to wait for the upstream")
     parser.add_argument(
+        "--cache",
+        choices=("auto", "off"),
+        help="auto (default): plan compaction for the prompt cache and add cache breakpoints "
+        "to Anthropic requests that carry none; off: neither",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print the resolved options as JSON, then serve"
     )
     parser.add_argument(
@@ -48,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         summarizer=args.summarizer,
         summary_model=args.summary_model,
         timeout=args.timeout,
+        cache=args.cache,
     )
     options = {**asdict(config), "store": config.store_location}
     if args.json or args.check:

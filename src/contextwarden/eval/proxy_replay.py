@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contextwarden.formats.anthropic import message_from_wire, messages_to_wire
 from contextwarden.history import ConversationHistory
@@ -22,6 +22,9 @@ from contextwarden.model import Message
 from contextwarden.rules import validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
+
+if TYPE_CHECKING:
+    from contextwarden.proxy.config import CacheChoice
 
 TURN_HEADER = "x-replay-turn"
 """Tells the recorded model which recorded reply to give (the proxy forwards it unchanged)."""
@@ -88,9 +91,11 @@ class RecordedModel:
     def measure(self, session: str, body: dict[str, Any]) -> int:
         """Check one upstream request and count what a prompt cache would serve; its tokens."""
         messages = [message_from_wire(m, index=i) for i, m in enumerate(body["messages"])]
-        keys = [json.dumps(m, sort_keys=True) for m in body["messages"]]
+        # Where a breakpoint sits does not change what a prefix holds: compare without them.
+        keys = [json.dumps(_unmarked(m), sort_keys=True) for m in body["messages"]]
         counts = [self.counter.count_message(m) for m in messages]
-        preamble = self.counter.count_text(json.dumps([body.get("system"), body.get("tools")]))
+        system, tools = _plain_system(_unmarked(body.get("system"))), _unmarked(body.get("tools"))
+        preamble = self.counter.count_text(json.dumps([system, tools]))
         total = preamble + sum(counts)
         with self._lock:
             seen = self.seen.setdefault(session, Seen())
@@ -104,6 +109,27 @@ class RecordedModel:
                 seen.cached_tokens += preamble + sum(counts[:same])
             seen.last = keys
         return total
+
+
+def _unmarked(value: Any) -> Any:
+    """A wire message, system prompt or tool list without its ``cache_control`` markers."""
+    if isinstance(value, dict):
+        out = {k: v for k, v in value.items() if k != "cache_control"}
+        if isinstance(out.get("content"), list):
+            out["content"] = _unmarked(out["content"])
+        return out
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value
+
+
+def _plain_system(system: Any) -> Any:
+    """A system prompt sent as one text block (as a breakpoint on it requires) counted as the
+    string it stands for, so placing the breakpoint does not change the count."""
+    if isinstance(system, list) and len(system) == 1 and isinstance(system[0], dict):
+        if system[0].keys() == {"type", "text"} and system[0]["type"] == "text":
+            return system[0]["text"]
+    return system
 
 
 def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
@@ -159,15 +185,18 @@ def recorded_model(limit: int) -> Iterator[RecordedModel]:
 
 
 @contextmanager
-def proxy_server(upstream: str, window: int, store: str | None = None) -> Iterator[str]:
+def proxy_server(
+    upstream: str, window: int, store: str | None = None, cache: CacheChoice = "auto"
+) -> Iterator[str]:
     """A real proxy (uvicorn, SQLite store in a temporary directory unless ``store``) on a free
-    127.0.0.1 port; yields its URL."""
+    127.0.0.1 port, with ``--cache`` ``cache``; yields its URL."""
     import uvicorn
 
     from contextwarden.proxy import ProxyConfig, build_app
 
     with tempfile.TemporaryDirectory() as tmp:
-        config = ProxyConfig(upstream=upstream, window=window, store=store or f"{tmp}/p.sqlite3")
+        location = store or f"{tmp}/p.sqlite3"
+        config = ProxyConfig(upstream=upstream, window=window, store=location, cache=cache)
         server = uvicorn.Server(
             uvicorn.Config(build_app(config), host="127.0.0.1", port=0, log_level="warning")
         )
@@ -186,14 +215,17 @@ def proxy_server(upstream: str, window: int, store: str | None = None) -> Iterat
             thread.join(timeout=30)
 
 
-def replay(sessions: dict[str, ConversationHistory], window: int) -> dict[str, Seen]:
-    """Send every turn of every session through a proxy; what its upstream measured, by session."""
+def replay(
+    sessions: dict[str, ConversationHistory], window: int, cache: CacheChoice = "auto"
+) -> dict[str, Seen]:
+    """Send every turn of every session through a proxy (``--cache cache``); what its upstream
+    measured, by session."""
     import httpx
 
     from contextwarden.policy import ContextPolicy
 
     limit = ContextPolicy(context_window=window).effective_window
-    with recorded_model(limit) as model, proxy_server(model.url, window) as url:
+    with recorded_model(limit) as model, proxy_server(model.url, window, cache=cache) as url:
         with httpx.Client(timeout=REQUEST_TIMEOUT) as client:
             for name, history in sessions.items():
                 for turn in turns(name, history):

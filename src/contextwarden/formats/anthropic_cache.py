@@ -9,7 +9,7 @@ added more than 20 blocks), and one on the last message (what the next request r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from contextwarden.model import Message
@@ -46,7 +46,7 @@ def add_breakpoints(
     in the request are kept and count toward the limit of 4, which is never exceeded (the last
     message first, then the system prompt, the tools, the previous request's end)."""
     out = dict(kwargs)
-    budget = MAX_BREAKPOINTS - _existing(out)
+    budget = MAX_BREAKPOINTS - count_markers(out)
     marker = cache_control(ttl)
     wire = [dict(m) for m in out.get("messages", [])]
     points = cache_points(messages)
@@ -67,8 +67,8 @@ def add_breakpoints(
     return out
 
 
-def _existing(kwargs: dict[str, Any]) -> int:
-    """``cache_control`` markers the request already carries."""
+def count_markers(kwargs: Mapping[str, Any]) -> int:
+    """``cache_control`` markers a request (``system``/``messages``/``tools``) carries."""
     blocks: list[Any] = list(kwargs.get("tools") or [])
     system = kwargs.get("system")
     if isinstance(system, list):

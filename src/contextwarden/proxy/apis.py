@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from contextwarden.errors import FormatError
 from contextwarden.formats.anthropic import block_to_wire, message_from_wire
+from contextwarden.formats.anthropic_cache import add_breakpoints, count_markers
 from contextwarden.model import Message
 from contextwarden.proxy import edits
 from contextwarden.proxy.sessions import Incoming, Managed, session_key
@@ -50,7 +51,13 @@ class Api(Protocol):
 
     def conversation(self, body: Mapping[str, Any], header: str | None) -> Incoming: ...
 
-    def render(self, body: Mapping[str, Any], messages: Sequence[Message]) -> dict[str, Any]: ...
+    def render(
+        self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False
+    ) -> dict[str, Any]:
+        """``body`` with the managed ``messages`` in place of the client's; ``cache``: place
+        prompt-cache breakpoints when the client placed none (APIs that cache by themselves
+        ignore it)."""
+        ...
 
     def usage(self, reply: Any) -> Any:
         """The usage of a whole JSON reply."""
@@ -109,10 +116,14 @@ class AnthropicMessages:
         ours, _ = edits.parse(body)
         return Incoming(key, system, tools, items, _anthropic_messages, ours)
 
-    def render(self, body: Mapping[str, Any], messages: Sequence[Message]) -> dict[str, Any]:
+    def render(
+        self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False
+    ) -> dict[str, Any]:
         wanted = sum(1 for m in _items(body, "messages") if _marked(m))
         out = dict(body)
         out["messages"] = _with_breakpoints(messages, wanted)
+        if cache and count_markers(body) == 0:
+            out = add_breakpoints(out, messages)
         _, rest = edits.parse(body)
         out.pop(edits.FIELD, None)
         if rest is not None:

@@ -93,7 +93,9 @@ class ChatCompletions(OpenAIBase):
         convert = _converter(messages_from_openai)
         return _incoming(rest, system or None, body.get("tools") or [], header, convert)
 
-    def render(self, body: Mapping[str, Any], messages: Sequence[Message]) -> dict[str, Any]:
+    def render(
+        self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False
+    ) -> dict[str, Any]:
         system, _ = _split(body["messages"])
         return {**body, "messages": [*system, *history_to_openai(None, messages)]}
 
@@ -125,7 +127,9 @@ class Responses(OpenAIBase):
     def managed(self, body: Mapping[str, Any]) -> bool:
         return body.get("previous_response_id") is None
 
-    def render(self, body: Mapping[str, Any], messages: Sequence[Message]) -> dict[str, Any]:
+    def render(
+        self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False
+    ) -> dict[str, Any]:
         system, _ = _split(_input(body))
         return {**body, "input": [*system, *messages_to_responses(messages)]}
 

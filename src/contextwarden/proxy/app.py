@@ -53,6 +53,7 @@ class Proxy:
 
     sessions: Sessions
     upstream: Upstream
+    place_breakpoints: bool = True
     metrics: Metrics = field(default_factory=Metrics)
     _locks: dict[str, tuple[asyncio.Lock, int]] = field(default_factory=dict)
     _limiter: Any = None
@@ -81,15 +82,18 @@ class Proxy:
                 self._locks[key] = (lock, users - 1)
 
 
-def create_app(sessions: Sessions, upstream: Upstream) -> Starlette:
-    """The proxy as an ASGI app over ``sessions`` (store + manager) and ``upstream``."""
+def create_app(
+    sessions: Sessions, upstream: Upstream, *, place_breakpoints: bool = True
+) -> Starlette:
+    """The proxy as an ASGI app over ``sessions`` (store + manager) and ``upstream``;
+    ``place_breakpoints``: add prompt-cache breakpoints to requests that carry none."""
     require("starlette", "proxy")
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     from contextwarden.proxy import views
 
-    proxy = Proxy(sessions, upstream)
+    proxy = Proxy(sessions, upstream, place_breakpoints=place_breakpoints)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -211,7 +215,7 @@ async def send(
 async def post(
     proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
 ) -> httpx.Response:
-    out = json.dumps(api.render(body, managed.messages)).encode()
+    out = json.dumps(api.render(body, managed.messages, cache=proxy.place_breakpoints)).encode()
     return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
 
 

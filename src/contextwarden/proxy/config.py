@@ -18,6 +18,7 @@ DEFAULT_TIMEOUT = 600.0
 """Seconds to wait for the upstream (a long reply streams for minutes)."""
 STORE_FILE = "proxy.sqlite3"
 SummarizerChoice = Literal["structured", "upstream"]
+CacheChoice = Literal["auto", "off"]
 
 
 def default_store() -> str:
@@ -46,6 +47,12 @@ class ProxyConfig:
     """Model the upstream summarizer asks; empty: the model of the request being managed."""
     timeout: float = DEFAULT_TIMEOUT
     """Seconds to wait for the upstream before answering with an error."""
+    cache: CacheChoice = "auto"
+    """``auto``: the ladder plans for the prompt cache (``compaction.cache.CachePolicy``: old
+    results are cleared when that pays for the cache re-write), and an Anthropic request that
+    carries no ``cache_control`` of its own gets breakpoints where they pay
+    (``formats.anthropic_cache``); a client's own breakpoints are always kept. ``off``: the plain
+    ladder, and no breakpoints added."""
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
@@ -56,6 +63,8 @@ class ProxyConfig:
             raise ProxyConfigError(
                 f"summarizer must be 'structured' or 'upstream', got {self.summarizer!r}"
             )
+        if self.cache not in ("auto", "off"):
+            raise ProxyConfigError(f"cache must be 'auto' or 'off', got {self.cache!r}")
         if self.timeout <= 0:
             raise ProxyConfigError(f"timeout must be > 0 seconds, got {self.timeout}")
         host_port(self.listen)

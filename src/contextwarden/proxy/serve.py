@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.errors import ProxyConfigError, require
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
@@ -39,9 +40,12 @@ def build_app(config: ProxyConfig) -> Starlette:
     else:
         Path(location).parent.mkdir(parents=True, exist_ok=True)
     counter = HeuristicCounter()
-    manager = ContextManager(ContextPolicy(context_window=config.window), summarizer(config))
+    cache = CachePolicy() if config.cache == "auto" else None
+    policy = ContextPolicy(context_window=config.window)
+    manager = ContextManager(policy, summarizer(config), cache=cache)
     sessions = Sessions(open_store(location, **options), manager, counter)
-    return create_app(sessions, Upstream(config.upstream, config.timeout))
+    upstream = Upstream(config.upstream, config.timeout)
+    return create_app(sessions, upstream, place_breakpoints=config.cache == "auto")
 
 
 def summarizer(config: ProxyConfig) -> Summarizer | None:

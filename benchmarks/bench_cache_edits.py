@@ -26,7 +26,7 @@ from pathlib import Path
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
 from contextwarden.model import Message
-from contextwarden.policy import ContextPolicy
+from contextwarden.policy import CLEARED_MARKER, ContextPolicy
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 DATA = Path(
@@ -37,6 +37,7 @@ WINDOWS = (200_000, 40_000)
 SUFFIXES = {".jsonl", ".json", ".traj"}
 STRATEGIES = ("ladder-cache", "ladder")
 SUMMARY = "summarize"
+MICROCOMPACT = "microcompact"
 CACHE_TTL_SECONDS = 300.0
 """An edit less than this long after the previous request breaks a warm cache (5-minute TTL)."""
 
@@ -56,6 +57,8 @@ class Edits:
     """Tokens after each summary / the autocompact threshold."""
     gaps: list[int] = field(default_factory=list)
     """Requests from each summary to the next one in the same session."""
+    cleared: list[int] = field(default_factory=list)
+    """Tool results each microcompact cleared (one batch: one cache write)."""
 
 
 def first_difference(before: Sequence[Message], after: Sequence[Message]) -> int | None:
@@ -78,6 +81,11 @@ def request_times(messages: Sequence[Message]) -> list[float | None]:
         if stamp is not None and (latest is None or stamp > latest):
             latest = stamp
     return times
+
+
+def cleared_results(messages: Sequence[Message]) -> int:
+    """Tool results in ``messages`` whose content microcompact replaced with its marker."""
+    return sum(1 for m in messages for r in m.tool_results if r.text.startswith(CLEARED_MARKER))
 
 
 def measure(path: Path, window: int, totals: dict[str, Edits]) -> None:
@@ -105,6 +113,11 @@ def measure(path: Path, window: int, totals: dict[str, Edits]) -> None:
         run = result.runs[name]
         edits.kinds.update(mark.name for mark in run.marks)
         summaries = [m for m in run.marks if m.name == SUMMARY]
+        summarized = {m.turn for m in summaries}
+        for mark in run.marks:
+            if mark.name == MICROCOMPACT and mark.turn not in summarized and mark.turn > 0:
+                before, after = views[mark.turn - 1], views[mark.turn]
+                edits.cleared.append(cleared_results(after) - cleared_results(before))
         edits.fills += [m.tokens_after / threshold for m in summaries]
         edits.gaps += [b.turn - a.turn for a, b in pairwise(summaries)]
 
@@ -115,18 +128,20 @@ def table(window: int, totals: dict[str, Edits]) -> list[str]:
         "",
         "| strategy | requests | compactions by rung | cache-busting requests (per session) "
         "| of them on a warm cache | tokens re-written by them "
+        "| results cleared per microcompact (mean) "
         "| context after a summary / threshold (mean) | requests between summaries (mean) |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in STRATEGIES:
         e = totals[name]
         kinds = ", ".join(f"{n} {k}" for k, n in e.kinds.most_common())
         fill = f"{sum(e.fills) / len(e.fills):.0%}" if e.fills else "—"
         gap = f"{sum(e.gaps) / len(e.gaps):.1f}" if e.gaps else "—"
+        batch = f"{sum(e.cleared) / len(e.cleared):.1f}" if e.cleared else "—"
         per = e.busting / e.sessions if e.sessions else 0.0
         out.append(
             f"| {name} | {e.requests:,} | {kinds} | {e.busting} ({per:.2f}) | {e.warm} "
-            f"| {e.rewritten:,} "
+            f"| {e.rewritten:,} | {batch} "
             f"| {fill} | {gap} |"
         )
     return [*out, ""]

@@ -143,7 +143,7 @@ def _near_threshold() -> list[Message]:
 def test_at_the_threshold_an_edit_yields_to_a_summary_that_costs_less_per_request() -> None:
     messages = _near_threshold()
     ctx = CompactionContext(policy=TIGHT)
-    inner = MicroCompact(keep_recent=8, min_saving=0)
+    inner = MicroCompact(keep_recent=16, min_saving=0)
     assert CacheAware(inner, CACHE)(messages, ctx).applied  # no rival: applied regardless
     rival = HeadroomCut(CACHE, summary_tokens=200).stretch
     result = CacheAware(inner, CACHE, rival=rival)(messages, CompactionContext(policy=TIGHT))
@@ -156,7 +156,7 @@ def test_at_the_threshold_an_edit_yields_to_a_summary_that_costs_less_per_reques
 def test_a_manager_planning_for_the_cache_summarizes_instead_of_clearing_near_the_threshold() -> (
     None
 ):
-    policy = ContextPolicy(context_window=20_000, keep_recent_tool_results=8)
+    policy = ContextPolicy(context_window=20_000, keep_recent_tool_results=16)
     cached = ContextManager(policy, summarizer=FakeSummarizer("s"), cache=CACHE)
     plain = ContextManager(policy, summarizer=FakeSummarizer("s"))
     assert cached.prepare(history_of(_near_threshold())).applied == ("summarize",)

@@ -41,6 +41,11 @@ while a small context keeps its results (and the facts in them)."""
 CUT_SLACK = 0.10
 """A summary keeps the most recent context whose expected cost per request (``headroom``) is
 within this share of the cheapest safe cut's: at most 10 % more per request buys retention."""
+SUMMARY_MARGIN = 2.0
+"""At the autocompact threshold an edit yields to a summary only when the edit's stretch costs
+more than ``1 + summary_margin`` times the summary's per request (3x): a summary drops detail an
+edit keeps. Chosen on the 27 transcripts at 40,000 (docs/benchmarks.md): margins of 0.1 to 1.5
+cost less but let a summary come early enough to lose facts the plain ladder keeps."""
 MIN_KEEP_RATIO = 0.25
 """A summary planned for the cache still keeps at least this share of ``summary_keep_tokens``
 verbatim (when a safe cut allows it): the cost model alone would keep as little as possible."""
@@ -58,6 +63,7 @@ class CachePolicy:
     cold_min_ratio: float = COLD_MIN_RATIO
     cut_slack: float = CUT_SLACK
     min_keep_ratio: float = MIN_KEEP_RATIO
+    summary_margin: float = SUMMARY_MARGIN
 
     def __post_init__(self) -> None:
         if self.ttl_seconds <= 0 or self.horizon_requests <= 0 or self.growth_turns <= 0:
@@ -202,7 +208,7 @@ class CacheAware:
         report = result.report
         threshold = ctx.policy.autocompact_threshold
         own = interval(report.tokens_after, rewritten, threshold, growth, self.cache)
-        if rival is None or own.cost <= rival.cost * (1 + self.cache.cut_slack):
+        if rival is None or own.cost <= rival.cost * (1 + self.cache.summary_margin):
             return result
         reason = (
             f"not applied: a summary leads to {rival.requests} requests at {rival.cost:,.0f} "

@@ -24,7 +24,13 @@ from contextwarden.manager import ContextManager
 from contextwarden.model import Message, MessageMeta, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
-from tests.strategies import FakeSummarizer, conversations, history_of, tool_turns
+from tests.strategies import (
+    FailingSummarizer,
+    FakeSummarizer,
+    conversations,
+    history_of,
+    tool_turns,
+)
 
 CACHE = CachePolicy()
 TIGHT = ContextPolicy(context_window=20_000)
@@ -161,6 +167,32 @@ def test_a_manager_planning_for_the_cache_summarizes_instead_of_clearing_near_th
     plain = ContextManager(policy, summarizer=FakeSummarizer("s"))
     assert cached.prepare(history_of(_near_threshold())).applied == ("summarize",)
     assert plain.prepare(history_of(_near_threshold())).applied[0] == "microcompact"
+
+
+def test_an_edit_within_the_summary_margin_is_applied() -> None:
+    """Clearing all but 8 results leaves a stretch dearer per request than a summary's, but by
+    less than the default margin (3x); with no margin the summary wins."""
+    messages = _near_threshold()
+    rival = HeadroomCut(CACHE, summary_tokens=200).stretch
+    inner = MicroCompact(keep_recent=8, min_saving=0)
+    ctx = CompactionContext(policy=TIGHT)
+    assert CacheAware(inner, CACHE, rival=rival)(messages, ctx).applied
+    strict = CachePolicy(summary_margin=0.0)
+    result = CacheAware(inner, strict, rival=rival)(messages, CompactionContext(policy=TIGHT))
+    assert not result.applied
+
+
+def test_with_the_breaker_open_the_edit_is_not_declined_for_a_summary() -> None:
+    """A summary cannot run once the breaker is open: the clearing must not wait for one."""
+    policy = ContextPolicy(
+        context_window=20_000, keep_recent_tool_results=16, max_consecutive_failures=1
+    )
+    manager = ContextManager(policy, summarizer=FailingSummarizer(), cache=CACHE)
+    history = history_of(_near_threshold())
+    assert manager.prepare(history).applied == ()  # declined for a summary, which failed
+    assert manager.breaker_open(history)
+    _add(history, tool_turns(23, size=4_000)[-2:])
+    assert manager.prepare(history).applied == ("microcompact",)
 
 
 # ---------------------------------------------------------------------- byte-stable prefix

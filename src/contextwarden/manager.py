@@ -243,7 +243,8 @@ class ContextManager:
         # Idle: the prompt cache has expired, so any saving is worth a cache re-write.
         strategy: Strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
         if self.cache is not None:
-            cut = self._cut()
+            # Declining an edit for a summary only makes sense when a summary can run.
+            cut = None if state.breaker.open else self._cut()
             rival = cut.stretch if cut is not None else None
             strategy = CacheAware(strategy, self.cache, cold=trigger == "idle", rival=rival)
         result = self._run(strategy, history, state, trigger)
@@ -301,9 +302,11 @@ class ContextManager:
         """With a cache policy, the summary's cut leaves head-room (``compaction.headroom``)."""
         if self.cache is None:
             return None
-        budget = getattr(self.summarizer, "budget", None)  # the offline summarizer's size
-        if isinstance(budget, int) and not isinstance(budget, bool):
-            return HeadroomCut(self.cache, budget)
+        from contextwarden.summarizers.structured import StructuredSummarizer
+
+        summarizer = self.summarizer
+        if isinstance(summarizer, StructuredSummarizer):  # its summaries fill its budget at most
+            return HeadroomCut(self.cache, summarizer.budget)
         return HeadroomCut(self.cache)
 
     def _failed(self, history: ConversationHistory, state: HistoryState, error: str) -> None:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from contextwarden.compaction import CompactionContext, MicroCompact, Summarize
 from contextwarden.compaction.cache import CacheAware, CachePolicy, interval
 from contextwarden.compaction.cuts import CutPlan, cut_candidates, plan_cut
-from contextwarden.compaction.headroom import HeadroomCut
+from contextwarden.compaction.headroom import HeadroomCut, expected_lead
 from contextwarden.cost import AnthropicCache
 from contextwarden.cost.cache import Request
 from contextwarden.cost.requests import view_request
@@ -71,7 +71,8 @@ def test_little_head_room_the_cut_keeps_less_and_the_next_summary_comes_later() 
     cut, stretch = chooser.choose(messages, plan, plain)
     assert cut in plan.cuts and cut > plain
     assert plan.suffix[cut] >= CACHE.min_keep_ratio * TIGHT.keep_tokens  # the retention floor
-    plain_stretch = chooser.costs(messages, plan, plain, 200)[plain]
+    lead = expected_lead(messages, plan.context, 200)
+    plain_stretch = chooser.costs(messages, plan, plain, lead)[plain]
     assert stretch.requests > plain_stretch.requests and stretch.cost < plain_stretch.cost
 
     summary = FakeSummarizer("what happened")

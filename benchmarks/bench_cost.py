@@ -2,6 +2,7 @@
 
     python benchmarks/bench_cost.py                 # every transcript, windows 200,000 and 40,000
     python benchmarks/bench_cost.py --only claude-code
+    python benchmarks/bench_cost.py --windows 20000 60000 --cache min_keep_ratio=0.25
 
 Every transcript is replayed through every strategy (``replay --pricing``) with the cache model
 billing each request: Claude Code sessions at their own model's prices (and next to what their
@@ -9,17 +10,20 @@ recorded usage cost), Codex rollouts at gpt-5's (automatic prefix caching), the 
 claude-sonnet-4-6's. Then the targets: the cache-aware ladder (``ladder-cache``) costs less than
 ``none`` where ``none`` fits the window, less than today's ladder, and less than Claude Code's
 recorded usage on the same sessions, with fact retention no lower than today's ladder's.
+``--cache NAME=VALUE`` sets a field of the ``CachePolicy`` that ``ladder-cache`` plans for.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.cost import default_prices
 from contextwarden.cost.prices import Price
 from contextwarden.cost.recorded import recorded_bill, unseen_preamble
@@ -106,15 +110,23 @@ def _row(path: Path, result: ReplayResult, price: Price, recorded: float | None)
     return "| " + " | ".join(cells) + " |"
 
 
-def run_window(paths: Sequence[Path], window: int) -> tuple[list[str], Totals]:
+def run_window(
+    paths: Sequence[Path], window: int, cache: CachePolicy | None = None
+) -> tuple[list[str], Totals]:
     totals = Totals()
     lines = []
+    planned = {"cache": cache} if cache is not None else {}  # main's replay has no ``cache``
     for path in paths:
         history = load(path)
         price, recorded = _price(path, history)
         extra = unseen_preamble(history)
         result = replay(
-            history, STRATEGY_NAMES, window=window, pricing=price, unseen_preamble=extra
+            history,
+            STRATEGY_NAMES,
+            window=window,
+            pricing=price,
+            unseen_preamble=extra,
+            **planned,  # type: ignore[arg-type]
         )
         totals.add(result, recorded)
         lines.append(_row(path, result, price, recorded))
@@ -155,18 +167,32 @@ def targets(totals: Totals) -> list[str]:
     return [f"- {what}: {numbers} — {verdict(ok)}" for what, numbers, ok in rows]
 
 
+def cache_policy(settings: Sequence[str]) -> CachePolicy:
+    """``CachePolicy`` with ``NAME=VALUE`` fields set (numbers; ints where they parse as one)."""
+    fields: dict[str, float | int] = {}
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        fields[name] = int(value) if value.lstrip("-").isdigit() else float(value)
+    return CachePolicy(**fields)  # type: ignore[arg-type]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="only transcripts under this folder (e.g. claude-code)")
+    parser.add_argument("--windows", type=int, nargs="+", default=list(WINDOWS))
+    parser.add_argument(
+        "--cache", action="append", default=[], metavar="NAME=VALUE", help="a CachePolicy field"
+    )
     args = parser.parse_args()
+    cache = cache_policy(args.cache) if args.cache else None
     root = TRANSCRIPTS / args.only if args.only else TRANSCRIPTS
     paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
     started = time.perf_counter()
     out = ["## Cost with prompt caching: strategies side by side", ""]
     head = "| session | priced at | requests | " + " | ".join(SHOWN)
     head += " | recorded | retention (ladder-cache / ladder) |"
-    for window in WINDOWS:
-        lines, totals = run_window(paths, window)
+    for window in args.windows:
+        lines, totals = run_window(paths, window, cache)
         out += [f"### Window {window:,}", "", *targets(totals), "", head]
         out.append("|" + "---|" * (len(SHOWN) + 5))
         out += lines
@@ -174,7 +200,8 @@ def main() -> None:
         out.append(f"| **all {totals.sessions}** | | | {total} | ${totals.recorded:,.2f} | |")
         out.append("")
     elapsed = time.perf_counter() - started
-    out.append(f"`{COMMAND}` — {len(paths)} transcripts, both windows in one run, {elapsed:.0f} s.")
+    command = " ".join([COMMAND, *sys.argv[1:]])
+    out.append(f"`{command}` — {len(paths)} transcripts, all windows in one run, {elapsed:.0f} s.")
     print("\n".join(out))
 
 

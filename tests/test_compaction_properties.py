@@ -21,6 +21,7 @@ from contextwarden.compaction import (
     ToolResultBudget,
     Truncate,
 )
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.compaction.cuts import first_user_blocks
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message
@@ -94,11 +95,15 @@ def test_every_strategy_keeps_the_invariants(messages: list[Message], pick: int)
 
 
 @PROPERTY_SETTINGS
-@given(conversations(max_turns=8))
-def test_prepare_keeps_the_invariants(messages: list[Message]) -> None:
+@given(conversations(max_turns=8), st.booleans())
+def test_prepare_keeps_the_invariants(messages: list[Message], planned: bool) -> None:
+    """Today's ladder and the one planned for a prompt cache (its own cut and rival check)."""
     history = history_of(messages)
     before = history.estimate_tokens()
-    manager = ContextManager(SMALL, summarizer=FakeSummarizer(), clock=lambda: 1_700_000_000.0)
+    cache = CachePolicy() if planned else None
+    manager = ContextManager(
+        SMALL, summarizer=FakeSummarizer(), clock=lambda: 1_700_000_000.0, cache=cache
+    )
     report = manager.prepare(history)
     check(messages, history.messages)
     assert history.estimate_tokens() <= before

@@ -39,6 +39,7 @@ from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.budget import ToolResultBudget
 from contextwarden.compaction.cache import CacheAware, CachePolicy
 from contextwarden.compaction.guard import guarded, last_resorts
+from contextwarden.compaction.headroom import HeadroomCut
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.observations import is_observation
@@ -242,7 +243,10 @@ class ContextManager:
         # Idle: the prompt cache has expired, so any saving is worth a cache re-write.
         strategy: Strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
         if self.cache is not None:
-            strategy = CacheAware(strategy, self.cache, cold=trigger == "idle")
+            # Declining an edit for a summary only makes sense when a summary can run.
+            cut = None if state.breaker.open else self._cut()
+            rival = cut.stretch if cut is not None else None
+            strategy = CacheAware(strategy, self.cache, cold=trigger == "idle", rival=rival)
         result = self._run(strategy, history, state, trigger)
         actions.append(result.report)
         if trigger == "threshold" and not result.applied:
@@ -270,7 +274,9 @@ class ContextManager:
     ) -> None:
         started = time.perf_counter()
         wanted = self.hooks.instructions(history, trigger, instructions)
-        strategy = Summarize(self.summarizer, instructions=wanted, attach=self._attacher(state))
+        strategy = Summarize(
+            self.summarizer, instructions=wanted, attach=self._attacher(state), choose=self._cut()
+        )
         try:
             result = self._run(strategy, history, state, trigger)
         except Exception as exc:  # any failure counts toward the breaker, then goes on up
@@ -291,6 +297,17 @@ class ContextManager:
             state.breaker.reset(history)
         elif result.report.details.get("summarizer_called"):
             self._failed(history, state, result.report.description)
+
+    def _cut(self) -> HeadroomCut | None:
+        """With a cache policy, the summary's cut leaves head-room (``compaction.headroom``)."""
+        if self.cache is None:
+            return None
+        from contextwarden.summarizers.structured import StructuredSummarizer
+
+        summarizer = self.summarizer
+        if isinstance(summarizer, StructuredSummarizer):  # its summaries fill its budget at most
+            return HeadroomCut(self.cache, summarizer.budget)
+        return HeadroomCut(self.cache)
 
     def _failed(self, history: ConversationHistory, state: HistoryState, error: str) -> None:
         breaker = state.breaker

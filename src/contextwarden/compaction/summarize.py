@@ -21,6 +21,7 @@ from contextwarden.compaction.cuts import (
     FIRST_BLOCKS_KEY,
     SUMMARY_BLOCKS_KEY,
     SUMMARY_KEY,
+    CutPlan,
     first_user_blocks,
     join,
     lead_message,
@@ -28,7 +29,7 @@ from contextwarden.compaction.cuts import (
     turn_starts,
 )
 from contextwarden.compaction.observations import named_id, observation_texts, with_text
-from contextwarden.errors import SummarizerError
+from contextwarden.errors import CompactionError, SummarizerError
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
 from contextwarden.summarizers.base import Summarizer, Summary
 
@@ -40,6 +41,10 @@ CONTINUATION_NOTE = (
 Attach = Callable[[Sequence[Message]], Sequence[Block]]
 """Given the messages kept verbatim, the blocks to add to the summary message (re-read files)."""
 
+ChooseCut = Callable[[Sequence[Message], CutPlan, int], int]
+"""Given the messages, the cut plan and the cut ``Summarize`` would take, the safe cut to take
+instead (``compaction.headroom.HeadroomCut`` plans for the prompt cache)."""
+
 
 class Summarize:
     """Replaces everything before a safe cut point with a summary from ``summarizer``.
@@ -47,7 +52,8 @@ class Summarize:
     The cut is the earliest safe cut whose kept tail fits ``keep_tokens`` (policy
     ``summary_keep_tokens``), so as many recent turns as fit stay verbatim; when even the latest
     cut's tail is over that budget, the latest cut is used (the latest assistant turn is always
-    kept). ``attach`` adds blocks (re-read files) given the kept tail.
+    kept). ``attach`` adds blocks (re-read files) given the kept tail. ``choose`` may move the
+    cut to another of the plan's safe cuts.
     """
 
     name = "summarize"
@@ -59,11 +65,13 @@ class Summarize:
         instructions: str | None = None,
         keep_tokens: int | None = None,
         attach: Attach | None = None,
+        choose: ChooseCut | None = None,
     ) -> None:
         self.summarizer = summarizer
         self.instructions = instructions
         self.keep_tokens = keep_tokens
         self.attach = attach
+        self.choose = choose
 
     def __call__(
         self, messages: Sequence[Message], context: CompactionContext | None = None
@@ -74,6 +82,14 @@ class Summarize:
         ctx, tokens_before, cuts, suffix = plan.context, plan.tokens_before, plan.cuts, plan.suffix
         budget = self.keep_tokens if self.keep_tokens is not None else ctx.policy.keep_tokens
         cut = next((c for c in cuts if suffix[c] <= budget), cuts[-1])
+        plain = cut
+        if self.choose is not None and cut > 1:
+            cut = self.choose(messages, plan, cut)
+            if cut not in cuts:
+                raise CompactionError(
+                    f"Summarize: choose returned cut {cut}, not one of the safe cuts {cuts}; "
+                    "a cut chooser must return one of plan.cuts"
+                )
         if cut <= 1:
             reason = (
                 "everything after the first message fits the kept-tail budget; nothing to summarize"
@@ -93,6 +109,7 @@ class Summarize:
             "cut": cut,
             "kept": len(messages) - cut,
             "summary_chars": len(summary.text),
+            "plain_cut": plain,
         }
         proposal = Proposal(after, tokens_after, description, None, details, summary.text)
         return finish(self.name, messages, tokens_before, proposal)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.compaction.guard import WINDOW_TOO_SMALL
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
 from contextwarden.cost.bill import Bill
@@ -254,6 +255,7 @@ def replay(
     pricing: Price | None = None,
     unseen_preamble: int = 0,
     policy: ContextPolicy | None = None,
+    cache: CachePolicy | None = None,
 ) -> ReplayResult:
     """Replay ``session`` through each named strategy (see the module docstring).
 
@@ -263,7 +265,8 @@ def replay(
     each strategy's requests under that model's prompt cache (``StrategyRun.bill``), with
     ``unseen_preamble`` more tokens of preamble than the history holds (a Claude Code file
     lacks the system prompt and tools: ``cost.recorded.unseen_preamble``). ``policy``: the
-    managers' whole policy (its window replaces ``window``), to compare one setting's effect.
+    managers' whole policy (its window replaces ``window``), to compare one setting's effect;
+    ``cache``: what ``ladder-cache`` plans for (``None``: ``CachePolicy()``).
     """
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
@@ -277,7 +280,14 @@ def replay(
     runs = {}
     for name in strategies:
         clock = _Clock()
-        settings = Settings(policy, counter or HeuristicCounter(), clock, mask_keep, summarizer)
+        settings = Settings(
+            policy,
+            counter or HeuristicCounter(),
+            clock,
+            mask_keep,
+            summarizer,
+            cache or CachePolicy(),
+        )
         one = _Replay(name, session, settings, clock, probe_set, pricing, unseen_preamble)
         runs[name] = one.run(progress, observe)
     loaded = session.source.path if session.source else None

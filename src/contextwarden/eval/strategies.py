@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from contextwarden.compaction.base import NoOp, Strategy, StrategyReport
@@ -44,6 +44,8 @@ class Settings:
     """``mask`` keeps this many of the latest tool results in full."""
     summarizer: Summarizer | None = None
     """``ladder``'s summarizer; ``None``: the offline StructuredSummarizer."""
+    cache: CachePolicy = field(default_factory=CachePolicy)
+    """What ``ladder-cache`` plans for (its defaults unless a comparison sets one)."""
 
 
 Due = Callable[[int, ContextPolicy], bool]
@@ -117,7 +119,7 @@ STRATEGIES: dict[str, StrategySpec] = {
             "ladder-cache",
             "the ladder planned for a 5-minute prompt cache: old tool results are cleared when "
             "the cache has gone cold, or when the saving pays for the cache re-write",
-            lambda s: ContextManager(s.policy, s.summarizer, clock=s.clock, cache=CachePolicy()),
+            lambda s: ContextManager(s.policy, s.summarizer, clock=s.clock, cache=s.cache),
         ),
         StrategySpec(
             "truncate",

@@ -43,6 +43,7 @@ LANGUAGES = {
     "hi": "reactjs/hi.react.dev",
     "bn": "reactjs/bn.react.dev",
     "th": "stale-reactjs-org-translations/th.reactjs.org",
+    "el": "stale-reactjs-org-translations/el.reactjs.org",
     "ko": "reactjs/ko.react.dev",
     "ja": "reactjs/ja.react.dev",
     "zh": "reactjs/zh-hans.react.dev",

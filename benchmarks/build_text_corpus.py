@@ -102,8 +102,8 @@ def kinds() -> dict[str, tuple[str, str]]:
                 " -o /tmp/cw_bad.o",
             ),
             run(
-                f"cd {ROOT} && python -m pytest -q -p no:cacheprovider tests/test_tokens_messages.py"
-                " -v 2>&1 | tail -40",
+                f"cd {ROOT} && python -m pytest -q -p no:cacheprovider"
+                " tests/test_tokens_messages.py -v 2>&1 | tail -40",
                 f"python -m mypy --strict {ROOT}/benchmarks/bench_window.py 2>&1 | tail -30",
                 "npm ls --global --depth 0",
             ),
@@ -113,18 +113,34 @@ def kinds() -> dict[str, tuple[str, str]]:
             region(Path("/var/log/rabbitmq/rabbit@localhost.log"), 0),
         ),
         "logs.apt": (region(Path("/var/log/apt/history.log"), 0), ""),
-        "code_c.numpy": (region(NUMPY_H / "ndarraytypes.h", 10_000), region(NUMPY_H / "npy_math.h", 0)),
-        "code_py.more": (region(SITE / "httpx" / "_client.py", 10_000), region(SITE / "click" / "core.py", 30_000)),
+        "code_c.numpy": (
+            region(NUMPY_H / "ndarraytypes.h", 10_000),
+            region(NUMPY_H / "npy_math.h", 0),
+        ),
+        "code_py.more": (
+            region(SITE / "httpx" / "_client.py", 10_000),
+            region(SITE / "click" / "core.py", 30_000),
+        ),
         "code_js": (
             region(NPM / "semver" / "classes" / "range.js", 0)
             + region(NPM / "cacache" / "lib" / "entry-index.js", 0, 3_000),
-            region(NPM / "diff" / "lib" / "index.js", 0) if (NPM / "diff" / "lib" / "index.js").exists() else region(NPM / "cacache" / "lib" / "verify.js", 0),
+            region(NPM / "cacache" / "lib" / "verify.js", 0),
         ),
         "json": (
             region(sboms, 0),
             region(sboms2, 3_000),
         ),
-        "json.plotly": (region(SITE / "plotly" / "validators" / "_validators.json", 0), region(SITE / "plotly" / "validators" / "_validators.json", 2_000_000)),
+        "en.licenses": (
+            region(SITE / "plotly-7.1.0.dist-info" / "licenses" / "LICENSE.txt", 0)
+            + region(SITE / "click-8.5.1.dist-info" / "licenses" / "LICENSE.txt", 0)
+            + region(SITE / "packaging-26.4.dist-info" / "licenses" / "LICENSE.BSD", 0),
+            region(SITE / "openai-3.57.0.dist-info" / "licenses" / "LICENSE", 5_000)
+            + region(SITE / "idna-3.20.dist-info" / "licenses" / "LICENSE.md", 0),
+        ),
+        "json.plotly": (
+            region(SITE / "plotly" / "validators" / "_validators.json", 0),
+            region(SITE / "plotly" / "validators" / "_validators.json", 2_000_000),
+        ),
     }
 
 

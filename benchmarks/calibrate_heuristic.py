@@ -45,7 +45,7 @@ FIXED = ("astral",)
 """Held at the preset's value: the corpora hold too few emoji to fit ``astral``."""
 FLOORS = {
     "digits": 1 / 3,
-    "letter_runs": 0.8,
+    "letter_runs": 0.95,
     "newlines": 0.7,
     "space_runs": 1.0,
     "punct_pairs": -0.3,

@@ -107,8 +107,8 @@ LONG_WORDS: Final = TextFeatures._fields.index("long_words")
 LONG_WORD: Final = 7
 REPEAT_MIN: Final = 16
 """A run of at least this many copies of one ASCII character is counted by the repeat rule…"""
-RUN_GATE: Final = 64
-"""…when the text holds this many characters of one class in a row: shorter runs move the
+RUN_GATE: Final = 32
+"""…when the text holds this many ASCII characters of one class in a row: shorter runs move the
 estimate by a few tokens, not worth a second pass over every text."""
 GATE_SHARE: Final = 64
 """In a long text a run only matters when it is at least this fraction (1/64) of the text: a
@@ -263,14 +263,15 @@ def space_runs(text: str) -> int:
 
 def _same_table() -> bytes:
     table = bytearray([1]) * 256
-    for code in range(16):
+    for code in (LOWER, UPPER, DIGIT, PUNCT, NEWLINE):  # only ASCII characters repeat-merge
         table[code << 4 | code] = 0
     table[SPACE << 4 | SPACE] = 2
     return bytes(table)
 
 
 SAME = _same_table()
-"""Pair bytes -> 0 for two characters of one class, 2 for two spaces or tabs, 1 otherwise."""
+"""Pair bytes -> 0 for two ASCII characters of one class, 2 for two spaces or tabs, 1
+otherwise."""
 
 
 _RUN = b"\0" * (RUN_GATE - 1)

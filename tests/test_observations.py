@@ -9,6 +9,7 @@ from pathlib import Path
 
 from contextwarden.compaction import Cap, CompactionContext, MicroCompact, ObservationMask
 from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY, SUMMARY_KEY
+from contextwarden.compaction.mask import MASK_KEEP_RECENT
 from contextwarden.compaction.observations import observation_texts
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
@@ -129,11 +130,16 @@ def test_mask_sends_fewer_tokens_than_none_on_every_text_action_session(
     text_action = 0
     for path in sessions:
         source = load(path)
-        if not any(observation_texts(m) for m in source.messages):
+        observations = sum(1 for m in source.messages if observation_texts(m))
+        if not observations:
             continue
         text_action += 1
         result = replay(source, ("none", "mask"))
         none, mask = result.runs["none"], result.runs["mask"]
-        assert mask.total_tokens_sent < none.total_tokens_sent, path.name
+        assert mask.total_tokens_sent <= none.total_tokens_sent, path.name
         assert mask.invalid_requests == 0
+        # With one or two observations older than the kept ones, a small one may not pay for
+        # its placeholder (which names the content id to rehydrate it); then it stays.
+        if observations > MASK_KEEP_RECENT + 2:
+            assert mask.total_tokens_sent < none.total_tokens_sent, path.name
     assert text_action >= 5  # classic SWE-agent and mini-swe-agent v1 trajectories

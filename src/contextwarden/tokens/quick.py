@@ -1,7 +1,8 @@
 """Exact token counts at estimate speed: OpenAI, Llama-3 and Qwen encodings through quicktok.
 
 quicktok (``pip install 'contextwarden[quicktok]'``, MIT) ships its vocabularies and counts
-without building a list of ids: 3-4x tiktoken's speed, the same counts (tests/test_tokens_quick.py).
+without building a list of ids: 3-8x tiktoken's speed by text and encoding (docs/benchmarks.md), the
+same counts (tests/test_tokens_quick.py).
 """
 
 from __future__ import annotations

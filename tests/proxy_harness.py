@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.formats.openai_in import messages_from_openai
 from contextwarden.formats.responses import messages_from_responses
 from contextwarden.model import Message
-from contextwarden.proxy import ProxyConfig, build_app
+from contextwarden.proxy import ProxyConfig, running
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -388,26 +387,12 @@ def opened(client: T) -> T:
 @contextmanager
 def proxy_server(config: ProxyConfig) -> Iterator[str]:
     """The proxy app on a real uvicorn server on 127.0.0.1 (a free port); yields its URL."""
-    import uvicorn
-
-    server = uvicorn.Server(
-        uvicorn.Config(build_app(config), host="127.0.0.1", port=0, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the proxy did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        while OPEN_CLIENTS:
-            OPEN_CLIENTS.pop().close()
-        server.should_exit = True
-        thread.join(timeout=10)
+    with running(config) as url:
+        try:
+            yield url
+        finally:
+            while OPEN_CLIENTS:
+                OPEN_CLIENTS.pop().close()
 
 
 def check_request(body: dict[str, Any], limit: int, path: str = "/v1/messages") -> int:

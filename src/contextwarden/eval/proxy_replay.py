@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
 TURN_HEADER = "x-replay-turn"
 """Tells the recorded model which recorded reply to give (the proxy forwards it unchanged)."""
 SESSION_HEADER = "x-replay-session"
-START_TIMEOUT = 30.0
 REQUEST_TIMEOUT = 600.0
 
 
@@ -190,29 +188,13 @@ def proxy_server(
 ) -> Iterator[str]:
     """A real proxy (uvicorn, SQLite store in a temporary directory unless ``store``) on a free
     127.0.0.1 port, with ``--cache`` ``cache``; yields its URL."""
-    import uvicorn
-
-    from contextwarden.proxy import ProxyConfig, build_app
+    from contextwarden.proxy import ProxyConfig, running
 
     with tempfile.TemporaryDirectory() as tmp:
         location = store or f"{tmp}/p.sqlite3"
         config = ProxyConfig(upstream=upstream, window=window, store=location, cache=cache)
-        server = uvicorn.Server(
-            uvicorn.Config(build_app(config), host="127.0.0.1", port=0, log_level="warning")
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + START_TIMEOUT
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("the proxy did not start")
-            time.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        try:
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            server.should_exit = True
-            thread.join(timeout=30)
+        with running(config) as url:
+            yield url
 
 
 def replay(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contextwarden.errors import ProxyConfigError
 from contextwarden.proxy.config import ProxyConfig
-from contextwarden.proxy.serve import build_app, serve
+from contextwarden.proxy.serve import build_app, running, serve
 from contextwarden.proxy.sessions import Sessions, session_key
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "ProxyConfigError",
     "Sessions",
     "build_app",
+    "running",
     "serve",
     "session_key",
 ]

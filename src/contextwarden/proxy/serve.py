@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from contextwarden.compaction.cache import CachePolicy
 from contextwarden.errors import ProxyConfigError, require
@@ -27,6 +31,8 @@ transcript to summarize needs the rest, and small local models have small window
 SUMMARY_MAX_TOKENS = 8_192
 SUMMARY_KEY_ENV = ("CONTEXTWARDEN_SUMMARY_API_KEY", "ANTHROPIC_API_KEY")
 """Where ``--summarizer upstream`` finds its API key: the proxy never keeps a client's key."""
+START_TIMEOUT = 30.0
+"""Seconds ``running`` waits for the server to listen."""
 
 
 def build_app(config: ProxyConfig) -> Starlette:
@@ -83,3 +89,27 @@ def serve(config: ProxyConfig) -> None:
     requests_log.addHandler(handler)  # the one line per request, never headers or keys
     requests_log.setLevel(logging.INFO)
     uvicorn.run(build_app(config), host=host, port=port, log_level="info")  # type: ignore[attr-defined]
+
+
+@contextmanager
+def running(config: ProxyConfig) -> Iterator[str]:
+    """The proxy for ``config`` on uvicorn in a background thread, on a free 127.0.0.1 port
+    (``config.listen`` is not used); yields its URL and stops it when the block ends. For tests
+    and benchmarks that drive it with real clients."""
+    uvicorn: Any = require("uvicorn", "proxy")
+    server = uvicorn.Server(
+        uvicorn.Config(build_app(config), host="127.0.0.1", port=0, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_TIMEOUT
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the proxy did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=START_TIMEOUT)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
+from contextwarden.compaction.cache import CACHE_TTL_SECONDS
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
 from contextwarden.model import Message
@@ -38,8 +39,6 @@ SUFFIXES = {".jsonl", ".json", ".traj"}
 STRATEGIES = ("ladder-cache", "ladder")
 SUMMARY = "summarize"
 MICROCOMPACT = "microcompact"
-CACHE_TTL_SECONDS = 300.0
-"""An edit less than this long after the previous request breaks a warm cache (5-minute TTL)."""
 
 
 @dataclass

@@ -10,15 +10,13 @@ from typing import Any, Protocol
 
 from contextwarden.errors import FormatError
 from contextwarden.formats.anthropic import block_to_wire, message_from_wire
-from contextwarden.formats.anthropic_cache import add_breakpoints, count_markers
+from contextwarden.formats.anthropic_cache import MAX_BREAKPOINTS, add_breakpoints, count_markers
 from contextwarden.model import Message
 from contextwarden.proxy import edits
 from contextwarden.proxy.sessions import Incoming, Managed, session_key
 
 SESSION_HEADER = "x-contextwarden-session"
 CACHE_CONTROL = "cache_control"
-MAX_CACHE_BREAKPOINTS = 4
-"""Anthropic accepts at most four ``cache_control`` breakpoints in one request."""
 CACHEABLE = frozenset({"text", "image", "document", "tool_use", "tool_result"})
 """Block types that may carry a breakpoint (thinking blocks may not)."""
 
@@ -186,7 +184,7 @@ def _with_breakpoints(messages: Sequence[Message], wanted: int) -> list[dict[str
     the last ``wanted`` messages: breakpoints stored with older turns would otherwise pile up
     past the API's limit of four, and the client meant them for the conversation's tail."""
     out: list[dict[str, Any]] = []
-    first_marked = len(messages) - min(wanted, MAX_CACHE_BREAKPOINTS)
+    first_marked = len(messages) - min(wanted, MAX_BREAKPOINTS)
     for i, message in enumerate(messages):
         blocks = [block_to_wire(b) for b in message.content]
         for block in blocks:

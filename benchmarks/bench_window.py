@@ -23,8 +23,8 @@ from pathlib import Path
 
 from contextwarden.errors import ContextWardenError
 from contextwarden.eval.replay import replay
+from contextwarden.eval.requests import TranscriptClock, request_points
 from contextwarden.formats import load
-from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
@@ -66,27 +66,19 @@ def corpus(window: int) -> Counter[str]:
 
 
 def one(path: Path, window: int, totals: Counter[str]) -> None:
-    source = load(path)
-    now = [0.0]  # the clock follows the transcript, so "idle" means what it meant then
-    manager = ContextManager(ContextPolicy(context_window=window), clock=lambda: now[0])
-    history = ConversationHistory(source.system, source.tools)
+    clock = TranscriptClock()  # "idle" means what it meant when the session ran
+    manager = ContextManager(ContextPolicy(context_window=window), clock=clock)
     effective = manager.policy.effective_window
-    for message in [*source.messages, None]:
-        if message is not None and message.meta.timestamp is not None:
-            now[0] = max(now[0], message.meta.timestamp)
-        request = message is None or (message.role == "assistant" and len(history) > 0)
-        if request and history.messages[-1].role == "user":
-            try:
-                totals.update(manager.prepare(history).applied)
-            except ContextWardenError:
-                totals["raised"] += 1
-            tokens = history.estimate_tokens()
-            totals["requests"] += 1
-            totals["over"] += tokens > effective
-            totals["invalid"] += bool(validate(history.messages))
-            totals["peak"] = max(totals["peak"], tokens)
-        if message is not None:
-            history.add(message)
+    for history in request_points(load(path), clock):
+        try:
+            totals.update(manager.prepare(history).applied)
+        except ContextWardenError:
+            totals["raised"] += 1
+        tokens = history.estimate_tokens()
+        totals["requests"] += 1
+        totals["over"] += tokens > effective
+        totals["invalid"] += bool(validate(history.messages))
+        totals["peak"] = max(totals["peak"], tokens)
 
 
 def small_window() -> None:

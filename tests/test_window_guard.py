@@ -20,6 +20,7 @@ from contextwarden.compaction.guard import WINDOW_TOO_SMALL
 from contextwarden.compaction.summarize import CONTINUATION_NOTE
 from contextwarden.errors import ContextOverflowError
 from contextwarden.eval.replay import replay
+from contextwarden.eval.requests import TranscriptClock, request_points
 from contextwarden.eval.tables import warning_lines
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
@@ -293,22 +294,14 @@ def test_every_transcript_at_30000_never_over_never_invalid(transcripts: list[Pa
 
 
 def _replay_with_final_request(path: Path, window: int, totals: list[int]) -> None:
-    source = load(path)
-    now = [0.0]  # the clock follows the transcript's timestamps
-    manager = ContextManager(ContextPolicy(context_window=window), clock=lambda: now[0])
-    history = ConversationHistory(source.system, source.tools)
+    clock = TranscriptClock()
+    manager = ContextManager(ContextPolicy(context_window=window), clock=clock)
     effective = manager.policy.effective_window
-    for message in [*source.messages, None]:
-        if message is not None and message.meta.timestamp is not None:
-            now[0] = max(now[0], message.meta.timestamp)
-        request = message is None or (message.role == "assistant" and len(history) > 0)
-        if request and history.messages[-1].role == "user":
-            manager.prepare(history)
-            totals[0] += 1
-            totals[1] += history.estimate_tokens() > effective
-            totals[2] += bool(validate(history.messages))
-        if message is not None:
-            history.add(message)
+    for history in request_points(load(path), clock):
+        manager.prepare(history)
+        totals[0] += 1
+        totals[1] += history.estimate_tokens() > effective
+        totals[2] += bool(validate(history.messages))
 
 
 def test_a_window_too_small_for_the_session_is_reported(transcripts: list[Path]) -> None:

@@ -36,6 +36,7 @@ from contextwarden.eval.probes import (
     resolve,
     system_text,
 )
+from contextwarden.eval.requests import TranscriptClock
 from contextwarden.eval.retention import Retention, RetentionTracker
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
 from contextwarden.eval.validity import RequestValidator
@@ -225,21 +226,6 @@ class ReplayResult:
         }
 
 
-class _Clock:
-    """The replay's "now": the time of the latest message added (the request follows it)."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, message: Message) -> None:
-        stamp = message.meta.timestamp
-        if stamp is not None and stamp > self.now:
-            self.now = stamp
-
-
 def replay(
     session: ConversationHistory,
     strategies: Sequence[str] = STRATEGY_NAMES,
@@ -279,7 +265,7 @@ def replay(
     policy = policy or ContextPolicy(context_window=window)
     runs = {}
     for name in strategies:
-        clock = _Clock()
+        clock = TranscriptClock()
         settings = Settings(
             policy,
             counter or HeuristicCounter(),
@@ -305,7 +291,7 @@ class _Replay:
         name: str,
         session: ConversationHistory,
         settings: Settings,
-        clock: _Clock,
+        clock: TranscriptClock,
         probes: ProbeSet,
         pricing: Price | None = None,
         unseen_preamble: int = 0,

@@ -30,9 +30,10 @@ _SECTION_SEVEN_RE = re.compile(r"^[ \t]*(?:#+[ \t]*)?\**(?:7|8|9|10)\.[ \t]+\S",
 _SECTION_FIVE_RE = re.compile(r"^5\. Problem Solving:\n", re.M)
 FIXED = "fixed: a later call on the same target succeeded"
 UNRESOLVED = "unresolved"
-_ERROR_LINE_RE = re.compile(
-    rf"^- (\S+) `(.*?)`: (.*) — ({re.escape(FIXED)}|{UNRESOLVED})$((?:\n  > .*$)*)", re.M
-)
+REJECTED = "rejected by the user: a decision, not a failure; do not retry it unasked"
+"""The status of a call the person refused to let run (``failures.is_rejection``)."""
+_STATUSES = "|".join(re.escape(s) for s in (FIXED, UNRESOLVED, REJECTED))
+_ERROR_LINE_RE = re.compile(rf"^- (\S+) `(.*?)`: (.*) — ({_STATUSES})$((?:\n  > .*$)*)", re.M)
 MORE_PREFIX = "  > "
 """Starts each further error line under an error of section 4 (read back with it)."""
 DECISIONS_LABEL = "Decisions and reasons the assistant stated (oldest first):"
@@ -47,11 +48,16 @@ class CarriedError(NamedTuple):
     fixed: bool
     more: tuple[str, ...] = ()
     """Further error lines listed under it."""
+    rejected: bool = False
+    """The person refused the call (listed ``REJECTED``)."""
 
 
-def format_error(tool: str, target: str, excerpt: str, fixed: bool) -> str:
+def format_error(
+    tool: str, target: str, excerpt: str, fixed: bool, *, rejected: bool = False
+) -> str:
     """One line of our section 4, in the layout ``carried_errors`` reads back."""
-    return f"- {tool} `{target}`: {excerpt} — {FIXED if fixed else UNRESOLVED}"
+    status = REJECTED if rejected else (FIXED if fixed else UNRESOLVED)
+    return f"- {tool} `{target}`: {excerpt} — {status}"
 
 
 def format_more(lines: Sequence[str]) -> str:
@@ -87,6 +93,7 @@ def carried_errors(summary_text: str) -> tuple[CarriedError, ...]:
             m.group(3),
             m.group(4) == FIXED,
             tuple(line[len(MORE_PREFIX) :] for line in m.group(5).split("\n") if line),
+            m.group(4) == REJECTED,
         )
         for m in _ERROR_LINE_RE.finditer(body)
     )

@@ -19,6 +19,8 @@ from contextwarden.summarizers.failures import (
     command_key,
     exit_status,
     further_lines,
+    is_rejection,
+    is_rejection_notice,
     result_failure,
 )
 from contextwarden.summarizers.tools import (
@@ -91,7 +93,11 @@ class FileFact:
 
 @dataclass(frozen=True, slots=True)
 class ErrorFact:
-    """A failed tool call: which tool, on what, what it said, and whether a later retry worked."""
+    """A failed tool call: which tool, on what, what it said, and whether a later retry worked.
+
+    ``rejected``: the person refused to let the call run. That is their decision, not a failure:
+    it is never ``fixed`` by a later call that succeeds, and a summary keeps it like an
+    unresolved error."""
 
     index: int
     tool: str
@@ -100,6 +106,7 @@ class ErrorFact:
     fixed: bool
     more: tuple[str, ...] = ()
     """Further lines of the output that say what went wrong, in order (not the excerpt)."""
+    rejected: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +149,7 @@ class _Attempt:
     target: str
     excerpt: str | None
     more: tuple[str, ...] = ()
+    rejected: bool = False
 
 
 @dataclass(slots=True)
@@ -236,7 +244,8 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
     else:
         target = ops[0].path if ops else canonical_input(call)
     more = () if excerpt is None else further_lines(text, excerpt, MAX_ERROR_LINES)
-    walk.attempts.append(_Attempt(index, call.name, target, excerpt, more))
+    rejected = excerpt is not None and is_rejection(result)
+    walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))
     _track_tasks(walk, call, text)
 
 
@@ -253,8 +262,11 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         done = _EARLIER_RE.sub("", done.split("; last:", 1)[0])  # idempotent over compactions
         _add_files(walk, [FileOp(path, f"earlier: {done}")], index)
     for error in carried_errors(text):
+        # A summary written before refusals had their own status listed one as fixed or not.
+        rejected = error.rejected or is_rejection_notice(error.excerpt)
+        fixed = error.fixed and not rejected
         walk.carried.append(
-            ErrorFact(index, error.tool, error.target, error.excerpt, error.fixed, error.more)
+            ErrorFact(index, error.tool, error.target, error.excerpt, fixed, error.more, rejected)
         )
     walk.decisions.extend((index, sentence) for sentence in carried_decisions(text))
 
@@ -291,13 +303,19 @@ def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
     for i, attempt in enumerate(attempts):
         if attempt.excerpt is None:
             continue
-        fixed = any(
+        fixed = not attempt.rejected and any(
             later.excerpt is None and later.tool == attempt.tool and later.target == attempt.target
             for later in attempts[i + 1 :]
         )
         errors.append(
             ErrorFact(
-                attempt.index, attempt.tool, attempt.target, attempt.excerpt, fixed, attempt.more
+                attempt.index,
+                attempt.tool,
+                attempt.target,
+                attempt.excerpt,
+                fixed,
+                attempt.more,
+                attempt.rejected,
             )
         )
     return tuple(errors)

@@ -4,6 +4,7 @@ A result is a failure when the tool flagged it (``is_error``), when it shows a n
 or — for shell tools only, whose output is a program's — when it holds a Python traceback or a
 line starting with ``error:``/``fatal:``. A visible exit code 0 wins over error-looking text (the
 command handled its own error). File contents are never scanned: a file may well say "error:".
+A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ _FAILURE_WORDS = re.compile(
 _YES_NO_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
 )
+REJECTION_NOTICES = (
+    "The user doesn't want to proceed with this tool use",  # Claude Code
+    "Action rejected:",  # OpenHands V1's UserRejectObservation (formats.openhands_v1)
+)
+"""How an agent harness opens the result of a tool call the person refused to let run."""
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
@@ -83,6 +89,20 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     shell = call is not None and is_shell(call)
     command = shell_command(call) if call is not None else None
     return failure_excerpt(result.text, is_error=result.is_error, shell=shell, command=command)
+
+
+def is_rejection_notice(text: str) -> bool:
+    """True when ``text`` (a result, or the excerpt a summary quotes of one) opens with the
+    notice of a refused call (``REJECTION_NOTICES``; Claude Code prefixes it "Error: " on some
+    versions)."""
+    return text.lstrip().removeprefix("Error: ").startswith(REJECTION_NOTICES)
+
+
+def is_rejection(result: ToolResultBlock) -> bool:
+    """True when the person refused the call ``result`` answers: the harness flagged it an
+    error and wrote its rejection notice. The call never ran, so it did not fail and a later
+    call that succeeds does not fix it: the refusal is the person's decision."""
+    return result.is_error and is_rejection_notice(_TOOL_ERROR_TAG.sub("", result.text))
 
 
 def failure_lines(

@@ -227,9 +227,12 @@ class _Builder:
         items = []
         for i, error in enumerate(self.facts.errors):
             target = _clip(error.target, self.policy.command_chars)
-            text = format_error(error.tool, target, error.excerpt, error.fixed)
+            text = format_error(
+                error.tool, target, error.excerpt, error.fixed, rejected=error.rejected
+            )
             # An unresolved error is a fact, like a path: never dropped (verification appends it
-            # to an LLM summary too). One fixed later goes last of all that may go.
+            # to an LLM summary too); so is a call the person refused, which is their decision
+            # (never ``fixed``). One fixed later goes last of all that may go.
             rank = (8, i) if error.fixed else None
             items.append(Item(text, rank, "errors fixed later"))
             more = error.more[: max(0, self.policy.error_lines - 1)]

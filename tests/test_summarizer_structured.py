@@ -95,6 +95,56 @@ def test_small_windows_get_a_floor_under_the_budget() -> None:
     assert StructuredPolicy(context_window=30_000, budget_tokens=1_000).budget == 1_000
 
 
+def test_a_derived_budget_grows_until_the_user_messages_fit_their_share() -> None:
+    policy = StructuredPolicy(context_window=40_000)  # 4,000; user share 0.7
+    assert policy.budget_for(2_800) == 4_000  # they fit: the budget is the window's share
+    assert policy.budget_for(4_200) == 6_000  # 4,200 is 70 % of 6,000
+    assert policy.budget_for(4_201) == 6_002  # rounded up, never short
+    assert policy.budget_for(1_000_000) == 10_000  # never past max_floor_ratio of the window
+    assert StructuredPolicy(budget_tokens=4_000).budget_for(8_000) == 4_000  # the caller's limit
+    assert StructuredSummarizer(budget_tokens=3_000).budget_for(8_000) == 3_000
+    assert StructuredPolicy().budget_for(21_000) == 30_000  # 200,000: 20,000 grows too
+
+
+def pasted_logs_session() -> list[Message]:
+    """Two pasted logs of ~1,600 tokens among short requests, and files touched."""
+    log = "\n".join(
+        f"Feb  8 21:52:{i:02d}.7{i:02d} |INFO| phase transition from=idle to=active "
+        f"session_id={i:08x}-3c5f-4539-af1d-07ae450e639d component=session"
+        for i in range(45)
+    )
+    messages: list[Message] = []
+    for n in range(30):
+        text = f"request {n}: please look at item {n} next"
+        if n in (10, 20):
+            text = f"so, testing build {n}:\n```\n{log}\n```\nwhat happened here? debug"
+        use = ToolUseBlock(f"r{n}", "Read", {"file_path": f"src/pkg/area_{n}/module_{n}.py"})
+        messages += [
+            Message.user(text),
+            Message.assistant([use]),
+            Message.user([ToolResultBlock(use.id, "code " * 50)]),
+            Message.assistant(f"done with item {n}"),
+        ]
+    return messages
+
+
+def test_pasted_logs_stay_verbatim_while_the_window_allows_it() -> None:
+    messages = pasted_logs_session()
+    typed = [m.text for m in messages if m.role == "user" and m.text]
+    users = sum(COUNTER.count_text(text) for text in typed)
+    policy = StructuredPolicy(context_window=40_000)
+    assert users > policy.user_share * policy.budget  # more than the plain budget allows
+    summarizer = StructuredSummarizer(policy)
+    summary = summarizer.summarize(messages)
+    assert all(text in summary.sections[6] for text in typed)
+    assert "characters omitted" not in summary.sections[6]
+    assert COUNTER.count_text(summary.text) <= summarizer.budget_for(users) < 10_000
+    # At a window too small for them they are shortened, the budget capped at 25 % of it.
+    small = StructuredSummarizer(StructuredPolicy(context_window=16_000))
+    assert small.budget_for(users) == 4_000
+    assert "characters omitted" in small.summarize(messages).sections[6]
+
+
 def failing_session(users: int, failures: int) -> list[Message]:
     """Long user messages, then ``failures`` commands that fail; odd ones are fixed later."""
     messages = []

@@ -47,7 +47,8 @@ class StructuredPolicy:
     """The floor never takes more than this share of the window, so a summary plus the tail kept
     verbatim stays well under the autocompact threshold even at a tiny window."""
     user_share: float = 0.70
-    """User messages may fill this share of the budget before any is shortened."""
+    """User messages may fill this share of the budget before any is shortened. When they need
+    more, a derived budget grows so that they fit this share (``budget_for``)."""
     min_user_message_tokens: int = 200
     """A user message this short is never shortened, whatever the budget."""
     excerpt_tokens: int = 400
@@ -77,6 +78,23 @@ class StructuredPolicy:
         floor = min(self.min_budget_tokens, int(self.context_window * self.max_floor_ratio))
         return max(int(self.context_window * self.budget_ratio), floor)
 
+    def budget_for(self, user_tokens: int) -> int:
+        """The budget of a summary quoting ``user_tokens`` of typed user messages.
+
+        What the person typed is quoted verbatim in every summary (the architecture's promise);
+        the budget is a share of the window that knows nothing of how much they typed. So a
+        derived budget grows until the user messages fit ``user_share`` of it — like the floor,
+        never past ``max_floor_ratio`` of the window, so a summary plus the tail kept verbatim
+        stays well under the autocompact threshold. Only beyond that is a message shortened.
+        An explicit ``budget_tokens`` is the caller's limit and does not grow.
+        """
+        base = self.budget
+        if self.budget_tokens is not None or self.user_share <= 0:
+            return base
+        needed = -(-user_tokens * 100 // round(self.user_share * 100))  # ceil, no float drift
+        ceiling = max(base, int(self.context_window * self.max_floor_ratio))
+        return min(ceiling, max(base, needed))
+
 
 def _default_counter() -> TokenCounter:
     from contextwarden.tokens.heuristic import HeuristicCounter
@@ -97,10 +115,18 @@ class StructuredSummarizer:
 
     @property
     def budget(self) -> int:
+        """The budget before the user messages are known (``StructuredPolicy.budget_for``)."""
         return self.budget_tokens if self.budget_tokens is not None else self.policy.budget
 
+    def budget_for(self, user_tokens: int) -> int:
+        """The budget of a summary quoting ``user_tokens`` of typed user messages."""
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        return self.policy.budget_for(user_tokens)
+
     def summarize(self, messages: Sequence[Message], *, instructions: str | None = None) -> Summary:
-        """The nine sections for ``messages``, within ``budget`` tokens (user messages win)."""
+        """The nine sections for ``messages``, within ``budget_for`` their user messages' tokens
+        (user messages win)."""
         return self.from_facts(extract_facts(messages), instructions=instructions)
 
     async def asummarize(
@@ -111,22 +137,25 @@ class StructuredSummarizer:
 
     def from_facts(self, facts: Facts, *, instructions: str | None = None) -> Summary:
         """The summary of already extracted facts."""
-        users = self._fitted_user_messages(facts.user_messages)
+        costs = [self.counter.count_text(m.text) for m in facts.user_messages]
+        budget = self.budget_for(sum(costs))
+        users = self._fitted_user_messages(facts.user_messages, costs, budget)
         builder = _Builder(facts, users, self.policy, self.counter)
         sections = builder.sections(instructions)
-        bodies = fit(sections, self.budget, self.counter)
+        bodies = fit(sections, budget, self.counter)
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
 
-    def _fitted_user_messages(self, typed: Sequence[TypedMessage]) -> list[str]:
+    def _fitted_user_messages(
+        self, typed: Sequence[TypedMessage], costs: Sequence[int], budget: int
+    ) -> list[str]:
         """User messages as quoted: whole, or head + tail when one alone exceeds its share.
 
         The share is the max-min fair cap: the largest per-message size such that all messages,
         each cut to at most that size, fit ``user_share * budget``; never below
         ``min_user_message_tokens``. Only messages longer than the cap are shortened.
         """
-        costs = [self.counter.count_text(m.text) for m in typed]
         cap = max(
-            _fair_cap(costs, int(self.budget * self.policy.user_share)),
+            _fair_cap(costs, int(budget * self.policy.user_share)),
             self.policy.min_user_message_tokens,
         )
         return [

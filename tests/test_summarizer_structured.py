@@ -6,11 +6,14 @@ import asyncio
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import SECTION_TITLES, StructuredPolicy, StructuredSummarizer
 from contextwarden.summarizers.base import AsyncSummarizer, Summarizer
-from contextwarden.summarizers.sections import head_tail
+from contextwarden.summarizers.failures import says_what_failed
+from contextwarden.summarizers.sections import head_lines_tail, head_tail
 from contextwarden.summarizers.structured import _fair_cap
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -290,3 +293,60 @@ def test_empty_conversation_still_has_nine_sections() -> None:
     summary = StructuredSummarizer().summarize([])
     assert list(summary.sections) == list(range(1, 10))
     assert "no message typed by the user" in summary.sections[1]
+
+
+def pasted_test_run(passing: int) -> str:
+    lines = ["here is the CI output, why does it fail?", "```"]
+    lines += [f"tests/test_mod.py::test_case_{i} PASSED" for i in range(passing)]
+    lines[passing // 2] = "E   ValueError: invalid literal for int() with base 10: 'x'"
+    lines[passing // 2 + 1] = "FAILED tests/test_mod.py::test_case_rows - ValueError"
+    lines += [f"tests/test_other.py::test_more_{i} PASSED" for i in range(passing)]
+    return "\n".join([*lines, f"{2 * passing} passed, 1 failed in 3.2s", "```"])
+
+
+def test_a_shortened_paste_keeps_the_lines_of_its_middle_that_say_what_failed() -> None:
+    paste = pasted_test_run(300)
+    messages = [Message.user(paste), Message.assistant("Looking."), Message.user("thanks")]
+    summary = StructuredSummarizer(budget_tokens=2_000).summarize(messages)
+    section = summary.sections[6]
+    assert paste not in section and section.startswith("[#1, ")
+    assert "\nE   ValueError: invalid literal for int() with base 10: 'x'\n" in section
+    assert "\nFAILED tests/test_mod.py::test_case_rows - ValueError\n" in section
+    assert "here is the CI output, why does it fail?" in section  # its head
+    assert "600 passed, 1 failed in 3.2s" in section  # and its tail
+    assert COUNTER.count_text(summary.text) <= 2_000
+    plain = StructuredPolicy(budget_tokens=2_000, telling_lines_share=0.0)
+    assert "ValueError" not in StructuredSummarizer(plain).summarize(messages).sections[6]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(["ok line of output", "error: disk full", "", "x" * 120, "failed: 2"]),
+        min_size=1,
+        max_size=80,
+    ),
+    tokens=st.integers(min_value=20, max_value=400),
+    share=st.sampled_from([0.0, 0.25, 0.5]),
+)
+def test_head_lines_tail_fits_and_keeps_whole_lines_in_order(
+    lines: list[str], tokens: int, share: float
+) -> None:
+    text = "\n".join(lines)
+    short = head_lines_tail(text, tokens, COUNTER, says_what_failed, share)
+    if COUNTER.count_text(text) <= tokens:
+        assert short == text
+        return
+    assert COUNTER.count_text(short) <= max(
+        tokens, COUNTER.count_text(head_tail(text, tokens, COUNTER))
+    )
+    notes = [int(n) for n in re.findall(r"\[(\d+) characters omitted by contextwarden", short)]
+    kept = re.split(
+        r"\n\[\d+ characters omitted by contextwarden to fit the summary budget\]\n", short
+    )
+    assert sum(notes) + sum(len(k) for k in kept) == len(text)  # every character accounted for
+    at = 0
+    for piece in kept:  # verbatim pieces of the text, in order
+        found = text.find(piece, at)
+        assert found >= 0
+        at = found + len(piece)

@@ -91,6 +91,11 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     return failure_excerpt(result.text, is_error=result.is_error, shell=shell, command=command)
 
 
+def says_what_failed(line: str) -> bool:
+    """True when ``line`` uses a word that names a failure (``error``, ``failed``, ``cannot``…)."""
+    return _FAILURE_WORDS.search(line) is not None
+
+
 def is_rejection_notice(text: str) -> bool:
     """True when ``text`` (a result, or the excerpt a summary quotes of one) opens with the
     notice of a refused call (``REJECTION_NOTICES``; Claude Code prefixes it "Error: " on some

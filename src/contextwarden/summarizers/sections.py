@@ -7,8 +7,9 @@ without a rank (user messages, file paths, pending tasks) always stay.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from contextwarden.summarizers.base import SECTION_TITLES
@@ -38,20 +39,74 @@ def render(bodies: Mapping[int, str]) -> str:
     return "\n\n".join(f"{heading(n)}\n{bodies.get(n) or '(none)'}" for n in range(1, 10))
 
 
+_LINE = re.compile(r"[^\n]+")
+
+
 def head_tail(text: str, max_tokens: int, counter: TokenCounter) -> str:
     """``text`` itself when it fits ``max_tokens``, else its head and tail around a note."""
-    tokens = counter.count_text(text)
-    if tokens <= max_tokens:
+    if counter.count_text(text) <= max_tokens:
         return text
-    keep = max(MIN_KEPT_CHARS, int(len(text) * max_tokens / tokens))
+    return _around(text, *_ends(text, max_tokens, counter))
+
+
+def head_lines_tail(
+    text: str, max_tokens: int, counter: TokenCounter, telling: Callable[[str], bool], share: float
+) -> str:
+    """``head_tail``, but up to ``share`` of ``max_tokens`` goes to whole lines of the omitted
+    middle that ``telling`` picks, in order, each between notes of what was left out around it:
+    of a long pasted log, the lines that say what went wrong rather than only its two ends."""
+    if counter.count_text(text) <= max_tokens:
+        return text
+    reserve = int(max_tokens * share)
+    head, tail = _ends(text, max_tokens - reserve, counter)
+    end, spent, picked = len(text) - tail, 0, []
+    seen: set[str] = set()
+    for line in _LINE.finditer(text, head, end):
+        kept = line.group(0).strip()
+        whole = text.startswith("\n", line.start() - 1) and text.startswith("\n", line.end())
+        if not whole or not kept or kept in seen or not telling(kept):
+            continue
+        cost = counter.count_text(kept) + 1
+        if spent + cost > reserve:
+            break
+        seen.add(kept)
+        picked.append((line.start(), line.end()))
+        spent += cost
+    while picked:
+        short = _joined(text, head, picked, end)
+        if counter.count_text(short) <= max_tokens:
+            return short
+        picked.pop()
+    return head_tail(text, max_tokens, counter)
+
+
+def _ends(text: str, max_tokens: int, counter: TokenCounter) -> tuple[int, int]:
+    """Characters of head and tail that fit ``max_tokens`` around one omission note."""
+    keep = max(MIN_KEPT_CHARS, int(len(text) * max_tokens / max(1, counter.count_text(text))))
     while True:
         head = (keep + 1) // 2
         tail = keep - head
-        note = OMISSION_NOTE.format(omitted=len(text) - keep)
-        short = f"{text[:head]}\n{note}\n{text[len(text) - tail :]}"
+        short = _around(text, head, tail)
         if keep <= MIN_KEPT_CHARS or counter.count_text(short) <= max_tokens:
-            return short
+            return head, tail
         keep = max(MIN_KEPT_CHARS, keep * 9 // 10)
+
+
+def _around(text: str, head: int, tail: int) -> str:
+    note = OMISSION_NOTE.format(omitted=len(text) - head - tail)
+    return f"{text[:head]}\n{note}\n{text[len(text) - tail :]}"
+
+
+def _joined(text: str, head: int, spans: Sequence[tuple[int, int]], end: int) -> str:
+    """``text[:head]``, the ``spans`` and ``text[end:]``, verbatim, a note on a line of its own
+    where something was left out (not between two kept lines that follow each other)."""
+    out, at = text[:head], head
+    for start, stop in (*spans, (end, len(text))):
+        gap = text[at:start]
+        out += gap if gap in ("", "\n") else f"\n{OMISSION_NOTE.format(omitted=len(gap))}\n"
+        out += text[start:stop]
+        at = stop
+    return out
 
 
 def fit(

@@ -24,7 +24,8 @@ from contextwarden.summarizers.carry import (
     format_more,
 )
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
-from contextwarden.summarizers.sections import Item, fit, head_tail, render
+from contextwarden.summarizers.failures import says_what_failed
+from contextwarden.summarizers.sections import Item, fit, head_lines_tail, head_tail, render
 from contextwarden.summarizers.typed import TypedMessage
 from contextwarden.tokens.base import TokenCounter
 
@@ -51,6 +52,10 @@ class StructuredPolicy:
     more, a derived budget grows so that they fit this share (``budget_for``)."""
     min_user_message_tokens: int = 200
     """A user message this short is never shortened, whatever the budget."""
+    telling_lines_share: float = 0.25
+    """When a user message must be shortened, up to this share of its room goes to the lines
+    of its omitted middle that name a failure (``failures.says_what_failed``), the rest to its
+    head and tail: of a pasted log or test run, what went wrong is rarely at either end."""
     excerpt_tokens: int = 400
     """Longest excerpt of a request quoted in sections 1 and 7 (in full in section 6)."""
     current_work_tokens: int = 1_000
@@ -148,7 +153,8 @@ class StructuredSummarizer:
     def _fitted_user_messages(
         self, typed: Sequence[TypedMessage], costs: Sequence[int], budget: int
     ) -> list[str]:
-        """User messages as quoted: whole, or head + tail when one alone exceeds its share.
+        """User messages as quoted: whole, or head + tail (and the lines between that name a
+        failure, ``telling_lines_share``) when one alone exceeds its share.
 
         The share is the max-min fair cap: the largest per-message size such that all messages,
         each cut to at most that size, fit ``user_share * budget``; never below
@@ -158,8 +164,11 @@ class StructuredSummarizer:
             _fair_cap(costs, int(budget * self.policy.user_share)),
             self.policy.min_user_message_tokens,
         )
+        share = self.policy.telling_lines_share
         return [
-            m.text if cost <= cap else head_tail(m.text, cap, self.counter)
+            m.text
+            if cost <= cap
+            else head_lines_tail(m.text, cap, self.counter, says_what_failed, share)
             for m, cost in zip(typed, costs, strict=True)
         ]
 

@@ -167,9 +167,9 @@ def solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
 
 def _prepared(sample: Sample, preset: HeuristicWeights) -> tuple[TextFeatures, float]:
     """The features the counter's linear part sees, and the tokens its repeat rule counts."""
-    from contextwarden.tokens.features import repeats_gated
+    from contextwarden.tokens.features import runs_gated
 
-    repeated, rest = repeats_gated(sample.text, preset.repeat_rates())
+    repeated, rest = runs_gated(sample.text, preset.repeat_rates(), preset.encoded)
     return text_features(rest), repeated
 
 

@@ -31,12 +31,10 @@ ISSUE_KINDS = (
 """The kinds of text issue #12 names (German/French, base64, Russian, minified JS/CSS,
 Arabic/Hindi/Thai, shell output, Vietnamese, English, code, JSON, Chinese/Japanese, logs)."""
 KNOWN_MISSES = {
-    ("o200k_base", "base64"),
     ("o200k_base", "en"),
     ("o200k_base", "json"),
     ("o200k_base", "minified_css"),
     ("o200k_base", "minified_js"),
-    ("cl100k_base", "base64"),
     ("cl100k_base", "code_c"),
     ("cl100k_base", "code_js"),
     ("cl100k_base", "en"),

@@ -176,7 +176,7 @@ def test_counter_satisfies_protocol() -> None:
 
 
 def test_weights_and_features_stay_in_step() -> None:
-    names = [f for f in HeuristicWeights.__dataclass_fields__ if f not in ("margin", "repeats")]
+    names = [f for f in HeuristicWeights.__dataclass_fields__ if f not in ("margin", "repeats", "encoded")]
     assert names == list(TextFeatures._fields)
     assert len(O200K_WEIGHTS.vector()) == len(TextFeatures._fields)
 

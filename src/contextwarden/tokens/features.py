@@ -289,18 +289,6 @@ def may_repeat(same: bytes, length: int, spaces: bool) -> bool:
     return b"\0" * run in same or (spaces and b"\2" * run in same)
 
 
-def repeats_gated(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, str]:
-    """``split_repeats`` when the text may hold a run that matters (``may_repeat``), else no
-    repeats: what the counter does, for calibration and tests."""
-    codes = classes(text)
-    if len(codes) < RUN_GATE:
-        return 0.0, text
-    same = pairs(codes).translate(SAME)
-    if not may_repeat(same, len(codes), b"\2" in same):
-        return 0.0, text
-    return split_repeats(text, chars_per_token)
-
-
 def text_features(text: str) -> TextFeatures:
     """Count the classes, pairs and blocks of ``text`` (for calibration and tests; the counter
     sums weights per pair without counting)."""
@@ -317,6 +305,71 @@ def text_features(text: str) -> TextFeatures:
             if high in BLOCK_OF:
                 counts[PAIR_FEATURES + BLOCK_OF[high]] += times
     return TextFeatures(*counts)
+
+
+ENCODED_MIN: Final = 32
+"""Base64 is counted apart in runs of at least this many characters of its alphabet…"""
+ENCODED_GATE: Final = 64
+"""…in texts with at least one lowercase-to-uppercase change per this many characters."""
+_CASE_CHANGE = bytes([LOWER << 4 | UPPER])
+_UPPER_PAIR = bytes([UPPER << 4 | UPPER])
+_ENCODED = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_MIN},}}=*")
+_MIXED = _table(
+    {
+        bytes([LOWER << 4 | UPPER, UPPER << 4 | LOWER]): 1,
+        bytes([LOWER << 4 | DIGIT, DIGIT << 4 | LOWER, UPPER << 4 | DIGIT]): 1,
+        bytes([DIGIT << 4 | UPPER]): 1,
+    },
+    0,
+)
+
+
+def is_encoded(run: str) -> bool:
+    """Whether a run of base64's alphabet (``_ENCODED``) reads as base64 rather than a name or a
+    path: both cases at least one character in 16 each, a change of case or between letters and
+    digits at least every eighth character, and capitals side by side at least once per 16
+    (``AbstractProxyFactoryBean42`` has them apart). Base64 of random bytes has all of them
+    every third character or so, the periodic base64 of images (``AQIECBAgQIAA``) every sixth."""
+    codes = run.encode("ascii").translate(CLASSES)
+    length = len(codes)
+    paired = pairs(codes)
+    return (
+        codes.count(LOWER) * 16 >= length
+        and codes.count(UPPER) * 16 >= length
+        and paired.count(_UPPER_PAIR) * 16 >= length
+        and sum(paired.translate(_MIXED)) * 8 >= length
+    )
+
+
+def split_encoded(text: str) -> tuple[int, str]:
+    """Characters of the base64 in ``text`` (runs of ENCODED_MIN+ characters of its alphabet,
+    ``=`` padding included, that ``is_encoded``), and the text with each such run replaced by one
+    space.
+
+    Tokenizers cut base64 into short random pieces, at a steady rate (o200k_base: 1.47
+    characters a token for base64 of random bytes, 1.6 for images), which the per-character
+    weights, fitted on words, cannot follow: a page of image base64 would count a third low.
+    """
+    kept: list[str] = []
+    done = 0
+    characters = 0
+    for found in _ENCODED.finditer(text):
+        if is_encoded(found.group()):
+            characters += found.end() - found.start()
+            kept.append(text[done : found.start()])
+            done = found.end()
+    if not kept:
+        return 0, text
+    kept.append(text[done:])
+    return characters, " ".join(kept)
+
+
+def may_hold_encoded(pairs: bytes, length: int) -> bool:
+    """True when a text of ``length`` characters (RUN_GATE or more) may hold base64 worth
+    counting apart: at least one lowercase-to-uppercase change per ENCODED_GATE characters
+    (base64 has one per six; prose, code and logs one per hundreds). A search, no regex:
+    ``split_encoded`` confirms."""
+    return pairs.count(_CASE_CHANGE) * ENCODED_GATE >= length
 
 
 _SAME = b"\0" * (REPEAT_MIN - 1)
@@ -353,3 +406,24 @@ def split_repeats(text: str, chars_per_token: Mapping[str, float]) -> tuple[floa
         return 0.0, text
     kept.append(raw[done:])
     return tokens, b" ".join(kept).decode("utf-8", "surrogatepass")
+
+
+def runs_gated(
+    text: str, chars_per_token: Mapping[str, float], encoded_rate: float
+) -> tuple[float, str]:
+    """Tokens of the long runs of one character (``split_repeats``) and of base64
+    (``split_encoded``, at ``encoded_rate`` characters a token), and the rest of the text, when
+    the gates let the counter look for them (``may_repeat``, ``may_hold_encoded``); else no
+    tokens and the whole text: what the counter does, for calibration and tests."""
+    codes = classes(text)
+    if len(codes) < RUN_GATE:
+        return 0.0, text
+    paired = pairs(codes)
+    same = paired.translate(SAME)
+    repeats = may_repeat(same, len(codes), b"\2" in same)
+    encoded = may_hold_encoded(paired, len(codes))
+    if not (repeats or encoded):
+        return 0.0, text
+    repeated, rest = split_repeats(text, chars_per_token)
+    characters, rest = split_encoded(rest)
+    return repeated + characters / encoded_rate, rest

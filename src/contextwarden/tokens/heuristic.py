@@ -28,9 +28,11 @@ from contextwarden.tokens.features import (
     TextFeatures,
     blocks,
     long_words,
+    may_hold_encoded,
     may_repeat,
     pair_features,
     space_runs,
+    split_encoded,
     split_repeats,
     text_features,
 )
@@ -61,7 +63,8 @@ class HeuristicWeights:
     squares on relative error, each kind of text weighted equally, on the FIT half of the
     corpora); ``astral`` is held at 2 (the corpora hold too few emoji to fit it). ``repeats`` is
     measured: characters per token of 100,000 copies of each
-    ASCII character, rounded down.
+    ASCII character, rounded down; so is ``encoded``: characters per token of base64 of 1 MB of
+    random bytes (what compressed and encrypted data look like).
     """
 
     letters: float
@@ -107,6 +110,10 @@ class HeuristicWeights:
     repeats: Repeats = ()
     """(characters per token, characters) for runs of REPEAT_MIN+ copies of one character;
     characters not listed cost a token each."""
+    encoded: float = 1.4657
+    """Characters per token of base64 (``features.split_encoded``), margin not applied: base64
+    of random bytes, measured here, has the most tokens per character; any structure in the
+    data (machine code, images) merges into longer tokens."""
 
     def vector(self) -> tuple[float, ...]:
         """The feature weights in TextFeatures order, margin applied."""
@@ -177,6 +184,7 @@ O200K_WEIGHTS = HeuristicWeights(
     astral=2.0,
     fullwidth=1.1999,
     repeats=O200K_REPEATS,
+    encoded=1.4657,
 )
 """Calibrated against o200k_base (GPT-4o and later); see docs/tokens.md for the measured error."""
 
@@ -219,11 +227,12 @@ CL100K_WEIGHTS = HeuristicWeights(
     astral=2.0,
     fullwidth=0.5771,
     repeats=CL100K_REPEATS,
+    encoded=1.3946,
 )
 """Calibrated against cl100k_base (GPT-4, GPT-3.5), which spends more tokens on CJK text."""
 
 
-CACHE_VERSION = "v3"
+CACHE_VERSION = "v4"
 """Part of ``HeuristicCounter.cache_key``: bump it when a change to the estimate (here or in
 ``tokens.messages``) changes counts, so counts stored by older versions are not reused."""
 
@@ -323,7 +332,7 @@ class HeuristicCounter:
     _repeats: dict[str, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if len(fields(self.weights)) != len(TextFeatures._fields) + 2:
+        if len(fields(self.weights)) != len(TextFeatures._fields) + 3:
             raise ValueError("HeuristicWeights and TextFeatures are out of step")
         vector = self.weights.vector()
         pair_bytes, pair_scale = weight_bytes(tuple(pair_table(vector)))
@@ -353,8 +362,8 @@ class HeuristicCounter:
         else:
             same = pairs.translate(SAME)
             spaces = b"\2" in same
-            if may_repeat(same, length, spaces):
-                return self._with_repeats(text)
+            if may_repeat(same, length, spaces) or may_hold_encoded(pairs, length):
+                return self._with_runs(text)
         weights = pairs.translate(self._pairs)
         # The extra last byte pairs the last class with a space: its weight is taken off.
         if length < SUM_CHUNK:
@@ -368,11 +377,13 @@ class HeuristicCounter:
             tokens += space_runs(text) * self._space_run
         return max(1, math.ceil(tokens))
 
-    def _with_repeats(self, text: str) -> int:
-        """The estimate of a text that may hold long runs of one character: the runs by their
-        rate, the rest by the linear model."""
+    def _with_runs(self, text: str) -> int:
+        """The estimate of a text that may hold long runs of one character or base64: those by
+        their rates, the rest by the linear model."""
         repeated, rest = split_repeats(text, self._repeats)
-        tokens = repeated * self.weights.margin + self._linear(rest)
+        encoded, rest = split_encoded(rest)
+        tokens = repeated * self.weights.margin + encoded / self.weights.encoded
+        tokens += self._linear(rest)
         return max(1, math.ceil(tokens))
 
     def _linear(self, text: str) -> float:

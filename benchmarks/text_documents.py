@@ -326,8 +326,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "shell.lscpu": ("lscpu", "free -h"),
     "shell.git-diff-stat": (f"git -C {{root}} diff --stat {BASE}~60 {BASE}~20 | tail -60",),
     "shell.pytest": (
-        "cd {root} && python -m pytest -q -p no:cacheprovider tests/test_rules.py"
-        " tests/test_model.py -v 2>&1 | tail -50",
+        "cd {root} && python -m pytest -p no:cacheprovider -v tests/test_rules.py"
+        " tests/test_model.py 2>&1 | tail -50",
     ),
     "shell.npm-ls-tree": (
         "npm ls --all --prefix install-a | head -70",

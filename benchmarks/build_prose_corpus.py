@@ -1,6 +1,9 @@
 """Rebuild the prose kinds of tests/data/text/ from local clones of the react.dev translations.
 
-    python benchmarks/build_prose_corpus.py MIRRORS   # MIRRORS/<owner>+<repo>/repo: git dirs
+    python benchmarks/build_prose_corpus.py MIRRORS [LANGUAGE ...]   # MIRRORS/<owner>+<repo>/repo
+
+MIRRORS holds the repositories' git directories; LANGUAGEs (default: all) are the files rebuilt,
+so a language added later is built without touching the others' files.
 
 Pages come from src/content/learn/ and src/content/reference/ (all depths; content/docs/ in the
 archived reactjs.org translations). Each language's pages are split by a hash of the page path:
@@ -39,7 +42,7 @@ excerpt is skipped once roughly a sixth to a third of it is English."""
 ENGLISH = frozenset(
     "the and of is you that it for with this your can are be will when from how".split()
 )
-"""Frequent English words, rarely words of the other 21 languages (unlike "a", "in", "to")."""
+"""Frequent English words, rarely words of the other languages (unlike "a", "in", "to")."""
 PAGES = re.compile(r"(src/content/(learn|reference)/.+|content/docs/[^/]+)\.md")
 LANGUAGES = {
     "en": "reactjs/react.dev",
@@ -61,6 +64,12 @@ LANGUAGES = {
     "bn": "reactjs/bn.react.dev",
     "th": "stale-reactjs-org-translations/th.reactjs.org",
     "el": "stale-reactjs-org-translations/el.reactjs.org",
+    "hy": "stale-reactjs-org-translations/hy.reactjs.org",
+    "km": "stale-reactjs-org-translations/km.reactjs.org",
+    "si": "stale-reactjs-org-translations/si.reactjs.org",
+    "ta": "stale-reactjs-org-translations/ta.reactjs.org",
+    "ml": "stale-reactjs-org-translations/ml.reactjs.org",
+    "gu": "stale-reactjs-org-translations/gu.reactjs.org",
     "ko": "reactjs/ko.react.dev",
     "ja": "reactjs/ja.react.dev",
     "zh": "reactjs/zh-hans.react.dev",
@@ -189,8 +198,12 @@ def row(language: str, commits: list[tuple[str, str]], used: dict[str, list[str]
 
 
 def main() -> None:
-    mirrors = Path(sys.argv[1])
-    for language, name in LANGUAGES.items():
+    mirrors, chosen = Path(sys.argv[1]), sys.argv[2:] or list(LANGUAGES)
+    unknown = sorted(set(chosen) - set(LANGUAGES))
+    if unknown:
+        sys.exit(f"unknown languages {unknown}: choose among {', '.join(LANGUAGES)}")
+    for language in chosen:
+        name = LANGUAGES[language]
         sources = [Source(name, "HEAD", PAGES)]
         if language in EXTRA:
             sources.append(EXTRA[language])

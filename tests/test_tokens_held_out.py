@@ -32,17 +32,11 @@ ISSUE_KINDS = (
 Arabic/Hindi/Thai, shell output, Vietnamese, English, code, JSON, Chinese/Japanese, logs)."""
 KNOWN_MISSES = {
     ("o200k_base", "de"),
-    ("o200k_base", "en"),
-    ("o200k_base", "json"),
-    ("o200k_base", "minified_css"),
-    ("o200k_base", "minified_js"),
-    ("cl100k_base", "code_c"),
-    ("cl100k_base", "code_js"),
+    ("o200k_base", "shell"),
+    ("cl100k_base", "code_py"),
     ("cl100k_base", "de"),
     ("cl100k_base", "en"),
-    ("cl100k_base", "json"),
-    ("cl100k_base", "minified_css"),
-    ("cl100k_base", "minified_js"),
+    ("cl100k_base", "shell"),
     ("cl100k_base", "vi"),
 }
 """Where the shipped presets miss the target today (docs/tokens.md has the numbers): a median

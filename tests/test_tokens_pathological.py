@@ -23,7 +23,7 @@ MIN_TOKENS = 20
 BOUNDS = {
     "char_run": (0.95, 1.15),
     "random_digits": (1.0, 1.2),
-    "numbers_per_line": (1.0, 1.4),
+    "numbers_per_line": (0.97, 1.4),
     "short_lines": (0.75, 1.2),
     "random_letters": (0.15, 1.15),
     "hashes": (1.0, 1.35),

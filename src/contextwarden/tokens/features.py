@@ -49,6 +49,9 @@ class TextFeatures(NamedTuple):
     digit_runs: int
     spaced_digits: int
     """A digit after a space: the space is a token of its own (numbers take no leading space)."""
+    spaced_punct: int
+    """Punctuation after a space or tab: the space joins the punctuation's token (`` "``, `` (``,
+    `` =``), a token of its own where punctuation after a letter or punctuation merges."""
     alnum_joins: int
     """An ASCII letter next to a digit, either order (hashes, base64, ``utf8``, ``x86_64``)."""
     punct_pairs: int
@@ -77,11 +80,26 @@ class TextFeatures(NamedTuple):
     arabic: int
     """U+0600-U+08FF: Arabic, Syriac, Thaana, N'Ko (Persian, Urdu…)."""
     indic: int
-    """U+0900-U+0DFF: Devanagari, Bengali, Gurmukhi, Gujarati, Tamil, Telugu, Kannada…"""
+    """U+0900-U+09FF: Devanagari (Hindi, Marathi, Nepali), Bengali."""
+    gujarati: int
+    """U+0A00-U+0AFF: Gurmukhi (Punjabi), Gujarati."""
+    tamil: int
+    """U+0B00-U+0BFF: Oriya, Tamil."""
+    telugu: int
+    """U+0C00-U+0CFF: Telugu, Kannada."""
+    sinhala: int
+    """U+0D00-U+0DFF: Malayalam, Sinhala."""
     thai: int
     """U+0E00-U+0EFF: Thai, Lao."""
+    georgian: int
+    """U+1000-U+10FF: Myanmar, Georgian."""
+    ethiopic: int
+    """U+1200-U+13FF: Ethiopic (Amharic, Tigrinya), Cherokee."""
+    khmer: int
+    """U+1700-U+17FF: Khmer, Tagalog and other Philippine scripts."""
     other_scripts: int
-    """U+0F00-U+1DFF and U+A000-U+ABFF: Tibetan, Myanmar, Georgian, Ethiopic, Khmer, Yi…"""
+    """U+0F00-U+1DFF and U+A000-U+ABFF not above: Tibetan, Hangul Jamo, Canadian syllabics,
+    Mongolian, Yi, Vai…"""
     viet: int
     """U+1E00-U+1EFF: Latin Extended Additional, mostly Vietnamese (ạ ầ ế ộ)."""
     punct2: int
@@ -165,9 +183,16 @@ _BLOCK_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "cyrillic": ((0x04, 0x04),),
     "hebrew": ((0x05, 0x05),),
     "arabic": ((0x06, 0x08),),
-    "indic": ((0x09, 0x0D),),
+    "indic": ((0x09, 0x09),),
+    "gujarati": ((0x0A, 0x0A),),
+    "tamil": ((0x0B, 0x0B),),
+    "telugu": ((0x0C, 0x0C),),
+    "sinhala": ((0x0D, 0x0D),),
     "thai": ((0x0E, 0x0E),),
-    "other_scripts": ((0x0F, 0x1D), (0xA0, 0xAB)),
+    "georgian": ((0x10, 0x10),),
+    "ethiopic": ((0x12, 0x13),),
+    "khmer": ((0x17, 0x17),),
+    "other_scripts": ((0x0F, 0x0F), (0x11, 0x11), (0x14, 0x16), (0x18, 0x1D), (0xA0, 0xAB)),
     "viet": ((0x1E, 0x1E),),
     "punct2": ((0x20, 0x20),),
     "symbols": ((0x21, 0x2F),),
@@ -206,6 +231,7 @@ def pair_features(previous: int, current: int) -> tuple[int, ...]:
         int(previous == PUNCT and current == LOWER),
         int(current == DIGIT and previous != DIGIT),
         int(current == DIGIT and previous == SPACE),
+        int(current == PUNCT and previous == SPACE),
         int(
             (current == DIGIT and previous in (LOWER, UPPER))
             or (previous == DIGIT and current in (LOWER, UPPER))

@@ -1,7 +1,16 @@
 """Rebuild the machine-made kinds of tests/data/text/: minified assets, encoded data, command
 output, logs and source code, each cut into a FIT part and a HELD_OUT part.
 
-    python benchmarks/build_text_corpus.py            # writes tests/data/text/{fit,held_out}/
+    python benchmarks/build_text_corpus.py               # writes tests/data/text/{fit,held_out}/
+    python benchmarks/build_text_corpus.py --documents   # only the one-document files
+
+The kinds below come from one or two regions a part (``<kind>.<source>.txt``, 8,000 characters).
+Besides them, benchmarks/text_documents.py makes 10-14 short documents per kind (about 3,500
+characters each, one file each: ``<kind>.<source>.txt``) from pinned npm packages (``npm pack``
+into a temp dir, licence checked), files of the dev environment, system logs and command output,
+and alternates them between the parts in sorted order, so a kind's held-out median is the
+median over several documents and never over one document's style. Files and command output of
+the build machine (logs, ``ps``, timestamps) change between runs; the npm and venv files don't.
 
 The sources are files of permissively licensed packages installed in the dev environment
 (plotly MIT, litellm MIT, pyarrow Apache-2.0, cffi MIT, rich MIT), the output of ordinary
@@ -13,11 +22,15 @@ held-out sample never shares text with a fitted one.
 
 from __future__ import annotations
 
+import argparse
 import base64
 import subprocess
 import sysconfig
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+import text_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "data" / "text"
@@ -144,15 +157,30 @@ def kinds() -> dict[str, tuple[str, str]]:
     }
 
 
+def write(part: str, stem: str, text: str) -> None:
+    path = OUT / part / f"{stem}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(f"{path.relative_to(ROOT)}: {len(text):,} characters")
+
+
 def main() -> None:
-    for kind, (fit, held_out) in kinds().items():
-        for part, text in (("fit", fit), ("held_out", held_out)):
-            if not text:
-                continue
-            path = OUT / part / f"{kind}.txt"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            print(f"{path.relative_to(ROOT)}: {len(text):,} characters")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--documents", action="store_true", help="write only the one-document files"
+    )
+    args = parser.parse_args()
+    if not args.documents:
+        for kind, (fit, held_out) in kinds().items():
+            for part, text in (("fit", fit), ("held_out", held_out)):
+                if text:
+                    write(part, kind, text)
+    with tempfile.TemporaryDirectory(prefix="cw-text-") as tmp:
+        workspace = text_documents.fetch_packs(Path(tmp))
+        docs = text_documents.documents(workspace, ROOT)
+    for part, texts in text_documents.split(docs).items():
+        for stem, text in texts.items():
+            write(part, stem, text)
 
 
 if __name__ == "__main__":

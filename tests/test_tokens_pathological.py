@@ -23,16 +23,18 @@ MIN_TOKENS = 20
 BOUNDS = {
     "char_run": (0.95, 1.15),
     "random_digits": (1.0, 1.2),
-    "numbers_per_line": (1.0, 1.4),
+    "numbers_per_line": (0.97, 1.4),
     "short_lines": (0.75, 1.2),
-    "random_letters": (0.15, 1.0),
+    "random_letters": (0.15, 1.15),
     "hashes": (1.0, 1.35),
     "base64": (0.85, 1.2),
     "prose_with_run": (0.85, 1.15),
 }
 """(lowest, highest) estimate / exact per generator. Random letters are the known weak spot:
 nothing in a character class tells ``xqzvbk`` or ``aaeaaeaae`` (2 characters a token, or fewer)
-from a long German word (5 or more), and the fit favours the words real text is made of."""
+from a long German word (5 or more), and the fit favours the words real text is made of. Random
+letters of both cases read as base64 (``features.is_encoded``) and count at its rate: up to 15 %
+over, the safe side."""
 
 PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
 

@@ -49,6 +49,9 @@ class TextFeatures(NamedTuple):
     digit_runs: int
     spaced_digits: int
     """A digit after a space: the space is a token of its own (numbers take no leading space)."""
+    spaced_punct: int
+    """Punctuation after a space or tab: the space joins the punctuation's token (`` "``, `` (``,
+    `` =``), a token of its own where punctuation after a letter or punctuation merges."""
     alnum_joins: int
     """An ASCII letter next to a digit, either order (hashes, base64, ``utf8``, ``x86_64``)."""
     punct_pairs: int
@@ -77,11 +80,26 @@ class TextFeatures(NamedTuple):
     arabic: int
     """U+0600-U+08FF: Arabic, Syriac, Thaana, N'Ko (Persian, Urdu…)."""
     indic: int
-    """U+0900-U+0DFF: Devanagari, Bengali, Gurmukhi, Gujarati, Tamil, Telugu, Kannada…"""
+    """U+0900-U+09FF: Devanagari (Hindi, Marathi, Nepali), Bengali."""
+    gujarati: int
+    """U+0A00-U+0AFF: Gurmukhi (Punjabi), Gujarati."""
+    tamil: int
+    """U+0B00-U+0BFF: Oriya, Tamil."""
+    telugu: int
+    """U+0C00-U+0CFF: Telugu, Kannada."""
+    sinhala: int
+    """U+0D00-U+0DFF: Malayalam, Sinhala."""
     thai: int
     """U+0E00-U+0EFF: Thai, Lao."""
+    georgian: int
+    """U+1000-U+10FF: Myanmar, Georgian."""
+    ethiopic: int
+    """U+1200-U+13FF: Ethiopic (Amharic, Tigrinya), Cherokee."""
+    khmer: int
+    """U+1700-U+17FF: Khmer, Tagalog and other Philippine scripts."""
     other_scripts: int
-    """U+0F00-U+1DFF and U+A000-U+ABFF: Tibetan, Myanmar, Georgian, Ethiopic, Khmer, Yi…"""
+    """U+0F00-U+1DFF and U+A000-U+ABFF not above: Tibetan, Hangul Jamo, Canadian syllabics,
+    Mongolian, Yi, Vai…"""
     viet: int
     """U+1E00-U+1EFF: Latin Extended Additional, mostly Vietnamese (ạ ầ ế ộ)."""
     punct2: int
@@ -165,9 +183,16 @@ _BLOCK_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "cyrillic": ((0x04, 0x04),),
     "hebrew": ((0x05, 0x05),),
     "arabic": ((0x06, 0x08),),
-    "indic": ((0x09, 0x0D),),
+    "indic": ((0x09, 0x09),),
+    "gujarati": ((0x0A, 0x0A),),
+    "tamil": ((0x0B, 0x0B),),
+    "telugu": ((0x0C, 0x0C),),
+    "sinhala": ((0x0D, 0x0D),),
     "thai": ((0x0E, 0x0E),),
-    "other_scripts": ((0x0F, 0x1D), (0xA0, 0xAB)),
+    "georgian": ((0x10, 0x10),),
+    "ethiopic": ((0x12, 0x13),),
+    "khmer": ((0x17, 0x17),),
+    "other_scripts": ((0x0F, 0x0F), (0x11, 0x11), (0x14, 0x16), (0x18, 0x1D), (0xA0, 0xAB)),
     "viet": ((0x1E, 0x1E),),
     "punct2": ((0x20, 0x20),),
     "symbols": ((0x21, 0x2F),),
@@ -206,6 +231,7 @@ def pair_features(previous: int, current: int) -> tuple[int, ...]:
         int(previous == PUNCT and current == LOWER),
         int(current == DIGIT and previous != DIGIT),
         int(current == DIGIT and previous == SPACE),
+        int(current == PUNCT and previous == SPACE),
         int(
             (current == DIGIT and previous in (LOWER, UPPER))
             or (previous == DIGIT and current in (LOWER, UPPER))
@@ -289,18 +315,6 @@ def may_repeat(same: bytes, length: int, spaces: bool) -> bool:
     return b"\0" * run in same or (spaces and b"\2" * run in same)
 
 
-def repeats_gated(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, str]:
-    """``split_repeats`` when the text may hold a run that matters (``may_repeat``), else no
-    repeats: what the counter does, for calibration and tests."""
-    codes = classes(text)
-    if len(codes) < RUN_GATE:
-        return 0.0, text
-    same = pairs(codes).translate(SAME)
-    if not may_repeat(same, len(codes), b"\2" in same):
-        return 0.0, text
-    return split_repeats(text, chars_per_token)
-
-
 def text_features(text: str) -> TextFeatures:
     """Count the classes, pairs and blocks of ``text`` (for calibration and tests; the counter
     sums weights per pair without counting)."""
@@ -317,6 +331,71 @@ def text_features(text: str) -> TextFeatures:
             if high in BLOCK_OF:
                 counts[PAIR_FEATURES + BLOCK_OF[high]] += times
     return TextFeatures(*counts)
+
+
+ENCODED_MIN: Final = 32
+"""Base64 is counted apart in runs of at least this many characters of its alphabet…"""
+ENCODED_GATE: Final = 64
+"""…in texts with at least one lowercase-to-uppercase change per this many characters."""
+_CASE_CHANGE = bytes([LOWER << 4 | UPPER])
+_UPPER_PAIR = bytes([UPPER << 4 | UPPER])
+_ENCODED = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_MIN},}}=*")
+_MIXED = _table(
+    {
+        bytes([LOWER << 4 | UPPER, UPPER << 4 | LOWER]): 1,
+        bytes([LOWER << 4 | DIGIT, DIGIT << 4 | LOWER, UPPER << 4 | DIGIT]): 1,
+        bytes([DIGIT << 4 | UPPER]): 1,
+    },
+    0,
+)
+
+
+def is_encoded(run: str) -> bool:
+    """Whether a run of base64's alphabet (``_ENCODED``) reads as base64 rather than a name or a
+    path: both cases at least one character in 16 each, a change of case or between letters and
+    digits at least every eighth character, and capitals side by side at least once per 16
+    (``AbstractProxyFactoryBean42`` has them apart). Base64 of random bytes has all of them
+    every third character or so, the periodic base64 of images (``AQIECBAgQIAA``) every sixth."""
+    codes = run.encode("ascii").translate(CLASSES)
+    length = len(codes)
+    paired = pairs(codes)
+    return (
+        codes.count(LOWER) * 16 >= length
+        and codes.count(UPPER) * 16 >= length
+        and paired.count(_UPPER_PAIR) * 16 >= length
+        and sum(paired.translate(_MIXED)) * 8 >= length
+    )
+
+
+def split_encoded(text: str) -> tuple[int, str]:
+    """Characters of the base64 in ``text`` (runs of ENCODED_MIN+ characters of its alphabet,
+    ``=`` padding included, that ``is_encoded``), and the text with each such run replaced by one
+    space.
+
+    Tokenizers cut base64 into short random pieces, at a steady rate (o200k_base: 1.47
+    characters a token for base64 of random bytes, 1.6 for images), which the per-character
+    weights, fitted on words, cannot follow: a page of image base64 would count a third low.
+    """
+    kept: list[str] = []
+    done = 0
+    characters = 0
+    for found in _ENCODED.finditer(text):
+        if is_encoded(found.group()):
+            characters += found.end() - found.start()
+            kept.append(text[done : found.start()])
+            done = found.end()
+    if not kept:
+        return 0, text
+    kept.append(text[done:])
+    return characters, " ".join(kept)
+
+
+def may_hold_encoded(pairs: bytes, length: int) -> bool:
+    """True when a text of ``length`` characters (RUN_GATE or more) may hold base64 worth
+    counting apart: at least one lowercase-to-uppercase change per ENCODED_GATE characters
+    (base64 has one per six; prose, code and logs one per hundreds). A search, no regex:
+    ``split_encoded`` confirms."""
+    return pairs.count(_CASE_CHANGE) * ENCODED_GATE >= length
 
 
 _SAME = b"\0" * (REPEAT_MIN - 1)
@@ -353,3 +432,24 @@ def split_repeats(text: str, chars_per_token: Mapping[str, float]) -> tuple[floa
         return 0.0, text
     kept.append(raw[done:])
     return tokens, b" ".join(kept).decode("utf-8", "surrogatepass")
+
+
+def runs_gated(
+    text: str, chars_per_token: Mapping[str, float], encoded_rate: float
+) -> tuple[float, str]:
+    """Tokens of the long runs of one character (``split_repeats``) and of base64
+    (``split_encoded``, at ``encoded_rate`` characters a token), and the rest of the text, when
+    the gates let the counter look for them (``may_repeat``, ``may_hold_encoded``); else no
+    tokens and the whole text: what the counter does, for calibration and tests."""
+    codes = classes(text)
+    if len(codes) < RUN_GATE:
+        return 0.0, text
+    paired = pairs(codes)
+    same = paired.translate(SAME)
+    repeats = may_repeat(same, len(codes), b"\2" in same)
+    encoded = may_hold_encoded(paired, len(codes))
+    if not (repeats or encoded):
+        return 0.0, text
+    repeated, rest = split_repeats(text, chars_per_token)
+    characters, rest = split_encoded(rest)
+    return repeated + characters / encoded_rate, rest

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contextwarden.tokens.features import is_encoded, runs_gated, split_encoded
+from contextwarden.tokens.features import is_encoded, runs_gated, split_encoded, split_repeats
 from contextwarden.tokens.heuristic import CL100K_WEIGHTS, O200K_WEIGHTS, HeuristicCounter
 
 quicktok = pytest.importorskip("quicktok")
@@ -86,3 +86,23 @@ def test_random_base64_at_the_measured_rate(encoding: str) -> None:
     exact = quicktok.get_encoding(encoding).count(text)
     estimate = HeuristicCounter(PRESETS[encoding]).count_text(text)
     assert 0.99 <= estimate / exact <= 1.01
+
+
+@pytest.mark.parametrize("encoding", sorted(PRESETS))
+def test_box_drawing_lines_count_as_runs(encoding: str) -> None:
+    """Lines of box drawing, as terminal tools print around their output, merge 8-16 characters
+    into a token: counted as runs, not a token or more per character (2.7x over before)."""
+    rule = "─" * 72
+    text = "\n".join(
+        f"{rule}\n step {i}: tests passed ({i * 3} files)\n{'═' * 40}" for i in range(30)
+    )
+    exact = quicktok.get_encoding(encoding).count(text)
+    estimate = HeuristicCounter(PRESETS[encoding]).count_text(text)
+    assert 0.95 <= estimate / exact <= 1.25
+
+
+def test_symbol_runs_are_cut_only_for_listed_symbols() -> None:
+    rates = {"─": 16.0, "x": 8.0}
+    tokens, rest = split_repeats("a " + "─" * 32 + " b " + "│" * 32, rates)
+    assert tokens == 2
+    assert "─" not in rest and "│" * 32 in rest  # │ has no rate: left to the block weights

@@ -8,6 +8,7 @@ ordinary text.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -304,6 +305,18 @@ _RUN = b"\0" * (RUN_GATE - 1)
 _SPACE_RUN = b"\2" * (RUN_GATE - 1)
 
 
+SYMBOL_RUN_MIN: Final = 8
+"""A run of at least this many copies of a symbol with a rate (``─``) is counted by the repeat
+rule too: tables and rules drawn with box-drawing lines merge 8-16 of them into a token."""
+_SYMBOL_RUN = bytes([SYMBOL << 4 | SYMBOL]) * (SYMBOL_RUN_MIN - 1)
+
+
+def may_hold_symbol_runs(pairs: bytes) -> bool:
+    """True when a text holds SYMBOL_RUN_MIN symbols (U+2000-U+2FFF) in a row: one search on its
+    pair bytes (``split_repeats`` confirms that they are one repeated symbol with a rate)."""
+    return _SYMBOL_RUN in pairs
+
+
 def may_repeat(same: bytes, length: int, spaces: bool) -> bool:
     """True when a text may hold a run of one ASCII character long enough to matter: RUN_GATE
     characters of one class in a row, and in a long text at least 1/GATE_SHARE of it. ``same``
@@ -403,14 +416,28 @@ _REPEAT = re.compile(rb"([\x00-\x7f])\1{%d,}" % (REPEAT_MIN - 1))
 
 
 def split_repeats(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, str]:
-    """Tokens of the runs of REPEAT_MIN or more copies of one ASCII character, and the text with
-    each such run replaced by one space.
+    """Tokens of the runs of one repeated character, and the text with each such run replaced by
+    one space: runs of REPEAT_MIN or more copies of one ASCII character, and of SYMBOL_RUN_MIN or
+    more of a symbol that ``chars_per_token`` lists (``─``, ``═``, ``—``, ``…``).
 
     Tokenizers merge a repeated character into long tokens (128 spaces, 64 dashes, 16 newlines or
-    8 ``x`` a token in o200k_base), which no per-character weight can express. ``chars_per_token``
-    gives that rate per character (missing: 1, a token per character). Runs are found with
-    bytes searches: the text XOR itself shifted by one byte is zero wherever a byte repeats.
+    8 ``x`` a token in o200k_base, 16 ``─``), which no per-character weight can express.
+    ``chars_per_token`` gives that rate per character (ASCII characters missing: 1, a token per
+    character; symbols missing: left to the per-character weights).
     """
+    tokens, rest = _split_ascii_runs(text, chars_per_token)
+    if rest.isascii():
+        return tokens, rest
+    symbols = "".join(sorted(c for c in chars_per_token if not c.isascii()))
+    if not symbols:
+        return tokens, rest
+    more, rest = _split_symbol_runs(rest, symbols, chars_per_token)
+    return tokens + more, rest
+
+
+def _split_ascii_runs(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, str]:
+    """``split_repeats`` for ASCII characters. Runs are found with bytes searches: the text XOR
+    itself shifted by one byte is zero wherever a byte repeats."""
     raw = text.encode("utf-8", "surrogatepass")
     same = (int.from_bytes(raw[1:], "little") ^ int.from_bytes(raw[:-1], "little")).to_bytes(
         max(len(raw) - 1, 0), "little"
@@ -434,19 +461,41 @@ def split_repeats(text: str, chars_per_token: Mapping[str, float]) -> tuple[floa
     return tokens, b" ".join(kept).decode("utf-8", "surrogatepass")
 
 
+@functools.lru_cache(maxsize=8)
+def _symbol_runs(symbols: str) -> re.Pattern[str]:
+    return re.compile(f"([{re.escape(symbols)}])\\1{{{SYMBOL_RUN_MIN - 1},}}")
+
+
+def _split_symbol_runs(
+    text: str, symbols: str, chars_per_token: Mapping[str, float]
+) -> tuple[float, str]:
+    tokens = 0.0
+    kept: list[str] = []
+    done = 0
+    for run in _symbol_runs(symbols).finditer(text):
+        tokens += math.ceil((run.end() - run.start()) / chars_per_token[run.group(1)])
+        kept.append(text[done : run.start()])
+        done = run.end()
+    if not kept:
+        return 0.0, text
+    kept.append(text[done:])
+    return tokens, " ".join(kept)
+
+
 def runs_gated(
     text: str, chars_per_token: Mapping[str, float], encoded_rate: float
 ) -> tuple[float, str]:
     """Tokens of the long runs of one character (``split_repeats``) and of base64
     (``split_encoded``, at ``encoded_rate`` characters a token), and the rest of the text, when
-    the gates let the counter look for them (``may_repeat``, ``may_hold_encoded``); else no
+    the gates let the counter look for them (``may_repeat``, ``may_hold_symbol_runs``,
+    ``may_hold_encoded``); else no
     tokens and the whole text: what the counter does, for calibration and tests."""
     codes = classes(text)
     if len(codes) < RUN_GATE:
         return 0.0, text
     paired = pairs(codes)
     same = paired.translate(SAME)
-    repeats = may_repeat(same, len(codes), b"\2" in same)
+    repeats = may_repeat(same, len(codes), b"\2" in same) or may_hold_symbol_runs(paired)
     encoded = may_hold_encoded(paired, len(codes))
     if not (repeats or encoded):
         return 0.0, text

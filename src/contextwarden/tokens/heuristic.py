@@ -29,6 +29,7 @@ from contextwarden.tokens.features import (
     blocks,
     long_words,
     may_hold_encoded,
+    may_hold_symbol_runs,
     may_repeat,
     pair_features,
     space_runs,
@@ -63,7 +64,7 @@ class HeuristicWeights:
     squares on relative error, each kind of text weighted equally, on the FIT half of the
     corpora); ``astral`` is held at 2 (the corpora hold too few emoji to fit it). ``repeats`` is
     measured: characters per token of 100,000 copies of each
-    ASCII character, rounded down; so is ``encoded``: characters per token of base64 of 1 MB of
+    ASCII character and of the box-drawing and typographic symbols listed, rounded down; so is ``encoded``: characters per token of base64 of 1 MB of
     random bytes (what compressed and encrypted data look like).
     """
 
@@ -133,21 +134,21 @@ class HeuristicWeights:
 
 
 O200K_REPEATS: Repeats = (
-    (2.0, "\x00\r&DGHJKNPQRSTUVWZ[]`gjnpqtuwz{}"),
+    (2.0, "\x00\r&DGHJKNPQRSTUVWZ[]`gjnpqtuwz{}•■☆"),
     (2.9, "0123456789"),
-    (4.0, "\"$'(),BCEILMOY\\bcdehikmrsvy|"),
-    (8.0, "<>?@AF^aflox"),
-    (16.0, "\t\n!:;X"),
+    (4.0, "\"$'(),BCEILMOY\\bcdehikmrsvy|█\u2013★"),
+    (8.0, "<>?@AF^aflox═━"),
+    (16.0, "\t\n!:;X─—…□"),
     (32.0, "%+~"),
     (63.9, "#./_*-="),
     (127.8, " "),
 )
 CL100K_REPEATS: Repeats = (
-    (2.0, "\"&'DGHIJKNOPQRSTUVWZ[]`ghijklmnpqrstuvwz{}"),
+    (2.0, "\"&'DGHIJKNOPQRSTUVWZ[]`ghijklmnpqrstuvwz{}═━\u2013★"),
     (2.9, "0123456789"),
-    (4.0, "$()?@BCELMY\\^bcdey|"),
-    (8.0, "!,:<>AFXafox"),
-    (16.0, "\t;"),
+    (4.0, "$()?@BCELMY\\^bcdey|█"),
+    (8.0, "!,:<>AFXafox─…"),
+    (16.0, "\t;—"),
     (32.0, "\n+~"),
     (63.9, "#%*.=_-/"),
     (127.8, " "),
@@ -155,21 +156,21 @@ CL100K_REPEATS: Repeats = (
 
 O200K_WEIGHTS = HeuristicWeights(
     letters=0.0,
-    uppercase=0.2098,
+    uppercase=0.2097,
     digits=1 / 3,
-    punctuation=0.601,
-    newlines=0.7137,
+    punctuation=0.6006,
+    newlines=0.7136,
     latin1=0.0,
     letter_runs=0.95,
-    case_changes=0.7112,
-    capitals=-0.0951,
-    upper_pairs=-0.1869,
-    attached=-0.2526,
-    digit_runs=0.7917,
-    spaced_digits=0.8132,
-    spaced_punct=0.3446,
+    case_changes=0.71,
+    capitals=-0.0948,
+    upper_pairs=-0.1868,
+    attached=-0.2522,
+    digit_runs=0.7918,
+    spaced_digits=0.8128,
+    spaced_punct=0.3451,
     alnum_joins=0.0,
-    punct_pairs=-0.1871,
+    punct_pairs=-0.1867,
     space_pairs=0.0,
     newline_pairs=-0.7,
     punct_newlines=-0.7,
@@ -193,12 +194,12 @@ O200K_WEIGHTS = HeuristicWeights(
     other_scripts=2.0,
     viet=0.0,
     punct2=1.2,
-    symbols=1.1147,
+    symbols=1.1407,
     kana=0.72,
     han=0.6966,
     hangul=0.7288,
     astral=2.0,
-    fullwidth=1.3323,
+    fullwidth=1.3324,
     repeats=O200K_REPEATS,
     encoded=1.4657,
 )
@@ -208,24 +209,24 @@ CL100K_WEIGHTS = HeuristicWeights(
     letters=0.0,
     uppercase=0.0,
     digits=1 / 3,
-    punctuation=0.4789,
+    punctuation=0.4787,
     newlines=0.7,
-    latin1=0.6528,
+    latin1=0.6527,
     letter_runs=0.95,
-    case_changes=0.6031,
+    case_changes=0.6023,
     capitals=0.7341,
     upper_pairs=-0.1226,
-    attached=-0.1476,
-    digit_runs=0.8363,
-    spaced_digits=0.8048,
-    spaced_punct=0.4517,
+    attached=-0.1474,
+    digit_runs=0.8364,
+    spaced_digits=0.8046,
+    spaced_punct=0.452,
     alnum_joins=0.0,
-    punct_pairs=-0.1873,
+    punct_pairs=-0.1871,
     space_pairs=0.0,
     newline_pairs=-0.7,
     punct_newlines=-0.7,
     accent_joins=0.5048,
-    long_words=0.9069,
+    long_words=0.907,
     space_runs=1.0,
     latin_ext=1.5,
     greek=0.8452,
@@ -233,7 +234,7 @@ CL100K_WEIGHTS = HeuristicWeights(
     hebrew=1.2888,
     arabic=0.6426,
     indic=1.2407,
-    gujarati=1.9909,
+    gujarati=1.991,
     tamil=1.5442,
     telugu=2.0,
     sinhala=2.0,
@@ -244,12 +245,12 @@ CL100K_WEIGHTS = HeuristicWeights(
     other_scripts=2.0,
     viet=0.0,
     punct2=0.0,
-    symbols=0.92,
+    symbols=0.9371,
     kana=0.9953,
     han=1.0996,
     hangul=1.1534,
     astral=2.0,
-    fullwidth=0.8126,
+    fullwidth=0.8127,
     repeats=CL100K_REPEATS,
     encoded=1.3946,
 )
@@ -386,7 +387,11 @@ class HeuristicCounter:
         else:
             same = pairs.translate(SAME)
             spaces = b"\2" in same
-            if may_repeat(same, length, spaces) or may_hold_encoded(pairs, length):
+            if (
+                may_repeat(same, length, spaces)
+                or may_hold_encoded(pairs, length)
+                or (not ascii_only and may_hold_symbol_runs(pairs))
+            ):
                 return self._with_runs(text)
         weights = pairs.translate(self._pairs)
         # The extra last byte pairs the last class with a space: its weight is taken off.

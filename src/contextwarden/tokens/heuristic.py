@@ -63,9 +63,9 @@ class HeuristicWeights:
     The feature weights are fitted by ``python benchmarks/calibrate_heuristic.py`` (least
     squares on relative error, each kind of text weighted equally, on the FIT half of the
     corpora); ``astral`` is held at 2 (the corpora hold too few emoji to fit it). ``repeats`` is
-    measured: characters per token of 100,000 copies of each
-    ASCII character and of the box-drawing and typographic symbols listed, rounded down; so is ``encoded``: characters per token of base64 of 1 MB of
-    random bytes (what compressed and encrypted data look like).
+    measured: characters per token of 100,000 copies of each ASCII character and of the
+    box-drawing and typographic symbols listed, rounded down; so is ``encoded``: characters per
+    token of base64 of 1 MB of random bytes (what compressed and encrypted data look like).
     """
 
     letters: float

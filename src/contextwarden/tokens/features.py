@@ -293,12 +293,15 @@ def _same_table() -> bytes:
     for code in (LOWER, UPPER, DIGIT, PUNCT, NEWLINE):  # only ASCII characters repeat-merge
         table[code << 4 | code] = 0
     table[SPACE << 4 | SPACE] = 2
+    for pair in (LOWER << 4 | UPPER, UPPER << 4 | DIGIT, DIGIT << 4 | UPPER):
+        table[pair] = 3
     return bytes(table)
 
 
 SAME = _same_table()
-"""Pair bytes -> 0 for two ASCII characters of one class, 2 for two spaces or tabs, 1
-otherwise."""
+"""Pair bytes -> 0 for two ASCII characters of one class, 2 for two spaces or tabs, 3 for a
+change from lowercase to uppercase or between capitals and digits (base64's mark), 1
+otherwise: one translate serves the repeat and the base64 gates."""
 
 
 _RUN = b"\0" * (RUN_GATE - 1)
@@ -351,9 +354,6 @@ ENCODED_MIN: Final = 32
 ENCODED_GATE: Final = 64
 """…in texts with at least two changes of case or between capitals and digits per this many
 characters (``may_hold_encoded``)."""
-_CASE_CHANGE = bytes([LOWER << 4 | UPPER])
-_UPPER_DIGIT = bytes([UPPER << 4 | DIGIT])
-_DIGIT_UPPER = bytes([DIGIT << 4 | UPPER])
 _UPPER_PAIR = bytes([UPPER << 4 | UPPER])
 _ENCODED = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_MIN},}}=*")
 _MIXED = _table(
@@ -412,13 +412,13 @@ def _cut_out(text: str, runs: Iterable[re.Match[str]]) -> tuple[list[re.Match[st
     return taken, " ".join(kept)
 
 
-def may_hold_encoded(pairs: bytes, length: int) -> bool:
+def may_hold_encoded(same: bytes, length: int) -> bool:
     """True when a text of ``length`` characters (RUN_GATE or more) may hold base64 worth
     counting apart: at least two changes from lowercase to uppercase or between capitals and
     digits per ENCODED_GATE characters (base64 has about fifteen; prose, code, logs and JSON
-    well under two). Three searches, no regex: ``split_encoded`` confirms."""
-    changes = pairs.count(_CASE_CHANGE) + pairs.count(_UPPER_DIGIT) + pairs.count(_DIGIT_UPPER)
-    return changes * ENCODED_GATE >= 2 * length
+    well under two). ``same`` is its pair bytes translated by SAME; one search, no regex:
+    ``split_encoded`` confirms."""
+    return same.count(b"\3") * ENCODED_GATE >= 2 * length
 
 
 _SAME = b"\0" * (REPEAT_MIN - 1)
@@ -498,7 +498,7 @@ def runs_gated(
     paired = pairs(codes)
     same = paired.translate(SAME)
     repeats = may_repeat(same, len(codes), b"\2" in same) or may_hold_symbol_runs(paired)
-    encoded = may_hold_encoded(paired, len(codes))
+    encoded = may_hold_encoded(same, len(codes))
     if not (repeats or encoded):
         return 0.0, text
     repeated, rest = split_repeats(text, chars_per_token)

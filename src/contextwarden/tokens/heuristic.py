@@ -19,6 +19,7 @@ from contextwarden.tokens.features import (
     BLOCK_OF,
     CLASSES,
     CONTINUATION,
+    ENCODED_GATE,
     LONG_WORDS,
     PAIR_FEATURES,
     RUN_GATE,
@@ -28,7 +29,6 @@ from contextwarden.tokens.features import (
     TextFeatures,
     blocks,
     long_words,
-    may_hold_encoded,
     may_hold_symbol_runs,
     may_repeat,
     pair_features,
@@ -389,7 +389,7 @@ class HeuristicCounter:
             spaces = b"\2" in same
             if (
                 may_repeat(same, length, spaces)
-                or may_hold_encoded(pairs, length)
+                or same.count(b"\3") * ENCODED_GATE >= 2 * length  # may_hold_encoded, inlined
                 or (not ascii_only and may_hold_symbol_runs(pairs))
             ):
                 return self._with_runs(text)

@@ -86,6 +86,17 @@ def session_params(*folders: str) -> list[Any]:
     return own + corpus_params([p for p in TRANSCRIPTS if wanted(p)])
 
 
+def summary_message(text: str) -> Any:
+    """The user message a summarize rung leaves at the front of a history, holding ``text``: what
+    a later summary reads its predecessor from."""
+    from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
+    from contextwarden.summarizers.typed import SUMMARY_KEY, SUMMARY_PREFIX
+
+    meta = MessageMeta(extra=FrozenDict({SUMMARY_KEY: True}))
+    body = f"{SUMMARY_PREFIX}.\n\n<summary>\n{text}\n</summary>"
+    return Message("user", (TextBlock(body),), meta)
+
+
 def text_params(*kinds: str) -> list[Any]:
     """Text samples by kind (``en``, ``zh``, ``ja``, ``code``, ``json``, ``mixed``): the ~10 KB
     fixtures under tests/data/text/ (run anywhere), then the whole corpus files (``corpus``)."""

@@ -4,14 +4,13 @@ drawn by their own rule."""
 
 from __future__ import annotations
 
+from conftest import summary_message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextwarden.eval.probes import reasoning_probes
 from contextwarden.model import (
-    FrozenDict,
     Message,
-    MessageMeta,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -26,7 +25,6 @@ from contextwarden.summarizers.carry import (
     format_more,
 )
 from contextwarden.summarizers.failures import failure_lines
-from contextwarden.summarizers.typed import SUMMARY_KEY, SUMMARY_PREFIX
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 COUNTER = HeuristicCounter()
@@ -77,9 +75,8 @@ def test_summary_lists_them_and_drops_them_only_at_its_policy() -> None:
 def test_a_second_summary_carries_them() -> None:
     summarizer = StructuredSummarizer()
     first = summarizer.summarize(session()).text
-    meta = MessageMeta(extra=FrozenDict({SUMMARY_KEY: True}))
     carried = [
-        Message("user", (TextBlock(f"{SUMMARY_PREFIX}.\n\n<summary>\n{first}\n</summary>"),), meta),
+        summary_message(first),
         Message.assistant("Continuing."),
         Message.user("Now add PostgreSQL."),
         Message.assistant("Adding it."),

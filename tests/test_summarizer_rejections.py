@@ -3,12 +3,13 @@ through later compactions, and a later call that succeeds does not turn it into 
 
 from __future__ import annotations
 
-from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
+from conftest import summary_message
+
+from contextwarden.model import Message, ToolResultBlock
 from contextwarden.model import ToolUseBlock as Use
 from contextwarden.summarizers import StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import REJECTED, carried_errors, format_error
 from contextwarden.summarizers.failures import is_rejection
-from contextwarden.summarizers.typed import SUMMARY_KEY, SUMMARY_PREFIX
 from contextwarden.summarizers.verify import verify
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -70,9 +71,8 @@ def test_the_summary_keeps_a_refusal_when_fixed_errors_must_go() -> None:
 def test_a_second_summary_carries_the_refusal() -> None:
     summarizer = StructuredSummarizer(budget_tokens=1_200)
     first = summarizer.summarize(refused_then_run(fillers=40)).text
-    meta = MessageMeta(extra=FrozenDict({SUMMARY_KEY: True}))
     later = [
-        Message("user", (TextBlock(f"{SUMMARY_PREFIX}.\n\n<summary>\n{first}\n</summary>"),), meta),
+        summary_message(first),
         Message.assistant("Continuing."),
         Message.user("Now tag the release."),
         Message.assistant("Tagged."),
@@ -86,9 +86,7 @@ def test_a_refusal_an_older_summary_listed_as_fixed_is_read_as_a_refusal() -> No
     line = format_error("Bash", "git push origin main", REFUSED, fixed=True)
     (error,) = carried_errors(f"3. Files and Code Sections:\n\n4. Errors and Fixes:\n{line}\n")
     assert error.fixed and not error.rejected  # what the line says
-    text = f"{SUMMARY_PREFIX}.\n\n<summary>\n4. Errors and Fixes:\n{line}\n</summary>"
-    meta = MessageMeta(extra=FrozenDict({SUMMARY_KEY: True}))
-    later = [Message("user", (TextBlock(text),), meta), Message.assistant("Continuing.")]
+    later = [summary_message(f"4. Errors and Fixes:\n{line}"), Message.assistant("Continuing.")]
     (fact,) = extract_facts(later).errors
     assert fact.rejected and not fact.fixed  # what it was
 

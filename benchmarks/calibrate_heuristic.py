@@ -4,9 +4,10 @@
     python benchmarks/calibrate_heuristic.py --report   # held-out table of the shipped presets
 
 FIT: the shared corpora (../shared/data or $CONTEXTWARDEN_DATA: en, zh, ja, code, json, mixed and
-every tool output of the transcripts), when present, and tests/data/text/fit/ (15 kinds: seven
-languages, minified JS/CSS, base64, hex, command output, logs, C and Python source). HELD-OUT:
-tests/data/text/held_out/, the same kinds from other documents or other regions, never fitted.
+every tool output of the transcripts), when present, and tests/data/text/fit/ (38 kinds: 28
+languages, English READMEs and licences, minified JS/CSS, JSON, base64, hex, command output,
+logs, C, JS and Python source; SECONDARY languages reported, not fitted). HELD-OUT:
+tests/data/text/held_out/, the same kinds from other pages and documents, never fitted.
 """
 
 from __future__ import annotations

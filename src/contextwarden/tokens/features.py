@@ -358,12 +358,20 @@ _UPPER_PAIR = bytes([UPPER << 4 | UPPER])
 _ENCODED = re.compile(rf"[A-Za-z0-9+/_-]{{{ENCODED_MIN},}}=*")
 _MIXED = _table(
     {
-        bytes([LOWER << 4 | UPPER, UPPER << 4 | LOWER]): 1,
-        bytes([LOWER << 4 | DIGIT, DIGIT << 4 | LOWER, UPPER << 4 | DIGIT]): 1,
-        bytes([DIGIT << 4 | UPPER]): 1,
+        bytes(
+            [
+                LOWER << 4 | UPPER,
+                UPPER << 4 | LOWER,
+                LOWER << 4 | DIGIT,
+                DIGIT << 4 | LOWER,
+                UPPER << 4 | DIGIT,
+                DIGIT << 4 | UPPER,
+            ]
+        ): 1
     },
     0,
 )
+"""Pair bytes -> 1 for a change of case or between a letter and a digit, else 0."""
 
 
 def is_encoded(run: str) -> bool:
@@ -484,23 +492,28 @@ def _split_symbol_runs(
     return sum(math.ceil((run.end() - run.start()) / rate[run.group(1)]) for run in taken), rest
 
 
+def split_runs(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, int, str]:
+    """``split_repeats``, then ``split_encoded`` on what is left: the runs' tokens, the base64's
+    characters, and the rest of the text."""
+    repeated, rest = split_repeats(text, chars_per_token)
+    characters, rest = split_encoded(rest)
+    return repeated, characters, rest
+
+
 def runs_gated(
     text: str, chars_per_token: Mapping[str, float], encoded_rate: float
 ) -> tuple[float, str]:
-    """Tokens of the long runs of one character (``split_repeats``) and of base64
-    (``split_encoded``, at ``encoded_rate`` characters a token), and the rest of the text, when
-    the gates let the counter look for them (``may_repeat``, ``may_hold_symbol_runs``,
-    ``may_hold_encoded``); else no
-    tokens and the whole text: what the counter does, for calibration and tests."""
+    """Tokens of the long runs of one character and of base64 (``split_runs``, base64 at
+    ``encoded_rate`` characters a token), and the rest of the text, when the gates let the
+    counter look for them (``may_repeat``, ``may_hold_symbol_runs``, ``may_hold_encoded``); else
+    no tokens and the whole text: what the counter does, for calibration and tests."""
     codes = classes(text)
     if len(codes) < RUN_GATE:
         return 0.0, text
     paired = pairs(codes)
     same = paired.translate(SAME)
     repeats = may_repeat(same, len(codes), b"\2" in same) or may_hold_symbol_runs(paired)
-    encoded = may_hold_encoded(same, len(codes))
-    if not (repeats or encoded):
+    if not (repeats or may_hold_encoded(same, len(codes))):
         return 0.0, text
-    repeated, rest = split_repeats(text, chars_per_token)
-    characters, rest = split_encoded(rest)
+    repeated, characters, rest = split_runs(text, chars_per_token)
     return repeated + characters / encoded_rate, rest

@@ -33,8 +33,7 @@ from contextwarden.tokens.features import (
     may_repeat,
     pair_features,
     space_runs,
-    split_encoded,
-    split_repeats,
+    split_runs,
     text_features,
 )
 from contextwarden.tokens.features import (
@@ -409,8 +408,7 @@ class HeuristicCounter:
     def _with_runs(self, text: str) -> int:
         """The estimate of a text that may hold long runs of one character or base64: those by
         their rates, the rest by the linear model."""
-        repeated, rest = split_repeats(text, self._repeats)
-        encoded, rest = split_encoded(rest)
+        repeated, encoded, rest = split_runs(text, self._repeats)
         tokens = repeated * self.weights.margin + encoded / self.weights.encoded
         tokens += self._linear(rest)
         return max(1, math.ceil(tokens))

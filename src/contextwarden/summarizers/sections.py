@@ -44,9 +44,10 @@ _LINE = re.compile(r"[^\n]+")
 
 def head_tail(text: str, max_tokens: int, counter: TokenCounter) -> str:
     """``text`` itself when it fits ``max_tokens``, else its head and tail around a note."""
-    if counter.count_text(text) <= max_tokens:
+    tokens = counter.count_text(text)
+    if tokens <= max_tokens:
         return text
-    return _around(text, *_ends(text, max_tokens, counter))
+    return _around(text, *_ends(text, tokens, max_tokens, counter))
 
 
 def head_lines_tail(
@@ -55,10 +56,11 @@ def head_lines_tail(
     """``head_tail``, but up to ``share`` of ``max_tokens`` goes to whole lines of the omitted
     middle that ``telling`` picks, in order, each between notes of what was left out around it:
     of a long pasted log, the lines that say what went wrong rather than only its two ends."""
-    if counter.count_text(text) <= max_tokens:
+    tokens = counter.count_text(text)
+    if tokens <= max_tokens:
         return text
     reserve = int(max_tokens * share)
-    head, tail = _ends(text, max_tokens - reserve, counter)
+    head, tail = _ends(text, tokens, max_tokens - reserve, counter)
     end, spent, picked = len(text) - tail, 0, []
     seen: set[str] = set()
     for line in _LINE.finditer(text, head, end):
@@ -77,12 +79,13 @@ def head_lines_tail(
         if counter.count_text(short) <= max_tokens:
             return short
         picked.pop()
-    return head_tail(text, max_tokens, counter)
+    return _around(text, *_ends(text, tokens, max_tokens, counter))
 
 
-def _ends(text: str, max_tokens: int, counter: TokenCounter) -> tuple[int, int]:
-    """Characters of head and tail that fit ``max_tokens`` around one omission note."""
-    keep = max(MIN_KEPT_CHARS, int(len(text) * max_tokens / max(1, counter.count_text(text))))
+def _ends(text: str, tokens: int, max_tokens: int, counter: TokenCounter) -> tuple[int, int]:
+    """Characters of head and tail that fit ``max_tokens`` around one omission note, for a
+    ``text`` of ``tokens`` tokens."""
+    keep = max(MIN_KEPT_CHARS, int(len(text) * max_tokens / max(1, tokens)))
     while True:
         head = (keep + 1) // 2
         tail = keep - head

@@ -31,15 +31,12 @@ from contextwarden.tokens.heuristic import (
 from contextwarden.tokens.quick import QuicktokCounter
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests.pathological: the generators the property test uses
+sys.path.insert(0, str(ROOT))  # tests: the pieces and generated text the tests measure too
+from tests.text_pieces import MIN_TOKENS, pieces  # noqa: E402
+
 TEXT = ROOT / "tests" / "data" / "text"
 SHARED = Path(os.environ.get("CONTEXTWARDEN_DATA", ROOT.parent / "shared" / "data"))
 PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
-PIECE_CHARS = 1_000
-"""Samples are cut at the first line end after this many characters (text without line ends,
-such as minified assets, at this many characters)."""
-MIN_TOKENS = 50
-"""Shorter samples are left out: one token is already 2% of them."""
 REPORT_MIN_TOKENS = 500
 """The "never under 0.95" target applies to samples of at least this many tokens."""
 FIXED = ("astral", "georgian", "ethiopic", "telugu", "sinhala", "other_scripts")
@@ -118,16 +115,6 @@ class Sample(NamedTuple):
     kind: str
     text: str
     exact: int
-
-
-def pieces(text: str, size: int = PIECE_CHARS) -> list[str]:
-    out, start = [], 0
-    while start < len(text):
-        end = text.find("\n", start + size, start + 2 * size)
-        end = min(len(text), start + size) if end < 0 else end + 1
-        out.append(text[start:end])
-        start = end
-    return out
 
 
 def corpus(part: str) -> list[tuple[str, str]]:

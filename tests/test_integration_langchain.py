@@ -205,9 +205,7 @@ def test_react_agent_pre_model_hook(tmp_path: Path) -> None:
     model = ScriptedChatModel(responses=script(10))
     with pytest.warns(Warning):  # create_react_agent is deprecated in favour of create_agent
         agent = create_react_agent(model, [read_file], pre_model_hook=cw.pre_model_hook)
-    result = agent.invoke(
-        {"messages": [HumanMessage("read ten files")]}, {"recursion_limit": 100}
-    )
+    result = agent.invoke({"messages": [HumanMessage("read ten files")]}, {"recursion_limit": 100})
     assert len(result["messages"]) == 1 + 10 * 2 + 1  # the graph's state is not rewritten
     check_requests(ScriptedChatModel.seen)
     assert cw.last is not None and cw.last.history.log

@@ -154,7 +154,6 @@ class StrategyRun:
             "tokens_per_request": list(self.tokens),
             "problems": list(self.problems),
             **({"cost": _cost_json(self.bill)} if self.bill is not None else {}),
-
             "warnings": list(self.warnings),
         }
 

@@ -492,28 +492,59 @@ def _split_symbol_runs(
     return sum(math.ceil((run.end() - run.start()) / rate[run.group(1)]) for run in taken), rest
 
 
+_MODE = re.compile(r"(?<!\S)(?!-{10})[-dlbcps](?:[r-][w-][xsS-]){2}[r-][w-][xtT-](?=[\s.+@]|\Z)")
+"""A Unix file mode as ``ls -l``, ``tar -tv`` and ``find -ls`` print it (``drwxr-xr-x``,
+``-rw-r--r--.``), a word of its own."""
+
+
+def may_hold_modes(raw: bytes) -> bool:
+    """True when a text (its UTF-8 bytes) may hold a file mode: every mode its owner can read
+    holds one of these triplets. Four searches that skip ahead, no regex (``split_modes``
+    confirms); they match in about 2 % of agent tool outputs."""
+    return b"rw-" in raw or b"r--" in raw or b"r-x" in raw or b"rwx" in raw
+
+
+def mode_tokens(mode: str) -> int:
+    """Tokens of a file mode: 6 (``dr|wx|r|-x|r|-x``, ``-r|w|-r|--|r|--``) unless group and
+    others have no rights (``drwx------``: 3). Measured with o200k_base and cl100k_base, which
+    agree: exact for the ten modes agent sessions show most; of all 1,536 modes, 752 take 6,
+    the rest 1-7 (rare ones such as ``drwxr-x---``, 5)."""
+    return 3 if mode.endswith("------") else 6
+
+
+def split_modes(text: str) -> tuple[int, str]:
+    """Tokens of the file modes in ``text`` (``mode_tokens``), and the text with each replaced by
+    one space. Letters without vowels split into tokens of one or two (``dr|wx|r``), where the
+    per-character weights count a word a token: a directory listing counted 10 % low."""
+    taken, rest = _cut_out(text, _MODE.finditer(text))
+    return sum(mode_tokens(mode.group()) for mode in taken), rest
+
+
 def split_runs(text: str, chars_per_token: Mapping[str, float]) -> tuple[float, int, str]:
-    """``split_repeats``, then ``split_encoded`` on what is left: the runs' tokens, the base64's
-    characters, and the rest of the text."""
+    """``split_repeats``, then ``split_modes`` and ``split_encoded`` on what is left: the tokens
+    of the runs and file modes, the base64's characters, and the rest of the text."""
     repeated, rest = split_repeats(text, chars_per_token)
+    modes, rest = split_modes(rest)
     characters, rest = split_encoded(rest)
-    return repeated, characters, rest
+    return repeated + modes, characters, rest
 
 
 def runs_gated(
     text: str, chars_per_token: Mapping[str, float], encoded_rate: float
 ) -> tuple[float, str]:
-    """Tokens of the long runs of one character and of base64 (``split_runs``, base64 at
-    ``encoded_rate`` characters a token), and the rest of the text, when the gates let the
-    counter look for them (``may_repeat``, ``may_hold_symbol_runs``, ``may_hold_encoded``); else
-    no tokens and the whole text: what the counter does, for calibration and tests."""
+    """Tokens of the long runs of one character, file modes and base64 (``split_runs``, base64
+    at ``encoded_rate`` characters a token), and the rest of the text, when the gates let the
+    counter look for them (``may_repeat``, ``may_hold_symbol_runs``, ``may_hold_modes``,
+    ``may_hold_encoded``); else no tokens and the whole text: what the counter does, for
+    calibration and tests."""
     codes = classes(text)
     if len(codes) < RUN_GATE:
         return 0.0, text
     paired = pairs(codes)
     same = paired.translate(SAME)
     repeats = may_repeat(same, len(codes), b"\2" in same) or may_hold_symbol_runs(paired)
-    if not (repeats or may_hold_encoded(same, len(codes))):
+    modes = may_hold_modes(text.encode("utf-8", "surrogatepass"))
+    if not (repeats or modes or may_hold_encoded(same, len(codes))):
         return 0.0, text
     repeated, characters, rest = split_runs(text, chars_per_token)
     return repeated + characters / encoded_rate, rest

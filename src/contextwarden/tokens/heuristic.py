@@ -29,6 +29,7 @@ from contextwarden.tokens.features import (
     TextFeatures,
     blocks,
     long_words,
+    may_hold_modes,
     may_hold_symbol_runs,
     may_repeat,
     pair_features,
@@ -256,7 +257,7 @@ CL100K_WEIGHTS = HeuristicWeights(
 """Calibrated against cl100k_base (GPT-4, GPT-3.5), which spends more tokens on CJK text."""
 
 
-CACHE_VERSION = "v4"
+CACHE_VERSION = "v5"
 """Part of ``HeuristicCounter.cache_key``: bump it when a change to the estimate (here or in
 ``tokens.messages``) changes counts, so counts stored by older versions are not reused."""
 
@@ -389,6 +390,7 @@ class HeuristicCounter:
             if (
                 may_repeat(same, length, spaces)
                 or same.count(b"\3") * ENCODED_GATE >= 2 * length  # may_hold_encoded, inlined
+                or may_hold_modes(raw)
                 or (not ascii_only and may_hold_symbol_runs(pairs))
             ):
                 return self._with_runs(text)
@@ -406,8 +408,8 @@ class HeuristicCounter:
         return max(1, math.ceil(tokens))
 
     def _with_runs(self, text: str) -> int:
-        """The estimate of a text that may hold long runs of one character or base64: those by
-        their rates, the rest by the linear model."""
+        """The estimate of a text that may hold long runs of one character, file modes or base64:
+        those by their rates, the rest by the linear model."""
         repeated, encoded, rest = split_runs(text, self._repeats)
         tokens = repeated * self.weights.margin + encoded / self.weights.encoded
         tokens += self._linear(rest)

@@ -329,15 +329,14 @@ class HeuristicCounter:
     their UTF-16 code unit: Cyrillic, Arabic, Devanagari, Thai, Vietnamese letters, kana, Han,
     Hangul…). Runs of two or more spaces count once; runs of 16+ copies of one ASCII character
     are cut out and counted at the rate the real tokenizer merges them (128 spaces, 64 dashes,
-    16 newlines a token…). The weights are fitted against o200k_base (or cl100k_base for
-    ``CL100K_WEIGHTS``) on many kinds of text, then raised by ``margin`` so the estimate errs
-    high.
+    16 newlines a token…), and so are base64 and Unix file modes (``drwxr-xr-x``). The
+    weights are fitted against o200k_base (or cl100k_base for ``CL100K_WEIGHTS``) on many kinds
+    of text, then raised by ``margin`` so the estimate errs high.
 
-    Measured on held-out text of 33 kinds (docs/tokens.md has the tables): for the 19 kinds
-    issue #12 names the median estimate / exact is 0.92 (JSON) to 1.13 (minified JS, English
-    with licence texts in capitals; 0.92-1.19 with cl100k); 14 (o200k) and 11 (cl100k) of the
-    19 meet its target (median 1.00-1.10, no piece of 500+ tokens under 0.95); base64 of one
-    PNG has pieces down to 0.67. Runs, digits and hashes 1.0-1.35.
+    Measured on held-out text of 38 kinds (docs/tokens.md has the tables): for the 19 kinds
+    issue #12 names the median estimate / exact is 0.987 (German) to 1.093 (Python source);
+    0.991-1.114 with cl100k; 18 (o200k) and 15 (cl100k) of the 19 meet its target (median
+    1.00-1.10, no piece of 500+ tokens under 0.95). Runs, digits and hashes 1.0-1.35.
 
     Use an exact counter whenever the model's tokenizer is public (``counter_for_model``); this
     one is for tokenizers that are not (Claude's), anchored on usage.

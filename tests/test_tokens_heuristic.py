@@ -244,12 +244,19 @@ def test_punctuation_after_a_space_is_counted_apart() -> None:
     assert (attached.spaced_punct, attached.punct_pairs) == (0, 2)  # (" and ")
 
 
+def test_th_pairs_mark_english_words() -> None:
+    """English's commonest letter pair: the words tokenizers hold whole. Lowercase only."""
+    assert text_features("The thing with this path").th_pairs == 4
+    assert text_features("Die Kontextfenster sind begrenzt").th_pairs == 0
+
+
 def test_counter_sums_the_weights_of_the_features() -> None:
     """The counter adds weights per class pair and block without counting features; the sum
     must be the linear model over text_features (up to the weights' rounding to bytes)."""
     from contextwarden.tokens.features import text_features as features_of
 
     text = "Das Kontextfenster ist begrenzt: 12 Token, parcoords.line  {x: 1}\n\tДом 你好 ก ạ"
+    text += "\nthe other thing, with both of them"
     for weights in (O200K_WEIGHTS, CL100K_WEIGHTS):
         linear = sum(w * x for w, x in zip(weights.vector(), features_of(text), strict=True))
         estimate = HeuristicCounter(weights).count_text(text)

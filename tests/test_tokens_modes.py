@@ -57,10 +57,15 @@ def test_what_is_not_a_mode_is_left_alone(text: str) -> None:
     assert split_modes(text) == (0, text)
 
 
-def test_every_mode_its_owner_can_read_passes_the_gate() -> None:
-    for mode in COMMON:
-        assert may_hold_modes(f"{mode} 1 root".encode())
-    assert not may_hold_modes(b"def main():\n    return throw_error(overwrite=True)\n")
+def test_the_gate_opens_for_listings_and_stays_shut_for_prose() -> None:
+    for mode in ("drwxr-xr-x", "lrwxrwxrwx", "-rwxr-xr-x", "drwx------"):
+        line = f"{mode} 1 root root 4096 Dec  1 12:49 name\n".encode()
+        assert may_hold_modes(line, len(line))
+    code = b"def main():\n    return throw_error(overwrite=True)\n"
+    assert not may_hold_modes(code, len(code))
+    # One listing line in a long text moves its estimate by well under a percent.
+    long = b"x" * 5_000 + b"\ndrwxr-xr-x 1 root root 4096 name\n"
+    assert not may_hold_modes(long, len(long))
 
 
 @pytest.mark.parametrize("encoding", sorted(PRESETS))

@@ -506,16 +506,20 @@ def _split_symbol_runs(
     return sum(math.ceil((run.end() - run.start()) / rate[run.group(1)]) for run in taken), rest
 
 
-_MODE = re.compile(r"(?<!\S)(?!-{10})[-dlbcps](?:[r-][w-][xsS-]){2}[r-][w-][xtT-](?=[\s.+@]|\Z)")
+_MODE = re.compile(r"[-dlbcps](?:[r-][w-][xsS-]){2}[r-][w-][xtT-](?=[\s.+@]|\Z)")
 """A Unix file mode as ``ls -l``, ``tar -tv`` and ``find -ls`` print it (``drwxr-xr-x``,
-``-rw-r--r--.``), a word of its own."""
+``-rw-r--r--.``); ``split_modes`` keeps those that are a word of their own. The pattern starts
+with a character class, so the regular expression engine skips ahead to candidates."""
+MODE_GATE: Final = 1_024
+"""Modes are looked for in texts with at least one ``rwx`` per this many characters: a mode the
+linear weights count low (``drwxr-xr-x``, ``lrwxrwxrwx``: 2-4 tokens short) holds ``rwx``, and
+fewer such modes move the estimate by under a percent."""
 
 
-def may_hold_modes(raw: bytes) -> bool:
-    """True when a text (its UTF-8 bytes) may hold a file mode: every mode its owner can read
-    holds one of these triplets. Four searches that skip ahead, no regex (``split_modes``
-    confirms); they match in about 2 % of agent tool outputs."""
-    return b"rw-" in raw or b"r--" in raw or b"r-x" in raw or b"rwx" in raw
+def may_hold_modes(raw: bytes, length: int) -> bool:
+    """True when a text (its UTF-8 bytes, ``length`` characters) may hold file modes worth
+    counting apart (MODE_GATE): one ``bytes.count``, no regex (``split_modes`` confirms)."""
+    return raw.count(b"rwx") * MODE_GATE >= length
 
 
 def mode_tokens(mode: str) -> int:
@@ -530,7 +534,13 @@ def split_modes(text: str) -> tuple[int, str]:
     """Tokens of the file modes in ``text`` (``mode_tokens``), and the text with each replaced by
     one space. Letters without vowels split into tokens of one or two (``dr|wx|r``), where the
     per-character weights count a word a token: a directory listing counted 10 % low."""
-    taken, rest = _cut_out(text, _MODE.finditer(text))
+    modes = (
+        found
+        for found in _MODE.finditer(text)
+        if (found.start() == 0 or text[found.start() - 1].isspace())
+        and found.group() != "----------"
+    )
+    taken, rest = _cut_out(text, modes)
     return sum(mode_tokens(mode.group()) for mode in taken), rest
 
 
@@ -557,7 +567,7 @@ def runs_gated(
     paired = pairs(codes)
     same = paired.translate(SAME)
     repeats = may_repeat(same, len(codes), b"\2" in same) or may_hold_symbol_runs(paired)
-    modes = may_hold_modes(text.encode("utf-8", "surrogatepass"))
+    modes = may_hold_modes(text.encode("utf-8", "surrogatepass"), len(codes))
     if not (repeats or modes or may_hold_encoded(same, len(codes))):
         return 0.0, text
     repeated, characters, rest = split_runs(text, chars_per_token)

@@ -396,7 +396,7 @@ class HeuristicCounter:
             if (
                 may_repeat(same, length, spaces)
                 or same.count(b"\3") * ENCODED_GATE >= 2 * length  # may_hold_encoded, inlined
-                or may_hold_modes(raw)
+                or may_hold_modes(raw, length)
                 or (not ascii_only and may_hold_symbol_runs(pairs))
             ):
                 return self._with_runs(text)

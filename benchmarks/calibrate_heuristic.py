@@ -60,7 +60,6 @@ FLOORS = {
     "attached": -0.3,
     "capitals": -0.6,
     "upper_pairs": -0.6,
-    "th_pairs": -0.95,
 }
 """Lowest weights allowed (others: 0). A word is most of a token and so is a line break in every
 tokenizer, a run of spaces (indentation) is one, and digits are a token per three at least (the
@@ -69,9 +68,7 @@ follow characters, prices short English words and one-word lines far too low. Pa
 spaces, capitals or line ends, a line end after punctuation and a letter after punctuation
 (``/usr``) may be negative: the second of a pair often merges into the first's token
 (these floors keep the pair's total weight, with the second character's own, at 0 or more:
-a space has no weight of its own, so a pair of spaces may not be negative). A ``th`` takes off
-at most what a word costs at least (``letter_runs``): it marks English, whose words the
-tokenizers hold whole."""
+a space has no weight of its own, so a pair of spaces may not be negative)."""
 CEILING = 2.0
 CEILINGS = {
     "punct2": 1.2,

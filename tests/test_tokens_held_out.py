@@ -27,9 +27,16 @@ ISSUE_KINDS = (
 )  # fmt: skip
 """The kinds of text issue #12 names (German/French, base64, Russian, minified JS/CSS,
 Arabic/Hindi/Thai, shell output, Vietnamese, English, code, JSON, Chinese/Japanese, logs)."""
-KNOWN_MISSES = {("cl100k_base", "de")}
-"""Where the shipped presets miss the target today (docs/tokens.md has the numbers): German with
-cl100k, under by one point (0.992 on 14 pieces). Marked strict xfail, so a refit that fixes it
+KNOWN_MISSES = {
+    ("o200k_base", "de"),
+    ("cl100k_base", "code_py"),
+    ("cl100k_base", "de"),
+    ("cl100k_base", "en"),
+    ("cl100k_base", "vi"),
+}
+"""Where the shipped presets miss the target today (docs/tokens.md has the numbers): German
+under by one point (0.987 o200k, 0.991 cl100k on 14 pieces), and with cl100k English, Python
+source and Vietnamese over by 0.4-1.4 points. Marked strict xfail, so a refit that fixes one
 fails here until it is taken off the list."""
 
 

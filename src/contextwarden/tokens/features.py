@@ -70,11 +70,6 @@ class TextFeatures(NamedTuple):
     and identifiers past the vocabulary's length split into more tokens (``parcoords``)."""
     space_runs: int
     """Runs of two or more spaces (indentation, aligned columns; tabs are in space_pairs)."""
-    th_pairs: int
-    """The letter pair ``th``, English's commonest: English words (and the identifiers of code,
-    English too) are the words tokenizers hold whole, so English costs fewer tokens for its shape
-    than other languages written in the same letters. Counted, it tells them apart: without it
-    the fit counted English 8-10 % over and German, Italian and Indonesian under."""
     latin_ext: int
     """U+0100-U+02FF: Latin Extended (Polish, Czech, Turkish, Vietnamese ơ ư đ), IPA."""
     greek: int
@@ -127,7 +122,6 @@ class TextFeatures(NamedTuple):
 PAIR_FEATURES: Final = TextFeatures._fields.index("latin_ext")
 """The first fields, computed from the class pairs; the rest come from Unicode blocks."""
 SPACE_RUNS: Final = TextFeatures._fields.index("space_runs")
-TH_PAIRS: Final = TextFeatures._fields.index("th_pairs")
 LONG_WORDS: Final = TextFeatures._fields.index("long_words")
 LONG_WORD: Final = 7
 REPEAT_MIN: Final = 16
@@ -222,8 +216,7 @@ surrogates are in none)."""
 
 def pair_features(previous: int, current: int) -> tuple[int, ...]:
     """The first PAIR_FEATURES counts one character of class ``current`` after one of class
-    ``previous`` adds (long_words, space_runs and th_pairs excepted: they need longer runs or
-    the letters themselves)."""
+    ``previous`` adds (long_words and space_runs excepted: they need longer runs)."""
     letter = current in LETTER_CLASSES
     return (
         int(current in (LOWER, UPPER)),
@@ -252,7 +245,6 @@ def pair_features(previous: int, current: int) -> tuple[int, ...]:
             (previous in (LOWER, UPPER) and current in NON_ASCII_LETTERS)
             or (previous in NON_ASCII_LETTERS and current in (LOWER, UPPER))
         ),
-        0,
         0,
         0,
     )
@@ -287,11 +279,6 @@ def long_words(pairs: bytes) -> int:
     """``long_words`` of a text from its pair bytes: non-overlapping runs of LONG_WORD - 1
     lowercase-after-lowercase pairs."""
     return pairs.count(LONG_NEEDLE)
-
-
-def th_pairs(text: str) -> int:
-    """The lowercase ``th`` pairs of a text."""
-    return text.count("th")
 
 
 def space_runs(text: str) -> int:
@@ -355,7 +342,6 @@ def text_features(text: str) -> TextFeatures:
         for index, value in enumerate(pair_features(pair >> 4, pair & 0xF)):
             counts[index] += value * times
     counts[SPACE_RUNS] = space_runs(text)
-    counts[TH_PAIRS] = th_pairs(text)
     if not text.isascii():
         for high, times in Counter(blocks(text)).items():
             if high in BLOCK_OF:

@@ -26,7 +26,6 @@ from contextwarden.tokens.features import (
     SAME,
     SPACE_RUNS,
     SUM_CHUNK,
-    TH_PAIRS,
     TextFeatures,
     blocks,
     long_words,
@@ -37,7 +36,6 @@ from contextwarden.tokens.features import (
     space_runs,
     split_runs,
     text_features,
-    th_pairs,
 )
 from contextwarden.tokens.features import (
     pairs as features_pairs,
@@ -92,7 +90,6 @@ class HeuristicWeights:
     accent_joins: float
     long_words: float
     space_runs: float
-    th_pairs: float
     latin_ext: float
     greek: float
     cyrillic: float
@@ -159,51 +156,50 @@ CL100K_REPEATS: Repeats = (
 
 O200K_WEIGHTS = HeuristicWeights(
     letters=0.0,
-    uppercase=0.3194,
+    uppercase=0.2097,
     digits=1 / 3,
-    punctuation=0.6761,
-    newlines=0.8143,
-    latin1=0.0671,
+    punctuation=0.6006,
+    newlines=0.7136,
+    latin1=0.0,
     letter_runs=0.95,
-    case_changes=0.6774,
-    capitals=-0.3589,
-    upper_pairs=-0.2594,
-    attached=-0.3,
-    digit_runs=0.7535,
-    spaced_digits=0.7917,
-    spaced_punct=0.2292,
+    case_changes=0.71,
+    capitals=-0.0948,
+    upper_pairs=-0.1868,
+    attached=-0.2522,
+    digit_runs=0.7918,
+    spaced_digits=0.8128,
+    spaced_punct=0.3451,
     alnum_joins=0.0,
-    punct_pairs=-0.3,
+    punct_pairs=-0.1867,
     space_pairs=0.0,
     newline_pairs=-0.7,
     punct_newlines=-0.7,
-    accent_joins=0.0,
-    long_words=1.0512,
+    accent_joins=0.0259,
+    long_words=0.8693,
     space_runs=1.0,
-    th_pairs=-0.95,
     latin_ext=1.5,
-    greek=0.1875,
-    cyrillic=0.1065,
-    hebrew=0.2168,
-    arabic=0.1571,
-    indic=0.3893,
-    gujarati=0.4154,
-    tamil=0.3475,
+    greek=0.1913,
+    cyrillic=0.1105,
+    hebrew=0.2212,
+    arabic=0.1567,
+    indic=0.3916,
+    gujarati=0.4153,
+    tamil=0.3503,
     telugu=0.4,
     sinhala=0.64,
-    thai=0.3976,
+    thai=0.3996,
     georgian=0.35,
     ethiopic=1.9,
-    khmer=0.5576,
+    khmer=0.5605,
     other_scripts=2.0,
     viet=0.0,
-    punct2=0.4414,
-    symbols=1.107,
-    kana=0.7152,
-    han=0.6852,
-    hangul=0.7193,
+    punct2=1.2,
+    symbols=1.1407,
+    kana=0.72,
+    han=0.6966,
+    hangul=0.7288,
     astral=2.0,
-    fullwidth=1.4212,
+    fullwidth=1.3324,
     repeats=O200K_REPEATS,
     encoded=1.4657,
 )
@@ -213,49 +209,48 @@ CL100K_WEIGHTS = HeuristicWeights(
     letters=0.0,
     uppercase=0.0,
     digits=1 / 3,
-    punctuation=0.5415,
-    newlines=0.7378,
-    latin1=0.5625,
+    punctuation=0.4787,
+    newlines=0.7,
+    latin1=0.6527,
     letter_runs=0.95,
-    case_changes=0.7752,
-    capitals=0.527,
-    upper_pairs=-0.0688,
-    attached=-0.214,
-    digit_runs=0.8278,
-    spaced_digits=0.7558,
-    spaced_punct=0.3693,
+    case_changes=0.6023,
+    capitals=0.7341,
+    upper_pairs=-0.1226,
+    attached=-0.1474,
+    digit_runs=0.8364,
+    spaced_digits=0.8046,
+    spaced_punct=0.452,
     alnum_joins=0.0,
-    punct_pairs=-0.2408,
+    punct_pairs=-0.1871,
     space_pairs=0.0,
-    newline_pairs=-0.6999999999999997,
+    newline_pairs=-0.7,
     punct_newlines=-0.7,
-    accent_joins=0.5174,
-    long_words=1.1006,
+    accent_joins=0.5048,
+    long_words=0.907,
     space_runs=1.0,
-    th_pairs=-0.95,
     latin_ext=1.5,
-    greek=0.8427,
-    cyrillic=0.2965,
-    hebrew=1.2857,
-    arabic=0.6455,
-    indic=1.2389,
-    gujarati=1.9909,
-    tamil=1.5421,
+    greek=0.8452,
+    cyrillic=0.3004,
+    hebrew=1.2888,
+    arabic=0.6426,
+    indic=1.2407,
+    gujarati=1.991,
+    tamil=1.5442,
     telugu=2.0,
     sinhala=2.0,
-    thai=0.9555,
+    thai=0.956,
     georgian=2.0,
     ethiopic=2.0,
-    khmer=1.6569,
+    khmer=1.6591,
     other_scripts=2.0,
     viet=0.0,
     punct2=0.0,
-    symbols=0.9285,
-    kana=0.9918,
-    han=1.0913,
-    hangul=1.145,
+    symbols=0.9371,
+    kana=0.9953,
+    han=1.0996,
+    hangul=1.1534,
     astral=2.0,
-    fullwidth=0.8474,
+    fullwidth=0.8127,
     repeats=CL100K_REPEATS,
     encoded=1.3946,
 )
@@ -358,7 +353,6 @@ class HeuristicCounter:
     _block_scale: float = field(init=False, repr=False, compare=False)
     _space_run: float = field(init=False, repr=False, compare=False)
     _long_word: float = field(init=False, repr=False, compare=False)
-    _th: float = field(init=False, repr=False, compare=False)
     _repeats: dict[str, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -373,7 +367,6 @@ class HeuristicCounter:
         object.__setattr__(self, "_block_scale", block_scale)
         object.__setattr__(self, "_space_run", vector[SPACE_RUNS])
         object.__setattr__(self, "_long_word", vector[LONG_WORDS])
-        object.__setattr__(self, "_th", vector[TH_PAIRS])
         object.__setattr__(self, "_repeats", self.weights.repeat_rates())
         digest = hashlib.sha256(repr(astuple(self.weights)).encode()).hexdigest()[:12]
         object.__setattr__(self, "cache_key", f"heuristic/{CACHE_VERSION}/{digest}")
@@ -407,7 +400,6 @@ class HeuristicCounter:
         else:
             units = _byte_sum(weights) - weights[length]
         tokens = units / self._pair_scale + long_words(pairs) * self._long_word
-        tokens += raw.count(b"th") * self._th  # features.th_pairs, inlined
         if not ascii_only:
             tokens += self._block_tokens(text)
         if spaces:
@@ -427,7 +419,6 @@ class HeuristicCounter:
         raw = text.encode("utf-8", "surrogatepass")
         codes = raw.translate(CLASSES, CONTINUATION)
         tokens = self._pair_tokens(features_pairs(codes), len(codes))
-        tokens += th_pairs(text) * self._th
         if len(raw) != len(text):
             tokens += self._block_tokens(text)
         return tokens + space_runs(text) * self._space_run

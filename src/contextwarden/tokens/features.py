@@ -519,7 +519,7 @@ def mode_tokens(mode: str) -> int:
 def split_modes(text: str) -> tuple[int, str]:
     """Tokens of the file modes in ``text`` (``mode_tokens``), and the text with each replaced by
     one space. Letters without vowels split into tokens of one or two (``dr|wx|r``), where the
-    per-character weights count a word a token: a directory listing counted 10 % low."""
+    per-character weights count a word a token: a directory listing counted 9 % low."""
     modes = (
         found
         for found in _MODE.finditer(text)

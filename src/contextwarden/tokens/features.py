@@ -1,9 +1,9 @@
 """What the heuristic sees in a text: character classes and the pairs they form, Unicode blocks,
-runs of spaces, and runs of one repeated character.
+words outside its word list, runs of spaces, and runs of one repeated character.
 
-Every pass is a C-level ``bytes`` or ``int`` operation (encode, translate, shift, find, adler32):
-the heuristic runs on every new message, so no regular expression or Python loop touches
-ordinary text.
+Every pass is a C-level ``bytes`` or ``int`` operation (encode, translate, shift, find, split,
+adler32, a dict look-up mapped over the words): the heuristic runs on every new message, so no
+regular expression or Python loop touches ordinary text.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from importlib import resources
+from itertools import repeat
 from typing import Final, NamedTuple
 
 
@@ -68,6 +70,11 @@ class TextFeatures(NamedTuple):
     long_words: int
     """Per run of lowercase ASCII letters, one per LONG_WORD - 1 letters after its first: words
     and identifiers past the vocabulary's length split into more tokens (``parcoords``)."""
+    unknown_letters: int
+    """Lowercase ASCII letters of the words (runs of lowercase letters, accented letters included,
+    cut at capitals) that are not in ``words.txt``, the words BPE vocabularies hold whole: a word
+    the vocabulary lacks is cut into pieces (``Kop|iere``, ``Ver|zeich|nis``), one it holds is
+    one token (``copy``)."""
     space_runs: int
     """Runs of two or more spaces (indentation, aligned columns; tabs are in space_pairs)."""
     latin_ext: int
@@ -123,6 +130,7 @@ PAIR_FEATURES: Final = TextFeatures._fields.index("latin_ext")
 """The first fields, computed from the class pairs; the rest come from Unicode blocks."""
 SPACE_RUNS: Final = TextFeatures._fields.index("space_runs")
 LONG_WORDS: Final = TextFeatures._fields.index("long_words")
+UNKNOWN_LETTERS: Final = TextFeatures._fields.index("unknown_letters")
 LONG_WORD: Final = 7
 REPEAT_MIN: Final = 16
 """A run of at least this many copies of one ASCII character is counted by the repeat rule…"""
@@ -216,7 +224,8 @@ surrogates are in none)."""
 
 def pair_features(previous: int, current: int) -> tuple[int, ...]:
     """The first PAIR_FEATURES counts one character of class ``current`` after one of class
-    ``previous`` adds (long_words and space_runs excepted: they need longer runs)."""
+    ``previous`` adds (long_words, unknown_letters and space_runs excepted: they need whole
+    words or runs)."""
     letter = current in LETTER_CLASSES
     return (
         int(current in (LOWER, UPPER)),
@@ -245,6 +254,7 @@ def pair_features(previous: int, current: int) -> tuple[int, ...]:
             (previous in (LOWER, UPPER) and current in NON_ASCII_LETTERS)
             or (previous in NON_ASCII_LETTERS and current in (LOWER, UPPER))
         ),
+        0,
         0,
         0,
     )
@@ -279,6 +289,38 @@ def long_words(pairs: bytes) -> int:
     """``long_words`` of a text from its pair bytes: non-overlapping runs of LONG_WORD - 1
     lowercase-after-lowercase pairs."""
     return pairs.count(LONG_NEEDLE)
+
+
+def _word_table() -> bytes:
+    table = bytearray(b" ") * 256
+    table[0x80:] = b"\x80" * 0x80
+    table[0x61:0x7B] = bytes(range(0x61, 0x7B))
+    return bytes(table)
+
+
+_WORD_BYTES = _word_table()
+"""UTF-8 bytes -> lowercase ASCII letters themselves, bytes of other characters 0x80 (an accented
+letter stays inside its word, and a word holding one is never in the list), anything else a
+space. A capital is a space too, so ``getElementById`` reads ``get lement y d`` (camelCase
+humps are where tokenizers cut identifiers) and ``The`` reads ``he``: the list holds every
+word without its first letter as well."""
+
+
+@functools.cache
+def known_words() -> dict[bytes, int]:
+    """The lowercase runs a word of ``words.txt`` (``benchmarks/build_word_list.py``) reads as,
+    whole or after its capital, each with its length."""
+    listed = resources.files("contextwarden.tokens").joinpath("words.txt").read_bytes().split()
+    return {run: len(run) for word in listed for run in (word, word[1:]) if len(run) > 1}
+
+
+def unknown_letters(raw: bytes, known: Mapping[bytes, int]) -> int:
+    """``unknown_letters`` of UTF-8 bytes ``raw``: its lowercase ASCII letters less those of the
+    runs of ``known`` (``known_words()``) it holds. One translate, one split and one look-up a
+    run."""
+    words = raw.translate(_WORD_BYTES)
+    letters = len(words) - words.count(b" ") - words.count(b"\x80")
+    return letters - sum(map(known.get, words.split(), repeat(0)))
 
 
 def space_runs(text: str) -> int:
@@ -338,6 +380,7 @@ def text_features(text: str) -> TextFeatures:
     counts = [0] * len(TextFeatures._fields)
     paired = pairs(codes)
     counts[LONG_WORDS] = long_words(paired)
+    counts[UNKNOWN_LETTERS] = unknown_letters(text.encode("utf-8", "surrogatepass"), known_words())
     for pair, times in Counter(paired[: len(codes)]).items():
         for index, value in enumerate(pair_features(pair >> 4, pair & 0xF)):
             counts[index] += value * times

@@ -103,6 +103,7 @@ from contextwarden.summarizers import (
 )
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.exact import HFTokenizerCounter, TiktokenCounter
+from contextwarden.tokens.fast import FastokensCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
 from contextwarden.tokens.models import counter_for_model, tokenizer_for_model
@@ -131,6 +132,7 @@ __all__ = [
     "ConversationHistory",
     "DeadlineExceeded",
     "DocumentBlock",
+    "FastokensCounter",
     "FileTracker",
     "FormatError",
     "FrozenDict",

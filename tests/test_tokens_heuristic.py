@@ -244,6 +244,15 @@ def test_punctuation_after_a_space_is_counted_apart() -> None:
     assert (attached.spaced_punct, attached.punct_pairs) == (0, 2)  # (" and ")
 
 
+def test_punctuation_before_a_digit_is_counted_apart() -> None:
+    """``.5`` is two tokens (numbers take no prefix), ``.b`` often one (``.bar``)."""
+    assert text_features('"3.18.5",').punct_digits == 3  # '"3', '.1', '.5'
+    assert text_features("a.b, x-y").punct_digits == 0
+    assert text_features("12:30:45 v1.2").punct_digits == 3
+    counter = HeuristicCounter()
+    assert counter.count_text("1.2.3.4.5.6.7.8") > counter.count_text("a.b.c.d.e.f.g.h")
+
+
 COMMON_WORD_TEXTS = {
     "one word repeated": "the " * 1_000,
     "function words": "and of to in is it for on as at by " * 100,

@@ -49,6 +49,10 @@ class TextFeatures(NamedTuple):
     two, not one per letter."""
     attached: int
     """Punctuation followed by a lowercase letter (``/usr/lib``, ``-rw-r``, ``a.b``)."""
+    punct_digits: int
+    """A digit after punctuation (``3.18.5``, ``12:30``, ``"42``): the tokenizers' number pattern
+    takes no prefix, so the punctuation before a digit is a token of its own, where before a
+    letter it often joins the word (``.bar``)."""
     digit_runs: int
     spaced_digits: int
     """A digit after a space: the space is a token of its own (numbers take no leading space)."""
@@ -239,6 +243,7 @@ def pair_features(previous: int, current: int) -> tuple[int, ...]:
         int(current == UPPER and previous in (SPACE, NEWLINE, PUNCT)),
         int(previous == UPPER and current == UPPER),
         int(previous == PUNCT and current == LOWER),
+        int(previous == PUNCT and current == DIGIT),
         int(current == DIGIT and previous != DIGIT),
         int(current == DIGIT and previous == SPACE),
         int(current == PUNCT and previous == SPACE),

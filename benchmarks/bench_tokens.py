@@ -262,6 +262,7 @@ def print_throughput() -> None:
     corpus = "\n\n".join(text_corpus(kind) for kind in KINDS)
     print_exact_speed(corpus)
     print_first_calls()
+    print_session()
     print_exact_by_text()
     print_heuristic_speed(corpus)
 
@@ -400,32 +401,128 @@ def count_each(count: Callable[[str], object], texts: Sequence[str]) -> None:
 
 
 def print_exact_by_text() -> None:
-    """QuicktokCounter against tiktoken's ``encode_ordinary`` on each kind of text: the ratio
-    depends on the script (long CJK pre-tokens are o200k's slowest case)."""
+    """QuicktokCounter and FastokensCounter against tiktoken's ``encode_ordinary`` on each kind of
+    text: the ratio depends on the script (long CJK pre-tokens are o200k's slowest case)."""
+    from contextwarden.tokens.fast import FastokensCounter
     from contextwarden.tokens.quick import QuicktokCounter
 
-    print("\n### Exact counting by kind of text (QuicktokCounter vs tiktoken, one thread)\n")
-    heads = " | ".join(f"{encoding}: tiktoken, quicktok" for encoding in ENCODINGS)
+    print("\n### Exact counting by kind of text (tiktoken, QuicktokCounter, FastokensCounter)\n")
+    heads = " | ".join(f"{encoding}: tiktoken, quicktok, fastokens" for encoding in ENCODINGS)
     print(f"| text | characters | {heads} |")
     print("|---|---:|" + "---:|" * len(ENCODINGS))
     for name, texts in exact_speed_texts():
         cells = []
         for encoding in ENCODINGS:
-            plain, quick = load_encoding(encoding), QuicktokCounter(encoding)
+            plain = load_encoding(encoding)
+            quick, fast = QuicktokCounter(encoding), FastokensCounter(encoding)
             tokens = sum(len(plain.encode_ordinary(t)) for t in texts)
             assert sum(map(quick.count_text, texts)) == tokens, "quicktok disagrees with tiktoken"
+            assert sum(map(fast.count_text, texts)) == tokens, "fastokens disagrees with tiktoken"
             times = race(
                 {
                     "base": partial(count_each, plain.encode_ordinary, texts),
                     "quick": partial(count_each, quick.count_text, texts),
+                    "fast": partial(count_each, fast.count_text, texts),
                 }
             )
+            rates = ", ".join(f"{tokens / times[n] / 1e6:.2f}" for n in ("base", "quick", "fast"))
             cells.append(
-                f"{tokens / times['base'] / 1e6:.2f}, {tokens / times['quick'] / 1e6:.2f} M tok/s "
-                f"(**{times['base'] / times['quick']:.2f}x**)"
+                f"{rates} M tok/s (**{times['base'] / times['quick']:.2f}x**, "
+                f"**{times['base'] / times['fast']:.2f}x**)"
             )
         print(f"| {name} | {sum(map(len, texts)):,} | " + " | ".join(cells) + " |")
     print("\nCPU time, best of 6 rounds taken in turn; each count checked equal to tiktoken's.")
+
+
+SESSION_TRIALS = 3
+_SESSION = """
+import json, sys, time
+sys.path.insert(0, sys.argv[3])
+from bench_tokens import tool_outputs
+outputs = [text for _, text in tool_outputs()]
+choice, encoding = sys.argv[1], sys.argv[2]
+wall, cpu = time.perf_counter(), time.process_time()
+if choice == "tiktoken":
+    from contextwarden.tokens.exact import load_encoding
+    encode = load_encoding(encoding).encode_ordinary
+    count = lambda text: len(encode(text))
+elif choice == "default":
+    from contextwarden.tokens.models import counter_for_model
+    counter = counter_for_model("gpt-4o" if encoding == "o200k_base" else "gpt-4")
+    count = counter.count_text
+else:
+    from contextwarden.tokens.fast import FastokensCounter
+    from contextwarden.tokens.quick import QuicktokCounter
+    interim = QuicktokCounter(encoding) if choice == "interim" else None
+    counter = FastokensCounter(encoding, interim=interim)
+    count = counter.count_text
+ready_wall = time.perf_counter() - wall
+total = sum(count(text) for text in outputs)
+done_wall, done_cpu = time.perf_counter() - wall, time.process_time() - cpu
+print(json.dumps({"ready_wall": ready_wall, "wall": done_wall, "cpu": done_cpu, "tokens": total,
+                  "counter": type(counter).__name__ if choice != "tiktoken" else "tiktoken"}))
+"""
+SESSION_COUNTERS = {
+    "tiktoken": "tiktoken `encode_ordinary` (baseline)",
+    "default": "`counter_for_model`",
+    "interim": "`FastokensCounter(interim=QuicktokCounter)`",
+    "blocking": "`FastokensCounter()`",
+}
+
+
+def print_session() -> None:
+    """What an agent's process pays from its first line to its last count: each counter loaded,
+    then every tool output of the transcripts counted one call each (each text once, as a
+    history counts it), in fresh processes, least of SESSION_TRIALS. CPU time covers every
+    thread, so fastokens' background build is in it."""
+    import subprocess
+    import sys
+
+    here = str(Path(__file__).resolve().parent)
+    outputs = tool_outputs()
+    chars = sum(len(text) for _, text in outputs)
+    print(
+        f"\n### From a fresh process to the last count ({len(outputs):,} tool outputs of the "
+        f"transcripts, {chars:,} characters, one call each)\n"
+    )
+    print(
+        "| encoding | counter | ready to count, wall | counting, wall | vs tiktoken "
+        "| done, wall | CPU time, all threads | vs tiktoken |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for encoding in ENCODINGS:
+        runs: dict[str, dict[str, Any]] = {}
+        for choice in SESSION_COUNTERS:
+            trials = [
+                json.loads(
+                    subprocess.run(
+                        [sys.executable, "-c", _SESSION, choice, encoding, here],
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
+                for _ in range(SESSION_TRIALS)
+            ]
+            run = {k: min(t[k] for t in trials) for k in ("ready_wall", "wall", "cpu")}
+            run["counting"] = min(t["wall"] - t["ready_wall"] for t in trials)
+            runs[choice] = run | {k: trials[0][k] for k in ("tokens", "counter")}
+        assert len({run["tokens"] for run in runs.values()}) == 1, "the counters disagree"
+        base = runs["tiktoken"]
+        for choice, run in runs.items():
+            print(
+                f"| {encoding} | {SESSION_COUNTERS[choice]} ({run['counter']}) "
+                f"| {run['ready_wall'] * 1e3:.0f} ms | {run['counting'] * 1e3:.0f} ms "
+                f"| **{base['counting'] / run['counting']:.2f}x** | {run['wall'] * 1e3:.0f} ms "
+                f"| {run['cpu'] * 1e3:.0f} ms | {base['cpu'] / run['cpu']:.2f}x |"
+            )
+    print(
+        f"\nLeast of {SESSION_TRIALS} fresh processes each; the counts are checked equal. With "
+        "an interim counter, FastokensCounter returns once quicktok is loaded and counts with it "
+        "while fastokens builds its encoding in a background thread, then switches; the whole "
+        "of the transcripts' tool outputs is counted before the build ends, so here fastokens "
+        "costs CPU and saves nothing: it pays in a process that counts for longer (a proxy)."
+    )
 
 
 def print_heuristic_speed(corpus: str) -> None:

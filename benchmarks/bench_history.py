@@ -119,7 +119,7 @@ def table() -> list[str]:
         "of en.txt). *Before*: the previous add path, measured in the same run — every rule "
         f"object on every add, and HeuristicCounter as of commit {PREVIOUS} (loaded from git). "
         "*Now*: the default history; *last round*: the default history with HeuristicCounter "
-        f"as of commit {LAST_ROUND} (before the word list); "
+        f"as of commit {LAST_ROUND} (session 6); "
         '*exact*: `ConversationHistory(model="gpt-4o")` '
         "(QuicktokCounter, o200k_base). *Tool loop*: the same with an assistant message "
         "(a line of text and a Read call) and the user message answering it (a 400-character "

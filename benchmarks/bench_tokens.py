@@ -47,9 +47,9 @@ PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
 PREVIOUS = "291cbe4"
 """The commit whose HeuristicCounter the speed comparisons run against (the one before class
 pairs, Unicode blocks and the byte-sum of weights)."""
-LAST_ROUND = "265c401"
-"""The commit before the word list (``unknown_letters``): what that feature costs is measured
-against it."""
+LAST_ROUND = "016c095"
+"""The commit at the start of session 7, before ``punct_digits`` and ``accented_letters``: what
+they cost is measured against it."""
 
 
 def previous_heuristic(commit: str = PREVIOUS) -> TokenCounter:
@@ -534,7 +534,7 @@ def print_heuristic_speed(corpus: str) -> None:
     last, exact = previous_heuristic(LAST_ROUND), QuicktokCounter("o200k_base")
     print(
         f"\n### HeuristicCounter speed (CPU time, best of 6; before = commit {PREVIOUS}, "
-        f"last round = commit {LAST_ROUND}, before the word list)\n"
+        f"last round = commit {LAST_ROUND}, session 6)\n"
     )
     print(
         "| text | before, MB/s | last round, MB/s | now, MB/s | now vs before "

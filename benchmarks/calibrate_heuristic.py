@@ -3,13 +3,14 @@
     python benchmarks/calibrate_heuristic.py            # fit both presets, print them + held-out
     python benchmarks/calibrate_heuristic.py --report   # held-out table of the shipped presets
     python benchmarks/calibrate_heuristic.py --report --only .tldr.   # the tldr pages alone
+    python benchmarks/calibrate_heuristic.py --report --only .nodejs  # the Node.js site alone
 
 FIT: the shared corpora (../shared/data or $CONTEXTWARDEN_DATA: en, zh, ja, code, json, mixed and
 every tool output of the transcripts), when present, and tests/data/text/fit/ (38 kinds: 28
 languages, English READMEs and licences, minified JS/CSS, JSON, base64, hex, command output,
-logs, C, JS and Python source; the prose languages also as command documentation, tldr pages;
-SECONDARY languages reported, not fitted). HELD-OUT: tests/data/text/held_out/, the same kinds
-from other pages and documents, never fitted.
+logs, C, JS and Python source; the prose languages also as command documentation, tldr pages,
+and as the Node.js website's pages; SECONDARY languages reported, not fitted). HELD-OUT:
+tests/data/text/held_out/, the same kinds from other pages and documents, never fitted.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ CEILINGS = {
     "upper_pairs": 0.0,
     "newline_pairs": 0.0,
     "unknown_letters": 1.0,
+    "accented_letters": 1.0,
     "punct_digits": 0.4,
     "punct_pairs": 0.0,
 }

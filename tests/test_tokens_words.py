@@ -1,6 +1,8 @@
-"""The heuristic's word list and ``unknown_letters``: words a BPE vocabulary holds whole cost no
-more than their word start, letters of other words add tokens (a German imperative, a Polish
-word, a placeholder in a command line), and camelCase identifiers are read hump by hump."""
+"""The heuristic's word list, ``unknown_letters`` and ``accented_letters``: words a BPE vocabulary
+holds whole cost no more than their word start, letters of other words add tokens (a German
+imperative, a Polish word, a placeholder in a command line), camelCase identifiers are read hump
+by hump, and the letters of words with an accented letter, which the list cannot judge, are
+counted apart."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from contextwarden.tokens.features import known_words, text_features, unknown_letters
+from contextwarden.tokens.features import known_words, text_features, word_letters
 from contextwarden.tokens.heuristic import (
     CL100K_WEIGHTS,
     O200K_WEIGHTS,
@@ -22,8 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 WORDS = ROOT / "src" / "contextwarden" / "tokens" / "words.txt"
 
 
+def letters(text: str) -> tuple[int, int]:
+    raw = text.encode("utf-8", "surrogatepass")
+    return word_letters(raw, known_words(), len(raw) == len(text))
+
+
 def unknown(text: str) -> int:
-    return unknown_letters(text.encode("utf-8", "surrogatepass"), known_words())
+    return letters(text)[0]
 
 
 def test_word_list_is_lowercase_sorted_and_unique() -> None:
@@ -64,7 +71,7 @@ def test_word_list_is_what_the_builder_writes() -> None:
         ("kopiere", 7),
         ("Kopiere", 6),  # the capital is a word start, counted by letter_runs
         ("pfad/zu/datei", 4 + 5),  # "pfad" and "datei"; "zu" is a token of both vocabularies
-        ("für", 2),  # a word with an accented letter is never in the list
+        ("für", 0),  # a word with an accented letter: its letters are accented_letters
         ("Дом 你好", 0),  # no ASCII letter
     ],
 )
@@ -72,13 +79,30 @@ def test_unknown_letters(text: str, expected: int) -> None:
     assert unknown(text) == expected
 
 
-def test_text_features_count_unknown_letters() -> None:
-    assert text_features("Kopiere eine Datei").unknown_letters == unknown("Kopiere eine Datei")
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("für", (0, 2)),
+        ("le développement continue", (0, 12)),  # "le" and "continue" are in the list
+        ("kopiere über", (7, 3)),
+        ("không được", (0, 5)),  # Vietnamese: every syllable holds an accent (đ, ư, ợ)
+        ("Дом 你好 API接口", (0, 0)),  # runs of other scripts hold no ASCII letter
+        ("naïve file", (0, 4)),  # "file" is in the list; "naïve" holds an accent
+    ],
+)
+def test_accented_letters_are_counted_apart(text: str, expected: tuple[int, int]) -> None:
+    assert letters(text) == expected
+
+
+def test_text_features_count_both() -> None:
+    text = "Kopiere eine Datei über für"
+    features = text_features(text)
+    assert (features.unknown_letters, features.accented_letters) == letters(text)
 
 
 def test_unknown_letters_are_additive_over_words() -> None:
-    parts = ["Kopiere", " eine", " Datei", " getElementById", " für", " the"]
-    assert unknown("".join(parts)) == sum(map(unknown, parts))
+    parts = ["Kopiere", " eine", " Datei", " getElementById", " für", " the", " über"]
+    assert letters("".join(parts)) == tuple(map(sum, zip(*map(letters, parts), strict=True)))
 
 
 @pytest.mark.parametrize("weights", [O200K_WEIGHTS, CL100K_WEIGHTS], ids=["o200k", "cl100k"])

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from importlib import resources
-from itertools import repeat
+from itertools import compress, repeat
 from typing import Final, NamedTuple
 
 
@@ -75,10 +76,14 @@ class TextFeatures(NamedTuple):
     """Per run of lowercase ASCII letters, one per LONG_WORD - 1 letters after its first: words
     and identifiers past the vocabulary's length split into more tokens (``parcoords``)."""
     unknown_letters: int
-    """Lowercase ASCII letters of the words (runs of lowercase letters, accented letters included,
-    cut at capitals) that are not in ``words.txt``, the words BPE vocabularies hold whole: a word
+    """Lowercase ASCII letters of the words (runs of lowercase letters cut at capitals, with no
+    accented letter) that are not in ``words.txt``, the words BPE vocabularies hold whole: a word
     the vocabulary lacks is cut into pieces (``Kop|iere``, ``Ver|zeich|nis``), one it holds is
     one token (``copy``)."""
+    accented_letters: int
+    """Lowercase ASCII letters of the words holding a non-ASCII letter (``développement``,
+    ``können``, ``không``), which the word list, all ASCII, cannot judge: counted apart from
+    ``unknown_letters``, since a vocabulary trained on many languages holds many of them whole."""
     space_runs: int
     """Runs of two or more spaces (indentation, aligned columns; tabs are in space_pairs)."""
     latin_ext: int
@@ -135,6 +140,7 @@ PAIR_FEATURES: Final = TextFeatures._fields.index("latin_ext")
 SPACE_RUNS: Final = TextFeatures._fields.index("space_runs")
 LONG_WORDS: Final = TextFeatures._fields.index("long_words")
 UNKNOWN_LETTERS: Final = TextFeatures._fields.index("unknown_letters")
+ACCENTED_LETTERS: Final = TextFeatures._fields.index("accented_letters")
 LONG_WORD: Final = 7
 REPEAT_MIN: Final = 16
 """A run of at least this many copies of one ASCII character is counted by the repeat rule…"""
@@ -228,8 +234,8 @@ surrogates are in none)."""
 
 def pair_features(previous: int, current: int) -> tuple[int, ...]:
     """The first PAIR_FEATURES counts one character of class ``current`` after one of class
-    ``previous`` adds (long_words, unknown_letters and space_runs excepted: they need whole
-    words or runs)."""
+    ``previous`` adds (long_words, unknown_letters, accented_letters and space_runs excepted:
+    they need whole words or runs)."""
     letter = current in LETTER_CLASSES
     return (
         int(current in (LOWER, UPPER)),
@@ -259,6 +265,7 @@ def pair_features(previous: int, current: int) -> tuple[int, ...]:
             (previous in (LOWER, UPPER) and current in NON_ASCII_LETTERS)
             or (previous in NON_ASCII_LETTERS and current in (LOWER, UPPER))
         ),
+        0,
         0,
         0,
         0,
@@ -319,13 +326,23 @@ def known_words() -> dict[bytes, int]:
     return {run: len(run) for word in listed for run in (word, word[1:]) if len(run) > 1}
 
 
-def unknown_letters(raw: bytes, known: Mapping[bytes, int]) -> int:
-    """``unknown_letters`` of UTF-8 bytes ``raw``: its lowercase ASCII letters less those of the
-    runs of ``known`` (``known_words()``) it holds. One translate, one split and one look-up a
-    run."""
+def word_letters(raw: bytes, known: Mapping[bytes, int], ascii_only: bool) -> tuple[int, int]:
+    """``unknown_letters`` and ``accented_letters`` of UTF-8 bytes ``raw``: its lowercase ASCII
+    letters in runs without a non-ASCII letter, less those of the runs of ``known``
+    (``known_words()``) it holds; and those in runs with one (none when ``ascii_only``). One
+    translate, one split and one look-up a run; for non-ASCII text one more pass over the runs."""
     words = raw.translate(_WORD_BYTES)
-    letters = len(words) - words.count(b" ") - words.count(b"\x80")
-    return letters - sum(map(known.get, words.split(), repeat(0)))
+    runs = words.split()
+    non_ascii = words.count(b"\x80")
+    letters = len(words) - words.count(b" ") - non_ascii
+    unknown = letters - sum(map(known.get, runs, repeat(0)))
+    if ascii_only:
+        return unknown, 0
+    # The runs holding a non-ASCII byte, picked at C level; their ASCII letters are what is left
+    # once every non-ASCII byte (all in those runs) is taken off.
+    holding = compress(runs, map(operator.contains, runs, repeat(0x80)))
+    accented = sum(map(len, holding)) - non_ascii
+    return unknown - accented, accented
 
 
 def space_runs(text: str) -> int:
@@ -385,7 +402,9 @@ def text_features(text: str) -> TextFeatures:
     counts = [0] * len(TextFeatures._fields)
     paired = pairs(codes)
     counts[LONG_WORDS] = long_words(paired)
-    counts[UNKNOWN_LETTERS] = unknown_letters(text.encode("utf-8", "surrogatepass"), known_words())
+    raw = text.encode("utf-8", "surrogatepass")
+    unknown, accented = word_letters(raw, known_words(), len(raw) == len(text))
+    counts[UNKNOWN_LETTERS], counts[ACCENTED_LETTERS] = unknown, accented
     for pair, times in Counter(paired[: len(codes)]).items():
         for index, value in enumerate(pair_features(pair >> 4, pair & 0xF)):
             counts[index] += value * times

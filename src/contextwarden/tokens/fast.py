@@ -146,7 +146,9 @@ class FastokensCounter:
             return
         if getattr(self.interim, "cache_key", None) != self.cache_key:
             raise ValueError(
-                f"interim counter must count {self.encoding} exactly; got {self.interim!r}"
+                f"interim counter must count {self.encoding} exactly (QuicktokCounter or "
+                f"TiktokenCounter of {self.encoding!r}); got {type(self.interim).__name__} with "
+                f"cache_key {getattr(self.interim, 'cache_key', None)!r}"
             )
         object.__setattr__(self, "_count", self.interim.count_text)
         object.__setattr__(self, "_ready", False)

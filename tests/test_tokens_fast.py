@@ -17,7 +17,7 @@ from contextwarden.errors import MissingDependencyError, TokenizerError
 from contextwarden.model import Message
 from contextwarden.tokens import fast
 from contextwarden.tokens.exact import TiktokenCounter, load_encoding
-from contextwarden.tokens.fast import FASTOKENS_ENCODINGS, FastokensCounter, load_fastokens
+from contextwarden.tokens.fast import FASTOKENS_ENCODINGS, FastokensCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.test_tokens_quick import CORPUS, SAMPLES, needs_corpus
 
@@ -43,7 +43,7 @@ def test_shares_the_exact_cache_key() -> None:
 
 
 def test_runs_on_one_thread_unless_told_otherwise() -> None:
-    load_fastokens("o200k_base")
+    FastokensCounter("o200k_base")
     assert os.environ.get("FASTOKENS_BPE_THREADS")
 
 

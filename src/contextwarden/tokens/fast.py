@@ -2,9 +2,9 @@
 
 fastokens (``pip install 'contextwarden[fastokens]'``, Apache-2.0) counts text it has not seen
 6-7x as fast as tiktoken on one thread, where quicktok is 2.3x (docs/benchmarks.md). Building an
-encoding takes 1.2-1.5 s of CPU and about 190 MB: ``counter_for_model`` picks it when it is
-installed and builds it in a background thread, counting with an interim exact counter (quicktok
-or tiktoken, the same counts) until it is ready.
+encoding takes 1.2-1.5 s of CPU and about 190 MB, more than it saves in most processes, so it is
+opt-in (``counter_for_model`` picks quicktok). The build runs in a background thread; with an
+interim exact counter (quicktok or tiktoken, the same counts) the counter needs no wait.
 """
 
 from __future__ import annotations
@@ -93,11 +93,6 @@ def _build(module: Any, encoding: str, build: Future[Any]) -> None:
         build.set_exception(failure)
     else:
         build.set_result(tokenizer)
-
-
-def load_fastokens(encoding: str) -> Any:
-    """fastokens' tokenizer for ``encoding``, waiting for its build, or TokenizerError."""
-    return fastokens_build(encoding).result()
 
 
 def _counting_with(encode: Callable[[str], list[int]]) -> Callable[[str], int]:

@@ -33,7 +33,6 @@ from langchain_core.messages import AIMessage, BaseMessage, trim_messages
 from langmem.short_term import RunningSummary, summarize_messages
 
 from contextwarden.formats import load
-from contextwarden.formats.responses import messages_from_responses, messages_to_responses
 from contextwarden.integrations.langchain import (
     ContextWardenMiddleware,
     from_langchain,
@@ -44,6 +43,7 @@ from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.wire.responses import messages_from_responses, messages_to_responses
 
 SUFFIXES = {".jsonl", ".json", ".traj"}
 COUNTER = HeuristicCounter()

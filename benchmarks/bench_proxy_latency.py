@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 
 from contextwarden.eval.proxy_replay import proxy_server
-from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.wire.anthropic import message_from_wire
 
 WINDOW = 200_000
 REPLY = json.dumps(

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contextwarden.errors import StoreError
-from contextwarden.formats.anthropic import message_to_wire
 from contextwarden.log import MessageAdded, Preamble
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.stores import JsonlStore, PostgresStore, SessionStore, SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.wire.anthropic import message_to_wire
 
 MESSAGES = 10_000
 CONCURRENT_SESSIONS = 20

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
-from contextwarden.formats.anthropic import message_from_wire
-from contextwarden.formats.openai_in import messages_from_openai
-from contextwarden.formats.responses import messages_from_responses
 from contextwarden.model import Message
 from contextwarden.proxy import ProxyConfig, running
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.wire.anthropic import message_from_wire
+from contextwarden.wire.openai_in import messages_from_openai
+from contextwarden.wire.responses import messages_from_responses
 
 T = TypeVar("T")
 

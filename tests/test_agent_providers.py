@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from contextwarden.agent.providers import AnthropicProvider
-from contextwarden.formats.anthropic_cache import count_markers
 from contextwarden.history import ConversationHistory
+from contextwarden.wire.anthropic_cache import count_markers
 from tests.proxy_harness import text, upstream
 
 TOOL = {"name": "Read", "description": "Read a file", "input_schema": {"type": "object"}}

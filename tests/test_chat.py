@@ -21,12 +21,12 @@ import pytest
 
 from contextwarden.agent.tools import Call, Tools
 from contextwarden.agent.workspace import Workspace
-from contextwarden.formats.openai_in import messages_from_openai
 from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
 from contextwarden.repair import merge_messages
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.wire.openai_in import messages_from_openai
 from tests.servers import Captured, Reply, openai_completion, openai_stream, serving
 
 WINDOW = 8_000

@@ -18,12 +18,12 @@ from contextwarden.cost import AnthropicCache
 from contextwarden.cost.cache import Request
 from contextwarden.cost.requests import view_request
 from contextwarden.errors import CompactionError
-from contextwarden.formats.anthropic import messages_to_wire
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message, MessageMeta, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
+from contextwarden.wire.anthropic import messages_to_wire
 from tests.strategies import (
     FailingSummarizer,
     FakeSummarizer,

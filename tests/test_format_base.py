@@ -8,18 +8,15 @@ import pytest
 
 from contextwarden.errors import FormatError
 from contextwarden.formats.base import (
-    RAW_ARGUMENTS,
-    LoadIssue,
-    LoadReport,
-    image_from_url,
-    parse_arguments,
     parse_timestamp,
     place_by_line,
     relocate_issues,
     repeated_tool_use,
     request_messages,
 )
+from contextwarden.loadreport import LoadIssue, LoadReport
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock, ToolUseBlock
+from contextwarden.wire.common import RAW_ARGUMENTS, image_from_url, parse_arguments
 
 
 @pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Tokyo"])

@@ -13,9 +13,9 @@ from conftest import TRANSCRIPTS, corpus, fixture_path, session_params
 
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
-from contextwarden.formats.base import LoadReport
 from contextwarden.formats.claude_code import NAME, read, sniff
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import TextBlock, ToolResultBlock, UnknownBlock
 from contextwarden.rules import validate
 from tests.jsonpaths import set_path

@@ -15,8 +15,7 @@ from pydantic import TypeAdapter
 
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
-from contextwarden.formats.anthropic import message_from_wire, messages_to_wire
-from contextwarden.formats.base import LoadReport, build_history
+from contextwarden.formats.base import build_history
 from contextwarden.formats.openai import (
     history_to_openai,
     messages_from_openai,
@@ -24,6 +23,7 @@ from contextwarden.formats.openai import (
     tools_to_openai,
 )
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
     DocumentBlock,
     FrozenDict,
@@ -36,6 +36,7 @@ from contextwarden.model import (
     UnknownBlock,
 )
 from contextwarden.rules import validate
+from contextwarden.wire.anthropic import message_from_wire, messages_to_wire
 
 OPENAI_CHAT = session_params("openai-chat")
 PNG = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}

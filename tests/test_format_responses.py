@@ -15,16 +15,6 @@ from pydantic import TypeAdapter
 
 from contextwarden.compaction import MicroCompact, Truncate
 from contextwarden.errors import FormatError
-from contextwarden.formats.anthropic import message_from_wire
-from contextwarden.formats.responses import (
-    LAYOUT_KEY,
-    message_from_response,
-    messages_from_responses,
-    messages_to_responses,
-    read_responses_request,
-    responses_request,
-    tools_to_responses,
-)
 from contextwarden.model import (
     ImageBlock,
     Message,
@@ -38,6 +28,16 @@ from contextwarden.model import (
 from contextwarden.policy import CLEARED_MARKER
 from contextwarden.repair import merge_messages
 from contextwarden.rules import validate
+from contextwarden.wire.anthropic import message_from_wire
+from contextwarden.wire.responses import (
+    LAYOUT_KEY,
+    message_from_response,
+    messages_from_responses,
+    messages_to_responses,
+    read_responses_request,
+    responses_request,
+    tools_to_responses,
+)
 
 PNG_URL = "data:image/png;base64,iVBORw0KGgo="
 USAGE = {

@@ -10,14 +10,14 @@ from test_format_openai_replies import TOOL_CALLING, _completion
 from test_format_responses import CALL, REASONING, TEXT, _response
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.incoming import (
+from contextwarden.model import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
+from contextwarden.wire.incoming import (
     any_message,
     assistant_message,
     tool_results_message,
     user_message,
 )
-from contextwarden.formats.responses import LAYOUT_KEY
-from contextwarden.model import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
+from contextwarden.wire.responses import LAYOUT_KEY
 
 
 def _anthropic(content: list[dict[str, Any]]) -> AnthropicMessage:

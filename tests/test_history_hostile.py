@@ -11,7 +11,6 @@ import pytest
 
 from contextwarden.errors import ToolPairingError
 from contextwarden.formats import load
-from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.history import ConversationHistory
 from contextwarden.model import (
     INVALID_TOOL_CALL,
@@ -24,6 +23,7 @@ from contextwarden.model import (
 )
 from contextwarden.repair import MISSING_ID
 from contextwarden.rules import ToolBlockShape, UniqueToolUseIds, validate
+from contextwarden.wire.anthropic import message_from_wire
 
 
 def wire(role: str, *blocks: dict[str, Any]) -> Message:

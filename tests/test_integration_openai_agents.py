@@ -24,12 +24,12 @@ from agents import (
 from openai import AsyncOpenAI
 
 from contextwarden import ContextPolicy
-from contextwarden.formats.responses import messages_from_responses
 from contextwarden.integrations.openai_agents import ContextWardenSession
 from contextwarden.log import CompactionBoundary
 from contextwarden.rules import validate
 from contextwarden.stores import SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.wire.responses import messages_from_responses
 from tests.servers import Captured, Reply, serving
 
 pytestmark = pytest.mark.usefixtures("close_event_loop")

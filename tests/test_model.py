@@ -10,12 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.anthropic import (
-    block_from_wire,
-    block_to_wire,
-    message_from_wire,
-    message_to_wire,
-)
 from contextwarden.model import (
     FrozenDict,
     Message,
@@ -26,6 +20,12 @@ from contextwarden.model import (
     UnknownBlock,
     freeze,
     thaw,
+)
+from contextwarden.wire.anthropic import (
+    block_from_wire,
+    block_to_wire,
+    message_from_wire,
+    message_to_wire,
 )
 
 WIRE_BLOCKS = [

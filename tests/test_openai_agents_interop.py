@@ -12,7 +12,7 @@ from test_format_openai_replies import TOOL_CALLING
 from test_format_responses import _conversations
 
 from contextwarden.formats.openai import history_to_openai, message_from_chat_reply
-from contextwarden.formats.responses import message_from_response, messages_from_responses
+from contextwarden.wire.responses import message_from_response, messages_from_responses
 
 
 def _meaning(messages: list[Any]) -> list[tuple[Any, ...]]:

@@ -13,10 +13,10 @@ import anthropic
 import httpx
 import pytest
 
-from contextwarden.formats.anthropic_cache import count_markers
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
 from contextwarden.stores import SqliteStore
+from contextwarden.wire.anthropic_cache import count_markers
 from tests.proxy_harness import (
     Scripted,
     check_request,

@@ -17,7 +17,6 @@ from strategies import conversations
 from test_stores import KINDS, StoreSpec, compaction, make_spec
 
 from contextwarden.errors import StoreError
-from contextwarden.formats.anthropic import message_from_wire
 from contextwarden.history import ConversationHistory
 from contextwarden.log import MessageAdded
 from contextwarden.model import FrozenDict, Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -32,6 +31,7 @@ from contextwarden.stores.codec import (
 from contextwarden.tokens.exact import TiktokenCounter
 from contextwarden.tokens.heuristic import O200K_WEIGHTS, HeuristicCounter, HeuristicWeights
 from contextwarden.tokens.ledger import TokenLedger
+from contextwarden.wire.anthropic import message_from_wire
 
 
 class CallCountingCounter:

@@ -19,10 +19,10 @@ import pytest
 from test_stores import KINDS, StoreSpec, make_spec
 
 from contextwarden.errors import StoreError
-from contextwarden.formats.anthropic import message_to_wire
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.stores import JsonlStore, SqliteStore
+from contextwarden.wire.anthropic import message_to_wire
 
 NOBODY = 65534
 

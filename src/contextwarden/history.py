@@ -9,18 +9,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
-from contextwarden.formats.anthropic import as_plain, messages_to_wire
-from contextwarden.formats.incoming import (
-    any_message,
-    assistant_message,
-    tool_results_message,
-    user_message,
-)
-from contextwarden.formats.openai_out import chat_request, history_to_openai
-from contextwarden.formats.responses import responses_request
 from contextwarden.log import (
     CompactionBoundary,
     LogEntry,
@@ -59,13 +50,27 @@ from contextwarden.rules import (
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_total
 from contextwarden.tokens.models import counter_for_model
+from contextwarden.wire.anthropic import as_plain, messages_to_wire
+from contextwarden.wire.incoming import (
+    any_message,
+    assistant_message,
+    tool_results_message,
+    user_message,
+)
+from contextwarden.wire.openai_out import chat_request, history_to_openai
+from contextwarden.wire.responses import responses_request
 
 if TYPE_CHECKING:
-    from contextwarden.formats.anthropic_cache import CacheTTL
-    from contextwarden.formats.base import LoadReport
-    from contextwarden.stores.base import SessionStore
+    from contextwarden.loadreport import LoadReport
+    from contextwarden.wire.anthropic_cache import CacheTTL
 
 Mode = Literal["strict", "merge"]
+
+
+class Opener(Protocol):
+    """What ``ConversationHistory.open`` needs of a store: every ``SessionStore`` is one."""
+
+    def open(self, session_id: str, **kwargs: Any) -> ConversationHistory: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,13 +145,14 @@ class ConversationHistory:
         return history
 
     @classmethod
-    def open(cls, store: SessionStore, session_id: str, **kwargs: Any) -> ConversationHistory:
+    def open(cls, store: Opener, session_id: str, **kwargs: Any) -> ConversationHistory:
         """Resume ``session_id`` from ``store`` or create it, bound write-through: every entry
         recorded from now on is appended to the store as it happens (``stores.open_history``;
-        ``kwargs``: ``system``, ``tools``, ``mode``, ``counter``, ``rules``)."""
-        from contextwarden.stores.binding import open_history
+        ``kwargs``: ``system``, ``tools``, ``mode``, ``counter``, ``rules``).
 
-        return open_history(store, session_id, history_class=cls, **kwargs)
+        The store does the binding (``SessionStore.open``): stores sit above the history and
+        use its public API, so the history never imports them."""
+        return store.open(session_id, history_class=cls, **kwargs)
 
     # ----------------------------------------------------------------- read-only state
     @property
@@ -315,7 +321,7 @@ class ConversationHistory:
         ``cache=True`` adds ``cache_control`` breakpoints where they pay (the tools, the system
         prompt, the previous request's last message and the last message; never more than 4,
         markers already present included) with ``cache_ttl`` ("5m" or "1h"); see
-        ``formats.anthropic_cache``.
+        ``wire.anthropic_cache``.
         """
         kwargs: dict[str, Any] = {"messages": messages_to_wire(self._view)}
         if self._system is not None:
@@ -323,7 +329,7 @@ class ConversationHistory:
         if self._tools:
             kwargs["tools"] = self.tools
         if cache:
-            from contextwarden.formats.anthropic_cache import add_breakpoints
+            from contextwarden.wire.anthropic_cache import add_breakpoints
 
             kwargs = add_breakpoints(kwargs, self._view, cache_ttl)
         return kwargs

@@ -14,7 +14,6 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from contextwarden.formats.anthropic import block_from_wire
 from contextwarden.model import (
     EMPTY,
     Block,
@@ -30,6 +29,7 @@ from contextwarden.model import (
     thaw,
 )
 from contextwarden.rules import malformed_tool_block
+from contextwarden.wire.anthropic import block_from_wire
 
 MISSING_RESULT_TEXT = "[no tool_result was recorded for this tool call]"
 START_PLACEHOLDER_TEXT = (

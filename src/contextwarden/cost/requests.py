@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from contextwarden.cost.cache import TTL, Block, Request
-from contextwarden.formats.anthropic_cache import cache_points
 from contextwarden.model import Message
+from contextwarden.wire.anthropic_cache import cache_points
 
 PREAMBLE_KEY = ("preamble",)
 """The system prompt and tools: the same for every request of a session."""

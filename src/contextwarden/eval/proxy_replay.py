@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from contextwarden.formats.anthropic import message_from_wire, messages_to_wire
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.rules import validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
+from contextwarden.wire.anthropic import message_from_wire, messages_to_wire
 
 if TYPE_CHECKING:
     from contextwarden.proxy.config import CacheChoice

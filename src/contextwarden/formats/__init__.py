@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.base import LoadIssue, LoadReport
+from contextwarden.loadreport import LoadIssue, LoadReport
 
 if TYPE_CHECKING:
     from contextwarden.history import ConversationHistory

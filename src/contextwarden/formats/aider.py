@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Literal
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.base import LoadReport, add_or_report, read_text
+from contextwarden.formats.base import add_or_report, read_text
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import FrozenDict, Message, MessageMeta, Role, TextBlock
 from contextwarden.tokens.base import TokenCounter
 

@@ -8,10 +8,11 @@ import re
 from pathlib import Path
 
 from contextwarden.errors import ContextWardenError
-from contextwarden.formats.anthropic import message_from_wire
-from contextwarden.formats.base import LoadReport, parse_json, read_text, request_messages
+from contextwarden.formats.base import parse_json, read_text, request_messages
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.anthropic import message_from_wire
 
 NAME = "anthropic"
 EXPECTED = "an Anthropic Messages request body or list of messages (JSON)"

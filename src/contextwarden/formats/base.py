@@ -1,5 +1,5 @@
-"""What every loader shares: the report of what was read, tolerant reading of JSON and JSONL,
-and the small conversions and bookkeeping more than one loader needs (written once, here).
+"""What every session-file loader shares: tolerant reading of JSON and JSONL files, and the small
+bookkeeping more than one loader needs (written once, here).
 
 A loader never crashes on bad input and never silently drops a good record: each record it could
 not use is reported with its line number (JSONL) or index (JSON) and the reason.
@@ -9,109 +9,30 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contextwarden.errors import ContextWardenError, FormatError
-from contextwarden.model import FrozenDict, ImageBlock, Message
+from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
+from contextwarden.model import Message
+from contextwarden.wire.common import loads
 
 if TYPE_CHECKING:
-    from contextwarden.history import ConversationHistory
     from contextwarden.tokens.base import TokenCounter
 
 
 SNIFF_LINES = 5
 """How many parseable head lines a JSONL format's ``sniff`` looks at."""
-SHOWN_KEYS = 8
-"""How many of an unreadable record's keys an error message names."""
-SHOWN_TEXT = 60
-"""How many characters of an unreadable line of text an error message quotes."""
-RAW_ARGUMENTS = "raw_arguments"
-"""Key holding tool-call arguments that are not a JSON object, so they are kept verbatim."""
-DATA_URL = re.compile(r"^data:(?P<mt>[^;,]+);base64,(?P<data>.*)$", re.DOTALL)
-"""A ``data:<media type>;base64,<data>`` URL, as OpenAI-style APIs carry images and files."""
-
-
-@dataclass(frozen=True, slots=True)
-class LoadIssue:
-    """A record that could not be used, or was used after a repair."""
-
-    message: str
-    line: int | None = None
-    """1-based line number in a JSONL file."""
-    index: int | None = None
-    """Record or message index in a JSON document."""
-
-    def __str__(self) -> str:
-        where = [f"line {self.line}" if self.line is not None else "", ""]
-        where[1] = f"record {self.index}" if self.index is not None else ""
-        prefix = ", ".join(w for w in where if w)
-        return f"{prefix}: {self.message}" if prefix else self.message
-
-
-@dataclass
-class LoadReport:
-    """Where a history came from and what could not be read from it."""
-
-    path: str | None
-    format: str
-    records: int = 0
-    """Records (lines, events, messages) the file holds."""
-    issues: list[LoadIssue] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    """Format-specific facts kept aside (compaction records, session ids, conversation count…)."""
-    unreadable: int = 0
-    """Records that are not of the format at all (``reject``), as opposed to records of the
-    format that were set aside; ``load`` refuses a file where most records are unreadable."""
-    first_unreadable: tuple[LoadIssue, str] | None = None
-    """The first unreadable record's issue and what it holds (its keys, or its JSON type)."""
-
-    def skip(self, message: str, *, line: int | None = None, index: int | None = None) -> None:
-        self.issues.append(LoadIssue(message, line, index))
-
-    def reject(
-        self, message: str, value: Any, *, line: int | None = None, index: int | None = None
-    ) -> None:
-        """Report a record that is not of the format at all, and count it as unreadable."""
-        self.skip(message, line=line, index=index)
-        self.unreadable += 1
-        if self.first_unreadable is None:
-            self.first_unreadable = (self.issues[-1], describe_value(value))
-
-
-def describe_value(value: Any) -> str:
-    """What a record holds, for an error message: its keys (first ``SHOWN_KEYS``) or its type."""
-    if isinstance(value, Mapping):
-        keys = list(value)
-        shown = ", ".join(map(str, keys[:SHOWN_KEYS])) + (", …" if len(keys) > SHOWN_KEYS else "")
-        return f"keys [{shown}]"
-    if isinstance(value, str):
-        return f"the text {value[:SHOWN_TEXT]!r}"
-    return "text that is not JSON" if value is None else f"a JSON {type(value).__name__}"
 
 
 @dataclass(frozen=True, slots=True)
 class JsonLine:
     line: int
     value: Any
-
-
-def loads(text: str | bytes) -> Any:
-    """``json.loads``; a document nested too deeply for the parser (about 1,000 levels, less when
-    called deep in a stack) is a JSONDecodeError like any other malformed JSON, never a
-    RecursionError. Values that parse but nest deeper than ``model.MAX_NESTING`` are refused
-    later, when they are frozen into blocks."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        document = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
-        raise json.JSONDecodeError(
-            "objects and arrays nested too deeply for the JSON parser", document, 0
-        ) from None
 
 
 def read_text(path: str | Path, report: LoadReport) -> str:
@@ -192,30 +113,6 @@ def parse_timestamp(value: Any) -> float | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
-def as_mapping(value: Any) -> Mapping[str, Any]:
-    """``value`` when it is a JSON object, else an empty one (wrong types read as absent)."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def parse_arguments(text: str) -> dict[str, Any]:
-    """Tool-call arguments sent as JSON text: the object, or ``{RAW_ARGUMENTS: text}`` verbatim."""
-    try:
-        parsed = loads(text)
-    except json.JSONDecodeError:
-        parsed = None
-    return parsed if isinstance(parsed, dict) else {RAW_ARGUMENTS: text}
-
-
-def image_from_url(url: str) -> ImageBlock:
-    """An image block from an http(s) URL or a ``data:<type>;base64,`` URL."""
-    match = DATA_URL.match(url)
-    if match:
-        return ImageBlock(
-            FrozenDict({"type": "base64", "media_type": match["mt"], "data": match["data"]})
-        )
-    return ImageBlock(FrozenDict({"type": "url", "url": url}))
-
-
 def place_by_line(entries: Iterable[dict[str, Any]], messages: Sequence[Message]) -> None:
     """Set each entry's ``messages_before``: how many view messages start before its ``line``."""
     firsts: list[int] = []  # the first file line of each message; placeholders inherit
@@ -259,9 +156,6 @@ def build_history(
     counter: TokenCounter | None = None,
 ) -> ConversationHistory:
     """A merge-mode history of ``messages``; a turn it cannot take is reported by index."""
-    # history.py imports the formats package; importing it at the top would be circular.
-    from contextwarden.history import ConversationHistory
-
     history = ConversationHistory(system, tools, mode="merge", counter=counter)
     for turn in messages:
         try:

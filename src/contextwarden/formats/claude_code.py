@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.formats.base import (
-    LoadReport,
     add_or_report,
     head_values,
     iter_jsonl,
@@ -61,6 +60,7 @@ from contextwarden.formats.base import (
 from contextwarden.formats.claude_code_records import Record, Scan
 from contextwarden.formats.claude_code_thread import main_thread, turns
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
 from contextwarden.repair import merge_messages
 from contextwarden.tokens.base import TokenCounter

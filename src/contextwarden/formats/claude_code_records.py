@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextwarden.errors import ContextWardenError, FormatError
-from contextwarden.formats.anthropic import message_from_wire
-from contextwarden.formats.base import LoadReport, as_mapping, repeated_tool_use
+from contextwarden.formats.base import repeated_tool_use
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
     Message,
     RedactedThinkingBlock,
@@ -21,6 +21,8 @@ from contextwarden.model import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from contextwarden.wire.anthropic import message_from_wire
+from contextwarden.wire.common import as_mapping
 
 SIDE_RECORDS = frozenset({"file-history-snapshot", "progress", "queue-operation"})
 """Record types that never carry conversation (file snapshots, hook and subagent progress)."""

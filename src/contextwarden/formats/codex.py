@@ -50,9 +50,7 @@ from typing import Any
 
 from contextwarden.errors import ContextWardenError
 from contextwarden.formats.base import (
-    LoadReport,
     add_or_report,
-    as_mapping,
     head_values,
     iter_jsonl,
     parse_timestamp,
@@ -63,9 +61,11 @@ from contextwarden.formats.base import (
 )
 from contextwarden.formats.codex_items import Item, convert
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.repair import merge_messages
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.common import as_mapping
 
 NAME = "codex"
 EXPECTED = "Codex rollout JSONL: {timestamp, type, payload} records"

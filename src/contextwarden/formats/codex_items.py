@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.base import image_from_url, parse_arguments
 from contextwarden.model import (
     Block,
     FrozenDict,
@@ -21,6 +20,7 @@ from contextwarden.model import (
     ToolUseBlock,
     UnknownBlock,
 )
+from contextwarden.wire.common import image_from_url, parse_arguments
 
 _TEXT_PARTS = {"input_text": "text", "output_text": "text", "text": "text", "refusal": "refusal"}
 _PASSTHROUGH = "internal_chat_message_metadata_passthrough"

@@ -34,17 +34,15 @@ from typing import Any
 
 from contextwarden.errors import FormatError
 from contextwarden.formats.base import (
-    LoadReport,
     add_or_report,
-    as_mapping,
     head_values,
     iter_jsonl,
-    parse_arguments,
     parse_timestamp,
     read_text,
     require_single,
 )
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
     Block,
     FrozenDict,
@@ -55,6 +53,7 @@ from contextwarden.model import (
     ToolUseBlock,
 )
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.common import as_mapping, parse_arguments
 
 NAME = "copilot"
 EXPECTED = "Copilot CLI events JSONL: {type, data, id, timestamp, parentId} events"

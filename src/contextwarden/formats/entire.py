@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.anthropic import block_from_wire
 from contextwarden.formats.base import (
-    LoadReport,
     add_or_report,
     head_values,
     iter_jsonl,
@@ -33,8 +31,10 @@ from contextwarden.formats.base import (
     require_single,
 )
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, ToolResultBlock
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.anthropic import block_from_wire
 
 NAME = "entire"
 EXPECTED = (

@@ -25,18 +25,19 @@ from typing import Any
 
 from contextwarden.formats import swe_agent
 from contextwarden.formats.base import (
-    RAW_ARGUMENTS,
     JsonLine,
-    LoadReport,
     build_history,
     iter_jsonl,
-    loads,
     parse_json,
     read_text,
     relocate_issues,
     request_messages,
 )
-from contextwarden.formats.openai_in import (
+from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
+from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.common import RAW_ARGUMENTS, loads
+from contextwarden.wire.openai_in import (
     message_from_chat_reply,
     message_meta,
     messages_from_openai,
@@ -45,15 +46,13 @@ from contextwarden.formats.openai_in import (
     tool_use_from_openai,
     tools_from_openai,
 )
-from contextwarden.formats.openai_out import (
+from contextwarden.wire.openai_out import (
     OPENAI_PART_TYPES,
     chat_request,
     history_to_openai,
     system_text,
     tools_to_openai,
 )
-from contextwarden.history import ConversationHistory
-from contextwarden.tokens.base import TokenCounter
 
 __all__ = [
     "NAME",

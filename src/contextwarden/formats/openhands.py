@@ -13,18 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.base import (
-    LoadReport,
-    as_mapping,
-    build_history,
-    iter_jsonl,
-    parse_json,
-    read_text,
-)
+from contextwarden.formats.base import build_history, iter_jsonl, parse_json, read_text
 from contextwarden.formats.openhands_events import EventBuilder
 from contextwarden.formats.openhands_v1 import V1EventBuilder, is_v1_event
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.common import as_mapping
 
 NAME = "openhands"
 EXPECTED = "OpenHands events: a JSON event list, or output.jsonl runs with a 'history' list"

@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from contextwarden.formats.base import LoadReport, as_mapping, image_from_url, parse_timestamp
-from contextwarden.formats.openai_in import tool_use_from_openai, tools_from_openai
+from contextwarden.formats.base import parse_timestamp
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
     Block,
     FrozenDict,
@@ -35,6 +35,8 @@ from contextwarden.model import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from contextwarden.wire.common import as_mapping, image_from_url
+from contextwarden.wire.openai_in import tool_use_from_openai, tools_from_openai
 
 NOT_CONVERSATION = frozenset(
     {

@@ -28,13 +28,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from contextwarden.formats.base import (
-    LoadReport,
-    as_mapping,
-    image_from_url,
-    parse_arguments,
-    parse_timestamp,
-)
+from contextwarden.formats.base import parse_timestamp
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
     Block,
     FrozenDict,
@@ -45,6 +40,7 @@ from contextwarden.model import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from contextwarden.wire.common import as_mapping, image_from_url, parse_arguments
 
 SIDE_KINDS = frozenset(
     {

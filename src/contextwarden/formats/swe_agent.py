@@ -23,18 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.base import (
-    LoadReport,
-    as_mapping,
-    build_history,
-    parse_json,
-    read_text,
-    relocate_issues,
-)
-from contextwarden.formats.openai_in import messages_from_openai
+from contextwarden.formats.base import build_history, parse_json, read_text, relocate_issues
 from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.common import as_mapping
+from contextwarden.wire.openai_in import messages_from_openai
 
 NAME = "swe-agent"
 EXPECTED = "a SWE-agent .traj or mini-swe-agent .traj.json trajectory with messages"

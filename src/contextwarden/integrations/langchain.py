@@ -196,7 +196,7 @@ def _lc_part(block: Block) -> Any:
 
 
 def _fields(block: Block) -> dict[str, Any]:
-    from contextwarden.formats.anthropic import block_to_wire
+    from contextwarden.wire.anthropic import block_to_wire
 
     wire = block_to_wire(block)
     return {k: v for k, v in wire.items() if k != "type"}

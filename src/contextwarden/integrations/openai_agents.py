@@ -2,7 +2,7 @@
 *managed* context (compacted when over the policy's thresholds), backed by our stores.
 
 ``Runner.run(agent, "…", session=ContextWardenSession("user-42"))``. Items convert losslessly
-through ``formats.responses`` (function calls and outputs, reasoning items with their
+through ``wire.responses`` (function calls and outputs, reasoning items with their
 ``encrypted_content``); nothing is deleted: ``pop_item`` and ``clear_session`` record a new view
 in the log, so ``store.undo_compaction(session_id)`` brings the old one back.
 """
@@ -22,7 +22,6 @@ from contextwarden.compaction.base import (
     finish,
 )
 from contextwarden.errors import require
-from contextwarden.formats.responses import messages_from_responses, messages_to_responses
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message
@@ -31,6 +30,7 @@ from contextwarden.stores import store_from
 from contextwarden.stores.base import SessionStore
 from contextwarden.summarizers.base import Summarizer
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.responses import messages_from_responses, messages_to_responses
 
 require("agents", "openai-agents")  # a clear error naming the extra when missing
 

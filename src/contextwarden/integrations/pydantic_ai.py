@@ -180,7 +180,7 @@ def _as_text(block: Block) -> str:
     """A block pydantic-ai has no part for, as text (so the model still sees it)."""
     import json
 
-    from contextwarden.formats.anthropic import block_to_wire
+    from contextwarden.wire.anthropic import block_to_wire
 
     return json.dumps(block_to_wire(block), ensure_ascii=False)
 

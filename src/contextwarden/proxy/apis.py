@@ -1,5 +1,5 @@
 """The model APIs the proxy speaks, one descriptor each: where a request keeps its conversation,
-how the managed conversation goes back into it (both through formats/), where a reply reports
+how the managed conversation goes back into it (both through wire/), where a reply reports
 usage, and the API's own error shape. The app (``proxy.app``) is written once over these."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.anthropic import block_to_wire, message_from_wire
-from contextwarden.formats.anthropic_cache import MAX_BREAKPOINTS, add_breakpoints, count_markers
 from contextwarden.model import Message
 from contextwarden.proxy import edits
 from contextwarden.proxy.sessions import Incoming, Managed, session_key
+from contextwarden.wire.anthropic import block_to_wire, message_from_wire
+from contextwarden.wire.anthropic_cache import MAX_BREAKPOINTS, add_breakpoints, count_markers
 
 SESSION_HEADER = "x-contextwarden-session"
 CACHE_CONTROL = "cache_control"

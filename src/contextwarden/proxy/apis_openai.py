@@ -1,4 +1,4 @@
-"""The OpenAI APIs the proxy speaks: chat completions and Responses. Conversions are formats/'s
+"""The OpenAI APIs the proxy speaks: chat completions and Responses. Conversions are wire/'s
 (``openai_in``/``openai_out``, ``responses``); this module only says where each API keeps its
 conversation, its usage and its errors. The client's leading system/developer items are sent
 back exactly as they came; only the conversation after them is managed."""
@@ -9,13 +9,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.openai_in import messages_from_openai
-from contextwarden.formats.openai_out import history_to_openai
-from contextwarden.formats.responses import messages_from_responses
-from contextwarden.formats.responses_out import messages_to_responses
 from contextwarden.model import Message
 from contextwarden.proxy.apis import ErrorKind
 from contextwarden.proxy.sessions import Incoming, Managed, session_key
+from contextwarden.wire.openai_in import messages_from_openai
+from contextwarden.wire.openai_out import history_to_openai
+from contextwarden.wire.responses import messages_from_responses
+from contextwarden.wire.responses_out import messages_to_responses
 
 SYSTEM_ROLES = frozenset({"system", "developer"})
 TOO_LONG_MARKERS = ("context_length_exceeded", "maximum context length", "context window")

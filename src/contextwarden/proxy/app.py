@@ -1,4 +1,4 @@
-"""The ASGI app: each model request is parsed (apis → formats/), matched to its session and
+"""The ASGI app: each model request is parsed (apis → wire/), matched to its session and
 managed (sessions → ContextManager), re-rendered and forwarded; the reply streams back as the
 upstream sends it. Session work runs in worker threads, one session at a time per session."""
 
@@ -31,6 +31,7 @@ from contextwarden.proxy.metrics import Metrics, RequestRecord
 from contextwarden.proxy.sessions import Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import Upstream, chunks, response_headers
+from contextwarden.proxy.views import routes as admin_routes
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
 
 if TYPE_CHECKING:
@@ -91,8 +92,6 @@ def create_app(
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    from contextwarden.proxy import views
-
     proxy = Proxy(sessions, upstream, place_breakpoints=place_breakpoints)
 
     @asynccontextmanager
@@ -120,7 +119,7 @@ def create_app(
         Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
-        *views.routes(proxy),
+        *admin_routes(proxy),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.proxy = proxy

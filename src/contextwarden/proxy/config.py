@@ -51,7 +51,7 @@ class ProxyConfig:
     """``auto``: the ladder plans for the prompt cache (``compaction.cache.CachePolicy``: old
     results are cleared when that pays for the cache re-write), and an Anthropic request that
     carries no ``cache_control`` of its own gets breakpoints where they pay
-    (``formats.anthropic_cache``); a client's own breakpoints are always kept. ``off``: the plain
+    (``wire.anthropic_cache``); a client's own breakpoints are always kept. ``off``: the plain
     ladder, and no breakpoints added."""
 
     def __post_init__(self) -> None:

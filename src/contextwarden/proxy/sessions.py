@@ -43,7 +43,7 @@ is loaded from the store on its next request."""
 
 Converter = Callable[[Sequence[Any], int], list[Message]]
 """Turns wire items (the tail from index ``start`` of a request's conversation) into our
-messages, through formats/ (the index makes errors name the item)."""
+messages, through wire/ (the index makes errors name the item)."""
 
 
 @dataclass(frozen=True, slots=True)

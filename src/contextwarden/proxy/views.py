@@ -3,24 +3,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from contextwarden.errors import ContextWardenError
-from contextwarden.formats.anthropic import messages_to_wire
 from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, LogEntry, UsageRecorded
-from contextwarden.proxy.sessions import recorded_turns
+from contextwarden.proxy.metrics import Metrics
+from contextwarden.proxy.sessions import Sessions, recorded_turns
+from contextwarden.wire.anthropic import messages_to_wire
 
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
     from starlette.routing import Route
 
-    from contextwarden.proxy.app import Proxy
+T = TypeVar("T")
 
 
-def routes(proxy: Proxy) -> list[Route]:
+class Shown(Protocol):
+    """What these views read of the running proxy (``proxy.app.Proxy`` is one)."""
+
+    metrics: Metrics
+    sessions: Sessions
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+
+def routes(proxy: Shown) -> list[Route]:
     from starlette.responses import JSONResponse, PlainTextResponse
     from starlette.routing import Route
 
@@ -46,7 +56,7 @@ def routes(proxy: Proxy) -> list[Route]:
     ]
 
 
-def _load(proxy: Proxy, session_id: str) -> ConversationHistory:
+def _load(proxy: Shown, session_id: str) -> ConversationHistory:
     sessions = proxy.sessions
     return sessions.store.load(session_id, counter=sessions.counter, mode="merge")
 

@@ -7,14 +7,11 @@ holds, so "the version I read" is simply the length of the log I read.
 from __future__ import annotations
 
 import re
-import warnings
-from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from contextwarden.errors import HistoryError, StoreError
-from contextwarden.formats.base import LoadIssue, LoadReport
+from contextwarden.history import ConversationHistory
 from contextwarden.log import (
     CompactionBoundary,
     LogEntry,
@@ -23,9 +20,6 @@ from contextwarden.log import (
     Preamble,
     UsageRecorded,
 )
-
-if TYPE_CHECKING:
-    from contextwarden.history import ConversationHistory
 
 MAX_SESSION_ID_LENGTH = 128
 """Longest accepted session id: it becomes a file name (JSONL) or a key, and 255 bytes is the
@@ -101,6 +95,11 @@ class SessionStore(Protocol):
         """
         ...
 
+    def open(self, session_id: str, **kwargs: Any) -> ConversationHistory:
+        """Resume ``session_id`` or create it, bound write-through (``ConversationHistory.open``
+        calls this; ``kwargs`` as for ``stores.open_history``)."""
+        ...
+
     def load(self, session_id: str, **kwargs: Any) -> ConversationHistory:
         """The session as a ConversationHistory (current view, full ``log``, ledger, metadata).
 
@@ -134,86 +133,6 @@ class SessionStore(Protocol):
         ...
 
 
-class StoreBase(ABC):
-    """Behaviour shared by every backend, written once on top of ``_read_log`` and ``append``."""
-
-    format_name = "contextwarden-store"
-    """``LoadReport.format`` of histories this store loads."""
-
-    @abstractmethod
-    def _read_log(self, session_id: str) -> tuple[list[LogEntry], list[LoadIssue]]:
-        """Every readable entry, and what could not be read (e.g. a torn last JSONL line)."""
-
-    @abstractmethod
-    def _where(self, session_id: str) -> str:
-        """Where the session lives, for messages and ``LoadReport.path``."""
-
-    @abstractmethod
-    def list_sessions(self) -> list[str]: ...
-
-    @abstractmethod
-    def delete(self, session_id: str) -> bool: ...
-
-    @abstractmethod
-    def append(
-        self,
-        session_id: str,
-        events: Iterable[LogEntry],
-        *,
-        expected_version: int | None = None,
-    ) -> int: ...
-
-    def log(self, session_id: str) -> list[LogEntry]:
-        entries, issues = self._read_log(validate_session_id(session_id))
-        self._warn(session_id, issues)
-        return entries
-
-    def version(self, session_id: str) -> int:
-        return len(self.log(session_id))
-
-    def exists(self, session_id: str) -> bool:
-        """True when the session holds at least one entry."""
-        return self.version(session_id) > 0
-
-    def load(self, session_id: str, **kwargs: Any) -> ConversationHistory:
-        entries, issues = self._read_log(validate_session_id(session_id))
-        if not entries:
-            raise StoreError(f"no session {session_id!r} in {self._where(session_id)}")
-        self._warn(session_id, issues)
-        history = rebuild(entries, session_id, self._where(session_id), **kwargs)
-        history.source = LoadReport(
-            self._where(session_id), self.format_name, records=len(entries) + len(issues)
-        )
-        history.source.issues.extend(issues)
-        return history
-
-    def undo_compaction(self, session_id: str) -> CompactionBoundary:
-        from contextwarden.stores.undo import undo_compaction
-
-        return undo_compaction(self, validate_session_id(session_id))
-
-    def session_lock(self, session_id: str) -> AbstractContextManager[object]:
-        """Hold the session against other *processes* for several appends (e.g. the proxy's
-        read-match-append-compact of one request). Stores that cannot lock across processes
-        return a no-op: their version-checked appends still refuse a stale write."""
-        validate_session_id(session_id)
-        return nullcontext()
-
-    @abstractmethod
-    def close(self) -> None:
-        """Release connections and cached state."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _warn(self, session_id: str, issues: Sequence[LoadIssue]) -> None:
-        for issue in issues:
-            warnings.warn(f"{self._where(session_id)}: {issue}", StoreWarning, stacklevel=3)
-
-
 def rebuild(
     entries: Sequence[LogEntry],
     session_id: str,
@@ -224,8 +143,6 @@ def rebuild(
 ) -> ConversationHistory:
     """``ConversationHistory.from_log``, with a stored view that breaks an API rule (a row or
     line edited on disk) reported as StoreError naming the session and the message index."""
-    from contextwarden.history import ConversationHistory
-
     try:
         return (history_class or ConversationHistory).from_log(entries, **kwargs)
     except HistoryError as exc:

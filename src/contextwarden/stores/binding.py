@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from contextwarden.errors import StoreError
+from contextwarden.history import ConversationHistory, Mode
 from contextwarden.log import LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
 from contextwarden.stores.base import (
@@ -20,7 +21,6 @@ from contextwarden.stores.base import (
 )
 
 if TYPE_CHECKING:
-    from contextwarden.history import ConversationHistory, Mode
     from contextwarden.tokens.base import TokenCounter
 
 OPEN_ATTEMPTS = 3
@@ -73,8 +73,6 @@ def open_history(
     On resume, a ``system`` or ``tools`` that differs from the stored one is recorded as a new
     Preamble (so the change is in the log too); ``None`` keeps what is stored.
     """
-    from contextwarden.history import ConversationHistory
-
     validate_session_id(session_id)
     cls = history_class or ConversationHistory
     for _ in range(OPEN_ATTEMPTS):

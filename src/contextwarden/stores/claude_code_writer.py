@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.fileio import write_atomically
-from contextwarden.formats.anthropic import message_to_wire
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
 from contextwarden.model import JSON, Message, TextBlock, thaw
 from contextwarden.stores.base import UNDO_STRATEGY, validate_session_id
+from contextwarden.wire.anthropic import message_to_wire
 
 WRITER_VERSION = "contextwarden"
 """The ``version`` field of every record (Claude Code puts its own version there)."""

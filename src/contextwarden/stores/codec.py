@@ -15,8 +15,6 @@ from contextlib import contextmanager
 from typing import Any, assert_never
 
 from contextwarden.errors import FormatError, StoreError
-from contextwarden.formats.anthropic import message_from_wire, message_to_wire
-from contextwarden.formats.base import loads
 from contextwarden.log import (
     CompactionBoundary,
     LogEntry,
@@ -38,6 +36,8 @@ from contextwarden.model import (
     freeze,
     thaw,
 )
+from contextwarden.wire.anthropic import message_from_wire, message_to_wire
+from contextwarden.wire.common import loads
 
 SCHEMA_VERSION = 1
 """Version of the event encoding; a reader refuses a newer writer's events instead of guessing."""

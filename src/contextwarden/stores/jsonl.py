@@ -17,17 +17,18 @@ from dataclasses import replace
 from pathlib import Path
 
 from contextwarden.errors import StoreError
-from contextwarden.formats.base import LoadIssue, loads
+from contextwarden.loadreport import LoadIssue
 from contextwarden.log import LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
+from contextwarden.stores.backend import StoreBase
 from contextwarden.stores.base import (
-    StoreBase,
     StoreConflictError,
     as_entries,
     validate_session_id,
 )
 from contextwarden.stores.codec import decode_object, encode, paused_gc
 from contextwarden.stores.state import SessionState
+from contextwarden.wire.common import loads
 
 try:
     import fcntl

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from contextwarden.errors import StoreError
-from contextwarden.formats.base import LoadIssue
+from contextwarden.loadreport import LoadIssue
 from contextwarden.log import LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
+from contextwarden.stores.backend import StoreBase
 from contextwarden.stores.base import (
-    StoreBase,
     StoreConflictError,
     as_entries,
     validate_session_id,

@@ -9,16 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.anthropic import as_plain
-from contextwarden.formats.base import (
-    DATA_URL,
-    RAW_ARGUMENTS,
-    LoadReport,
-    as_mapping,
-    image_from_url,
-    parse_arguments,
-)
-from contextwarden.formats.openai_out import ARGUMENTS_KEY, arguments_text
+from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
     INVALID_TOOL_CALL,
     JSON,
@@ -35,6 +26,15 @@ from contextwarden.model import (
     freeze,
     thaw,
 )
+from contextwarden.wire.anthropic import as_plain
+from contextwarden.wire.common import (
+    DATA_URL,
+    RAW_ARGUMENTS,
+    as_mapping,
+    image_from_url,
+    parse_arguments,
+)
+from contextwarden.wire.openai_out import ARGUMENTS_KEY, arguments_text
 
 _META_KEYS = ("name", "refusal", "reasoning_content", "reasoning", "annotations", "audio")
 

@@ -20,20 +20,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.anthropic import as_plain, block_from_wire, message_from_wire
-from contextwarden.formats.openai_in import (
-    message_from_chat_reply,
-    messages_from_openai,
-    part_from_openai,
-)
-from contextwarden.formats.responses import message_from_response, messages_from_responses
-from contextwarden.formats.responses_items import (
-    INPUT_PARTS,
-    LAYOUT_KEY,
-    OUTPUT_PARTS,
-    is_item_type,
-    part_block,
-)
 from contextwarden.model import (
     NO_META,
     Block,
@@ -42,6 +28,20 @@ from contextwarden.model import (
     MessageMeta,
     TextBlock,
     ToolResultBlock,
+)
+from contextwarden.wire.anthropic import as_plain, block_from_wire, message_from_wire
+from contextwarden.wire.openai_in import (
+    message_from_chat_reply,
+    messages_from_openai,
+    part_from_openai,
+)
+from contextwarden.wire.responses import message_from_response, messages_from_responses
+from contextwarden.wire.responses_items import (
+    INPUT_PARTS,
+    LAYOUT_KEY,
+    OUTPUT_PARTS,
+    is_item_type,
+    part_block,
 )
 
 _CHAT_KEYS = ("tool_calls", "function_call", "tool_call_id", "refusal", "audio")

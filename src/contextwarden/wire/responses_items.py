@@ -15,9 +15,6 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from contextwarden.formats.base import DATA_URL, RAW_ARGUMENTS, image_from_url
-from contextwarden.formats.openai_in import arguments_input
-from contextwarden.formats.openai_out import source_url
 from contextwarden.model import (
     Block,
     DocumentBlock,
@@ -30,6 +27,9 @@ from contextwarden.model import (
     freeze,
     thaw,
 )
+from contextwarden.wire.common import DATA_URL, RAW_ARGUMENTS, image_from_url
+from contextwarden.wire.openai_in import arguments_input
+from contextwarden.wire.openai_out import source_url
 
 LAYOUT_KEY = "responses_items"
 """``meta.extra`` key: ``[{"item": envelope, "kinds": [block type, ...]}, ...]``."""

@@ -43,22 +43,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.anthropic import as_plain
-from contextwarden.formats.openai_in import with_written_arguments
-from contextwarden.formats.responses_items import (
+from contextwarden.model import Block, FrozenDict, Message, MessageMeta, Role, TextBlock
+from contextwarden.wire.anthropic import as_plain
+from contextwarden.wire.openai_in import with_written_arguments
+from contextwarden.wire.responses_items import (
     CALLER_TYPES,
     LAYOUT_KEY,
     OUTPUT_TYPES,
     item_blocks,
     record,
 )
-from contextwarden.formats.responses_out import (
+from contextwarden.wire.responses_out import (
     message_items,
     messages_to_responses,
     responses_request,
     tools_to_responses,
 )
-from contextwarden.model import Block, FrozenDict, Message, MessageMeta, Role, TextBlock
 
 __all__ = [
     "LAYOUT_KEY",

@@ -8,24 +8,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from contextwarden.formats.anthropic import block_to_wire
-from contextwarden.formats.openai_out import (
-    arguments_text,
-    function_spec,
-    source_url,
-    system_text,
-)
-from contextwarden.formats.responses_items import (
-    CALL_TYPES,
-    INPUT_PARTS,
-    LAYOUT_KEY,
-    OUTPUT_PARTS,
-    OUTPUT_TYPES,
-    is_item_type,
-    item_blocks,
-    part_block,
-    restore,
-)
 from contextwarden.model import (
     JSON,
     Block,
@@ -40,6 +22,24 @@ from contextwarden.model import (
     ToolUseBlock,
     UnknownBlock,
     thaw,
+)
+from contextwarden.wire.anthropic import block_to_wire
+from contextwarden.wire.openai_out import (
+    arguments_text,
+    function_spec,
+    source_url,
+    system_text,
+)
+from contextwarden.wire.responses_items import (
+    CALL_TYPES,
+    INPUT_PARTS,
+    LAYOUT_KEY,
+    OUTPUT_PARTS,
+    OUTPUT_TYPES,
+    is_item_type,
+    item_blocks,
+    part_block,
+    restore,
 )
 
 

@@ -21,8 +21,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from contextwarden.formats.anthropic import block_to_wire
-from contextwarden.formats.base import RAW_ARGUMENTS, parse_arguments
 from contextwarden.model import (
     JSON,
     Block,
@@ -37,6 +35,8 @@ from contextwarden.model import (
     UnknownBlock,
     thaw,
 )
+from contextwarden.wire.anthropic import block_to_wire
+from contextwarden.wire.common import RAW_ARGUMENTS, parse_arguments
 
 OPENAI_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
 """Content-part types of the chat completions API; unknown blocks of these types pass through."""

@@ -22,12 +22,13 @@ from collections import Counter
 from pathlib import Path
 
 from contextwarden.eval.demo import generate
-from contextwarden.eval.probes import SEPARATOR, message_text, system_text
+from contextwarden.eval.probes import system_text
 from contextwarden.eval.replay import ReplayResult, replay
 from contextwarden.eval.tables import kinds_text
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
+from contextwarden.searchable import SEPARATOR, message_text
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
 from contextwarden.tokens.heuristic import HeuristicCounter

@@ -9,7 +9,7 @@ import pytest
 from conftest import TRANSCRIPTS, TRANSCRIPTS_DIR, corpus, fixture_path, session_params
 
 from contextwarden.errors import ContextWardenError
-from contextwarden.eval.probes import SEPARATOR, Probe, message_text, system_text
+from contextwarden.eval.probes import Probe, system_text
 from contextwarden.eval.replay import ReplayResult, replay
 from contextwarden.eval.strategies import STRATEGY_NAMES
 from contextwarden.eval.validity import RequestValidator
@@ -18,6 +18,7 @@ from contextwarden.history import ConversationHistory
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, freeze
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import validate
+from contextwarden.searchable import SEPARATOR, message_text
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 WINDOW = 30_000

@@ -14,11 +14,11 @@ from contextwarden.eval.probes import (
     Probe,
     default_probes,
     load_probes,
-    message_text,
     resolve,
 )
 from contextwarden.formats import load
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, freeze
+from contextwarden.searchable import message_text
 from contextwarden.summarizers.facts import extract_facts
 
 SESSION = fixture_path(

@@ -17,22 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import FormatError
-from contextwarden.model import (
-    Message,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    UnknownBlock,
-)
+from contextwarden.model import Message, TextBlock
+from contextwarden.searchable import SEPARATOR, message_text, strings
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.failures import result_failure
 
 MIN_PROBE_CHARS = 6
 """Derived probes shorter than this are skipped: "ok" or "yes" would be found anywhere by chance,
 so their presence says nothing about what a strategy kept."""
-SEPARATOR = "\x00"
-"""Joins blocks and messages in the searchable text, so no probe matches across a boundary."""
 CLIPPED = "…"
 """How ``failure_excerpt`` marks an error line it shortened; the probe is the verbatim prefix."""
 KINDS = ("user_message", "file_path", "error", "decision", "error_message", "custom")
@@ -93,43 +85,11 @@ class ProbeSet:
         return len(self.probes)
 
 
-# ------------------------------------------------------------------------------ searchable text
-def block_texts(message: Message) -> Iterable[str]:
-    """The strings of a message a probe may match: texts, tool inputs and results, thinking."""
-    for block in message.content:
-        if isinstance(block, TextBlock):
-            yield block.text
-        elif isinstance(block, ToolUseBlock):
-            yield block.name
-            yield from _strings(block.input)
-        elif isinstance(block, ToolResultBlock):
-            yield block.text
-        elif isinstance(block, ThinkingBlock):
-            yield block.thinking
-        elif isinstance(block, UnknownBlock):
-            yield from _strings(block.raw)
-
-
-def message_text(message: Message) -> str:
-    return SEPARATOR.join(block_texts(message))
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, tuple | list):
-        for item in value:
-            yield from _strings(item)
-
-
 def system_text(system: str | Sequence[Mapping[str, Any]] | None) -> str:
     """The system prompt's text (a string, or the text of its blocks)."""
     if system is None:
         return ""
-    return system if isinstance(system, str) else SEPARATOR.join(_strings(list(system)))
+    return system if isinstance(system, str) else SEPARATOR.join(strings(list(system)))
 
 
 # ----------------------------------------------------------------------------- reading, deriving

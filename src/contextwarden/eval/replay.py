@@ -27,15 +27,7 @@ from contextwarden.errors import (
     ContextWardenError,
     HistoryError,
 )
-from contextwarden.eval.probes import (
-    SEPARATOR,
-    Probe,
-    ProbeSet,
-    default_probes,
-    message_text,
-    resolve,
-    system_text,
-)
+from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
 from contextwarden.eval.requests import TranscriptClock
 from contextwarden.eval.retention import Retention, RetentionTracker
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
@@ -44,6 +36,7 @@ from contextwarden.events import Event, RungEvent
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
+from contextwarden.searchable import SEPARATOR, message_text
 from contextwarden.summarizers.base import Summarizer
 from contextwarden.summarizers.typed import SUMMARY_KEY
 from contextwarden.tokens.base import TokenCounter

@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from contextwarden.eval.probes import SEPARATOR, ProbeSet, message_text
+from contextwarden.eval.probes import ProbeSet
 from contextwarden.model import Message
+from contextwarden.searchable import SEPARATOR, message_text
 
 
 @dataclass(frozen=True, slots=True)

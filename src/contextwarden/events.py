@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
+from contextwarden.compaction.loss import NOTHING_LOST, LossReport
 from contextwarden.model import Block, TextBlock
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ class RungEvent:
     messages_after: int
     seconds: float
     description: str
+    lost: LossReport = NOTHING_LOST
+    """What this rung removed from the context (a pipeline's: on the event of its last step)."""
 
 
 @dataclass(frozen=True, slots=True)

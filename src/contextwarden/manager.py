@@ -41,6 +41,7 @@ from contextwarden.compaction.cache import CacheAware, CachePolicy
 from contextwarden.compaction.guard import guarded, last_resorts
 from contextwarden.compaction.headroom import HeadroomCut
 from contextwarden.compaction.incremental import CompactableResults
+from contextwarden.compaction.loss import NOTHING_LOST, LossReport, losses
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.observations import is_observation
 from contextwarden.compaction.snip import Snip
@@ -286,7 +287,11 @@ class ContextManager:
             actions.append(failed)
             elapsed = time.perf_counter() - started
             self._announce(
-                CompactionResult(history.messages, failed), trigger, elapsed, quiet=False
+                CompactionResult(history.messages, failed),
+                trigger,
+                elapsed,
+                NOTHING_LOST,
+                quiet=False,
             )
             self._failed(history, state, str(exc))
             if reraise or not isinstance(exc, SummarizerError):
@@ -348,10 +353,13 @@ class ContextManager:
         result = strategy(view, ctx)
         if result.applied and result.summary is not None:
             result = add_to_summary(result, view, self.hooks.post_blocks(result), ctx)
+        lost = NOTHING_LOST
         if result.applied:
             apply_result(history, view, result, trigger, self.clock(), cache=ctx.tokens)
+            lost = losses(view, history.messages, history.counter)
+            state.lost = state.lost.merged(lost)
             self.hooks.cleanup(history)
-        self._announce(result, trigger, time.perf_counter() - started, quiet=quiet)
+        self._announce(result, trigger, time.perf_counter() - started, lost, quiet=quiet)
         return result
 
     def _context(
@@ -380,13 +388,22 @@ class ContextManager:
         state.light.done(view)  # every message of the new view was already budget-checked
 
     def _announce(
-        self, result: CompactionResult, trigger: str, seconds: float, *, quiet: bool
+        self,
+        result: CompactionResult,
+        trigger: str,
+        seconds: float,
+        lost: LossReport,
+        *,
+        quiet: bool,
     ) -> None:
-        """Log each rung's DEBUG line and emit its event; ``quiet``: only rungs that applied."""
-        for step in result.steps or (result.report,):
+        """Log each rung's DEBUG line and emit its event; ``quiet``: only rungs that applied.
+        What the result removed goes with the event of its last step that applied."""
+        steps = result.steps or (result.report,)
+        last = max((i for i, step in enumerate(steps) if step.applied), default=-1)
+        for i, step in enumerate(steps):
             if quiet and not step.applied:
                 continue
-            event = rung_event(step, trigger, seconds)
+            event = rung_event(step, trigger, seconds, lost if i == last else NOTHING_LOST)
             log.debug(DEBUG_LINE, step.name, trigger, *event_sizes(event))
             self._emit(event)
 
@@ -415,7 +432,16 @@ class ContextManager:
         started: float,
     ) -> CompactionReport:
         after = history.estimate_tokens()
+        state = self._state(history)
+        lost, state.lost = state.lost, NOTHING_LOST
         over = after > self.policy.effective_window
         return CompactionReport(
-            tuple(actions), before, after, count, len(history), time.perf_counter() - started, over
+            tuple(actions),
+            before,
+            after,
+            count,
+            len(history),
+            time.perf_counter() - started,
+            over,
+            lost=lost,
         )

@@ -17,6 +17,7 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.incremental import CompactableResults, Cursor
+from contextwarden.compaction.loss import NOTHING_LOST, LossReport
 from contextwarden.compaction.observations import observation_texts
 from contextwarden.errors import CompactionError
 from contextwarden.events import RungEvent
@@ -44,6 +45,8 @@ class CompactionReport:
     warnings: tuple[str, ...] = ()
     """What the caller should know: the request is over the window (``on_overflow="flag"``), or
     the window is too small for the session (``compaction.guard``)."""
+    lost: LossReport = NOTHING_LOST
+    """What left the context, item by item, with the ids that get each back."""
 
     @property
     def applied(self) -> tuple[str, ...]:
@@ -59,7 +62,9 @@ DEBUG_LINE = "%s (%s): before %d tokens, %d messages / after %d tokens, %d messa
 """The seed's log line for each rung: name, trigger, then ``event_sizes``."""
 
 
-def rung_event(step: StrategyReport, trigger: str, seconds: float) -> RungEvent:
+def rung_event(
+    step: StrategyReport, trigger: str, seconds: float, lost: LossReport = NOTHING_LOST
+) -> RungEvent:
     """The event for one rung that ran (applied or not)."""
     return RungEvent(
         step.name,
@@ -71,6 +76,7 @@ def rung_event(step: StrategyReport, trigger: str, seconds: float) -> RungEvent:
         step.messages_after,
         seconds,
         step.description,
+        lost,
     )
 
 
@@ -90,6 +96,8 @@ class HistoryState:
     """The autocompact circuit breaker (persisted in the history's metadata)."""
     light: Cursor = field(default_factory=Cursor)
     """How far the light rungs and the file tracker have looked."""
+    lost: LossReport = NOTHING_LOST
+    """What the rungs applied since the last report removed (``_report`` hands it over)."""
     microcompact_failed_at: int = -1
     """Number of compactable results when a threshold microcompact last saved too little."""
     idle_done_for: Message | None = None

@@ -1,0 +1,259 @@
+"""What a compaction removed from the context, exactly: every message, tool result and text that
+left or shrank (with the ids that get each back), and every fact no longer anywhere in the context.
+
+``losses(before, after)`` compares two views; the facts are the ones a summary promises to keep
+(``summarizers.facts``: what the person typed, files touched, errors, decisions), counted as lost
+only when the view before held them verbatim and the view after holds them nowhere. Each item has
+its tokens, so "what did you forget?" has an exact answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from contextwarden.history import content_id
+from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded, derive_view
+from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.searchable import SEPARATOR, message_text
+from contextwarden.summarizers.facts import extract_facts
+from contextwarden.tokens.base import TokenCounter
+
+LossKind = Literal[
+    "message", "tool_result", "text", "tool_input", "user_text", "file", "error", "decision"
+]
+CONTENT_KINDS: tuple[LossKind, ...] = ("message", "tool_result", "text", "tool_input")
+"""Kinds whose tokens left the context; the fact kinds name what those tokens held."""
+FACT_KINDS: tuple[LossKind, ...] = ("user_text", "file", "error", "decision")
+EXCERPT_CHARS = 120
+"""How much of a lost text an item quotes (the ``refs`` get the whole of it back)."""
+CLIPPED = "…"
+
+
+@dataclass(frozen=True, slots=True)
+class LostItem:
+    """One thing that left the context: what it was, its tokens, where it was, how to get it back.
+
+    ``refs`` are the ids ``history.rehydrate`` (and the ``recall`` tool) take: the tool_use_id of a
+    tool result, the ``sha256-…`` content id of a text. ``index`` is the message's index in the
+    view before the compaction."""
+
+    kind: LossKind
+    what: str
+    tokens: int
+    index: int | None = None
+    refs: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "what": self.what,
+            "tokens": self.tokens,
+            "index": self.index,
+            "refs": list(self.refs),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LossReport:
+    """Everything one compaction (or several, merged) took out of the context."""
+
+    items: tuple[LostItem, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def of(self, *kinds: LossKind) -> tuple[LostItem, ...]:
+        return tuple(item for item in self.items if item.kind in kinds)
+
+    @property
+    def tokens(self) -> int:
+        """Tokens that left the context (messages, results, texts and inputs removed or cut)."""
+        return sum(item.tokens for item in self.of(*CONTENT_KINDS))
+
+    @property
+    def refs(self) -> tuple[str, ...]:
+        """Every id that gets something back, in order, each once."""
+        return tuple(dict.fromkeys(ref for item in self.items for ref in item.refs))
+
+    def merged(self, other: LossReport) -> LossReport:
+        return LossReport(self.items + other.items)
+
+    def lines(self) -> list[str]:
+        """One line per item: kind, tokens, what, and the ids to recall it by."""
+        out = []
+        for item in self.items:
+            refs = f" (recall: {', '.join(item.refs)})" if item.refs else ""
+            out.append(f"{item.kind}, {item.tokens:,} tokens: {item.what}{refs}")
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tokens": self.tokens, "items": [item.as_json() for item in self.items]}
+
+
+NOTHING_LOST = LossReport()
+
+
+def losses(
+    before: Sequence[Message], after: Sequence[Message], counter: TokenCounter
+) -> LossReport:
+    """What ``after`` no longer holds of ``before``: content items, then the facts gone too."""
+    kept = {id(m) for m in after}
+    olds = {id(m) for m in before}
+    # Equal copies (a store round trip) match too, one for one: identical texts repeat in agents'
+    # sessions (the same format error twice), and one of them may be cleared while the other stays.
+    copies = Counter(m for m in after if id(m) not in olds)
+    new = _by_signature(copies)
+    items: list[LostItem] = []
+    for index, message in enumerate(before):
+        if id(message) in kept:
+            continue
+        if copies[message] > 0:
+            copies[message] -= 1
+            continue
+        edited = _edited(message, index, after, new, copies)
+        if edited is not None:
+            items.extend(_edits(message, edited, index, counter))
+        else:
+            items.append(_removed(message, index, counter))
+    if not items:
+        return NOTHING_LOST
+    first = min(item.index for item in items if item.index is not None)
+    return LossReport((*items, *_lost_facts(before, after, counter, first)))
+
+
+def log_losses(
+    entries: Sequence[LogEntry], counter: TokenCounter
+) -> list[tuple[CompactionBoundary, LossReport]]:
+    """Each compaction recorded in a log, with what it removed from the view it replaced."""
+    found = []
+    since: list[LogEntry] = []  # the last boundary and every message added after it
+    for entry in entries:
+        if isinstance(entry, CompactionBoundary):
+            found.append((entry, losses(derive_view(since), entry.view, counter)))
+            since = [entry]
+        elif isinstance(entry, MessageAdded):
+            since.append(entry)
+    return found
+
+
+# ------------------------------------------------------------------------------ content
+Signature = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+def _signature(message: Message) -> Signature:
+    """A message's identity across an in-place edit: its role and its tool ids."""
+    return (
+        message.role,
+        tuple(u.id for u in message.tool_uses),
+        tuple(r.tool_use_id for r in message.tool_results),
+    )
+
+
+def _by_signature(messages: Iterable[Message]) -> dict[Signature, Message]:
+    return {_signature(m): m for m in messages}
+
+
+def _edited(
+    message: Message,
+    index: int,
+    after: Sequence[Message],
+    new: dict[Signature, Message],
+    copies: Counter[Message],
+) -> Message | None:
+    """The message of ``after`` that ``message`` became by an in-place edit, if any: the one
+    with its tool ids, or for a message without any (an agent's observation), the one at its
+    place when the edit kept every place."""
+    signature = _signature(message)
+    if signature != (message.role, (), ()):
+        return new.get(signature)
+    if index < len(after) and after[index].role == message.role and copies[after[index]] > 0:
+        return after[index]
+    return None
+
+
+def _refs(message: Message) -> tuple[str, ...]:
+    refs = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            refs.append(block.tool_use_id)
+        elif isinstance(block, TextBlock) and block.text:
+            refs.append(content_id(block.text))
+    return tuple(refs)
+
+
+def _removed(message: Message, index: int, counter: TokenCounter) -> LostItem:
+    text = " ".join(message_text(message).replace(SEPARATOR, " ").split())
+    return LostItem(
+        "message",
+        f"{message.role}: {_excerpt(text)}",
+        counter.count_message(message),
+        index,
+        _refs(message),
+    )
+
+
+def _edits(old: Message, new: Message, index: int, counter: TokenCounter) -> list[LostItem]:
+    """The blocks of ``old`` that ``new`` cut, cleared or dropped."""
+    if len(old.content) != len(new.content):
+        return [_removed(old, index, counter)]
+    items = []
+    for before, after in zip(old.content, new.content, strict=True):
+        if before == after:
+            continue
+        saved = max(0, _tokens(counter, old, before) - _tokens(counter, old, after))
+        if isinstance(before, ToolResultBlock):
+            what = f"result of {before.tool_use_id}: {_excerpt(before.text)}"
+            items.append(LostItem("tool_result", what, saved, index, (before.tool_use_id,)))
+        elif isinstance(before, TextBlock):
+            refs = (content_id(before.text),)
+            items.append(LostItem("text", _excerpt(before.text), saved, index, refs))
+        elif isinstance(before, ToolUseBlock):
+            items.append(LostItem("tool_input", f"input of {before.name}", saved, index))
+        else:
+            items.append(LostItem("message", f"{before.type} block", saved, index))
+    return items
+
+
+def _tokens(counter: TokenCounter, message: Message, block: Block) -> int:
+    return counter.count_message(replace(message, content=(block,)))
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + CLIPPED
+
+
+# ------------------------------------------------------------------------------ facts
+def _lost_facts(
+    before: Sequence[Message], after: Sequence[Message], counter: TokenCounter, first: int
+) -> list[LostItem]:
+    """The facts ``before`` held verbatim that ``after`` holds nowhere.
+
+    Only messages from ``first`` (the first one changed) on can have taken a fact away; the
+    facts are read from one message earlier, where the calls of the first results are."""
+    start = max(0, first - 1)
+    had = SEPARATOR.join(message_text(m) for m in before[start:])
+    has = SEPARATOR.join(message_text(m) for m in after)
+    facts = extract_facts(before[start:])
+    candidates: list[tuple[LossKind, str, int | None]] = [
+        *(("user_text", m.text, start + m.index) for m in facts.user_messages),
+        *(("file", f.path, _shift(start, f.first_index)) for f in facts.files),
+        *(("error", e.excerpt.removesuffix(CLIPPED), start + e.index) for e in facts.errors),
+        *(("decision", text, start + index) for index, text in facts.decisions),
+    ]
+    items = []
+    seen: set[str] = set()
+    for kind, text, index in candidates:
+        if not text.strip() or text in seen or text not in had or text in has:
+            continue
+        seen.add(text)
+        refs = _refs(before[index]) if index is not None and index < len(before) else ()
+        items.append(LostItem(kind, _excerpt(text), counter.count_text(text), index, refs))
+    return items
+
+
+def _shift(start: int, index: int | None) -> int | None:
+    return None if index is None else start + index

@@ -1,0 +1,136 @@
+"""The loss report is exact: whatever fact leaves the context is named by the compaction that
+removed it, and every id it names gets the original back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contextwarden.compaction.loss import CONTENT_KINDS, FACT_KINDS, LossReport, log_losses, losses
+from contextwarden.compaction.truncate import Truncate
+from contextwarden.eval.probes import default_probes, reasoning_probes
+from contextwarden.formats import load
+from contextwarden.history import ConversationHistory
+from contextwarden.log import MessageAdded
+from contextwarden.manager import ContextManager
+from contextwarden.model import Message
+from contextwarden.policy import ContextPolicy
+from contextwarden.searchable import SEPARATOR, message_text
+from contextwarden.tokens.heuristic import HeuristicCounter
+from tests.conftest import fixture_path, session_params
+
+WINDOW = 12_000
+"""Small enough that every fixture session is compacted by several rungs."""
+MULTI_TURN = (
+    "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl",
+    "codex/EntityProcess__agentv__0034f597b72d-s1-codex-spark-2compactions.jsonl",
+)
+"""Fixtures with several typed user turns, so a truncation has turns to drop."""
+
+
+def _text(view: tuple[Message, ...]) -> str:
+    return SEPARATOR.join(message_text(m) for m in view)
+
+
+def _covered(fact: str, lost: LossReport, history: ConversationHistory) -> bool:
+    """The report names ``fact``: a fact item quotes it, or an id it gives brings it back."""
+    if any(fact in item.what for item in lost.of(*FACT_KINDS)):
+        return True
+    for ref in lost.refs:
+        if fact in history.rehydrate(ref).text:
+            return True
+    return False
+
+
+def _check(
+    before: tuple[Message, ...],
+    after: tuple[Message, ...],
+    lost: LossReport,
+    history: ConversationHistory,
+) -> int:
+    """Every fact of the conversation ``before`` held and ``after`` does not is named by
+    ``lost``; returns how many there were."""
+    facts = {p.text for p in (*default_probes(before), *reasoning_probes(before))}
+    had, has = _text(before), _text(after)
+    said = _text(tuple(e.message for e in history.log if isinstance(e, MessageAdded)))
+    # A fact of the conversation, not of a marker or summary a rung wrote.
+    gone = [f for f in facts if f in had and f not in has and f in said]
+    missing = [f for f in gone if not _covered(f, lost, history)]
+    assert missing == [], missing[:3]
+    return len(gone)
+
+
+def _replay(path: Path) -> tuple[int, int]:
+    """Replay ``path`` at ``WINDOW``; after each compaction, every fact of the conversation that
+    left the context must be named by its report. Returns (compactions, facts checked)."""
+    source = load(path)
+    manager = ContextManager(ContextPolicy(context_window=WINDOW, on_overflow="flag"))
+    history = ConversationHistory(system=source.system, tools=source.tools, mode="merge")
+    compactions = checked = 0
+    for message in source.messages:
+        if message.role == "assistant" and len(history):
+            before = history.messages
+            report = manager.prepare(history)
+            if report.compacted:
+                compactions += 1
+                assert report.lost.tokens > 0, report.applied
+                checked += _check(before, history.messages, report.lost, history)
+            else:
+                assert not report.lost
+        history.add(message)
+    if source.estimate_tokens() > 2 * WINDOW:
+        assert compactions, "a session this long must have been compacted"
+    return compactions, checked
+
+
+@pytest.mark.parametrize("path", session_params())
+def test_every_fact_that_leaves_the_context_is_in_the_report(path: Path) -> None:
+    _replay(path)
+
+
+@pytest.mark.parametrize("name", MULTI_TURN)
+def test_facts_a_truncation_drops_are_named(name: str) -> None:
+    history = load(fixture_path(name))
+    before = history.messages
+    after = Truncate(keep_recent_turns=1)(before).messages
+    assert _check(before, after, losses(before, after, history.counter), history) >= 5
+
+
+@pytest.mark.parametrize("name", MULTI_TURN)
+def test_tokens_and_refs_of_a_truncation(name: str) -> None:
+    history = load(fixture_path(name))
+    counter = HeuristicCounter()
+    before = history.messages
+    result = Truncate(keep_recent_turns=2)(before)
+    assert result.applied
+    lost = losses(before, result.messages, counter)
+    removed = lost.of("message")
+    kept = set(result.messages)
+    assert len(removed) == sum(1 for m in before if m not in kept)
+    assert lost.tokens == sum(counter.count_message(before[i.index or 0]) for i in removed)
+    originals = {
+        ref: history.rehydrate(ref) for ref in lost.refs
+    }  # KeyError: an id with no original
+    assert sum(1 for block in originals.values() if block.text) > len(originals) // 2
+    assert all(line.count(" tokens: ") == 1 for line in lost.lines())
+
+
+def test_nothing_changed_nothing_lost() -> None:
+    history = load(fixture_path(MULTI_TURN[0]))
+    assert not losses(history.messages, history.messages, HeuristicCounter())
+
+
+def test_a_stored_log_tells_what_each_compaction_removed() -> None:
+    source = load(fixture_path(MULTI_TURN[0]))
+    manager = ContextManager(ContextPolicy(context_window=WINDOW, on_overflow="flag"))
+    history = ConversationHistory(system=source.system, tools=source.tools, mode="merge")
+    live = LossReport()
+    for message in source.messages:
+        if message.role == "assistant" and len(history):
+            live = live.merged(manager.prepare(history).lost)
+        history.add(message)
+    recorded = log_losses(history.log, history.counter)
+    assert recorded, "the session was compacted"
+    merged = LossReport(tuple(item for _, report in recorded for item in report.items))
+    assert merged.of(*CONTENT_KINDS) == live.of(*CONTENT_KINDS)

@@ -8,6 +8,8 @@ from contextwarden.compaction import (
     Cap,
     CompactionContext,
     CompactionResult,
+    LossReport,
+    LostItem,
     MicroCompact,
     NoOp,
     ObservationMask,
@@ -19,6 +21,7 @@ from contextwarden.compaction import (
     ToolMatcher,
     ToolResultBudget,
     Truncate,
+    losses,
 )
 from contextwarden.errors import (
     CompactionError,
@@ -68,6 +71,7 @@ from contextwarden.model import (
     thaw,
 )
 from contextwarden.policy import ContextPolicy
+from contextwarden.recall import RECALL_TOOL, Recalled, recall
 from contextwarden.rules import (
     DEFAULT_RULES,
     BlockPlacement,
@@ -113,6 +117,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_RULES",
+    "RECALL_TOOL",
     "SECTION_TITLES",
     "AnthropicSummarizer",
     "AsyncSummarizer",
@@ -146,6 +151,8 @@ __all__ = [
     "LoadIssue",
     "LoadReport",
     "LogEntry",
+    "LossReport",
+    "LostItem",
     "Managed",
     "Message",
     "MessageAdded",
@@ -163,6 +170,7 @@ __all__ = [
     "PromptTooLongError",
     "ProxyConfigError",
     "QuicktokCounter",
+    "Recalled",
     "RedactedThinkingBlock",
     "Repair",
     "RoleAlternation",
@@ -209,7 +217,9 @@ __all__ = [
     "freeze",
     "history_to_openai",
     "load",
+    "losses",
     "messages_from_openai",
+    "recall",
     "safe_cut_points",
     "thaw",
     "tokenizer_for_model",

@@ -118,6 +118,11 @@ class ContextPolicy:
     (``StructuredPolicy.error_lines``). A rejected call's result, which holds what the person
     typed, is never cleared."""
 
+    recall: bool = False
+    """The model is offered the ``recall`` tool (``contextwarden.recall``): each summary then
+    names the id that brings back the messages it covers. Off by default, since a model without
+    the tool could not use the id."""
+
     # ---------------------------------------------------------------- summary
     summary_keep_tokens: int | None = None
     """Autocompact keeps the latest messages verbatim up to this many tokens; ``None``: 20 %

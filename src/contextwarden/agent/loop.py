@@ -16,6 +16,7 @@ from contextwarden.compaction.apply import CompactionReport
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message, MessageMeta, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.recall import RECALL_TOOL_NAME, recall
 
 __all__ = ["INTERRUPTED", "UI", "Agent", "Interrupted"]
 
@@ -127,6 +128,9 @@ class Agent:
             raise Interrupted("tool interrupted")
 
     def _outcome(self, call: Call) -> Outcome:
+        if call.name == RECALL_TOOL_NAME:
+            recalled = recall(self.history, call.input)
+            return Outcome(recalled.text, recalled.is_error)
         if call.name in CONFIRM and not self.auto_approve and not self.ui.confirm(call):
             return Outcome(DECLINED, True)
         return self.tools.run(call)

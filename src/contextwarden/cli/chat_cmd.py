@@ -25,6 +25,7 @@ from contextwarden.errors import ContextWardenError, StoreError
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
+from contextwarden.recall import RECALL_TOOL
 from contextwarden.stores import store_from
 from contextwarden.stores.base import SessionStore
 
@@ -110,7 +111,7 @@ class Chat:
             self.store,
             session_id,
             system=SYSTEM_PROMPT.format(root=self.workspace.root),
-            tools=TOOL_DEFINITIONS,
+            tools=(*TOOL_DEFINITIONS, RECALL_TOOL),
             mode="merge",  # a turn whose request failed is followed by the next one, merged
         )
         tools = Tools(self.workspace)
@@ -203,7 +204,9 @@ def run(args: argparse.Namespace) -> int:
     workspace = Workspace(args.workspace)
     provider = make_provider(args.provider, args.model, args.base_url)
     window = args.window or DEFAULT_WINDOWS[args.provider]
-    manager = ContextManager(ContextPolicy(context_window=window), workspace=workspace.root)
+    manager = ContextManager(
+        ContextPolicy(context_window=window, recall=True), workspace=workspace.root
+    )
     store = store_from(args.store)
     interactive = args.task is None and sys.stdin.isatty()
     ui = ConsoleUI(_ask if interactive else lambda _: None, quiet=not interactive)

@@ -16,6 +16,7 @@ from contextwarden.compaction.base import (
 from contextwarden.compaction.breaker import BREAKER_KEY
 from contextwarden.compaction.budget import ToolResultBudget
 from contextwarden.compaction.cap import Cap
+from contextwarden.compaction.loss import LossReport, LostItem, log_losses, losses
 from contextwarden.compaction.mask import ObservationMask
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.snip import Snip
@@ -28,6 +29,8 @@ __all__ = [
     "Cap",
     "CompactionContext",
     "CompactionResult",
+    "LossReport",
+    "LostItem",
     "MicroCompact",
     "NoOp",
     "ObservationMask",
@@ -40,4 +43,6 @@ __all__ = [
     "ToolMatcher",
     "ToolResultBudget",
     "Truncate",
+    "log_losses",
+    "losses",
 ]

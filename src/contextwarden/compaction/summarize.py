@@ -31,12 +31,19 @@ from contextwarden.compaction.cuts import (
 from contextwarden.compaction.observations import named_id, observation_texts, with_text
 from contextwarden.errors import CompactionError, SummarizerError
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
+from contextwarden.recall import span_id
 from contextwarden.summarizers.base import Summarizer, Summary
 
 CONTINUATION_NOTE = (
     "This session is being continued from an earlier conversation that ran out of context. "
     "The summary below covers the earlier portion of the conversation."
 )
+
+RECALL_NOTE = (
+    " The earlier messages themselves can be read back verbatim with the recall tool: "
+    'recall(id="{id}").'
+)
+"""Added to the note when the model is offered the recall tool (``ContextPolicy.recall``)."""
 
 Attach = Callable[[Sequence[Message]], Sequence[Block]]
 """Given the messages kept verbatim, the blocks to add to the summary message (re-read files)."""
@@ -136,7 +143,10 @@ class Summarize:
         ctx: CompactionContext,
     ) -> Message:
         first = first_user_blocks(messages)
-        note = TextBlock(f"{CONTINUATION_NOTE}\n\n<summary>\n{summary.text.strip()}\n</summary>")
+        recall = RECALL_NOTE.format(id=span_id(summary.text)) if ctx.policy.recall else ""
+        note = TextBlock(
+            f"{CONTINUATION_NOTE}{recall}\n\n<summary>\n{summary.text.strip()}\n</summary>"
+        )
         attached = tuple(self.attach(tail)) if self.attach is not None else ()
         blocks = (*first, note, *attached)
         extra = FrozenDict({SUMMARY_KEY: True, SUMMARY_BLOCKS_KEY: len(blocks)})

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from contextwarden.compaction.summarize import Summarize
+from contextwarden.eval.probes import Probe
+from contextwarden.eval.replay import replay
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
@@ -204,3 +206,30 @@ def workspace(tmp_path: Path) -> Path:
         lines = [f"note {n}, line {i}: the value of setting {n}.{i} is {i * n}" for i in range(180)]
         (root / "notes" / f"f{n}.txt").write_text("\n".join(lines) + "\n")
     return root
+
+
+def _buried_lines(session: ConversationHistory) -> list[Probe]:
+    """Probes no summary keeps: a line from the middle of each early tool result."""
+    early = session.messages[: len(session.messages) // 2]
+    found = []
+    for result in (r for m in early for r in m.tool_results):
+        lines = [line.strip() for line in result.text.splitlines() if len(line.strip()) > 25]
+        if len(lines) >= 3:
+            found.append(Probe(lines[len(lines) // 2], "custom"))
+    return found
+
+
+def test_the_replay_measures_the_recall_path() -> None:
+    session = load(fixture_path(SESSION))
+    policy = ContextPolicy(context_window=8_000, recall=True, on_overflow="flag")
+    probes = _buried_lines(session)
+    assert len(probes) >= 3
+    result = replay(session, ("ladder", "truncate"), policy=policy, probes=probes)
+    ladder, truncate = result.runs["ladder"], result.runs["truncate"]
+    assert ladder.recall is not None and truncate.recall is not None
+    missing = ladder.retention.missing_at_end
+    assert missing, "an 8K window loses these lines from the context"
+    assert set(ladder.recall.recovered) == set(missing)  # each one is in a named original
+    assert ladder.recall.final_share(ladder.retention) == 1.0 > ladder.retention.final_share
+    assert truncate.retention.missing_at_end and truncate.recall.recovered == ()
+    assert ladder.as_json()["probe_retention_final_recall"] == 1.0

@@ -7,14 +7,17 @@ name the id of the span they cover); answer each call with ``recall(history, too
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from contextwarden.history import ConversationHistory, content_id
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded, derive_view
-from contextwarden.model import Message
+from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
+from contextwarden.policy import CLEARED_MARKER
+from contextwarden.searchable import block_texts
 from contextwarden.summarizers.prompt import render_message
 
 RECALL_TOOL_NAME = "recall"
@@ -80,14 +83,38 @@ def recall(
 def original(history: ConversationHistory, wanted: str) -> str | None:
     """The whole original under ``wanted``: a tool result or text (``history.rehydrate``), or
     the transcript of the messages a summary replaced (``span_id`` names it); None if neither."""
-    try:
-        return history.rehydrate(wanted).text
-    except KeyError:
-        pass
+    back = _rehydrated(history, wanted)
+    if back is not None:
+        return back.text
     span = summarized_span(history.log, wanted)
     if span is None:
         return None
-    return "\n\n".join(render_message(i, m, result_chars=TRANSCRIPT_RESULT_CHARS) for i, m in span)
+    return "\n\n".join(
+        render_message(i, restored(history, m), result_chars=TRANSCRIPT_RESULT_CHARS)
+        for i, m in span
+    )
+
+
+def restored(history: ConversationHistory, message: Message) -> Message:
+    """``message`` with what earlier rungs cleared or cut put back: each tool result as it was
+    added, each text that is only a marker naming its original replaced by that original."""
+    blocks: list[Block] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            block = _rehydrated(history, block.tool_use_id) or block
+        elif isinstance(block, TextBlock):
+            named = MARKED_IDS.search(block.text)
+            back = _rehydrated(history, named[1] or named[2]) if named else None
+            block = TextBlock(back.text) if back is not None else block
+        blocks.append(block)
+    return replace(message, content=tuple(blocks))
+
+
+def _rehydrated(history: ConversationHistory, wanted: str) -> ToolResultBlock | TextBlock | None:
+    try:
+        return history.rehydrate(wanted)
+    except KeyError:
+        return None
 
 
 def span_id(summary: str) -> str:
@@ -115,6 +142,26 @@ def summarized_span(entries: Sequence[LogEntry], wanted: str) -> list[tuple[int,
         elif isinstance(entry, MessageAdded):
             since.append(entry)
     return None
+
+
+MARKED_IDS = re.compile(
+    r"history\.rehydrate\('([^'\n]{1,200})'\)|recall\(id=\"([^\"\n]{1,200})\"\)"
+)
+"""How markers and summaries name what can be recalled: the cut and clearing notes name
+``history.rehydrate('…')``, a summary offered with the tool names ``recall(id="…")``."""
+
+
+def named_ids(messages: Sequence[Message], cleared_marker: str = CLEARED_MARKER) -> list[str]:
+    """The ids a model following the markers in ``messages`` would recall, in order, each once:
+    every id a note names, and the tool call id of every result that was cleared."""
+    found: list[str] = []
+    for message in messages:
+        for result in message.tool_results:
+            if result.text.startswith(cleared_marker):
+                found.append(result.tool_use_id)
+        for text in block_texts(message):
+            found.extend(a or b for a, b in MARKED_IDS.findall(text))
+    return list(dict.fromkeys(found))
 
 
 def _page(text: str, offset: int, page_chars: int) -> str:

@@ -28,6 +28,7 @@ from contextwarden.errors import (
     HistoryError,
 )
 from contextwarden.eval.probes import Probe, ProbeSet, default_probes, resolve, system_text
+from contextwarden.eval.recall_path import RecallPath, follow_markers
 from contextwarden.eval.requests import TranscriptClock
 from contextwarden.eval.retention import Retention, RetentionTracker
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, Settings
@@ -110,6 +111,8 @@ class StrategyRun:
     warnings: tuple[str, ...] = ()
     """What the strategy's reports warned about, once each with how many requests it concerned:
     a window too small for the session, requests that could not fit (ContextOverflowError)."""
+    recall: RecallPath | None = None
+    """What a model following the markers of the last context would get back with ``recall``."""
 
     @property
     def total_tokens_sent(self) -> int:
@@ -141,6 +144,7 @@ class StrategyRun:
             "prepare_seconds": round(self.prepare_seconds, 6),
             "compaction_errors": self.compaction_errors,
             "probe_retention_final": round(r.final_share, 6),
+            **(self.recall.as_json(r) if self.recall is not None else {}),
             "probe_retention_by_kind": {k: round(r.kind_share(k), 6) for k in r.by_kind},
             "probe_checks": r.checks,
             "probes_missing_at_end": len(r.missing_at_end),
@@ -328,6 +332,7 @@ class _Replay:
             if message.role == "assistant":
                 self._bill(sent)
             self.clock.advance(message)
+        retention = self.tracker.result()
         return StrategyRun(
             self.name,
             self.spec.description,
@@ -338,7 +343,7 @@ class _Replay:
             tuple(self.marks),
             self.rung_seconds,
             self.prepare_seconds,
-            self.tracker.result(),
+            retention,
             tuple(self.problems),
             self.errors,
             Bill(self.price, tuple(self.usages)) if self.price is not None else None,
@@ -346,6 +351,7 @@ class _Replay:
             warnings=tuple(
                 f"{text} ({n:,} of {total:,} requests)" for text, n in self.warned.values()
             ),
+            recall=follow_markers(self.history, retention.missing_at_end),
         )
 
     def _request(self) -> tuple[Message, ...]:

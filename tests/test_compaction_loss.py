@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from contextwarden.cli.chat_ui import lost_table
 from contextwarden.compaction.loss import CONTENT_KINDS, FACT_KINDS, LossReport, log_losses, losses
 from contextwarden.compaction.truncate import Truncate
 from contextwarden.eval.probes import default_probes, reasoning_probes
@@ -134,3 +136,23 @@ def test_a_stored_log_tells_what_each_compaction_removed() -> None:
     assert recorded, "the session was compacted"
     merged = LossReport(tuple(item for _, report in recorded for item in report.items))
     assert merged.of(*CONTENT_KINDS) == live.of(*CONTENT_KINDS)
+
+
+def test_chat_context_lists_what_the_last_compaction_removed() -> None:
+    source = load(fixture_path(MULTI_TURN[0]))
+    manager = ContextManager(ContextPolicy(context_window=WINDOW, on_overflow="flag"))
+    history = ConversationHistory(system=source.system, tools=source.tools, mode="merge")
+    assert lost_table(history) is None
+    last = LossReport()
+    for message in source.messages:
+        if message.role == "assistant" and len(history):
+            report = manager.prepare(history)
+            last = report.lost or last
+        history.add(message)
+    table = lost_table(history)
+    assert table is not None
+    console = Console(record=True, width=200)
+    console.print(table)
+    shown = console.export_text()
+    assert f"removed {last.tokens:,} tokens" in shown
+    assert last.items[0].refs[0] in shown

@@ -129,6 +129,11 @@ def test_chat_completions_tool_loop_fits_the_window(tmp_path: Path, stream: bool
     headers = [h for at, h, _ in api.requests if at == path]
     assert all(h["authorization"] == f"Bearer {KEY}" for h in headers)
     assert shown["usage_records"] == 15  # every reply's usage anchored the ledger
+    assert shown["compactions"]  # each says what it took out of the context, and how to get it back
+    for compaction in shown["compactions"]:
+        lost = compaction["lost"]
+        assert lost["tokens"] > 0 and lost["items"]
+        assert all(item["refs"] for item in lost["items"] if item["kind"] == "tool_result")
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])

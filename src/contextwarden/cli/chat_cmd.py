@@ -19,7 +19,7 @@ from contextwarden.agent.loop import Agent, Interrupted
 from contextwarden.agent.providers import Provider, make_provider
 from contextwarden.agent.tools import TOOL_DEFINITIONS, Tools
 from contextwarden.agent.workspace import Workspace
-from contextwarden.cli.chat_ui import ConsoleUI, context_table, cost_table, show
+from contextwarden.cli.chat_ui import ConsoleUI, context_table, cost_table, lost_table, show
 from contextwarden.cli.common import console, existing_dir, positive_int
 from contextwarden.errors import ContextWardenError, StoreError
 from contextwarden.history import ConversationHistory
@@ -147,7 +147,7 @@ class Chat:
             "/help": lambda _: console().print(HELP, markup=False),
             "/exit": lambda _: False,
             "/quit": lambda _: False,
-            "/context": lambda _: show(context_table(self.history, self.manager)),
+            "/context": self._context,
             "/cost": lambda _: show(cost_table(self.history, self.provider.model)),
             "/compact": self._compact,
             "/undo-compact": self._undo,
@@ -155,6 +155,12 @@ class Chat:
             "/resume": self._resume,
             "/sessions": self._sessions,
         }
+
+    def _context(self, _: str) -> None:
+        show(context_table(self.history, self.manager))
+        lost = lost_table(self.history)
+        if lost is not None:
+            show(lost)
 
     def _compact(self, instructions: str) -> None:
         report = self.manager.compact(self.history, instructions or None)

@@ -17,6 +17,7 @@ from contextwarden.agent.tools import Call, Outcome
 from contextwarden.breakdown import CATEGORIES, breakdown
 from contextwarden.cli.common import bar, console
 from contextwarden.compaction.apply import CompactionReport
+from contextwarden.compaction.loss import CONTENT_KINDS, log_losses
 from contextwarden.cost.bill import recorded_usage
 from contextwarden.cost.cache import Usage
 from contextwarden.cost.prices import default_prices
@@ -78,6 +79,10 @@ class ConsoleUI:
             out.print(f"[bold yellow]Compacting conversation… {sizes} ({kinds})[/]")
         else:
             out.print(f"[dim]· context trimmed ({', '.join(report.applied)}): {sizes}[/]")
+        if report.lost:
+            facts = len(report.lost.items) - len(report.lost.of(*CONTENT_KINDS))
+            out.print(f"[dim]  {len(report.lost.items)} item(s) left the context ({facts} "
+                      "fact(s) no longer in it); /context lists them[/]")  # fmt: skip
 
     def confirm(self, call: Call) -> bool:
         answer = self.ask(f"Allow {call.name}({_args(call)})? [y/N] ")
@@ -120,6 +125,30 @@ def context_table(history: ConversationHistory, manager: ContextManager) -> Tabl
         ("effective window", policy.effective_window),
     ):
         table.add_row(label, f"{value:,}", f"{value / window:.0%}", "")
+    return table
+
+
+LOST_SHOWN = 15
+"""Items of the last compaction's loss report ``/context`` lists (the rest are counted)."""
+
+
+def lost_table(history: ConversationHistory) -> Table | None:
+    """What the last compaction took out of the context, item by item, with the ids the model
+    (or ``recall``) gets each back by; None before any compaction."""
+    recorded = log_losses(history.log, history.counter)
+    if not recorded:
+        return None
+    boundary, lost = recorded[-1]
+    table = Table(
+        title=f"Last compaction ({boundary.strategy}, {boundary.trigger}) removed "
+        f"{lost.tokens:,} tokens; the recall tool brings back any id below"
+    )
+    for column in ("kind", "tokens", "what", "recall id"):
+        table.add_column(column, justify="right" if column == "tokens" else "left")
+    for item in lost.items[:LOST_SHOWN]:
+        table.add_row(item.kind, f"{item.tokens:,}", escape(item.what), ", ".join(item.refs[:2]))
+    if len(lost.items) > LOST_SHOWN:
+        table.add_row("…", "", f"{len(lost.items) - LOST_SHOWN} more", "")
     return table
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from contextwarden.compaction.loss import log_losses
 from contextwarden.errors import ContextWardenError
 from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, LogEntry, UsageRecorded
 from contextwarden.proxy.metrics import Metrics
 from contextwarden.proxy.sessions import Sessions, recorded_turns
+from contextwarden.tokens.base import TokenCounter
 from contextwarden.wire.anthropic import messages_to_wire
 
 if TYPE_CHECKING:
@@ -70,17 +72,18 @@ def describe(session_id: str, history: ConversationHistory) -> dict[str, Any]:
         "tokens": history.estimate_tokens(),
         "turns": len(turns),
         "incoming_items": turns[-1].incoming if turns else 0,
-        "compactions": compactions(history.log),
+        "compactions": compactions(history.log, history.counter),
         "usage_records": sum(isinstance(e, UsageRecorded) for e in history.log),
         "system": history.system,
         "view": messages_to_wire(history.messages),
     }
 
 
-def compactions(log: Sequence[LogEntry]) -> list[dict[str, Any]]:
-    """Each compaction of the log: when (time, and the turn it managed), which rung, why, and
-    the tokens it saved."""
+def compactions(log: Sequence[LogEntry], counter: TokenCounter) -> list[dict[str, Any]]:
+    """Each compaction of the log: when (time, and the turn it managed), which rung, why, the
+    tokens it saved, and what it took out of the context (``lost``: each item with its ids)."""
     versions = [t.version for t in recorded_turns(log)]
+    lost = iter(report for _, report in log_losses(log, counter))
     return [
         {
             "log_index": i,
@@ -92,6 +95,7 @@ def compactions(log: Sequence[LogEntry]) -> list[dict[str, Any]]:
             "tokens_after": e.tokens_after,
             "replaced_messages": e.replaced,
             "description": e.details.get("description"),
+            "lost": next(lost).as_json(),
         }
         for i, e in enumerate(log)
         if isinstance(e, CompactionBoundary)

@@ -50,6 +50,36 @@ def test_tool_results_are_not_typed_but_a_rejection_reason_is() -> None:
     assert texts(messages) == ["start", "no, I did not say commit anything"]
 
 
+# Cline's and Roo Code's own wording (src/core/prompts/responses.ts: formatToolDeniedFeedback,
+# the attempt_completion feedback and ask_followup_question answers), and the
+# <environment_details> they append to every user turn.
+CLINE_DENIED = (
+    "[read_file for 'src/app.ts'] Result:\nThe user denied this operation and provided the "
+    "following feedback:\n<feedback>\nright now you're not following instructions well, "
+    "read the spec first\n</feedback>\n<environment_details>\n# VSCode Visible Files\n"
+    "src/app.ts\n</environment_details>"
+)
+CLINE_ANSWER = "[ask_followup_question for 'Which port?'] Result:\n<answer>\nuse 3001\n</answer>"
+
+
+def test_what_a_cline_user_typed_inside_a_tool_answer_is_typed() -> None:
+    answer = user(ToolResultBlock("t1", CLINE_DENIED), ToolResultBlock("t2", CLINE_ANSWER))
+    calls = Message(
+        "assistant",
+        (Use("t1", "read_file", {"path": "src/app.ts"}), Use("t2", "ask_followup_question", {})),
+    )
+    task = user("<task>\nfix the login bug\n</task>\n<environment_details>\n# Time\n"
+                "now\n</environment_details>")  # fmt: skip
+    found = [m.text for m in user_messages([task, calls, answer])]
+    assert found == [
+        "<task>\nfix the login bug\n</task>",
+        "right now you're not following instructions well, read the spec first",
+        "use 3001",
+    ]
+    summary = StructuredSummarizer().summarize([task, calls, answer]).text
+    assert "right now you're not following instructions well, read the spec first" in summary
+
+
 def test_loader_marks_decide_what_was_injected() -> None:
     listed = user(
         "typed text",

@@ -3,8 +3,11 @@
 The rule (every summary keeps these verbatim, so it is stated once, here):
 
 1. Only text blocks of ``user`` messages count; tool results, images and documents do not — with
-   one exception: when a person rejects a tool call and types a reason, Claude Code stores that
-   reason inside the ``tool_result`` after "the user said:"; that text is typed and is kept.
+   two exceptions: when a person rejects a tool call and types a reason, Claude Code stores that
+   reason inside the ``tool_result`` after "the user said:"; and Cline and Roo Code put what the
+   person typed in answer to a tool (a denial's feedback, a reply to a question, a message sent
+   while the task runs) inside the tool's answer as ``<feedback>``, ``<answer>`` or
+   ``<user_message>`` elements. Those texts are typed and are kept.
 2. Text the agent tool wrote itself is not typed. Loaders say so in the message's meta: a text
    listed in ``meta.extra["injected_texts"]`` (the Claude Code loader lists ``isMeta`` records'
    text and tool-injected text there), or every text of a message flagged ``meta.extra["injected"]``
@@ -68,6 +71,7 @@ _DROPPED_ELEMENTS = (
     "bash-stdout",
     "bash-stderr",
     "command-message",
+    "environment_details",  # Cline and Roo Code append it to every user turn
 )
 _DROP_RE = re.compile(r"<(" + "|".join(_DROPPED_ELEMENTS) + r")>.*?</\1>", re.DOTALL)
 _COMMAND_RE = re.compile(
@@ -86,6 +90,8 @@ _OBSERVATION_RE = re.compile(
 _PROMPT_TRAILER_RE = re.compile(r"\(Current directory: [^\n]*\)\s*\nbash-\$\s*\Z")
 _SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 _TYPED_SYNTAX = ("<command-name>", "<bash-input>")
+_TYPED_ELEMENT_RE = re.compile(r"<(feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+"""Cline's and Roo Code's wrapping of what the person typed inside a tool's answer."""
 _REJECTION_RE = re.compile(r"To tell you how to proceed, the user said:\n(.+)\Z", re.DOTALL)
 
 
@@ -166,11 +172,21 @@ def _typed_in(message: Message, blocks: Sequence[Block], answers: Message | None
             if answers is not None and _PROMPT_TRAILER_RE.search(text):
                 continue
         elif isinstance(block, ToolResultBlock):
-            text = rejection_reason(block) or ""
+            reason = rejection_reason(block)
+            yield from [reason] if reason else _typed_elements(block.text)
+            continue
         else:
             continue
         if text:
             yield text
+
+
+def _typed_elements(text: str) -> Iterator[str]:
+    """What a person typed inside a tool's answer (rule 1's second exception)."""
+    for found in _TYPED_ELEMENT_RE.finditer(text):
+        typed = clean_typed_text(found.group(2))
+        if typed:
+            yield typed
 
 
 def rejection_reason(block: ToolResultBlock) -> str | None:

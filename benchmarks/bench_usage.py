@@ -63,10 +63,16 @@ def row(name: str, growths: Sequence[Growth], seconds: float, base: float) -> st
 
 def counters() -> dict[str, tuple[Callable[[], TokenCounter], bool]]:
     """Name → (counter factory, calibrated)."""
+    from bench_tokens import BEFORE_V9, previous_heuristic
+
     from contextwarden.tokens.quick import QuicktokCounter
 
     return {
         "o200k raw (QuicktokCounter)": (lambda: QuicktokCounter("o200k_base"), False),
+        f"heuristic v8 raw (before issue 27, {BEFORE_V9})": (
+            lambda: previous_heuristic(BEFORE_V9),
+            False,
+        ),
         "heuristic raw (HeuristicCounter)": (HeuristicCounter, False),
         "calibrated o200k": (lambda: QuicktokCounter("o200k_base"), True),
         "calibrated heuristic (Claude default)": (HeuristicCounter, True),
@@ -107,15 +113,15 @@ def fit(loaded: Sequence[Session]) -> None:
     by_model: dict[str, list[Growth]] = defaultdict(list)
     for session in loaded:
         for growth in replay(session, counter, None):
-            if growth.reported > 0 and growth.estimated > 0:
+            if growth.reported > 0 and growth.counted > 0:
                 by_model[growth.model].append(growth)
     for model, growths in sorted(by_model.items()):
-        x1 = [g.estimated for g in growths]
+        x1 = [g.counted for g in growths]
         x2 = [g.tool_blocks for g in growths]
         y = [g.reported for g in growths]
         a, b = _least_squares(x1, x2, y)
         big = [g for g in growths if g.reported >= MIN_GROWTH]
-        ratio = sum(g.reported for g in big) / sum(g.estimated for g in big)
+        ratio = sum(g.reported for g in big) / sum(g.counted for g in big)
         print(
             f"{model}: {len(growths)} requests, ratio of sums {ratio:.3f} ({len(big)} requests); "
             f"reported = {a:.3f} * counted + {b:.1f} * tool blocks "

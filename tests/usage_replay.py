@@ -37,11 +37,13 @@ class Session:
 @dataclass(frozen=True, slots=True)
 class Growth:
     """One request: what the history estimated it grew by since the previous request, what
-    Claude reported, and the tool blocks among the messages it added."""
+    Claude reported, and what the counter counted for the messages it added (the previous reply
+    included) and the tool blocks among them."""
 
     model: str
     estimated: int
     reported: int
+    counted: int
     tool_blocks: int
 
 
@@ -60,14 +62,16 @@ def replay(session: Session, counter: TokenCounter, model: str | None) -> Iterat
     against prompt - previous prompt (prompt: input + cache read + cache creation tokens)."""
     history = ConversationHistory(mode="merge", counter=counter, model=model)
     previous: int | None = None
-    calls = 0
+    calls = counted = 0
     for message in session.messages:
         usage = thaw(message.meta.extra.get("usage")) if message.role == "assistant" else None
         prompt = usage_prompt(usage)
         if prompt:  # Claude Code's <synthetic> replies carry zero usage: not a request
             if previous is not None:
                 estimated = history.estimate_tokens() - previous
-                yield Growth(session.model, estimated, prompt - previous, calls)
+                grown = history.counted_tokens() - counted
+                yield Growth(session.model, estimated, prompt - previous, grown, calls)
+            counted = history.counted_tokens()
             history.add(message)
             history.record_usage(usage)
             previous, calls = prompt, tool_blocks(message)

@@ -51,13 +51,14 @@ def tool_blocks(message: Message) -> int:
 
 
 CLAUDE_CALIBRATIONS: Final = {
-    "claude-opus-4-5": Calibration(scale=1.064),
-    "claude-opus-4-6": Calibration(scale=1.070),
-    "claude-sonnet-4-5": Calibration(scale=1.081),
+    "claude-opus-4-5": Calibration(scale=1.049),
+    "claude-opus-4-6": Calibration(scale=1.049),
+    "claude-sonnet-4-5": Calibration(scale=1.062),
 }
 """Model-name prefix → prior: ``reported ≈ scale * counted + framing * tool blocks`` fitted by
 least squares on the FIT half of 553 recorded Claude Code sessions (``benchmarks/bench_usage.py
---fit``; 1,302-10,024 requests a family, framing 30-48 tokens a block: ``tool_block_tokens``)."""
+--fit``; 1,302-10,024 requests a family, framing 28-43 tokens a block: ``tool_block_tokens``).
+The counts are HeuristicCounter's (o200k's plus its 5 % margin)."""
 
 UNSEEN_CLAUDE: Final = Calibration(scale=1.7)
 """Claude models with no recorded sessions here (older or newer families): the upper end of the

@@ -340,16 +340,20 @@ def _split_ascii_runs(text: str, chars_per_token: Mapping[str, float]) -> tuple[
 
 @functools.lru_cache(maxsize=8)
 def _symbol_runs(symbols: str) -> re.Pattern[str]:
-    # One repeated character per branch, no back-reference: the engine's single-character
-    # repeat takes no memory per character of the run.
-    runs = "|".join(f"{re.escape(symbol)}{{{SYMBOL_RUN_MIN},}}" for symbol in symbols)
-    return re.compile(runs)
+    # A character class repeated, no back-reference: the engine scans for it at C speed and takes
+    # no memory per character of the run; ``_one_symbol`` keeps the runs of one symbol.
+    return re.compile(f"[{re.escape(symbols)}]{{{SYMBOL_RUN_MIN},}}")
+
+
+def _one_symbol(run: str) -> bool:
+    return run.count(run[0]) == len(run)
 
 
 def _split_symbol_runs(
     text: str, symbols: str, chars_per_token: Mapping[str, float]
 ) -> tuple[float, str]:
-    taken, rest = _cut_out(text, _symbol_runs(symbols).finditer(text))
+    runs = (run for run in _symbol_runs(symbols).finditer(text) if _one_symbol(run.group()))
+    taken, rest = _cut_out(text, runs)
     rate = chars_per_token
     return sum(math.ceil((run.end() - run.start()) / rate[run.group()[0]]) for run in taken), rest
 

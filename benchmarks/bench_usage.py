@@ -98,11 +98,11 @@ def measure(loaded: Sequence[Session]) -> None:
             for growth in growths:
                 by_model[growth.model].append(growth)
     print("\nCalibrated heuristic by model:\n")
-    print("| model | requests | median | p10 | p90 | share < 0.9 | | |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | requests | median | p10 | p90 | share < 0.9 |")
+    print("|---|---:|---:|---:|---:|---:|")
     for model, growths in sorted(by_model.items()):
         if any(g.reported >= MIN_GROWTH for g in growths):
-            print(row(model, growths, 1.0, 1.0))
+            print(row(model, growths, 1.0, 1.0).rsplit(" | ", 2)[0] + " |")
 
 
 def fit(loaded: Sequence[Session]) -> None:

@@ -44,6 +44,9 @@ MIN_TOKENS_FOR_SPREAD = 50
 SHORT_LINE_CHARS = (20, 200)
 ENCODINGS = ("o200k_base", "cl100k_base")
 PRESETS = {"o200k_base": O200K_WEIGHTS, "cl100k_base": CL100K_WEIGHTS}
+BEFORE_V9 = "2f0b592"
+"""The commit before the heuristic was simplified (v9: class pairs only, no word list, no base64
+or file-mode rules, no Unicode blocks): issue 27 measures against it."""
 PREVIOUS = "291cbe4"
 """The commit whose HeuristicCounter the speed comparisons run against (the one before class
 pairs, Unicode blocks and the byte-sum of weights)."""
@@ -62,19 +65,20 @@ def previous_heuristic(commit: str = PREVIOUS) -> TokenCounter:
 
     root = Path(__file__).resolve().parents[1]
 
+    def show(path: str) -> subprocess.CompletedProcess[bytes]:
+        where = f"{commit}:src/contextwarden/tokens/{path}"
+        return subprocess.run(["git", "-C", str(root), "show", where], capture_output=True)
+
     def load(name: str, path: str, replace: tuple[str, str] = ("", "")) -> types.ModuleType:
-        source = subprocess.run(
-            ["git", "-C", str(root), "show", f"{commit}:src/contextwarden/tokens/{path}"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.replace(*replace)
+        source = show(path).stdout.decode().replace(*replace)
         module = types.ModuleType(f"{name}_{commit}")
+        module.__dict__["WORDS_FROM_GIT"] = show("words.txt").stdout  # gone since v9
         sys.modules[module.__name__] = module  # dataclasses look their module up
         exec(compile(source, module.__name__, "exec"), module.__dict__)
         return module
 
-    load("features", "features.py")
+    words = 'resources.files("contextwarden.tokens").joinpath("words.txt").read_bytes()'
+    load("features", "features.py", (words, "WORDS_FROM_GIT"))
     module = load(
         "heuristic",
         "heuristic.py",
@@ -581,6 +585,102 @@ def print_heuristic_speed(corpus: str) -> None:
         print(f"\nOne message, {label} ({len(message)} chars): {shown}.")
 
 
+def print_transcript_speed() -> None:
+    """Issue 27: the heuristic against QuicktokCounter on what an agent counts (every tool output
+    of the transcripts, one call each), and against itself before v9, in the same run."""
+    from contextwarden.tokens.quick import QuicktokCounter
+
+    outputs = [text for _, text in tool_outputs()]
+    counters = {
+        "HeuristicCounter now": HeuristicCounter(),
+        f"HeuristicCounter before v9 ({BEFORE_V9})": previous_heuristic(BEFORE_V9),
+        "QuicktokCounter o200k (exact)": QuicktokCounter("o200k_base"),
+    }
+    times = race({name: partial(count_each, c.count_text, outputs) for name, c in counters.items()})
+    exact = counters["QuicktokCounter o200k (exact)"]
+    tokens = sum(map(exact.count_text, outputs))
+    quick = times["QuicktokCounter o200k (exact)"]
+    chars = sum(map(len, outputs))
+    print(f"\n### Transcript tool outputs ({len(outputs):,} calls, {chars:,} characters)\n")
+    print("| counter | CPU time | vs QuicktokCounter | estimate / exact o200k |")
+    print("|---|---:|---:|---:|")
+    for name, counter in counters.items():
+        ratio = sum(map(counter.count_text, outputs)) / tokens
+        print(
+            f"| {name} | {times[name] * 1e3:.0f} ms | **{quick / times[name]:.2f}x** "
+            f"| {ratio:.3f} |"
+        )
+
+
+def peak_bytes(count: Callable[[str], object], text: str) -> int:
+    """Peak memory Python allocated while counting ``text`` (tracemalloc), the text excluded."""
+    import tracemalloc
+
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    count(text)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def print_memory() -> None:
+    """Issue 24: counting in bounded memory, bytes per character of the text counted."""
+    before = previous_heuristic(BEFORE_V9)
+    now = HeuristicCounter()
+    mixed = "\n".join(text for _, text in tool_outputs())
+    cases = {
+        "5 MB of one letter": "a" * 5_000_000,
+        "5 MB of transcript tool outputs": mixed[:5_000_000],
+        "20 MB of one letter": "a" * 20_000_000,
+        "50 MB of one letter": "a" * 50_000_000,
+        "20 MB of transcript tool outputs": (mixed * 4)[:20_000_000],
+    }
+    print("\n### Peak memory while counting (tracemalloc, the text itself excluded)\n")
+    print("| text | now | now, bytes a character | before v9 | before v9, bytes a character |")
+    print("|---|---:|---:|---:|---:|")
+    for name, text in cases.items():
+        mine = peak_bytes(now.count_text, text)
+        cells = f"| {name} | {mine / 1e6:.1f} MB | {mine / len(text):.2f} |"
+        if len(text) <= 5_000_000:  # before v9 needs ~88 bytes a character: 1.8 GB for 20 MB
+            theirs = peak_bytes(before.count_text, text)
+            cells += f" {theirs / 1e6:.0f} MB | {theirs / len(text):.1f} |"
+        else:
+            cells += " not run | |"
+        print(cells)
+
+
+def pathological_texts() -> dict[str, str]:
+    import random
+
+    rng = random.Random(27)
+    common = "👍🎉🚀🔥✅😀🙏"
+    pictographs = [chr(c) for c in range(0x1F300, 0x1F650)]
+    return {
+        "200k combining marks": "".join(chr(rng.randint(0x300, 0x36F)) for _ in range(200_000)),
+        "200k random Latin-1": "".join(chr(rng.randint(0x80, 0xFF)) for _ in range(200_000)),
+        "50k random emoji": "".join(rng.choice(pictographs) for _ in range(50_000)),
+        "50k common emoji": "".join(rng.choice(common) for _ in range(50_000)),
+        "200k random bytes as UTF-8 (replaced)": rng.randbytes(200_000).decode(errors="replace"),
+    }
+
+
+def print_pathological() -> None:
+    """Issue 24: error on pathological text, now and before v9, against exact o200k."""
+    from contextwarden.tokens.quick import QuicktokCounter
+
+    exact, now, before = QuicktokCounter(), HeuristicCounter(), previous_heuristic(BEFORE_V9)
+    print("\n### Pathological text (estimate / exact o200k - 1)\n")
+    print("| text | exact o200k | now | before v9 |")
+    print("|---|---:|---:|---:|")
+    for name, text in pathological_texts().items():
+        tokens = exact.count_text(text)
+        print(
+            f"| {name} | {tokens:,} | {now.count_text(text) / tokens - 1:+.1%} "
+            f"| {before.count_text(text) / tokens - 1:+.1%} |"
+        )
+
+
 SECTION = "## Token counting"
 COMMAND = "python benchmarks/bench_tokens.py --write docs/benchmarks.md"
 
@@ -629,7 +729,15 @@ def write(path: Path, body: str) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="replace our section in this Markdown file")
+    parser.add_argument(
+        "--issue27", action="store_true", help="only the speed, memory and pathological tables"
+    )
     args = parser.parse_args(argv)
+    if args.issue27:
+        print_transcript_speed()
+        print_memory()
+        print_pathological()
+        return
     body = report()
     if args.write:
         write(args.write, body)

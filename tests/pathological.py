@@ -1,5 +1,6 @@
 """Generators of text that defeats naive token estimates: long runs of one character, digit
-strings, one-word lines, random letters, hashes, base64, and prose with a run inside.
+strings, one-word lines, random letters, hashes, base64, prose with a run inside, combining
+marks, random Latin-1 (random bytes read as Latin-1) and emoji.
 
 Shared by the heuristic's property test (tests/test_tokens_pathological.py) and its calibration
 (benchmarks/calibrate_heuristic.py, which fits on other seeds than the test draws).
@@ -60,6 +61,33 @@ def prose_with_run(rng: random.Random) -> str:
     return prose[:cut] + run + prose[cut:]
 
 
+def combining_marks(rng: random.Random) -> str:
+    """Letters under stacks of combining marks (U+0300-U+036F), or the marks alone."""
+    marks = [chr(c) for c in range(0x300, 0x370)]
+    if rng.random() < 0.5:
+        return "".join(rng.choice(marks) for _ in range(rng.randint(1, 5_000)))
+    return "".join(
+        rng.choice(string.ascii_letters) + "".join(rng.choices(marks, k=rng.randint(1, 8)))
+        for _ in range(rng.randint(1, 800))
+    )
+
+
+def random_latin1(rng: random.Random) -> str:
+    return "".join(chr(rng.randint(0x80, 0xFF)) for _ in range(rng.randint(1, 5_000)))
+
+
+_EMOJI = [
+    chr(c) for r in ((0x1F300, 0x1F5FF), (0x1F600, 0x1F64F), (0x1F680, 0x1F6FF)) for c in range(*r)
+]
+
+
+def emoji(rng: random.Random) -> str:
+    """Emoji in a row, now and then a space."""
+    return "".join(
+        " " if rng.random() < 0.1 else rng.choice(_EMOJI) for _ in range(rng.randint(1, 3_000))
+    )
+
+
 GENERATORS: dict[str, Generator] = {
     "char_run": char_run,
     "random_digits": random_digits,
@@ -69,4 +97,7 @@ GENERATORS: dict[str, Generator] = {
     "hashes": hashes,
     "base64": base64_text,
     "prose_with_run": prose_with_run,
+    "combining_marks": combining_marks,
+    "random_latin1": random_latin1,
+    "emoji": emoji,
 }

@@ -106,6 +106,7 @@ from contextwarden.summarizers import (
     Summary,
 )
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.tokens.calibration import Calibration, calibration_for_model
 from contextwarden.tokens.exact import HFTokenizerCounter, TiktokenCounter
 from contextwarden.tokens.fast import FastokensCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -124,6 +125,7 @@ __all__ = [
     "Block",
     "BlockPlacement",
     "BreakerOpened",
+    "Calibration",
     "Cap",
     "CompactionBoundary",
     "CompactionContext",
@@ -212,6 +214,7 @@ __all__ = [
     "UsageRecorded",
     "Violation",
     "__version__",
+    "calibration_for_model",
     "counter_for_model",
     "detect_format",
     "freeze",

@@ -48,7 +48,8 @@ from contextwarden.rules import (
     validate,
 )
 from contextwarden.tokens.base import TokenCounter
-from contextwarden.tokens.ledger import TokenLedger, usage_total
+from contextwarden.tokens.calibration import calibration_for_model
+from contextwarden.tokens.ledger import TokenLedger, usage_prompt, usage_total
 from contextwarden.tokens.models import counter_for_model
 from contextwarden.wire.anthropic import as_plain, messages_to_wire
 from contextwarden.wire.incoming import (
@@ -88,7 +89,8 @@ class ConversationHistory:
     API rule and adds nothing. ``mode="merge"`` (for imported logs) merges consecutive same-role
     messages as the API does and repairs what a log may lack, recording each repair in ``repairs``.
     ``model`` (when no ``counter`` is given) picks the counter: exact when the model's tokenizer is
-    known and installed, else the heuristic (``tokens.models.counter_for_model``).
+    known and installed, else the heuristic (``tokens.models.counter_for_model``); for Claude
+    models it also calibrates the estimate on the session's usage (``tokens.calibration``).
     """
 
     def __init__(
@@ -112,7 +114,7 @@ class ConversationHistory:
         self._tools: tuple[FrozenDict, ...] = ()
         self._log: list[LogEntry] = []
         self._listeners: list[Callable[[LogEntry], None]] = []
-        self._ledger = TokenLedger(self.counter)
+        self._ledger = TokenLedger(self.counter, calibration_for_model(model))
         self.repairs: list[Repair] = []
         self._use_ids: set[str] = set()  # tool_use ids in the view: the API wants them unique
         self._renames: Renames = {}  # merge mode: repeated tool_use ids and their new names
@@ -293,7 +295,7 @@ class ConversationHistory:
         total = usage_total(plain)
         raw = FrozenDict(plain) if isinstance(plain, Mapping) else FrozenDict()
         self._record(UsageRecorded(total, raw))
-        self._ledger.anchor(total)
+        self._ledger.anchor(total, usage_prompt(plain))
         return total
 
     # ----------------------------------------------------------------- tokens and wire

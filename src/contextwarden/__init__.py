@@ -33,6 +33,7 @@ from contextwarden.errors import (
     StoreError,
     SummarizerError,
     TokenizerError,
+    ToolError,
     ToolPairingError,
     UsageError,
 )
@@ -191,6 +192,7 @@ __all__ = [
     "TokenLedger",
     "TokenizerError",
     "ToolBlockShape",
+    "ToolError",
     "ToolMatcher",
     "ToolPairing",
     "ToolPairingError",

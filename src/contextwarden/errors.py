@@ -23,6 +23,7 @@ class ContextWardenError(Exception):
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
         ├── PricingError                 a price table or cache model input is wrong (cost/)
+        ├── ToolError                    an agent tool refused a call (bad argument, special file)
         ├── MissingDependencyError       an optional extra is not installed
         └── UsageError                   a command line that cannot be carried out (CLI exit 2)
             └── ProxyConfigError         an option of ``contextwarden proxy`` is unusable
@@ -124,6 +125,17 @@ class StoreError(ContextWardenError):
 
 class PricingError(ContextWardenError):
     """A price table, a price override or a request given to the cost model is wrong."""
+
+
+class ToolError(ContextWardenError):
+    """An agent tool refused a call: an argument of the wrong type or range, a path that is not a
+    regular file. The agent hands the message back to the model as the tool's error result, so it
+    says what to send instead. ``tool``/``argument`` name the call and the input at fault."""
+
+    def __init__(self, message: str, *, tool: str, argument: str | None = None) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.argument = argument
 
 
 class UsageError(ContextWardenError):

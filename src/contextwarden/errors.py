@@ -16,7 +16,7 @@ class ContextWardenError(Exception):
         │   ├── RoleAlternationError     wrong role at this point (e.g. two user messages)
         │   └── ToolPairingError         tool_use / tool_result do not match
         ├── FormatError                  a payload or file could not be read
-        ├── TokenizerError               a tokenizer could not be loaded
+        ├── TokenizerError               a tokenizer could not be loaded, or failed on a text
         ├── CompactionError              a compaction could not produce a valid, smaller view
         ├── ContextOverflowError         even the last resort left the request over the window
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
@@ -84,7 +84,8 @@ class FormatError(ContextWardenError):
 
 
 class TokenizerError(ContextWardenError):
-    """A tokenizer could not be loaded (unknown encoding, bad file, hash mismatch)."""
+    """A tokenizer could not be loaded (unknown encoding, bad file, hash mismatch), or failed on
+    a text (a Rust tokenizer's panic)."""
 
 
 class CompactionError(ContextWardenError):

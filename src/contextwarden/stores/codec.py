@@ -63,11 +63,15 @@ def kind_of(entry: LogEntry) -> str:
 
 
 # ----------------------------------------------------------------------------- encoding
+_ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+"""Built once: ``json.dumps`` with these options builds an encoder on every call."""
+
+
 def encode(entry: LogEntry) -> str:
     """One event as a compact JSON line (no newline). StoreError when a value is not JSON."""
     body = {"v": SCHEMA_VERSION, "type": kind_of(entry), **_fields(entry)}
     try:
-        return json.dumps(body, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        return _ENCODER.encode(body)
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{type(entry).__name__} cannot be stored as JSON: {exc}") from exc
 

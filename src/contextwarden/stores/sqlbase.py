@@ -90,6 +90,7 @@ class SqlStore(StoreBase):
     def __init__(self, rules: Iterable[Rule] = DEFAULT_RULES) -> None:
         self.rules = tuple(rules)
         self._states: dict[str, SessionState] = {}
+        self._queries: dict[str, str] = {}
 
     # ----------------------------------------------------------------- backend hooks
     @abstractmethod
@@ -101,9 +102,13 @@ class SqlStore(StoreBase):
         """A cursor for reading."""
 
     def _q(self, text: str) -> str:
-        """``text`` with table names and the driver's placeholder filled in."""
-        text = text.format(s=self.sessions_table, e=self.events_table)
-        return text.replace("?", self.dialect.placeholder)
+        """``text`` with table names and the driver's placeholder filled in (each text once:
+        this runs several times per append)."""
+        query = self._queries.get(text)
+        if query is None:
+            query = text.format(s=self.sessions_table, e=self.events_table)
+            query = self._queries[text] = query.replace("?", self.dialect.placeholder)
+        return query
 
     # ----------------------------------------------------------------- writing
     def append(
@@ -113,33 +118,75 @@ class SqlStore(StoreBase):
         *,
         expected_version: int | None = None,
     ) -> int:
-        validate_session_id(session_id)
+        if type(session_id) is not str or session_id not in self._states:
+            validate_session_id(session_id)  # a session written to before was checked then
         batch = as_entries(events)
         rows = [(kind_of(e), encode(e)) for e in batch]
         with self._write() as cur:
-            state = self._locked_state(cur, session_id, create=bool(rows))
-            if expected_version is not None and expected_version != state.version:
-                raise StoreConflictError(session_id, expected_version, state.version)
-            new = state.checked(session_id, batch, self.rules)
-            if rows:
-                self._insert(cur, session_id, state.version, rows, new)
+            new = self._append_to_cached(cur, session_id, batch, rows, expected_version)
+            if new is None:
+                state = self._locked_state(cur, session_id, create=bool(rows))
+                if expected_version is not None and expected_version != state.version:
+                    raise StoreConflictError(session_id, expected_version, state.version)
+                new = state.checked(session_id, batch, self.rules)
+                if rows:
+                    self._touch(cur, session_id, new)
+                    self._insert(cur, session_id, state.version, rows)
         self._states[session_id] = new
         return new.version
 
-    def _insert(
+    def _append_to_cached(
         self,
         cur: Cursor,
         session_id: str,
-        version: int,
+        batch: Sequence[LogEntry],
         rows: Sequence[tuple[str, str]],
-        new: SessionState,
+        expected_version: int | None,
+    ) -> SessionState | None:
+        """The common case, one statement shorter: the session is as this store last wrote it.
+
+        The batch is checked against the cached state, and the session row is updated only if
+        its version and token are still the cached ones (which also locks it), so no read comes
+        first. None, with nothing written, when anything differs: the caller then reads the
+        row and decides (a stale cache may have refused a batch the stored state accepts).
+        """
+        cached = self._states.get(session_id)
+        if cached is None or not rows:
+            return None
+        if expected_version is not None and expected_version != cached.version:
+            return None
+        try:
+            new = cached.checked(session_id, batch, self.rules)
+        except StoreError:
+            return None
+        if not self._touch(cur, session_id, new, since=cached):
+            return None
+        self._insert(cur, session_id, cached.version, rows)
+        return new
+
+    def _touch(
+        self, cur: Cursor, session_id: str, new: SessionState, since: SessionState | None = None
+    ) -> bool:
+        """Set the session row to ``new``'s version; with ``since``, only if the row is still at
+        ``since``'s version and token. Whether a row was updated."""
+        touch = "UPDATE {s} SET version = ?, last_boundary = ?, updated_at = " + self.dialect.now
+        values = (new.version, new.last_boundary, session_id)
+        if since is None:
+            cur.execute(self._q(touch + " WHERE id = ?"), values)
+            return True
+        query = self._q(touch + " WHERE id = ? AND version = ? AND token = ?")
+        cur.execute(query, (*values, since.version, since.token))
+        return cur.rowcount == 1
+
+    def _insert(
+        self, cur: Cursor, session_id: str, version: int, rows: Sequence[tuple[str, str]]
     ) -> None:
-        cur.executemany(
-            self._q("INSERT INTO {e} (session_id, seq, kind, body) VALUES (?, ?, ?, ?)"),
-            [(session_id, version + i, kind, body) for i, (kind, body) in enumerate(rows, 1)],
-        )
-        touch = f"UPDATE {{s}} SET version = ?, last_boundary = ?, updated_at = {self.dialect.now}"
-        cur.execute(self._q(touch + " WHERE id = ?"), (new.version, new.last_boundary, session_id))
+        insert = self._q("INSERT INTO {e} (session_id, seq, kind, body) VALUES (?, ?, ?, ?)")
+        values = [(session_id, version + i, kind, body) for i, (kind, body) in enumerate(rows, 1)]
+        if len(values) == 1:  # the write-through case; executemany costs more for one row
+            cur.execute(insert, values[0])
+        else:
+            cur.executemany(insert, values)
 
     def _locked_state(self, cur: Cursor, session_id: str, *, create: bool) -> SessionState:
         """The session's state, its row locked for this transaction (created when ``create``)."""

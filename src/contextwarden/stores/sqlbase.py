@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from contextwarden.errors import StoreError
 from contextwarden.loadreport import LoadIssue
-from contextwarden.log import LogEntry
+from contextwarden.log import CompactionBoundary, LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
 from contextwarden.stores.backend import StoreBase
 from contextwarden.stores.base import (
@@ -24,8 +24,9 @@ from contextwarden.stores.base import (
     as_entries,
     validate_session_id,
 )
-from contextwarden.stores.codec import decode, encode, kind_of, paused_gc
+from contextwarden.stores.codec import encode, kind_of, paused_gc
 from contextwarden.stores.state import SessionState
+from contextwarden.stores.viewrefs import Fetch, decode_rows, placed_view
 
 
 class Cursor(Protocol):
@@ -79,6 +80,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 """Numbered schema changes (migration n is ``MIGRATIONS[n - 1]``); only ever append to this."""
 
 
+_TOUCH = "UPDATE {s} SET version = ?, last_boundary = ?, updated_at = {now}"
+
+
 class SqlStore(StoreBase):
     """append/log/version/list/delete over a ``sessions`` and an ``events`` table."""
 
@@ -102,11 +106,11 @@ class SqlStore(StoreBase):
         """A cursor for reading."""
 
     def _q(self, text: str) -> str:
-        """``text`` with table names and the driver's placeholder filled in (each text once:
-        this runs several times per append)."""
+        """``text`` with table names, ``{now}`` and the driver's placeholder filled in (each text
+        once: this runs several times per append, on constant texts)."""
         query = self._queries.get(text)
         if query is None:
-            query = text.format(s=self.sessions_table, e=self.events_table)
+            query = text.format(s=self.sessions_table, e=self.events_table, now=self.dialect.now)
             query = self._queries[text] = query.replace("?", self.dialect.placeholder)
         return query
 
@@ -131,6 +135,7 @@ class SqlStore(StoreBase):
                 new = state.checked(session_id, batch, self.rules)
                 if rows:
                     self._touch(cur, session_id, new)
+                    rows = self._with_refs(cur, session_id, state, batch, rows)
                     self._insert(cur, session_id, state.version, rows)
         self._states[session_id] = new
         return new.version
@@ -140,7 +145,7 @@ class SqlStore(StoreBase):
         cur: Cursor,
         session_id: str,
         batch: Sequence[LogEntry],
-        rows: Sequence[tuple[str, str]],
+        rows: list[tuple[str, str]],
         expected_version: int | None,
     ) -> SessionState | None:
         """The common case, one statement shorter: the session is as this store last wrote it.
@@ -161,7 +166,9 @@ class SqlStore(StoreBase):
             return None
         if not self._touch(cur, session_id, new, since=cached):
             return None
-        self._insert(cur, session_id, cached.version, rows)
+        self._insert(
+            cur, session_id, cached.version, self._with_refs(cur, session_id, cached, batch, rows)
+        )
         return new
 
     def _touch(
@@ -169,12 +176,11 @@ class SqlStore(StoreBase):
     ) -> bool:
         """Set the session row to ``new``'s version; with ``since``, only if the row is still at
         ``since``'s version and token. Whether a row was updated."""
-        touch = "UPDATE {s} SET version = ?, last_boundary = ?, updated_at = " + self.dialect.now
         values = (new.version, new.last_boundary, session_id)
         if since is None:
-            cur.execute(self._q(touch + " WHERE id = ?"), values)
+            cur.execute(self._q(_TOUCH + " WHERE id = ?"), values)
             return True
-        query = self._q(touch + " WHERE id = ? AND version = ? AND token = ?")
+        query = self._q(_TOUCH + " WHERE id = ? AND version = ? AND token = ?")
         cur.execute(query, (*values, since.version, since.token))
         return cur.rowcount == 1
 
@@ -215,9 +221,43 @@ class SqlStore(StoreBase):
     def _events_since(self, cur: Cursor, session_id: str, version: int) -> list[LogEntry]:
         query = "SELECT seq, body FROM {e} WHERE session_id = ? AND seq > ? ORDER BY seq"
         rows = cur.execute(self._q(query), (session_id, version)).fetchall()
-        where = self._where(session_id)
         with paused_gc():
-            return [decode(body, where=f"{where} event {seq}") for seq, body in rows]
+            return decode_rows(rows, self._where(session_id), self._fetcher(cur, session_id))
+
+    def _fetcher(self, cur: Cursor, session_id: str) -> Fetch:
+        """Reads one event's body (what a compaction's reference names) in this transaction."""
+        query = self._q("SELECT body FROM {e} WHERE session_id = ? AND seq = ?")
+
+        def fetch(seq: int) -> str | bytes | None:
+            row = cur.execute(query, (session_id, seq)).fetchone()
+            return row[0] if row else None
+
+        return fetch
+
+    def _with_refs(
+        self,
+        cur: Cursor,
+        session_id: str,
+        state: SessionState,
+        batch: Sequence[LogEntry],
+        rows: list[tuple[str, str]],
+    ) -> list[tuple[str, str]]:
+        """``rows`` with every compaction's view written as references to the messages the log
+        already holds (``stores/viewrefs.py``); unchanged when the batch has no compaction."""
+        if len(batch) == 1 and type(batch[0]) is not CompactionBoundary:
+            return rows  # the write-through case, without a generator on every append
+        if not any(isinstance(e, CompactionBoundary) for e in batch):
+            return rows
+        since = "SELECT seq, body FROM {e} WHERE session_id = ? AND seq >= ? ORDER BY seq"
+        stored = cur.execute(self._q(since), (session_id, max(state.last_boundary, 1)))
+        fetch = self._fetcher(cur, session_id)
+        view = placed_view(stored.fetchall(), self._where(session_id), fetch)
+        out = []
+        for seq, (entry, row) in enumerate(zip(batch, rows, strict=True), state.version + 1):
+            refs = view.refs(entry.view) if isinstance(entry, CompactionBoundary) else []
+            out.append((row[0], encode(entry, refs)) if refs else row)
+            view.add(seq, entry, refs)
+        return out
 
     def delete(self, session_id: str) -> bool:
         validate_session_id(session_id)
@@ -233,9 +273,8 @@ class SqlStore(StoreBase):
         with self._read() as cur:
             query = "SELECT seq, body FROM {e} WHERE session_id = ? ORDER BY seq"
             rows = cur.execute(self._q(query), (session_id,)).fetchall()
-        where = self._where(session_id)
         with paused_gc():
-            return [decode(body, where=f"{where} event {seq}") for seq, body in rows], []
+            return decode_rows(rows, self._where(session_id)), []
 
     def version(self, session_id: str) -> int:
         validate_session_id(session_id)

@@ -56,7 +56,7 @@ def test_input_too_long_to_show_is_declined_without_asking(
     command = "true " + "x" * MAX_APPROVAL_CHARS + "; rm -rf ~"
     approved, asked, shown = _approve(Call("bash", {"command": command}), capsys)
     assert not approved and asked == []
-    assert "too long to show whole" in shown
+    assert "too long to show whole" in " ".join(shown.split())
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -75,6 +75,7 @@ def test_input_too_long_to_show_is_declined_without_asking(
         (Call("read_file", {"path": "a.txt", "mode": "rb"}), "takes no argument 'mode'"),
         (Call("list_files", {"pattern": "/etc/*"}), "relative to the searched directory"),
         (Call("list_files", {"pattern": "../**/*"}), "relative to the searched directory"),
+        (Call("list_files", {"pattern": "**/" * 8 + "*"}), "'**' at most 2 times"),
         (Call("grep", {"pattern": "x", "glob": "/etc/*"}), "relative to the searched directory"),
         (Call("grep", {"pattern": "("}), "error"),
         (Call("grep", {"pattern": "x" * 5_000}), "at most 1000 characters"),

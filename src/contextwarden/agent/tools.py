@@ -50,6 +50,9 @@ COMMAND_TIMEOUT = 120.0
 """Seconds a bash command may run unless the call asks for another limit."""
 SEARCH_TIMEOUT = 10.0
 """Seconds one grep may search (it runs without asking, so it must end on its own)."""
+MAX_RECURSIVE_PARTS = 2
+"""``**`` components a glob may hold (``src/**/tests/**/*.py``); more would walk the tree again
+for each one, and list_files and grep run without asking."""
 SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache"})
 CONFIRM = frozenset({"bash", "edit_file", "write_file"})
 """Tools that change things: the chat asks before running them (unless ``--yes``)."""
@@ -221,8 +224,16 @@ class Tools:
 
 
 def _relative_glob(tool: str, argument: str, pattern: str) -> str:
-    """``pattern`` if it stays below the directory it is matched in (no root, no ``..``)."""
+    """``pattern`` if it stays below the directory it is matched in (no root, no ``..``) and
+    can be matched in bounded time (each ``**`` multiplies the walk)."""
     parts = PurePath(pattern).parts
+    if parts.count("**") > MAX_RECURSIVE_PARTS:
+        raise ToolError(
+            f"{tool}'s {argument!r} may hold '**' at most {MAX_RECURSIVE_PARTS} times "
+            f"(each one walks the tree again); got {pattern!r}",
+            tool=tool,
+            argument=argument,
+        )
     if PurePath(pattern).is_absolute() or pattern.startswith("~") or ".." in parts:
         raise ToolError(
             f"{tool}'s {argument!r} must be a pattern relative to the searched directory, such "

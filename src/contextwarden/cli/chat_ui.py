@@ -31,7 +31,7 @@ PREVIEW_LINES = 12
 """Lines of a tool result shown on screen (the model gets the whole result)."""
 PREVIEW_CHARS = 160
 """Characters of a tool call's input shown in the one-line notice of the call."""
-MAX_APPROVAL_CHARS = 20_000
+MAX_APPROVAL_CHARS = 100_000
 """Longest tool input shown whole for approval; a longer one is declined without running."""
 SUMMARY_RUNGS = frozenset({"summarize", "truncate"})
 

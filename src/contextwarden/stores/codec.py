@@ -2,7 +2,8 @@
 
 Each event is an object ``{"v": SCHEMA_VERSION, "type": …}``; messages use the Anthropic wire form
 plus a ``meta`` object, so nothing a history holds is lost. Output is ASCII (``\\uXXXX`` escapes):
-valid UTF-8 even for lone surrogates, and free of raw NUL, which PostgreSQL text cannot hold.
+valid UTF-8 even for lone surrogates, and free of raw NUL, which PostgreSQL text cannot hold. A
+compaction whose view refers to messages stored earlier is ``"v": 2`` (``stores/viewrefs.py``).
 """
 
 from __future__ import annotations

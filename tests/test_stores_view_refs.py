@@ -14,7 +14,7 @@ from test_stores import StoreSpec, make_spec
 
 from contextwarden.errors import StoreError
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded, Preamble, derive_view
-from contextwarden.model import Message
+from contextwarden.model import Message, MessageMeta, TextBlock
 from contextwarden.stores import SessionStore, SqliteStore
 from contextwarden.stores.codec import encode
 
@@ -96,3 +96,21 @@ def test_a_reference_to_nothing_is_a_store_error(tmp_path: Path) -> None:
         conn.execute("DELETE FROM events WHERE seq = 2")
     with pytest.raises(StoreError, match=r"s\.db#s: a compaction refers to event 2"):
         SqliteStore(tmp_path / "s.db").log("s")
+
+
+def test_a_reference_keeps_the_message_meta(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "s.db")
+    first, second = (
+        Message("user", (TextBlock("ok"),), MessageMeta(timestamp=t, id=f"m{t}")) for t in (1, 2)
+    )
+    added = [
+        MessageAdded(first),
+        MessageAdded(Message.assistant("a")),
+        MessageAdded(second),
+    ]
+    view = tuple(e.message for e in added)
+    store.append("s", [Preamble(None), *added, CompactionBoundary("x", "x", 1, 1, 0, view)])
+    (boundary,) = [
+        e for e in SqliteStore(tmp_path / "s.db").log("s") if isinstance(e, CompactionBoundary)
+    ]
+    assert [m.meta for m in boundary.view] == [m.meta for m in view]  # equal messages, own metas

@@ -15,7 +15,7 @@ from typing import Any
 
 from contextwarden.errors import StoreError
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
-from contextwarden.model import Message
+from contextwarden.model import Message, MessageMeta
 from contextwarden.repair import merge_messages
 from contextwarden.stores.codec import (
     Ref,
@@ -58,12 +58,13 @@ class PlacedView:
                 self.places.append((seq, None))
 
     def refs(self, view: Sequence[Message]) -> list[Ref | None]:
-        """For each message of ``view``: where an equal message is stored, or None."""
-        stored: dict[Message, Ref] = {}
+        """For each message of ``view``: where the same message is stored, or None. The same
+        means its meta too (``Message`` equality leaves meta out): a reference restores both."""
+        stored: dict[tuple[Message, MessageMeta], Ref] = {}
         for message, place in zip(self.messages, self.places, strict=True):
             if place is not None:
-                stored.setdefault(message, place)
-        return [stored.get(message) for message in view]
+                stored.setdefault((message, message.meta), place)
+        return [stored.get((message, message.meta)) for message in view]
 
 
 def decode_rows(rows: Iterable[Row], where: str, fetch: Fetch | None = None) -> list[LogEntry]:

@@ -76,3 +76,8 @@ def test_the_cli_gives_one_line_and_exit_2(
         code, out, err = run_cli(capsys, *base, "--prices", spec)
         assert code == 2 and out == "", err
         assert err.count("\n") == 1 and "Traceback" not in err and "$nan" not in err
+
+
+def test_prices_without_pricing_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "replay", str(SESSION), "--prices", "m=input:1,output:2")
+    assert code == 2 and "give both" in err

@@ -64,7 +64,7 @@ def test_price_overrides_from_a_spec_and_from_a_file(tmp_path: Path) -> None:
         ("claude-opus-4-6=input", "expected field:value"),
         ("claude-opus-4-6=input:cheap", "'cheap' is not a number"),
         ("x=output:1", "'input' and 'output' are required"),
-        ("claude-opus-4-6=input:-1", "input must be a number >= 0"),
+        ("claude-opus-4-6=input:-1", "input must be a finite number >= 0"),
     ],
 )
 def test_bad_price_overrides_say_what_is_wrong(spec: str, message: str) -> None:

@@ -281,7 +281,7 @@ def test_bad_lines_are_reported_by_line_and_good_records_kept(tmp_path: Path) ->
     history = load(path, "claude-code")
     assert history.source is not None
     issues = history.source.issues
-    assert [i.line for i in issues] == [None, 4, 47, 54]
+    assert [i.line for i in issues] == [3, 4, 47, 54]  # the bad UTF-8 on line 3, with its line
     assert "invalid UTF-8" in issues[0].message
     assert "malformed JSON" in issues[1].message and "malformed JSON" in issues[3].message
     assert "'message' must be an object" in issues[2].message

@@ -222,9 +222,9 @@ def test_bad_lines_are_reported_by_line_and_good_records_kept(tmp_path: Path) ->
     assert history.source is not None
     issues = history.source.issues
     last = len(lines)
-    assert [i.line for i in issues] == [None, 4, 14, 25, 26, last]
-    assert "invalid UTF-8" in issues[0].message
-    assert "not a Codex rollout record" in issues[2].message
+    assert [i.line for i in issues] == [4, 14, 16, 25, 26, last]  # read as the file streams
+    assert "invalid UTF-8" in issues[2].message
+    assert "not a Codex rollout record" in issues[1].message
     assert "'ghost_snapshot' has no message mapping" in issues[3].message
     assert "content must be a list" in issues[4].message
     assert history.source.metadata["unmapped_items"][0]["line"] == 25

@@ -36,6 +36,7 @@ from contextwarden.errors import (
     StoreError,
     SummarizerError,
     TokenizerError,
+    ToolError,
     ToolPairingError,
     UsageError,
 )
@@ -201,6 +202,7 @@ __all__ = [
     "TokenLedger",
     "TokenizerError",
     "ToolBlockShape",
+    "ToolError",
     "ToolMatcher",
     "ToolPairing",
     "ToolPairingError",

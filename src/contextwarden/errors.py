@@ -16,13 +16,14 @@ class ContextWardenError(Exception):
         │   ├── RoleAlternationError     wrong role at this point (e.g. two user messages)
         │   └── ToolPairingError         tool_use / tool_result do not match
         ├── FormatError                  a payload or file could not be read
-        ├── TokenizerError               a tokenizer could not be loaded
+        ├── TokenizerError               a tokenizer could not be loaded, or failed on a text
         ├── CompactionError              a compaction could not produce a valid, smaller view
         ├── ContextOverflowError         even the last resort left the request over the window
         ├── SummarizerError              a summarizer failed (counted by the circuit breaker)
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
         ├── PricingError                 a price table or cache model input is wrong (cost/)
+        ├── ToolError                    an agent tool refused a call (bad argument, special file)
         ├── MissingDependencyError       an optional extra is not installed
         └── UsageError                   a command line that cannot be carried out (CLI exit 2)
             └── ProxyConfigError         an option of ``contextwarden proxy`` is unusable
@@ -83,7 +84,8 @@ class FormatError(ContextWardenError):
 
 
 class TokenizerError(ContextWardenError):
-    """A tokenizer could not be loaded (unknown encoding, bad file, hash mismatch)."""
+    """A tokenizer could not be loaded (unknown encoding, bad file, hash mismatch), or failed on
+    a text (a Rust tokenizer's panic)."""
 
 
 class CompactionError(ContextWardenError):
@@ -124,6 +126,17 @@ class StoreError(ContextWardenError):
 
 class PricingError(ContextWardenError):
     """A price table, a price override or a request given to the cost model is wrong."""
+
+
+class ToolError(ContextWardenError):
+    """An agent tool refused a call: an argument of the wrong type or range, a path that is not a
+    regular file. The agent hands the message back to the model as the tool's error result, so it
+    says what to send instead. ``tool``/``argument`` name the call and the input at fault."""
+
+    def __init__(self, message: str, *, tool: str, argument: str | None = None) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.argument = argument
 
 
 class UsageError(ContextWardenError):

@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from contextwarden.agent.tools import Call, Outcome
 from contextwarden.breakdown import CATEGORIES, breakdown
@@ -29,6 +30,10 @@ __all__ = ["ConsoleUI", "context_table", "cost_table"]
 
 PREVIEW_LINES = 12
 """Lines of a tool result shown on screen (the model gets the whole result)."""
+PREVIEW_CHARS = 160
+"""Characters of a tool call's input shown in the one-line notice of the call."""
+MAX_APPROVAL_CHARS = 100_000
+"""Longest tool input shown whole for approval; a longer one is declined without running."""
 SUMMARY_RUNGS = frozenset({"summarize", "truncate"})
 
 
@@ -85,7 +90,16 @@ class ConsoleUI:
                       "fact(s) no longer in it); /context lists them[/]")  # fmt: skip
 
     def confirm(self, call: Call) -> bool:
-        answer = self.ask(f"Allow {call.name}({_args(call)})? [y/N] ")
+        """Show the call's whole input, then ask; an input too long to read is declined."""
+        shown = approval_text(call)
+        if shown is None:
+            console().print(
+                f"[yellow]{call.name} not run: its input is longer than {MAX_APPROVAL_CHARS:,} "
+                "characters, too long to show whole for approval[/]"
+            )
+            return False
+        console().print(Text(f"{call.name} wants to run:\n{shown}", style="bold"))
+        answer = self.ask(f"Allow {call.name}? [y/N] ")
         if answer is None:
             console().print(f"[yellow]{call.name} not run: no one to confirm it (use --yes)[/]")
             return False
@@ -98,8 +112,28 @@ def _stderr() -> Console:
 
 
 def _args(call: Call) -> str:
-    text = json.dumps(dict(call.input), ensure_ascii=False, default=str)
-    return text if len(text) <= 160 else text[:157] + "…"
+    """A one-line preview of the input (not for approval: ``approval_text`` shows it whole)."""
+    text = visible(json.dumps(dict(call.input), ensure_ascii=False, default=str))
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+
+
+def approval_text(call: Call) -> str | None:
+    """Every argument of ``call`` on its own lines, whole, with nothing a terminal would hide or
+    move (control, format and invisible characters are written as escapes); None when the input
+    is too long to be read before approving it."""
+    lines = []
+    for name, value in call.input.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"  {visible(str(name))}: " + "\n    ".join(map(visible, text.split("\n"))))
+    shown = "\n".join(lines)
+    return shown if len(shown) <= MAX_APPROVAL_CHARS else None
+
+
+def visible(text: str) -> str:
+    """``text`` with every character a terminal would not print as itself (escape, carriage
+    return, bidi overrides, zero-width spaces …) written as ``⟨U+001B⟩``, so what is shown is what
+    runs. A tab stays a tab: it moves the cursor but hides nothing."""
+    return "".join(c if c.isprintable() or c == "\t" else f"⟨U+{ord(c):04X}⟩" for c in text)
 
 
 def context_table(history: ConversationHistory, manager: ContextManager) -> Table:

@@ -123,6 +123,8 @@ def add_pricing_options(parser: argparse.ArgumentParser) -> None:
 def pricing(args: argparse.Namespace) -> Price | None:
     """The price ``--pricing`` names, in the table as ``--prices`` overrides it."""
     if getattr(args, "pricing", None) is None:
+        if getattr(args, "prices", None):
+            raise UsageError("--prices overrides the prices --pricing MODEL bills at; give both")
         return None
     try:
         table = default_prices()

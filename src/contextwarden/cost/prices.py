@@ -8,7 +8,10 @@ A model name is looked up as given, then without a trailing date (``claude-opus-
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from importlib import resources
@@ -29,6 +32,8 @@ DEFAULT_MIN_CACHEABLE = 1024
 """Minimum cacheable prefix when an override does not say (Anthropic Sonnet, OpenAI)."""
 PRICE_DIGITS = 6
 """Derived prices are rounded to this many decimals (no 0.6000000000000001)."""
+MAX_PRICE_FILE_BYTES = 10_000_000
+"""A price file larger than this is refused (the shipped one is a few kilobytes)."""
 PER_TOKENS = 1_000_000
 """Prices are quoted per million tokens."""
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
@@ -52,10 +57,14 @@ class Price:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            kind = int if f.name == "min_cacheable_tokens" else int | float
             if f.name not in ("model", "provider") and (
-                isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+                not isinstance(value, kind) or not _finite(value) or value < 0
             ):
-                raise PricingError(f"price of {self.model!r}: {f.name} must be a number >= 0")
+                what = "a whole number" if kind is int else "a finite number"
+                raise PricingError(
+                    f"price of {self.model!r}: {f.name} must be {what} >= 0, got {_shown(value)}"
+                )
         if self.provider not in ("anthropic", "openai"):
             raise PricingError(
                 f"price of {self.model!r}: provider must be 'anthropic' or 'openai', "
@@ -109,17 +118,59 @@ def load_prices(spec: str | Path, base: PriceTable | None = None) -> PriceTable:
     (e.g. ``claude-opus-4-6=input:5,output:25``)."""
     table = base or default_prices()
     text = str(spec)
+    if "\x00" in text:
+        raise PricingError("--prices: a price spec or file name cannot hold a NUL character")
     if "=" in text and not Path(text).exists():
         model, _, assignments = text.partition("=")
         return table.merged(PriceTable({model: _override(table, model, assignments)}, ""))
     path = Path(text)
+    return table.merged(parse_table(_read_json(path), str(path)))
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON document in the regular file ``path`` (never a FIFO, which would block), strict
+    UTF-8, no ``NaN``/``Infinity``, at most ``MAX_PRICE_FILE_BYTES``."""
     try:
-        data = json.loads(path.read_text("utf-8"))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise PricingError(f"{path}: cannot read the price file: {exc.strerror}") from exc
+    with open(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PricingError(f"{path}: not a regular file; give a JSON price file")
+        if info.st_size > MAX_PRICE_FILE_BYTES:
+            raise PricingError(
+                f"{path}: {info.st_size:,} bytes is too large for a price file "
+                f"(at most {MAX_PRICE_FILE_BYTES:,})"
+            )
+        data = file.read(MAX_PRICE_FILE_BYTES + 1)
+    try:
+        return json.loads(data.decode("utf-8"))  # NaN/Infinity parse, and Price refuses them
+    except UnicodeDecodeError as exc:
+        raise PricingError(f"{path}: not UTF-8 (byte {exc.start}); save it as UTF-8") from exc
     except json.JSONDecodeError as exc:
         raise PricingError(f"{path}: line {exc.lineno}: not JSON: {exc.msg}") from exc
-    return table.merged(parse_table(data, str(path)))
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise PricingError(f"{path}: not a usable price file: {exc}") from exc
+    except RecursionError as exc:
+        raise PricingError(f"{path}: JSON nested too deeply for a price file") from exc
+
+
+def _shown(value: Any) -> str:
+    """``value`` as the error shows it: short, whatever it is."""
+    if isinstance(value, int) and not _finite(value):
+        return "a number too large"
+    return f"{value!r:.40}"
+
+
+def _finite(value: Any) -> bool:
+    """Whether ``value`` is a number (not a bool) a float can hold, and not NaN or infinite."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return False
 
 
 def parse_table(data: Any, where: str) -> PriceTable:
@@ -127,8 +178,12 @@ def parse_table(data: Any, where: str) -> PriceTable:
     if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
         raise PricingError(f"{where}: expected an object with a 'models' object")
     models = {name: _price(name, entry, where) for name, entry in data["models"].items()}
-    sources = data.get("sources", [])
-    return PriceTable(models, str(data.get("date", "")), tuple(str(s) for s in sources))
+    sources, date = data.get("sources", []), data.get("date", "")
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise PricingError(f"{where}: 'sources' must be a list of strings")
+    if not isinstance(date, str):
+        raise PricingError(f"{where}: 'date' must be a string such as \"2026-12-01\"")
+    return PriceTable(models, date, tuple(sources))
 
 
 def _price(name: str, entry: Any, where: str) -> Price:
@@ -150,8 +205,8 @@ def _price(name: str, entry: Any, where: str) -> Price:
 
 def _derived(provider: str, base: Any) -> dict[str, Any]:
     """The prices a provider derives from base input, for fields an entry leaves out."""
-    if isinstance(base, bool) or not isinstance(base, int | float):
-        return {}
+    if not _finite(base):  # nothing to derive from: Price refuses the base, naming the field
+        return dict.fromkeys(("cache_read", "cache_write_5m", "cache_write_1h"), base)
     read = round(base * READ_RATIO, PRICE_DIGITS)
     if provider == "openai":
         return {"cache_read": read, "cache_write_5m": base, "cache_write_1h": base}
@@ -184,4 +239,6 @@ def _number(model: str, raw: str) -> float | int:
         value = float(raw)
     except ValueError:
         raise PricingError(f"--prices {model}=…: {raw.strip()!r} is not a number") from None
+    if not math.isfinite(value):
+        raise PricingError(f"--prices {model}=…: {raw.strip()!r} is not a finite number")
     return int(value) if value.is_integer() else value

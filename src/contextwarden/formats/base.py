@@ -41,13 +41,49 @@ def read_text(path: str | Path, report: LoadReport) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        report.skip(f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced with U+FFFD")
+        report.skip(_replaced(exc.start))
         return data.decode("utf-8", errors="replace")
 
 
 def iter_jsonl(text: str, report: LoadReport) -> Iterator[JsonLine]:
     """Parsed JSON lines with 1-based line numbers; malformed lines are reported and skipped."""
-    for number, raw in enumerate(text.splitlines(), start=1):
+    return _parsed(enumerate(text.splitlines(), start=1), report)
+
+
+def read_jsonl(path: str | Path, report: LoadReport) -> Iterator[JsonLine]:
+    """``iter_jsonl`` of the file, read one line at a time: a large file is never in memory
+    whole (nor twice, as bytes and text), so peak memory follows its longest line. Lines end at
+    ``\n`` only (a U+2028 inside a JSON string stays in its line); invalid UTF-8 is replaced
+    and reported once, as ``read_text`` does, with its line."""
+    return _parsed(_file_lines(Path(path), report), report)
+
+
+def _file_lines(path: Path, report: LoadReport) -> Iterator[tuple[int, str]]:
+    number, offset, reported = 0, 0, False
+    with path.open("rb") as file:
+        for raw in file:  # not enumerate(): its result tuple would keep the last line alive
+            number += 1
+            end = len(raw) - (raw.endswith(b"\n") + raw.endswith(b"\r\n"))
+            view = memoryview(raw)[:end]  # decoded in place: no copy of a long line
+            try:
+                line = str(view, "utf-8")
+            except UnicodeDecodeError as exc:
+                if not reported:
+                    report.skip(_replaced(offset + exc.start), line=number)
+                    reported = True
+                line = str(view, "utf-8", "replace")
+            offset += len(raw)
+            view.release()
+            del view, raw  # only the text of the line is held while it is parsed
+            yield number, line
+
+
+def _replaced(offset: int) -> str:
+    return f"invalid UTF-8 at byte {offset}; undecodable bytes replaced with U+FFFD"
+
+
+def _parsed(lines: Iterable[tuple[int, str]], report: LoadReport) -> Iterator[JsonLine]:
+    for number, raw in lines:
         if not raw.strip():
             continue
         report.records += 1

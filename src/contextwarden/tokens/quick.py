@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from contextwarden.errors import TokenizerError, require
 from contextwarden.model import Message
-from contextwarden.tokens.exact import exact_cache_key
+from contextwarden.tokens.exact import exact_cache_key, panics_as_errors
 from contextwarden.tokens.messages import count_message_with
 
 QUICKTOK_ENCODINGS: Final = ("cl100k_base", "llama3", "o200k_base", "o200k_harmony", "qwen3")
@@ -48,7 +48,8 @@ class QuicktokCounter:
 
     def __post_init__(self) -> None:
         tokenizer = load_quicktok(self.encoding)
-        object.__setattr__(self, "_count", tokenizer.count)
+        counter = f"QuicktokCounter({self.encoding})"
+        object.__setattr__(self, "_count", panics_as_errors(counter, tokenizer.count))
         object.__setattr__(self, "cache_key", exact_cache_key(self.encoding))
 
     def count_text(self, text: str) -> int:

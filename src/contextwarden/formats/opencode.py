@@ -19,7 +19,8 @@ Mapping rules (from real exports and OpenCode's ``MessageV2`` types):
   ``write``) and ``meta.extra["cost"]``; a message with no steps takes its ``info.tokens``.
   ``info.modelID``/``providerID`` → ``meta.extra["model"]``/``["provider"]``, ``info.error`` →
   ``meta.extra["error"]``.
-- A message with nothing the model saw (an aborted reply) is reported and skipped.
+- A message with no text and no tool call (an aborted reply, reasoning alone) is reported and
+  kept whole in ``metadata["empty_messages"]``.
 """
 
 from __future__ import annotations
@@ -98,8 +99,10 @@ def from_records(
             report.skip(f"{exc}; message skipped", index=i)
             continue
         if not found:
+            report.metadata.setdefault("empty_messages", []).append(dict(record))
             report.skip(
-                "message holds nothing the model saw (no text, no tool call); skipped", index=i
+                "message holds no text and no tool call (kept in metadata['empty_messages'])",
+                index=i,
             )
         messages.extend(found)
     report.metadata["part_types"] = dict(kinds)

@@ -98,3 +98,59 @@ def test_a_list_of_something_else_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps({"messages": []}), encoding="utf-8")
     with pytest.raises(FormatError, match="expected a JSON list"):
         load(path)
+
+
+UI = FIXTURES_DIR / "cline" / "constructed__ui_messages.json"
+
+
+def test_ui_messages_are_detected_and_read_request_by_request() -> None:
+    assert detect_format(UI) == "cline-ui"
+    records = json.loads(UI.read_text(encoding="utf-8"))
+    requests = [json.loads(r["text"]) for r in records if r.get("say") == "api_req_started"]
+    history = load(UI)
+    assert validate(history.messages) == []
+    users = [m for m in history.messages if m.role == "user"]
+    assert [m.text for m in users] == [r["request"] for r in requests]
+    replies = [m for m in history.messages if m.role == "assistant"]
+    assert len(replies) == len(requests)
+    assert replies[0].text.startswith("I'll read the entry point first.")
+    assert "[readFile] {" in replies[0].text and replies[0].meta.extra["reasoning"]
+    assert replies[1].text == "[command] python -m pytest -q"
+    assert replies[2].text == "Added --verbose and documented it."
+
+
+def test_ui_messages_usage_and_cost_are_read_per_request() -> None:
+    records = json.loads(UI.read_text(encoding="utf-8"))
+    requests = [json.loads(r["text"]) for r in records if r.get("say") == "api_req_started"]
+    history = load(UI)
+    cost = recorded_cost(history, default_prices())
+    assert cost is not None and cost["requests"] == len(requests)
+    assert cost["by_model"]["claude-sonnet-4-5-20250929"]["cache_write_tokens"] == sum(
+        r["cacheWrites"] for r in requests
+    )
+    assert [m.meta.extra["cost"] for m in history.messages if m.role == "assistant"] == [
+        r["cost"] for r in requests
+    ]
+
+
+def test_ui_only_records_are_counted_and_named_once() -> None:
+    history = load(UI)
+    assert history.source is not None
+    ui = history.source.metadata["ui_records"]
+    assert ui == {
+        "checkpoint_created": 2,
+        "task_progress": 1,
+        "command_output": 1,
+        "completion_result": 1,
+    }
+    assert sum("webview" in i.message for i in history.source.issues) == 1
+
+
+def test_ui_messages_beside_the_api_history_point_to_it(tmp_path: Path) -> None:
+    (tmp_path / "ui_messages.json").write_text(UI.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "api_conversation_history.json").write_text(
+        SAMPLE.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    history = load(tmp_path / "ui_messages.json")
+    assert history.source is not None
+    assert any("api_conversation_history.json" in i.message for i in history.source.issues)

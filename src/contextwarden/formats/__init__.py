@@ -29,6 +29,7 @@ FORMATS: dict[str, str] = {
     "entire": "contextwarden.formats.entire",
     "gemini-cli": "contextwarden.formats.gemini_cli",
     "cline": "contextwarden.formats.cline",
+    "cline-ui": "contextwarden.formats.cline_ui",
     "opencode": "contextwarden.formats.opencode",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",

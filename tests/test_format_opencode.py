@@ -122,3 +122,47 @@ def test_an_object_without_messages_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps({"info": {"id": "ses_1"}, "messages": [{"x": 1}]}), encoding="utf-8")
     with pytest.raises(FormatError, match="no message could be read"):
         load(path, "opencode", lenient=True)
+
+
+def _store(export: Path, root: Path) -> Path:
+    """The export written out in OpenCode's storage layout; returns the session file."""
+    document = _document(export)
+    info = document["info"]
+    session = root / "session" / info["projectID"] / f"{info['id']}.json"
+    session.parent.mkdir(parents=True)
+    session.write_text(json.dumps(info), encoding="utf-8")
+    for message in document["messages"]:
+        msg = message["info"]
+        folder = root / "message" / info["id"]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{msg['id']}.json").write_text(json.dumps(msg), encoding="utf-8")
+        parts = root / "part" / msg["id"]
+        parts.mkdir(parents=True)
+        for part in message["parts"]:
+            (parts / f"{part['id']}.json").write_text(json.dumps(part), encoding="utf-8")
+    return session
+
+
+@pytest.mark.parametrize("path", [SHORT, RUNNING], ids=lambda p: p.name)
+def test_the_storage_directory_reads_as_its_export(path: Path, tmp_path: Path) -> None:
+    session = _store(path, tmp_path / "storage")
+    assert detect_format(session) == "opencode-storage"
+    stored, exported = load(session), load(path)
+    assert stored.messages == exported.messages
+    assert [m.meta.extra for m in stored.messages] == [m.meta.extra for m in exported.messages]
+    assert stored.source is not None and stored.source.records == len(_document(path)["messages"])
+
+
+def test_a_broken_file_in_storage_is_reported_by_path(tmp_path: Path) -> None:
+    session = _store(SHORT, tmp_path / "storage")
+    document = _document(SHORT)
+    first_reply = document["messages"][1]
+    part = first_reply["parts"][-1]
+    broken = tmp_path / "storage" / "part" / first_reply["info"]["id"] / f"{part['id']}.json"
+    broken.write_text("{not json", encoding="utf-8")
+    history = load(session)
+    assert history.source is not None
+    assert any(str(broken) in i.message for i in history.source.issues)
+    (tmp_path / "storage" / "message").rename(tmp_path / "storage" / "messages-moved")
+    with pytest.raises(FormatError, match="no message folder"):
+        load(session)

@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "cline": "contextwarden.formats.cline",
     "cline-ui": "contextwarden.formats.cline_ui",
     "opencode": "contextwarden.formats.opencode",
+    "opencode-storage": "contextwarden.formats.opencode_storage",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",
     "openai": "contextwarden.formats.openai",

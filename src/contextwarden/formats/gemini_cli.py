@@ -153,7 +153,8 @@ def _is_message(value: Any) -> bool:
     return (
         isinstance(value, Mapping)
         and isinstance(value.get("id"), str)
-        and value.get("type") in MESSAGE_TYPES
+        and isinstance(value.get("type"), str)
+        and value["type"] in MESSAGE_TYPES
     )
 
 

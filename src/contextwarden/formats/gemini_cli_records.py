@@ -130,7 +130,7 @@ def _use_from_part(part: Mapping[str, Any], base: MessageMeta, n: int) -> ToolUs
 
 def _result(call: Mapping[str, Any]) -> ToolResultBlock:
     texts: list[str] = []
-    failed = call.get("status") in ERROR_STATUSES
+    failed = str(call.get("status")) in ERROR_STATUSES
     for part in _as_parts(call.get("result")):
         response = part.get("functionResponse") if isinstance(part, Mapping) else None
         if isinstance(response, Mapping):

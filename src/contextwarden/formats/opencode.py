@@ -176,10 +176,12 @@ def _step(
         "cost": usage_source.get("cost"),
     }
     found = [Message("assistant", tuple(blocks), _meta(info, index, extra))]
-    results = [_result(p) for p in tools if as_mapping(p.get("state")).get("status") in FINISHED]
+    results = [
+        _result(p) for p in tools if str(as_mapping(p.get("state")).get("status")) in FINISHED
+    ]
     for part in tools:
         status = as_mapping(part.get("state")).get("status")
-        if status not in FINISHED:
+        if str(status) not in FINISHED:
             report.skip(
                 f"tool call {part.get('callID')!r} ({part.get('tool')}) is {status!r}, with no "
                 "result; it is answered as not run",

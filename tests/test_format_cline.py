@@ -154,3 +154,14 @@ def test_ui_messages_beside_the_api_history_point_to_it(tmp_path: Path) -> None:
     history = load(tmp_path / "ui_messages.json")
     assert history.source is not None
     assert any("api_conversation_history.json" in i.message for i in history.source.issues)
+
+
+def test_a_reply_of_empty_text_is_reported_not_dropped_silently(tmp_path: Path) -> None:
+    document = _document()
+    document.insert(9, {"role": "assistant", "content": [{"type": "text", "text": "  "}]})
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    history = load(path)
+    assert history.source is not None
+    assert any(i.index == 9 and "no content" in i.message for i in history.source.issues)
+    assert len(history.messages) == len(load(SAMPLE).messages)

@@ -158,3 +158,15 @@ def test_successful_calls_are_not_marked_as_errors() -> None:
     results = [r for m in history.messages for r in m.tool_results]
     assert results and all(isinstance(r, ToolResultBlock) for r in results)
     assert not any(r.is_error for r in results)  # every call in this session succeeded
+
+
+def test_a_reply_of_thoughts_alone_is_reported_and_kept_in_metadata(tmp_path: Path) -> None:
+    document = json.loads(WITHOUT_KIND.read_text(encoding="utf-8"))
+    document["messages"][2]["content"] = ""  # thoughts and tokens only: nothing for the model
+    path = tmp_path / "session-thoughts.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    history = load(path)
+    assert history.source is not None
+    kept = history.source.metadata["empty_messages"]
+    assert [m["id"] for m in kept] == [document["messages"][2]["id"]]
+    assert any(i.index == 2 and "empty_messages" in i.message for i in history.source.issues)

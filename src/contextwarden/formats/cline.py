@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import ContextWardenError, FormatError
-from contextwarden.formats.base import build_history, parse_json, read_text, require_single
+from contextwarden.formats.base import (
+    build_history,
+    is_blank,
+    parse_json,
+    read_text,
+    require_single,
+)
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
@@ -82,8 +88,8 @@ def read(
         except ContextWardenError as exc:
             report.reject(f"{exc}; message skipped", raw, index=i)
             continue
-        if not message.content:
-            report.skip("message has no content; skipped", index=i)
+        if is_blank(message):
+            report.skip("message has no content (or only empty text); skipped", index=i)
             continue
         if message.role == "user":
             message = _answer(message, pending, report, i)

@@ -11,8 +11,10 @@
   line; each message a rewind or checkpoint removed is reported too.
 
 Session fields go to ``metadata["session"]``. ``info``/``error``/``warning`` messages are the
-terminal's notices, never sent to the model: kept in ``metadata["notices"]``. How each message
-record becomes messages is in ``gemini_cli_records``.
+terminal's notices, never sent to the model: kept in ``metadata["notices"]``. A message with no
+text and no tool call (a reply of thoughts alone) is reported and kept whole in
+``metadata["empty_messages"]``. How each message record becomes messages is in
+``gemini_cli_records``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.errors import ContextWardenError
-from contextwarden.formats.base import iter_jsonl, read_text, require_single
+from contextwarden.formats.base import is_blank, iter_jsonl, read_text, require_single
 from contextwarden.formats.gemini_cli_records import convert
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
@@ -189,6 +191,14 @@ def _add(
         for note in converted.notes:
             report.skip(note, line=place.line, index=place.index)
         for message in converted.messages:
+            if is_blank(message):
+                report.metadata.setdefault("empty_messages", []).append(dict(record))
+                report.skip(
+                    "message holds no text and no tool call (kept in metadata['empty_messages'])",
+                    line=place.line,
+                    index=place.index,
+                )
+                continue
             history.add(message)
     except ContextWardenError as exc:
         report.skip(f"{exc}; message skipped", line=place.line, index=place.index)

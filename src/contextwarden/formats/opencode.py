@@ -208,7 +208,8 @@ def _result(part: Mapping[str, Any]) -> ToolResultBlock:
 
 
 def _is_text(part: Mapping[str, Any]) -> bool:
-    return part.get("type") == "text" and isinstance(part.get("text"), str) and bool(part["text"])
+    text = part.get("text")
+    return part.get("type") == "text" and isinstance(text, str) and bool(text.strip())
 
 
 def _usage(tokens: Any) -> dict[str, int] | None:

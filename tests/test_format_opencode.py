@@ -4,6 +4,8 @@ its tool results, usage and cost are read, and nothing is dropped without a line
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +168,66 @@ def test_a_broken_file_in_storage_is_reported_by_path(tmp_path: Path) -> None:
     (tmp_path / "storage" / "message").rename(tmp_path / "storage" / "messages-moved")
     with pytest.raises(FormatError, match="no message folder"):
         load(session)
+
+
+def _database(exports: list[Path], path: Path) -> Path:
+    """The exports written into OpenCode's SQLite tables (newer OpenCode keeps sessions there)."""
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(
+            "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, slug TEXT, "
+            "directory TEXT, title TEXT, version TEXT, time_created INTEGER);"
+            "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, "
+            "time_updated INTEGER, data TEXT);"
+            "CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, "
+            "time_created INTEGER, time_updated INTEGER, data TEXT);"
+        )
+        for export in exports:
+            document = _document(export)
+            info = document["info"]
+            db.execute(
+                "INSERT INTO session VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (info["id"], info["projectID"], info["slug"], info["directory"], info["title"],
+                 info["version"], info["time"]["created"]),
+            )  # fmt: skip
+            for message in document["messages"]:
+                msg = dict(message["info"])
+                created = msg["time"]["created"]
+                row = (msg.pop("id"), msg.pop("sessionID"), created, created, json.dumps(msg))
+                db.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", row)
+                for part in message["parts"]:
+                    data = {
+                        k: v for k, v in part.items() if k not in ("id", "messageID", "sessionID")
+                    }
+                    db.execute(
+                        "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                        (part["id"], row[0], row[1], created, created, json.dumps(data)),
+                    )
+        db.commit()
+    return path
+
+
+def test_the_sqlite_database_reads_each_session_as_its_export(tmp_path: Path) -> None:
+    exports = sorted([SHORT, RUNNING], key=lambda p: _document(p)["info"]["time"]["created"])
+    path = _database(exports, tmp_path / "opencode.db")
+    assert detect_format(path) == "opencode-db"
+    for index, export in enumerate(exports):
+        stored, exported = load(path, index=index), load(export)
+        assert stored.messages == exported.messages
+        assert [m.meta.extra for m in stored.messages] == [m.meta.extra for m in exported.messages]
+        assert stored.source is not None
+        assert [s["id"] for s in stored.source.metadata["sessions"]] == [
+            _document(e)["info"]["id"] for e in exports
+        ]
+    with pytest.raises(FormatError, match="holds 2 session"):
+        load(path, index=2)
+
+
+def test_a_sqlite_file_of_another_kind_is_not_taken_for_opencode(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE notes (id TEXT)")
+        db.commit()
+    with pytest.raises(FormatError, match="--format"):
+        load(path)
+    with pytest.raises(FormatError, match="not an OpenCode database"):
+        load(path, "opencode-db")

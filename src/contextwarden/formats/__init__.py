@@ -32,6 +32,7 @@ FORMATS: dict[str, str] = {
     "cline-ui": "contextwarden.formats.cline_ui",
     "opencode": "contextwarden.formats.opencode",
     "opencode-storage": "contextwarden.formats.opencode_storage",
+    "opencode-db": "contextwarden.formats.opencode_db",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",
     "openai": "contextwarden.formats.openai",

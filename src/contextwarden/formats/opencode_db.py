@@ -60,7 +60,8 @@ def read(
             if not 0 <= index < len(sessions):
                 raise FormatError(
                     f"index {index} is out of range: the database holds {len(sessions)} "
-                    "session(s), listed in metadata['sessions']",
+                    f"session(s); pick one with --index 0 to {len(sessions) - 1} (index= in "
+                    "Python), in order of creation",
                     path=str(path),
                 )
             report.metadata["session"] = sessions[index]

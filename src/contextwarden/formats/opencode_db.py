@@ -57,6 +57,8 @@ def read(
                 raise FormatError(f"not an OpenCode database: {EXPECTED}", path=str(path))
             sessions = _sessions(db)
             report.metadata["sessions"] = sessions
+            if not sessions:
+                raise FormatError("the database holds no session", path=str(path))
             if not 0 <= index < len(sessions):
                 raise FormatError(
                     f"index {index} is out of range: the database holds {len(sessions)} "

@@ -218,7 +218,7 @@ def test_the_sqlite_database_reads_each_session_as_its_export(tmp_path: Path) ->
         assert [s["id"] for s in stored.source.metadata["sessions"]] == [
             _document(e)["info"]["id"] for e in exports
         ]
-    with pytest.raises(FormatError, match="holds 2 session.*--index 0 to 1"):
+    with pytest.raises(FormatError, match=r"holds 2 session.*--index 0 to 1"):
         load(path, index=2)
     empty = _database([], tmp_path / "empty.db")
     with pytest.raises(FormatError, match="holds no session"):

@@ -170,3 +170,15 @@ def test_a_reply_of_thoughts_alone_is_reported_and_kept_in_metadata(tmp_path: Pa
     kept = history.source.metadata["empty_messages"]
     assert [m["id"] for m in kept] == [document["messages"][2]["id"]]
     assert any(i.index == 2 and "empty_messages" in i.message for i in history.source.issues)
+
+
+def test_a_text_part_with_more_fields_keeps_its_text_and_the_part(tmp_path: Path) -> None:
+    document = json.loads(WITHOUT_KIND.read_text(encoding="utf-8"))
+    signed = {"text": "done", "thoughtSignature": "c2lnbmF0dXJl"}
+    document["messages"][1]["content"] = [signed]
+    path = tmp_path / "session-signed.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    reply = load(path).messages[1]
+    assert isinstance(reply.content[0], TextBlock) and reply.content[0].text.startswith("done")
+    assert not reply.content[0].extra  # nothing Gemini-only goes on an Anthropic text block
+    assert dict(reply.meta.extra["parts"][0]["text_part_fields"][0]) == signed

@@ -3,9 +3,10 @@
 Mapping rules (from real session files and the CLI's ``ConversationRecord`` types):
 
 - ``user`` → a user message. ``content`` is a string or a list of Gemini ``Part`` objects: a
-  ``text`` part → text; any other part (``inlineData``, ``fileData``, ``functionResponse``…) is
-  kept whole as an unknown block. ``displayContent`` (what the terminal showed instead) goes to
-  ``meta.extra["display_content"]``.
+  ``text`` part → text (a text part with more fields, e.g. ``thoughtSignature``, is also kept
+  whole in ``meta.extra["text_part_fields"]``); any other part (``inlineData``, ``fileData``,
+  ``functionResponse``…) is kept whole as an unknown block. ``displayContent`` (what the
+  terminal showed instead) goes to ``meta.extra["display_content"]``.
 - ``gemini`` → an assistant message: its text parts (a part marked ``thought`` goes to
   ``meta.extra["thought_parts"]``: the CLI's thoughts carry no signature any API would accept),
   then one ``tool_use`` per ``toolCalls`` entry (``id``, ``name``, ``args``). ``functionCall``
@@ -57,8 +58,12 @@ def convert(record: Mapping[str, Any], source: str, lines: tuple[int, ...]) -> C
     kind = record.get("type")
     base = _meta(record, source, lines)
     if kind == "user":
-        extra = {"display_content": record.get("displayContent")}
-        return Converted((_message("user", _parts(record.get("content")), base, extra),))
+        content = record.get("content")
+        extra = {
+            "display_content": record.get("displayContent"),
+            "text_part_fields": _text_fields(content),
+        }
+        return Converted((_message("user", _parts(content), base, extra),))
     if kind == "gemini":
         return _gemini(record, base)
     raise FormatError(f"a message record of type {kind!r} is not a user or gemini message")
@@ -69,7 +74,8 @@ def _gemini(record: Mapping[str, Any], base: MessageMeta) -> Converted:
     thought_parts = [p for p in parts if isinstance(p, Mapping) and p.get("thought") is True]
     calls = [c for c in _list(record.get("toolCalls")) if isinstance(c, Mapping)]
     call_parts = [p for p in parts if isinstance(p, Mapping) and "functionCall" in p]
-    blocks = _parts([p for p in parts if p not in thought_parts and p not in call_parts])
+    said = [p for p in parts if p not in thought_parts and p not in call_parts]
+    blocks = _parts(said)
     uses = [_use(c) for c in calls] or [
         _use_from_part(p, base, n) for n, p in enumerate(call_parts)
     ]
@@ -77,6 +83,7 @@ def _gemini(record: Mapping[str, Any], base: MessageMeta) -> Converted:
         "model": record.get("model"),
         "thoughts": record.get("thoughts") or None,
         "thought_parts": thought_parts or None,
+        "text_part_fields": _text_fields(said),
         "function_call_parts": call_parts if calls and call_parts else None,
         "tokens": record.get("tokens"),
         "usage": usage_from_tokens(record.get("tokens")),
@@ -155,10 +162,11 @@ def _response_text(response: Any) -> tuple[str, bool]:
 
 
 def _parts(parts: Any) -> tuple[Block, ...]:
-    """Text parts as text blocks; every other part kept whole as an unknown block."""
+    """Text parts as text blocks (a part's other fields are in ``text_part_fields``, see
+    ``_text_fields``); every other part kept whole as an unknown block."""
     blocks: list[Block] = []
     for part in _as_parts(parts):
-        if isinstance(part, Mapping) and isinstance(part.get("text"), str) and len(part) == 1:
+        if isinstance(part, Mapping) and isinstance(part.get("text"), str):
             if part["text"].strip():
                 blocks.append(TextBlock(part["text"]))
         elif isinstance(part, Mapping):
@@ -166,6 +174,17 @@ def _parts(parts: Any) -> tuple[Block, ...]:
         else:
             blocks.append(UnknownBlock(FrozenDict({"type": "gemini_part", "value": part})))
     return tuple(blocks)
+
+
+def _text_fields(parts: Any) -> list[Any] | None:
+    """Text parts that carry more than their text (``thoughtSignature``…), kept whole: those
+    fields belong to Gemini's wire and would make an Anthropic text block invalid."""
+    kept = [
+        p
+        for p in _as_parts(parts)
+        if isinstance(p, Mapping) and isinstance(p.get("text"), str) and len(p) > 1
+    ]
+    return kept or None
 
 
 def _as_parts(content: Any) -> Sequence[Any]:

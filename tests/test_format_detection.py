@@ -73,13 +73,27 @@ def test_the_wrong_format_names_what_it_expected_and_the_first_record_it_found()
         load(CODEX, "claude-code")
 
 
-def test_an_empty_file_forced_to_a_format_is_refused_unless_lenient(tmp_path: Path) -> None:
+def test_an_empty_file_forced_to_a_format_is_refused_even_when_lenient(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     path.write_text("")
-    for name in ("claude-code", "codex", "copilot", "entire"):
-        with pytest.raises(FormatError, match="holds no records"):
-            load(path, name)
-        assert load(path, name, lenient=True).messages == ()
+    for name in ("claude-code", "codex", "copilot", "entire", "gemini-cli"):
+        for lenient in (False, True):
+            with pytest.raises(FormatError, match="holds no records") as info:
+                load(path, name, lenient=lenient)
+            assert "--lenient" not in str(info.value)  # nothing to salvage: not offered
+
+
+def test_a_file_nothing_could_be_read_from_is_an_error_whatever_the_flags(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(FormatError, match="no message could be read"):
+        load(CLAUDE, "codex", lenient=True)
+    for command in ("inspect", "replay"):
+        with pytest.raises(SystemExit) as exit_info:
+            main([command, "--format", "codex", "--lenient", "--json", str(CLAUDE)])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert "no message could be read" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_file_mostly_of_other_records_is_refused_but_salvaged_when_lenient(
@@ -111,7 +125,7 @@ def test_cli_refuses_with_exit_2_naming_the_flag(
     assert exit_info.value.code == 2
     with pytest.raises(SystemExit) as exit_info:
         main(["inspect", "--format", "codex", "--lenient", "--json", str(CLAUDE)])
-    assert exit_info.value.code == 0
+    assert exit_info.value.code == 2  # nothing read: no flag turns that into a success
 
 
 def test_detection_is_by_shape_not_by_the_first_lines(tmp_path: Path) -> None:

@@ -216,7 +216,7 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
         "--lenient",
         action="store_true",
         help="keep whatever could be read from a file that is mostly not in the format "
-        "(by default such a file is an error)",
+        "(by default such a file is an error; a file with no readable message always is)",
     )
     parser.add_argument(
         "--index", type=non_negative_int, default=0, help="conversation in multi-run files"

@@ -27,6 +27,12 @@ FORMATS: dict[str, str] = {
     "codex": "contextwarden.formats.codex",
     "copilot": "contextwarden.formats.copilot",
     "entire": "contextwarden.formats.entire",
+    "gemini-cli": "contextwarden.formats.gemini_cli",
+    "cline": "contextwarden.formats.cline",
+    "cline-ui": "contextwarden.formats.cline_ui",
+    "opencode": "contextwarden.formats.opencode",
+    "opencode-storage": "contextwarden.formats.opencode_storage",
+    "opencode-db": "contextwarden.formats.opencode_db",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",
     "openai": "contextwarden.formats.openai",
@@ -75,7 +81,8 @@ def load(
     ``index`` picks a conversation in files that hold several (OpenHands ``output.jsonl``).
     What could not be read is in ``history.source.issues``; nothing good is dropped. A file in
     which no message, or only a minority of records, could be read is a FormatError (it is not
-    in this format); ``lenient=True`` returns whatever could be salvaged instead.
+    in this format); ``lenient=True`` returns whatever could be salvaged from the latter, but a
+    file from which no message at all could be read is a FormatError even then.
     """
     file = Path(path)
     if not file.is_file():
@@ -91,17 +98,19 @@ def load(
         located = FormatError(str(exc), path=str(file))  # str(exc) already names line/index
         located.line, located.index = exc.line, exc.index
         raise located from exc
-    if not lenient:
-        _require_content(history, report, getattr(module, "EXPECTED", name))
+    _require_content(history, report, getattr(module, "EXPECTED", name), lenient=lenient)
     history.finish_import()
     history.source = report
     return history
 
 
-def _require_content(history: ConversationHistory, report: LoadReport, expected: str) -> None:
-    """FormatError when the file yielded nothing, or mostly records of some other kind."""
+def _require_content(
+    history: ConversationHistory, report: LoadReport, expected: str, *, lenient: bool
+) -> None:
+    """FormatError when the file yielded nothing (whatever ``lenient`` says: an empty history is
+    never a successful load), or, unless ``lenient``, mostly records of some other kind."""
     found = len(history.messages)
-    if found and report.unreadable <= report.records * MOSTLY_UNREADABLE:
+    if found and (lenient or report.unreadable <= report.records * MOSTLY_UNREADABLE):
         return
     if not report.records:
         what = "the file holds no records"
@@ -114,8 +123,15 @@ def _require_content(history: ConversationHistory, report: LoadReport, expected:
         issue, holds = report.first_unreadable
         detail = f"; first unreadable record: {issue}, it holds {holds}"
     raise FormatError(
-        f"not readable as {report.format}: {what} (expected {expected}){detail}. "
-        "Name the right format with --format, or salvage what can be read with --lenient "
-        "(format=, lenient=True in Python)",
+        f"not readable as {report.format}: {what} (expected {expected}){detail}. " + _remedy(found),
         path=report.path,
+    )
+
+
+def _remedy(found: int) -> str:
+    if not found:  # --lenient has nothing to salvage
+        return "Name the right format with --format (format= in Python)"
+    return (
+        "Name the right format with --format, or salvage what can be read with --lenient "
+        "(format=, lenient=True in Python)"
     )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from contextwarden.errors import ContextWardenError, FormatError
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
-from contextwarden.model import Message
+from contextwarden.model import Message, TextBlock
 from contextwarden.wire.common import loads
 
 if TYPE_CHECKING:
@@ -228,3 +228,9 @@ def require_single(index: int, what: str, path: Path) -> None:
     conversation, so there is nothing else to pick."""
     if index != 0:
         raise FormatError(f"{what} holds one conversation; use index=0", path=str(path))
+
+
+def is_blank(message: Message) -> bool:
+    """True when merge mode would add nothing of ``message``: it holds only empty text, or no
+    block at all. A loader reports such a message instead of letting it vanish."""
+    return all(isinstance(b, TextBlock) and not b.text.strip() for b in message.content)

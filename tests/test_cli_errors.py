@@ -214,5 +214,5 @@ def test_a_closed_pipe_is_a_quiet_exit(command: str, places: Places) -> None:
         proc.stdout.close()  # like `head` exiting early
         err = proc.stderr.read().decode()
         code = proc.wait(timeout=BROKEN_PIPE_TIMEOUT)
-    assert code == EXIT_RUNTIME, err
+    assert code == 0, err  # the reader chose to stop: nothing failed
     assert err == "", err

@@ -52,8 +52,10 @@ def run_command(command: Callable[[], int]) -> int:
     except ContextWardenError as exc:
         return _fail(str(exc), EXIT_RUNTIME)
     except BrokenPipeError:
-        _silence_stdout()  # the reader (``| head``) left: nothing more to say, nowhere to say it
-        return EXIT_RUNTIME
+        # The reader (``| head -1``) took what it wanted and left: nothing failed, nothing more
+        # to say, nowhere to say it; exit 0 as with ``--json``, so ``set -o pipefail`` passes.
+        _silence_stdout()
+        return 0
     except OSError as exc:
         return _fail(os_error_text(exc), EXIT_RUNTIME)
     except KeyboardInterrupt:
@@ -143,6 +145,12 @@ def input_file(text: str) -> Path:
     return path
 
 
+def input_path(text: str) -> Path:
+    """A session file, or a session store: a SQLite file or a JSONL store's directory."""
+    path = Path(text)
+    return path if path.is_dir() else input_file(text)
+
+
 def output_file(text: str) -> Path:
     """A file to write: its directory must exist (nothing is created), and it is not a directory
     itself; whether it can be written shows when writing."""
@@ -209,8 +217,17 @@ def add_counter_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
-    """The session file and how to read it (``inspect``, ``compact``, ``replay``)."""
-    parser.add_argument("file", type=input_file, help="session file (JSONL, JSON, .traj)")
+    """The session file or store and how to read it (``inspect``, ``compact``, ``replay``)."""
+    parser.add_argument(
+        "file",
+        type=input_path,
+        metavar="FILE",
+        help="session file (JSONL, JSON, .traj), or a session store (the SQLite file or JSONL "
+        "directory of `contextwarden proxy`/`chat`) with --session",
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="the session of a store to read (see `inspect STORE`)"
+    )
     parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES, help="input format")
     parser.add_argument(
         "--lenient",

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from contextwarden.breakdown import breakdown
 from contextwarden.cli.common import (
     EXIT_RUNTIME,
     add_counter_option,
@@ -21,19 +22,22 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.cli.sessions import load_input
 from contextwarden.errors import UsageError
 from contextwarden.fileio import write_atomically
-from contextwarden.formats import load
 from contextwarden.formats.claude_code import NAME
 from contextwarden.formats.openai import tools_to_openai
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import CompactionReport, ContextManager
 from contextwarden.policy import ContextPolicy
 from contextwarden.summarizers.base import Summarizer
+from contextwarden.tokens.base import TokenCounter
 
 WRITABLE = ("anthropic", "openai", "claude-code")
-"""Formats ``compact`` writes; a session read from any other is written as Anthropic JSON."""
+"""Formats ``compact`` writes; which one a run writes: ``output_format``."""
 FALLBACK_FORMAT = "anthropic"
+JSONL_FORMAT = "claude-code"
+"""The one writable format that is JSON Lines; the others are one JSON object."""
 SUMMARIZERS = ("structured", "anthropic", "openai")
 API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 DEFAULT_WINDOW = 200_000
@@ -59,8 +63,8 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--to",
         choices=WRITABLE,
-        help="output format (default: the input's, "
-        f"or {FALLBACK_FORMAT} for formats we cannot write)",
+        help=f"output format (default: {JSONL_FORMAT} for a .jsonl name; for a .json name the "
+        f"input's JSON format or {FALLBACK_FORMAT}; else the input's, or {FALLBACK_FORMAT})",
     )
     parser.add_argument(
         "--summarizer",
@@ -93,22 +97,45 @@ def run(args: argparse.Namespace) -> int:
     summarizer = make_summarizer(args)
     counter = make_counter(args.counter)
     with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
-        history = load(
-            args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
-        )
+        history = load_input(args, counter)
     source_format = history.source.format if history.source else FALLBACK_FORMAT
-    target = args.to or (source_format if source_format in WRITABLE else FALLBACK_FORMAT)
+    target = output_format(args.to, source_format, args.output)
     policy = ContextPolicy(context_window=args.window)
     manager = ContextManager(policy, summarizer)
     with status("Compacting…", enabled=progress_enabled(args)):
         report = manager.compact(history, instructions=args.instructions)
     write(history, target, args.output)
     result = _summary(args, source_format, target, report, policy.effective_window)
+    result["not_written"] = _not_written(history, target, counter)
     if args.json:
         print_json(result)
     else:
         _show(result)
     return EXIT_RUNTIME if result["over_window"] else 0
+
+
+def output_format(wanted: str | None, source_format: str, output: Path) -> str:
+    """``--to``, else the format the output's name asks for (``.jsonl``: Claude Code; ``.json``:
+    the input's JSON format, or Anthropic), else the input's when we can write it, else
+    Anthropic. A name that says JSONL for one JSON object, or JSON for JSONL, is refused."""
+    suffix = output.suffix.lower()
+    if wanted is None:
+        if suffix == ".jsonl":
+            wanted = JSONL_FORMAT
+        elif source_format in WRITABLE and (suffix, source_format) != (".json", JSONL_FORMAT):
+            wanted = source_format
+        else:
+            wanted = FALLBACK_FORMAT
+    lines = wanted == JSONL_FORMAT
+    if (suffix == ".jsonl" and not lines) or (suffix == ".json" and lines):
+        kind = "JSON Lines" if lines else "one JSON object"
+        fits = ".jsonl" if lines else ".json"
+        other = [f"--to {f}" for f in WRITABLE if (f == JSONL_FORMAT) == (suffix == ".jsonl")]
+        raise UsageError(
+            f"{output}: {wanted} output is {kind}, not what a {suffix} name promises; "
+            f"name the output *{fits}, or choose {' or '.join(other)}"
+        )
+    return wanted
 
 
 def make_summarizer(args: argparse.Namespace) -> Summarizer | None:
@@ -154,6 +181,16 @@ def write(history: ConversationHistory, target: str, path: Path) -> None:
     write_atomically(path, json.dumps(body, ensure_ascii=False, indent=2) + "\n")
 
 
+def _not_written(
+    history: ConversationHistory, target: str, counter: TokenCounter
+) -> dict[str, int] | None:
+    """What the output format has no place for: OpenAI chat messages carry no thinking."""
+    if target != "openai":
+        return None
+    thinking = breakdown(history.messages, counter, largest=0).by_category["thinking"]
+    return {"thinking_tokens": thinking} if thinking else None
+
+
 def _session_id(history: ConversationHistory, path: Path) -> str:
     metadata = history.source.metadata if history.source else {}
     found = metadata.get("session_id") or metadata.get("sessionId")
@@ -169,7 +206,12 @@ def _summary(
 ) -> dict[str, Any]:
     note = None
     if args.to is None and target != source_format:
-        note = f"{source_format} files cannot be written back; wrote {target} instead (see --to)"
+        why = (
+            f"a {args.output.suffix} name asks for {target}"
+            if source_format in WRITABLE
+            else f"{source_format} files cannot be written back"
+        )
+        note = f"{why}; wrote {target} instead (see --to)"
     return {
         "file": str(args.file),
         "format": source_format,
@@ -220,4 +262,9 @@ def _show(result: dict[str, Any]) -> None:
         )
     if result["note"]:
         out.print(f"[yellow]{result['note']}[/]")
+    if result["not_written"]:
+        out.print(
+            f"[yellow]OpenAI chat messages have no place for thinking: "
+            f"{result['not_written']['thinking_tokens']:,} tokens of thinking were not written.[/]"
+        )
     out.print(f"Wrote [bold]{result['output']}[/] ({result['output_format']})")

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 from contextwarden.breakdown import CATEGORIES, ContextBreakdown, breakdown
 from contextwarden.cli.common import (
+    PROG,
     add_counter_option,
     add_input_options,
     bar,
@@ -21,12 +23,13 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.cli.sessions import SessionSummary, is_store, load_input, summaries, when
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
-from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.rules import validate
+from contextwarden.stores import open_store
 from contextwarden.tokens.base import TokenCounter
 
 MAX_LISTED = 20
@@ -42,12 +45,6 @@ def register(sub: Any) -> None:
         description="Load a saved agent session and show where its context tokens go.",
     )
     add_input_options(parser)
-    parser.add_argument(
-        "--session",
-        metavar="ID",
-        help="FILE is a session store (e.g. the SQLite file of `contextwarden proxy`): "
-        "show its session ID",
-    )
     add_counter_option(parser)
     parser.add_argument(
         "--top", type=positive_int, default=5, help="how many largest messages to list"
@@ -58,13 +55,10 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     counter = make_counter(args.counter)
+    if args.session is None and is_store(args.file):
+        return show_store(args, counter)
     with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
-        if args.session:
-            history = _stored(args.file, args.session, counter)
-        else:
-            history = load(
-                args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
-            )
+        history = load_input(args, counter)
     parts = breakdown(
         history.messages, counter, system=history.system, tools=history.tools, largest=args.top
     )
@@ -77,15 +71,42 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stored(location: Path, session: str, counter: TokenCounter) -> ConversationHistory:
-    """A session read from a store file (the proxy keeps its sessions in one)."""
-    from contextwarden.stores import open_store
-
-    store = open_store(location)
+def show_store(args: argparse.Namespace, counter: TokenCounter) -> int:
+    """A store without ``--session``: its sessions, newest first."""
+    store = open_store(args.file)
     try:
-        return store.load(session, counter=counter, mode="merge")
+        with status(f"Reading {args.file}…", enabled=progress_enabled(args)):
+            found = summaries(store, args.file, counter)
     finally:
         store.close()
+    if args.json:
+        print_json({"store": str(args.file), "sessions": [s.as_json() for s in found]})
+        return 0
+    out = console()
+    out.print(f"[bold]{args.file}[/]: session store, {len(found)} session(s)")
+    out.print(sessions_table(found))
+    if found:
+        out.print(f"Inspect one with: {PROG} inspect {args.file} --session {found[0].id}")
+    return 0
+
+
+def sessions_table(found: Sequence[SessionSummary]) -> Table:
+    """Id, date, size and first request of each session (``inspect STORE``, ``/sessions``);
+    only the first request is shortened to fit the terminal."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    cells = [
+        (s.id, when(s.date) or "—", f"{s.messages:,}", f"{s.tokens:,}", s.first_request)
+        for s in found
+    ]
+    for i, column in enumerate(("session", "date", "messages", "tokens")):
+        width = max([len(column), *(len(row[i]) for row in cells)])
+        table.add_column(
+            column, justify="right" if i > 1 else "left", no_wrap=True, min_width=width
+        )
+    table.add_column("first request", overflow="ellipsis", no_wrap=True)
+    for row in cells:
+        table.add_row(*row)
+    return table
 
 
 def summary(history: ConversationHistory, parts: ContextBreakdown) -> dict[str, Any]:

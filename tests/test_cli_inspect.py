@@ -144,3 +144,26 @@ def test_long_metadata_is_cut_with_how_much_was_left_out(
         main(["inspect", str(path)])
     text = capsys.readouterr().out
     assert len(text) < 5_000 and "more characters in the file" in " ".join(text.split())
+
+
+def test_json_is_one_line_and_pretty_is_indented(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["inspect", str(SMALL), "--json"])
+    line = capsys.readouterr().out
+    assert line.count("\n") == 1 and json.loads(line)["messages"] == 20
+    with pytest.raises(SystemExit):
+        main(["inspect", str(SMALL), "--json", "--pretty"])
+    pretty = capsys.readouterr().out
+    assert pretty.startswith('{\n  "file"') and json.loads(pretty) == json.loads(line)
+
+
+def test_the_human_view_into_a_closed_pipe_exits_0() -> None:
+    """``contextwarden inspect f | head -1``: the reader left; nothing failed."""
+    argv = [sys.executable, "-m", "contextwarden", "inspect", str(COMPACTED)]
+    env = {"PYTHONPATH": ":".join(sys.path), "PATH": "/usr/bin:/bin", "COLUMNS": "100"}
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # before the first line: the write fails for sure
+        err = proc.stderr.read().decode()
+        code = proc.wait(timeout=120)
+    assert (code, err) == (0, "")

@@ -182,13 +182,31 @@ def existing_dir(text: str) -> Path:
 
 
 # ----------------------------------------------------------------------------- output
+class _Console(Console):
+    """rich's console, except that a reader leaving (``| head -1``) is what it is with
+    ``--json`` too: a BrokenPipeError for ``run_command`` (exit 0), not rich's exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 @cache
 def console() -> Console:
-    return Console(highlight=False)
+    return _Console(highlight=False)
 
 
-def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
+def add_json_options(parser: argparse.ArgumentParser, what: str = "print one JSON object") -> None:
+    """``--json`` (one line, for line tools: ``| jq``, ``| head -1``) and ``--pretty``."""
+    parser.add_argument("--json", action="store_true", help=f"{what}, on one line")
+    parser.add_argument("--pretty", action="store_true", help="with --json: indented, for people")
+
+
+def print_json(value: Any, args: argparse.Namespace) -> None:
+    """``value`` as one line of JSON, or indented under ``--pretty``."""
+    indent = 2 if getattr(args, "pretty", False) else None
+    text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()  # a closed pipe fails here, inside run_command, not at exit
 
 

@@ -13,6 +13,7 @@ from contextwarden.cli.common import (
     EXIT_RUNTIME,
     add_counter_option,
     add_input_options,
+    add_json_options,
     console,
     make_counter,
     output_file,
@@ -85,7 +86,7 @@ def register(sub: Any) -> None:
         "--timeout", type=positive_float, default=60.0, help="seconds per LLM request"
     )
     add_counter_option(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     result = _summary(args, source_format, target, report, policy.effective_window)
     result["not_written"] = _not_written(history, target, counter)
     if args.json:
-        print_json(result)
+        print_json(result, args)
     else:
         _show(result)
     return EXIT_RUNTIME if result["over_window"] else 0

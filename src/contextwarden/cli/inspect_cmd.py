@@ -15,6 +15,7 @@ from contextwarden.cli.common import (
     PROG,
     add_counter_option,
     add_input_options,
+    add_json_options,
     bar,
     console,
     make_counter,
@@ -49,7 +50,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--top", type=positive_int, default=5, help="how many largest messages to list"
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     result = summary(history, parts)
     result["sent_context"] = _sent_summary(history, counter)
     if args.json:
-        print_json(result)
+        print_json(result, args)
     else:
         show(result, parts)
     return 0
@@ -80,7 +81,7 @@ def show_store(args: argparse.Namespace, counter: TokenCounter) -> int:
     finally:
         store.close()
     if args.json:
-        print_json({"store": str(args.file), "sessions": [s.as_json() for s in found]})
+        print_json({"store": str(args.file), "sessions": [s.as_json() for s in found]}, args)
         return 0
     out = console()
     out.print(f"[bold]{args.file}[/]: session store, {len(found)} session(s)")

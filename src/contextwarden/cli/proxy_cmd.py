@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from contextwarden.cli.common import positive_float, positive_int, print_json
+from contextwarden.cli.common import add_json_options, positive_float, positive_int, print_json
 
 
 def register(sub: Any) -> None:
@@ -33,9 +33,7 @@ def register(sub: Any) -> None:
         help="auto (default): plan compaction for the prompt cache and add cache breakpoints "
         "to Anthropic requests that carry none; off: neither",
     )
-    parser.add_argument(
-        "--json", action="store_true", help="print the resolved options as JSON, then serve"
-    )
+    add_json_options(parser, "print the resolved options as JSON, then serve")
     parser.add_argument(
         "--check", action="store_true", help="resolve and print the options, do not serve"
     )
@@ -58,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     )
     options = {**asdict(config), "store": config.store_location}
     if args.json or args.check:
-        print_json(options)
+        print_json(options, args)
     if not args.check:
         serve(config)
     return 0

@@ -18,6 +18,7 @@ from rich.text import Text
 from contextwarden.cli.common import (
     add_counter_option,
     add_input_options,
+    add_json_options,
     console,
     input_file,
     make_counter,
@@ -107,7 +108,7 @@ def add_replay_options(parser: argparse.ArgumentParser, *, window: int) -> None:
     )
     add_counter_option(parser)
     add_pricing_options(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_options(parser)
 
 
 def add_pricing_options(parser: argparse.ArgumentParser) -> None:
@@ -149,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     result = run_replay(session, args, probes=probes)
     report = _write_report(result, args.report, None) if args.report else None
     if args.json:
-        print_json({**result.as_json(), "report": str(report) if report else None})
+        print_json({**result.as_json(), "report": str(report) if report else None}, args)
     else:
         show(result, report)
     return 0

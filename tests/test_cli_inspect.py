@@ -167,3 +167,33 @@ def test_the_human_view_into_a_closed_pipe_exits_0() -> None:
         err = proc.stderr.read().decode()
         code = proc.wait(timeout=120)
     assert (code, err) == (0, "")
+
+
+def test_a_model_without_a_price_is_named_never_billed_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = COMPACTED.read_text(encoding="utf-8")
+    unknown = tmp_path / "unknown-model.jsonl"
+    unknown.write_text(text.replace('"model":"claude-sonnet-4-5', '"model":"claude-opus-9'))
+    with pytest.raises(SystemExit):
+        main(["inspect", str(unknown)])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "recorded cost: no price for claude-opus-9" in shown
+    assert "$0.00" not in shown
+
+
+def test_an_empty_file_and_a_wrong_format_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    codex = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    for argv, says in (
+        ([str(empty)], "empty.jsonl: the file is empty: there is no session in it"),
+        ([str(codex), "--format", "openhands"],
+         "not in the openhands format: it looks like codex; use --format codex"),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit) as info:
+            main(["inspect", *argv])
+        assert info.value.code == 2
+        assert says in capsys.readouterr().err

@@ -202,17 +202,8 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
     )
     for key, value in result["metadata"].items():
         out.print(f"  {key}: {' '.join(str(value).split())}", markup=False, overflow="fold")
-    cost = result["recorded_cost"]
-    if cost is not None:
-        unpriced = (
-            f" (no price for {', '.join(cost['unpriced_models'])})"
-            if cost["unpriced_models"]
-            else ""
-        )
-        out.print(
-            f"  recorded cost: [bold]${cost['cost_usd']:,.2f}[/] over {cost['requests']} requests "
-            f"at {cost['prices_date']} prices{unpriced}"
-        )
+    if result["recorded_cost"] is not None:
+        out.print(f"  recorded cost: {_cost_text(result['recorded_cost'])}")
     sent = result["sent_context"]
     if sent is not None:
         out.print(
@@ -226,6 +217,22 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
         out.print(_tool_table(parts))
     out.print(_largest_table(result["largest_messages"]))
     _show_problems(result)
+
+
+def _cost_text(cost: dict[str, Any]) -> str:
+    """The recorded cost in words; a model without a price is named, never billed $0.00."""
+    unpriced = ", ".join(cost["unpriced_models"])
+    if not cost["by_model"]:
+        return (
+            f"no price for {unpriced} in the {cost['prices_date']} price table "
+            f"({cost['requests']} requests recorded)"
+        )
+    priced = ", ".join(cost["by_model"])
+    text = (
+        f"[bold]${cost['cost_usd']:,.2f}[/] over {cost['requests']} requests at "
+        f"{cost['prices_date']} prices"
+    )
+    return f"{text} for {priced} only; no price for {unpriced}" if unpriced else text
 
 
 def _category_table(parts: ContextBreakdown) -> Table:

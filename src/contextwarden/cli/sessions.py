@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from contextwarden.errors import UsageError
-from contextwarden.formats import load
+from contextwarden.errors import FormatError, UsageError
+from contextwarden.formats import detect_format, load
 from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, MessageAdded
 from contextwarden.stores import open_store
@@ -24,6 +25,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
 MAX_NAMED = 8
 """Session ids an error names before saying how many more there are."""
+EMPTY_PROBE_BYTES = 65_536
+"""A file shorter than this holding only whitespace is called empty (read whole to check)."""
 FIRST_REQUEST_CHARS = 60
 """How much of a session's first user request a listing shows."""
 _ID_TIME = re.compile(r"(\d{8}-\d{6})")
@@ -72,7 +75,32 @@ def load_input(args: argparse.Namespace, counter: TokenCounter) -> ConversationH
             "in a store (the SQLite file or JSONL directory of `contextwarden proxy`/`chat`): "
             "leave it out"
         )
-    return load(args.file, args.format, index=args.index, counter=counter, lenient=args.lenient)
+    return load_file(
+        args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
+    )
+
+
+def load_file(path: Path, format: str, **options: Any) -> ConversationHistory:
+    """``formats.load`` with the two errors a person meets first said plainly: an empty file,
+    and a ``--format`` that is not the file's (naming the format it looks like)."""
+    if path.stat().st_size < EMPTY_PROBE_BYTES and not path.read_bytes().strip():
+        raise FormatError("the file is empty: there is no session in it", path=str(path))
+    try:
+        return load(path, format, **options)
+    except FormatError as exc:
+        if format == "auto":
+            raise
+        try:
+            looks = detect_format(path)
+        except FormatError:
+            raise exc from None
+        if looks == format:
+            raise
+        raise FormatError(
+            f"not in the {format} format: it looks like {looks}; use --format {looks}, or leave "
+            "--format out to detect it",
+            path=str(path),
+        ) from exc
 
 
 def load_stored(path: Path, session: str | None, counter: TokenCounter) -> ConversationHistory:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from rich import box
 from rich.table import Table
 
 from contextwarden.breakdown import CATEGORIES, ContextBreakdown, breakdown
@@ -24,7 +22,13 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
-from contextwarden.cli.sessions import SessionSummary, is_store, load_input, summaries, when
+from contextwarden.cli.sessions import (
+    is_store,
+    load_input,
+    session_ids,
+    sessions_table,
+    summaries,
+)
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
 from contextwarden.history import ConversationHistory
@@ -77,7 +81,7 @@ def show_store(args: argparse.Namespace, counter: TokenCounter) -> int:
     store = open_store(args.file)
     try:
         with status(f"Reading {args.file}…", enabled=progress_enabled(args)):
-            found = summaries(store, args.file, counter)
+            found = summaries(store, counter) if session_ids(store, args.file) else []
     finally:
         store.close()
     if args.json:
@@ -89,25 +93,6 @@ def show_store(args: argparse.Namespace, counter: TokenCounter) -> int:
     if found:
         out.print(f"Inspect one with: {PROG} inspect {args.file} --session {found[0].id}")
     return 0
-
-
-def sessions_table(found: Sequence[SessionSummary]) -> Table:
-    """Id, date, size and first request of each session (``inspect STORE``, ``/sessions``);
-    only the first request is shortened to fit the terminal."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    cells = [
-        (s.id, when(s.date) or "—", f"{s.messages:,}", f"{s.tokens:,}", s.first_request)
-        for s in found
-    ]
-    for i, column in enumerate(("session", "date", "messages", "tokens")):
-        width = max([len(column), *(len(row[i]) for row in cells)])
-        table.add_column(
-            column, justify="right" if i > 1 else "left", no_wrap=True, min_width=width
-        )
-    table.add_column("first request", overflow="ellipsis", no_wrap=True)
-    for row in cells:
-        table.add_row(*row)
-    return table
 
 
 def summary(history: ConversationHistory, parts: ContextBreakdown) -> dict[str, Any]:

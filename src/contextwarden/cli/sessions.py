@@ -13,6 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rich import box
+from rich.table import Table
+
 from contextwarden.errors import FormatError, UsageError
 from contextwarden.formats import detect_format, load
 from contextwarden.history import ConversationHistory
@@ -29,6 +32,9 @@ EMPTY_PROBE_BYTES = 65_536
 """A file shorter than this holding only whitespace is called empty (read whole to check)."""
 FIRST_REQUEST_CHARS = 60
 """How much of a session's first user request a listing shows."""
+LAST_ACTIVE_KEY = "last_active"
+"""Session metadata: epoch seconds of the last turn, set by ``chat`` (whose messages carry no
+time), so "the session just used" is the one used last, not the one created last."""
 _ID_TIME = re.compile(r"(\d{8}-\d{6})")
 """Chat session ids carry their creation time (``chat-20261203-074613-ab12``)."""
 
@@ -139,11 +145,11 @@ def named(ids: Sequence[str]) -> str:
     return f"{shown} … and {more} more" if more > 0 else shown
 
 
-def summaries(store: SessionStore, path: Path, counter: TokenCounter) -> list[SessionSummary]:
-    """Every session of ``store`` (at ``path``), newest first."""
+def summaries(store: SessionStore, counter: TokenCounter | None = None) -> list[SessionSummary]:
+    """Every session of ``store``, the one used last first."""
     found = [
         summarize(sid, store.load(sid, counter=counter, mode="merge"))
-        for sid in session_ids(store, path)
+        for sid in store.list_sessions()
     ]
     return sorted(found, key=lambda s: (s.date or 0.0, s.id), reverse=True)
 
@@ -168,7 +174,8 @@ def _latest(session_id: str, history: ConversationHistory) -> float | None:
         for e in history.log
         if isinstance(e, MessageAdded | CompactionBoundary)
     ]
-    known = [s for s in stamps if s is not None]
+    active = history.metadata.get(LAST_ACTIVE_KEY)
+    known = [s for s in (*stamps, active) if isinstance(s, int | float)]
     if known:
         return max(known)
     match = _ID_TIME.search(session_id)
@@ -182,3 +189,28 @@ def when(stamp: float | None) -> str | None:
     if stamp is None:
         return None
     return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
+
+
+def sessions_table(found: Sequence[SessionSummary], current: str = "") -> Table:
+    """Id, date, size and first request of each session (``inspect STORE``, ``/sessions``);
+    only the first request is shortened to fit the terminal."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    cells = [
+        (
+            f"▶ {s.id}" if s.id == current else s.id,
+            when(s.date) or "—",
+            f"{s.messages:,}",
+            f"{s.tokens:,}",
+            s.first_request,
+        )
+        for s in found
+    ]
+    for i, column in enumerate(("session", "date", "messages", "tokens")):
+        width = max([len(column), *(len(row[i]) for row in cells)])
+        table.add_column(
+            column, justify="right" if i > 1 else "left", no_wrap=True, min_width=width
+        )
+    table.add_column("first request", overflow="ellipsis", no_wrap=True)
+    for row in cells:
+        table.add_row(*row)
+    return table

@@ -108,6 +108,17 @@ def test_replay_and_compact_take_a_session_of_a_store(
     assert len(body["messages"]) == compacted["messages_after"]
     if kind == "proxy":  # the proxy's session is long enough to need it
         assert compacted["compacted"] is True
+    lines = tmp_path / "compacted.jsonl"
+    args = ("compact", str(store), "--session", session, "-o", str(lines), "--window", "4000")
+    as_claude = run_json(capsys, *args)
+    assert as_claude["note"] == (
+        "a session from a store has no file format of its own; wrote claude-code instead (see --to)"
+    )
+    records = [json.loads(line) for line in lines.read_text(encoding="utf-8").splitlines()]
+    assert {r["sessionId"] for r in records} == {session}
+    shown = run_json(capsys, "inspect", str(lines))
+    sent = shown["sent_context"] or shown  # the context as sent, after our compaction if any
+    assert sent["messages"] == as_claude["messages_after"]
 
 
 @pytest.mark.parametrize("command", ["inspect", "replay", "compact"])

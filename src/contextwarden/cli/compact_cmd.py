@@ -37,6 +37,8 @@ from contextwarden.tokens.base import TokenCounter
 WRITABLE = ("anthropic", "openai", "claude-code")
 """Formats ``compact`` writes; which one a run writes: ``output_format``."""
 FALLBACK_FORMAT = "anthropic"
+STORE_FORMATS = "contextwarden-"
+"""``LoadReport.format`` of sessions read from a store (``contextwarden-sqlite``, …)."""
 JSONL_FORMAT = "claude-code"
 """The one writable format that is JSON Lines; the others are one JSON object."""
 SUMMARIZERS = ("structured", "anthropic", "openai")
@@ -105,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     manager = ContextManager(policy, summarizer)
     with status("Compacting…", enabled=progress_enabled(args)):
         report = manager.compact(history, instructions=args.instructions)
-    write(history, target, args.output)
+    write(history, target, args.output, session_id=args.session)
     result = _summary(args, source_format, target, report, policy.effective_window)
     result["not_written"] = _not_written(history, target, counter)
     if args.json:
@@ -162,15 +164,21 @@ def make_summarizer(args: argparse.Namespace) -> Summarizer | None:
     return OpenAISummarizer(args.model, **options)
 
 
-def write(history: ConversationHistory, target: str, path: Path) -> None:
-    """Write the compacted session: the view (Anthropic, OpenAI) or the whole log (Claude Code)."""
+def write(
+    history: ConversationHistory, target: str, path: Path, *, session_id: str | None = None
+) -> None:
+    """Write the compacted session: the view (Anthropic, OpenAI) or the whole log (Claude Code,
+    as ``session_id``: the store's, else the file's own, else the output's name)."""
     if target == "claude-code":
         from contextwarden.stores.claude_code_writer import prior_compactions, write_claude_code
 
         source = history.source
         prior = prior_compactions(source.metadata) if source and source.format == NAME else ()
         write_claude_code(
-            history.log, path, session_id=_session_id(history, path), prior_compactions=prior
+            history.log,
+            path,
+            session_id=session_id or _session_id(history, path),
+            prior_compactions=prior,
         )
         return
     if target == "openai":
@@ -207,11 +215,12 @@ def _summary(
 ) -> dict[str, Any]:
     note = None
     if args.to is None and target != source_format:
-        why = (
-            f"a {args.output.suffix} name asks for {target}"
-            if source_format in WRITABLE
-            else f"{source_format} files cannot be written back"
-        )
+        if source_format in WRITABLE:
+            why = f"a {args.output.suffix} name asks for {target}"
+        elif source_format.startswith(STORE_FORMATS):
+            why = "a session from a store has no file format of its own"
+        else:
+            why = f"{source_format} files cannot be written back"
         note = f"{why}; wrote {target} instead (see --to)"
     return {
         "file": str(args.file),

@@ -144,3 +144,56 @@ def test_long_metadata_is_cut_with_how_much_was_left_out(
         main(["inspect", str(path)])
     text = capsys.readouterr().out
     assert len(text) < 5_000 and "more characters in the file" in " ".join(text.split())
+
+
+def test_json_is_one_line_and_pretty_is_indented(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["inspect", str(SMALL), "--json"])
+    line = capsys.readouterr().out
+    assert line.count("\n") == 1 and json.loads(line)["messages"] == 20
+    with pytest.raises(SystemExit):
+        main(["inspect", str(SMALL), "--json", "--pretty"])
+    pretty = capsys.readouterr().out
+    assert pretty.startswith('{\n  "file"') and json.loads(pretty) == json.loads(line)
+
+
+def test_the_human_view_into_a_closed_pipe_exits_0() -> None:
+    """``contextwarden inspect f | head -1``: the reader left; nothing failed."""
+    argv = [sys.executable, "-m", "contextwarden", "inspect", str(COMPACTED)]
+    env = {"PYTHONPATH": ":".join(sys.path), "PATH": "/usr/bin:/bin", "COLUMNS": "100"}
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # before the first line: the write fails for sure
+        err = proc.stderr.read().decode()
+        code = proc.wait(timeout=120)
+    assert (code, err) == (0, "")
+
+
+def test_a_model_without_a_price_is_named_never_billed_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = COMPACTED.read_text(encoding="utf-8")
+    unknown = tmp_path / "unknown-model.jsonl"
+    unknown.write_text(text.replace('"model":"claude-sonnet-4-5', '"model":"claude-opus-9'))
+    with pytest.raises(SystemExit):
+        main(["inspect", str(unknown)])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "recorded cost: no price for claude-opus-9" in shown
+    assert "$0.00" not in shown
+
+
+def test_an_empty_file_and_a_wrong_format_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    codex = fixture_path("codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    for argv, says in (
+        ([str(empty)], "empty.jsonl: the file is empty: there is no session in it"),
+        ([str(codex), "--format", "openhands"],
+         "not in the openhands format: it looks like codex; use --format codex"),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit) as info:
+            main(["inspect", *argv])
+        assert info.value.code == 2
+        assert says in capsys.readouterr().err

@@ -115,3 +115,40 @@ def test_the_table_fits_or_wraps_never_cuts_a_number() -> None:
         assert "…" not in shown, shown
         for run in result.runs.values():
             assert f"{run.total_tokens_sent:,}" in shown and f"{run.retention.share:.1%}" in shown
+
+
+def test_a_priced_comparison_at_80_columns_stays_a_table() -> None:
+    from rich.console import Console, Group
+
+    from contextwarden.cli.replay_cmd import strategies_view
+    from contextwarden.cost.prices import default_prices
+    from contextwarden.eval.replay import replay
+
+    price = default_prices().get("claude-sonnet-4-5")
+    result = replay(load(SESSION), window=8_000, pricing=price)
+    view = strategies_view(result, 80)
+    assert isinstance(view, Group)  # the token columns, then the cost columns
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(view)
+    shown = console.export_text()
+    assert "…" not in shown and max(map(len, shown.splitlines())) <= 80
+    for run in result.runs.values():
+        assert run.bill is not None
+        row = next(line for line in shown.splitlines() if line.startswith(run.name + " "))
+        assert f"{run.total_tokens_sent:,}" in row
+        assert f"${run.bill.cost:,.2f}" in shown
+
+
+def test_the_terminal_ends_with_the_reports_conclusion(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from contextwarden.eval.replay import replay
+
+    code, out, _ = run_cli(capsys, "replay", str(SESSION), "--window", "8000")
+    assert code == 0
+    result = replay(load(SESSION), window=8_000)
+    fits = [r for r in result.runs.values() if r.over_window == 0 and r.invalid_requests == 0]
+    cheapest = min(fits, key=lambda r: r.total_tokens_sent)
+    last = " ".join(out.split()).rsplit("Cheapest: ", 1)[-1]
+    assert last.startswith(f"{cheapest.name} at {cheapest.total_tokens_sent:,} tokens sent")
+    assert last.endswith("(by tokens sent)")

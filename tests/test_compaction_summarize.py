@@ -166,3 +166,13 @@ def test_a_turn_merged_into_a_summary_is_quoted_by_the_next_one() -> None:
     assert isinstance(summary, TextBlock) and f"\n{merged.text}\n" in summary.text  # verbatim
     typed = [m.text for m in user_messages(twice.messages)]
     assert typed == sorted(set(typed)) and merged.text in typed  # each once, in order
+
+
+def test_without_a_summarizer_the_offline_default_writes_the_summary() -> None:
+    messages = tool_turns(20, size=1_000)
+    result = Summarize(keep_tokens=5_000)(messages, CTX)
+    offline = StructuredSummarizer.for_window(CTX.policy.context_window)
+    cut = result.report.details["cut"]
+    assert result.applied and validate(result.messages) == []
+    assert result.summary == offline.summarize(messages[1:cut]).text
+    assert "`src/file0.py` — read" in (result.summary or "")

@@ -61,7 +61,8 @@ def test_wrong_and_missing_tool_results() -> None:
     h = started()
     with pytest.raises(ToolPairingError) as info:
         h.add_tool_results([ToolResultBlock("nope", "x")])
-    assert info.value.tool_use_id is not None
+    assert info.value.tool_use_id == "nope"  # the bad id, not the pending 't1'
+    assert "'nope'" in str(info.value)
     with pytest.raises(ToolPairingError):
         h.add_tool_results([ToolResultBlock("t1", "a"), ToolResultBlock("t1", "b")])
     with pytest.raises(ToolPairingError):
@@ -69,6 +70,21 @@ def test_wrong_and_missing_tool_results() -> None:
     assert len(h.messages) == 2
     h.add_tool_results([ToolResultBlock("t1", "ok")], text="also, use tabs")
     assert h.messages[2].content[-1] == TextBlock("also, use tabs")
+
+
+def test_user_text_after_tool_results_joins_their_message() -> None:
+    h = started()
+    h.add_tool_results([ToolResultBlock("t1", "<project/>")])
+    joined = h.add_user_message("now add a test")
+    assert len(h.messages) == 3
+    assert joined.content == (ToolResultBlock("t1", "<project/>"), TextBlock("now add a test"))
+    assert validate(h.messages) == []
+    assert [m["role"] for m in h.to_openai()] == ["system", "user", "assistant", "tool", "user"]
+    assert h.to_openai()[-1]["content"] == "now add a test"
+    assert h.message_tokens(2) == h.counter.count_message(h.messages[2])
+    assert ConversationHistory.from_log(h.log).messages == h.messages
+    with pytest.raises(RoleAlternationError):  # only tool results take text after them
+        h.add_user_message("and another")
 
 
 def test_add_assistant_message_from_sdk_object_anchors_usage() -> None:

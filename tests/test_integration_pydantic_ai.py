@@ -1,9 +1,11 @@
 """The pydantic-ai adapter: lossless conversions, and a real ``Agent`` with the history processor
 driven by pydantic-ai's own ``FunctionModel`` over a window it overflows, across runs and a
-restart."""
+restart. The venv has pydantic-ai 2; the same tests pass on 1.x (1.107: ``pip install --target
+DIR --no-deps pydantic-ai-slim==1.107.10 pydantic-graph==1.107.10`` and DIR first on PYTHONPATH)."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("pydantic_ai")
 
+import pydantic_ai
 from pydantic_ai import Agent
 from pydantic_ai import messages as pm
 from pydantic_ai.capabilities import ProcessHistory
@@ -32,6 +35,9 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 
 pytestmark = pytest.mark.usefixtures("close_event_loop")
 WINDOW = 8_000
+PYDANTIC_AI_MAJOR = int(pydantic_ai.__version__.split(".")[0])
+FAILED: Any = "retried" if hasattr(pm, "ERROR_OUTCOMES") else "failed"
+"""A failed tool return's outcome: 2.x asks the model to retry, 1.x only says it failed."""
 texts = st.text(min_size=1, max_size=40).filter(str.strip)
 
 
@@ -61,7 +67,7 @@ def conversations(draw: st.DrawFn) -> list[pm.ModelMessage]:
                     st.sampled_from(
                         [
                             pm.ToolReturnPart("read", "contents", i),
-                            pm.ToolReturnPart("read", "bad path", i, outcome="retried"),
+                            pm.ToolReturnPart("read", "bad path", i, outcome=FAILED),
                         ]
                     )
                 )
@@ -116,8 +122,21 @@ class ScriptedModel:
         return pm.ModelResponse(parts=[pm.TextPart("all read")], usage=usage)
 
 
-def make_agent(model: ScriptedModel, processor: ContextWardenProcessor) -> Agent[None, str]:
-    agent = Agent(FunctionModel(model), capabilities=[ProcessHistory(processor)])
+HOOKS = ["capabilities"] + (["history_processors"] if PYDANTIC_AI_MAJOR < 2 else [])
+"""How an Agent takes the processor: a capability (1.107+, 2.x), and history_processors (1.x)."""
+
+
+def make_agent(
+    model: ScriptedModel, processor: ContextWardenProcessor, hook: str = "capabilities"
+) -> Agent[None, str]:
+    function = FunctionModel(model.__call__)
+    if hook == "capabilities":
+        agent = Agent(function, capabilities=[ProcessHistory(processor)])
+    else:
+        options: dict[str, Any] = {"history_processors": [processor]}  # gone in 2.x
+        with warnings.catch_warnings():  # late 1.x deprecates it in favour of capabilities
+            warnings.simplefilter("ignore")
+            agent = Agent(function, **options)
 
     @agent.tool_plain
     def read_file(path: str) -> str:
@@ -139,10 +158,11 @@ def processor(db: Path) -> ContextWardenProcessor:
     return ContextWardenProcessor(store=str(db), policy=ContextPolicy(context_window=WINDOW))
 
 
-def test_agent_compacts_keeps_state_across_runs_and_restart(tmp_path: Path) -> None:
+@pytest.mark.parametrize("hook", HOOKS)
+def test_agent_compacts_keeps_state_across_runs_and_restart(tmp_path: Path, hook: str) -> None:
     db = tmp_path / "sessions.db"
     first, cw = ScriptedModel(12), processor(db)
-    result = make_agent(first, cw).run_sync("read all twelve files")
+    result = make_agent(first, cw, hook).run_sync("read all twelve files")
     assert result.output == "all read" and len(first.seen) == 13
     check_requests(first.seen)
     assert cw.last is not None
@@ -153,7 +173,7 @@ def test_agent_compacts_keeps_state_across_runs_and_restart(tmp_path: Path) -> N
 
     # Next run in a new process: a new processor on the same store continues the conversation.
     second, again = ScriptedModel(3, start=12), processor(db)
-    result = make_agent(second, again).run_sync(
+    result = make_agent(second, again, hook).run_sync(
         "now three more", message_history=result.all_messages()
     )
     assert result.output == "all read"

@@ -56,10 +56,14 @@ def test_a_compacted_session_is_written_as_claude_code_writes_it(tmp_path: Path)
         else:
             assert after["parentUuid"] == before["uuid"]
     boundaries = [i for i, r in enumerate(recs) if r.get("subtype") == "compact_boundary"]
+    segments = [recs[i]["compactMetadata"].pop("preservedSegment") for i in boundaries]  # type: ignore[attr-defined]
     assert [recs[i]["compactMetadata"] for i in boundaries] == [
         {"trigger": "auto", "preTokens": 160},
         {"trigger": "manual", "preTokens": 160},
     ]
+    for i, segment in zip(boundaries, segments, strict=True):  # the 3 messages kept verbatim
+        assert segment["headUuid"] == recs[i - 3]["uuid"]
+        assert segment["tailUuid"] == segment["anchorUuid"] == recs[i - 1]["uuid"]
     assert all(recs[i + 1]["isCompactSummary"] is True for i in boundaries)
     assert [recs[i + 1]["message"]["content"] for i in boundaries] == [  # type: ignore[index]
         "summary after 3",
@@ -85,7 +89,8 @@ def test_our_claude_code_loader_reads_the_export_back(tmp_path: Path) -> None:
         ("auto", 160),
         ("manual", 160),
     ]
-    assert [c["messages_before"] for c in compactions] == [16, 28]
+    # Each boundary falls before the 3 messages its compaction kept verbatim (16 and 28 added).
+    assert [c["messages_before"] for c in compactions] == [13, 25]
 
 
 @pytest.mark.parametrize("path", session_params())

@@ -190,8 +190,16 @@ class ConversationHistory:
         Parts and messages may be our blocks, Anthropic blocks, OpenAI chat messages and parts
         (``image_url``) or Responses items and parts (``input_text``, ``input_image``), as dicts
         or SDK objects.
+
+        Right after ``add_tool_results()`` (tool → user is the OpenAI turn order) the text joins
+        the tool results' user message, after them, as the Anthropic API takes it; OpenAI
+        rendering still gives the tool messages, then the user message.
         """
-        return self.add(user_message(content))
+        message = user_message(content)
+        if self.mode == "strict" and _follows_results(self._view[-1:], message):
+            self._apply(Step(message, merge=True))
+            return self._view[-1]
+        return self.add(message)
 
     def add_assistant_message(self, message: Message | Mapping[str, Any] | Any) -> Message:
         """Add an assistant reply: our Message, or as the SDKs return it, object or dict: an
@@ -476,6 +484,8 @@ class ConversationHistory:
             if v.index == len(window) - 1
             or (v.rule == "tool_pairing" and window[v.index].role == "assistant")
         ]
+        # The new message's own faults first: a wrong tool_use_id is named, not the pending one.
+        relevant.sort(key=lambda v: v.index != len(window) - 1)
         found = [replace(v, index=v.index + offset) for v in relevant]
         if any(isinstance(rule, UniqueToolUseIds) for rule in self.rules):
             index = len(self._view)
@@ -616,6 +626,17 @@ def _last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:
         elif isinstance(entry, UsageRecorded):
             found = (entry.total, length)
     return found
+
+
+def _follows_results(last: Sequence[Message], message: Message) -> bool:
+    """Whether ``message`` (plain user content) follows a user message of tool results only."""
+    return (
+        bool(last)
+        and last[0].role == "user"
+        and len(last[0].tool_results) == len(last[0].content)
+        and not message.tool_results
+        and bool(message.content)
+    )
 
 
 def _error_for(violation: Violation, message: Message, *, added: bool = True) -> HistoryError:

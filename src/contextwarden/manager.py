@@ -105,10 +105,9 @@ class ContextManager:
     def summarizer(self) -> Summarizer:
         """The summarizer autocompact uses (created on first use when none was given)."""
         if self._summarizer is None:
-            from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
+            from contextwarden.summarizers.structured import StructuredSummarizer
 
-            window = self.policy.context_window
-            self._summarizer = StructuredSummarizer(StructuredPolicy(context_window=window))
+            self._summarizer = StructuredSummarizer.for_window(self.policy.context_window)
         return self._summarizer
 
     def on_event(self, fn: EventListener) -> EventListener:

@@ -11,7 +11,7 @@ import argparse
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,15 @@ from contextwarden.agent.tools import TOOL_DEFINITIONS, Tools
 from contextwarden.agent.workspace import Workspace
 from contextwarden.cli.chat_ui import ConsoleUI, context_table, cost_table, lost_table, show
 from contextwarden.cli.common import console, existing_dir, positive_int
+from contextwarden.cli.sessions import (
+    LAST_ACTIVE_KEY,
+    sessions_table,
+    summaries,
+)
 from contextwarden.errors import ContextWardenError, StoreError
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
+from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
 from contextwarden.recall import RECALL_TOOL
 from contextwarden.stores import store_from
@@ -100,6 +106,8 @@ class Chat:
         self.provider, self.ui, self.yes = provider, ui, yes
         self.session_id = ""
         self.agent: Agent | None = None
+        self._before_compact: tuple[tuple[Message, ...], int] | None = None
+        """The view and its token figure before the last /compact, for /undo-compact."""
 
     @property
     def history(self) -> ConversationHistory:
@@ -123,6 +131,7 @@ class Chat:
     def turn(self, text: str) -> str | None:
         """Run one user turn; the answer, or None when it was interrupted or failed."""
         assert self.agent is not None, "open a session first"
+        self.history.set_metadata(LAST_ACTIVE_KEY, time.time())  # for --resume and /sessions
         try:
             return self.agent.run(text)
         except Interrupted:
@@ -163,8 +172,10 @@ class Chat:
             show(lost)
 
     def _compact(self, instructions: str) -> None:
+        before = (self.history.messages, self.history.estimate_tokens())
         report = self.manager.compact(self.history, instructions or None)
         if report.compacted:
+            self._before_compact = before
             self.ui.compaction(report)
         else:
             why = report.actions[-1].description if report.actions else report.skipped
@@ -178,7 +189,15 @@ class Chat:
             return
         self.open(self.session_id)  # the history mirrors the store again
         tokens = self.history.estimate_tokens()
-        console().print(f"Restored the view before the last compaction: {tokens:,} tokens")
+        saved, self._before_compact = self._before_compact, None
+        if saved is not None and saved[0] == self.history.messages:
+            # The same view as before /compact: the same figure, anchored on the model's usage
+            # then (reopened, the history has no usage recorded since the boundary to anchor on).
+            tokens = saved[1]
+        console().print(
+            f"Restored the view before the last compaction: {len(self.history):,} messages, "
+            f"{tokens:,} tokens"
+        )
 
     def _resume(self, wanted: str) -> None:
         target = wanted or latest_session(self.store, other_than=self.session_id)
@@ -188,8 +207,8 @@ class Chat:
         self._switch(target)
 
     def _sessions(self, _: str) -> None:
-        for sid in self.store.list_sessions():
-            console().print(("▶ " if sid == self.session_id else "  ") + sid, markup=False)
+        found = summaries(self.store, self.history.counter)
+        show(sessions_table(found, current=self.session_id))
 
     def _switch(self, session_id: str) -> None:
         self.open(session_id)
@@ -201,9 +220,16 @@ def new_session_id() -> str:
 
 
 def latest_session(store: SessionStore, other_than: str = "") -> str | None:
-    """The newest chat session (ids sort by their creation time)."""
-    chats = [s for s in store.list_sessions() if s.startswith(SESSION_PREFIX) and s != other_than]
-    return max(chats) if chats else None
+    """The chat session used last that holds a conversation (not the empty one ``/clear``
+    opened): by its last turn, else the time in its id."""
+    return next(
+        (
+            s.id
+            for s in summaries(store)
+            if s.id.startswith(SESSION_PREFIX) and s.id != other_than and s.messages
+        ),
+        None,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -226,8 +252,20 @@ def run(args: argparse.Namespace) -> int:
     if args.task is not None:
         return _answer(chat, args.task)
     if not interactive:
-        return max((_answer(chat, line) for line in sys.stdin if line.strip()), default=0)
+        return piped(chat, sys.stdin)
     return repl(chat)
+
+
+def piped(chat: Chat, lines: Iterable[str]) -> int:
+    """Lines piped in: each a turn, or a slash command as at the prompt; 1 when a turn failed."""
+    code = 0
+    for line in lines:
+        if line.startswith("/"):
+            if not chat.command(line):
+                break
+        elif line.strip():
+            code = max(code, _answer(chat, line))
+    return code
 
 
 def _answer(chat: Chat, text: str) -> int:

@@ -191,10 +191,13 @@ def cost_table(history: ConversationHistory, model: str) -> Table:
     cache reads, cache writes) and output, and their cost at ``model``'s price when known."""
     usages = [recorded_usage(e.raw) for e in history.log if isinstance(e, UsageRecorded)]
     total = sum(usages, Usage())
-    price = default_prices().find(model)
+    prices = default_prices()
+    price = prices.find(model)
     title = f"Usage over {len(usages)} model requests"
     if price is not None:
         title += f": ${total.cost(price):,.4f} at {model}'s prices"
+    else:
+        title += f"; no cost: no price for {model} in the {prices.date} price table"
     table = Table(title=title)
     table.add_column("tokens")
     table.add_column("", justify="right")

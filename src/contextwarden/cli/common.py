@@ -52,8 +52,10 @@ def run_command(command: Callable[[], int]) -> int:
     except ContextWardenError as exc:
         return _fail(str(exc), EXIT_RUNTIME)
     except BrokenPipeError:
-        _silence_stdout()  # the reader (``| head``) left: nothing more to say, nowhere to say it
-        return EXIT_RUNTIME
+        # The reader (``| head -1``) took what it wanted and left: nothing failed, nothing more
+        # to say, nowhere to say it; exit 0 as with ``--json``, so ``set -o pipefail`` passes.
+        _silence_stdout()
+        return 0
     except OSError as exc:
         return _fail(os_error_text(exc), EXIT_RUNTIME)
     except KeyboardInterrupt:
@@ -143,6 +145,12 @@ def input_file(text: str) -> Path:
     return path
 
 
+def input_path(text: str) -> Path:
+    """A session file, or a session store: a SQLite file or a JSONL store's directory."""
+    path = Path(text)
+    return path if path.is_dir() else input_file(text)
+
+
 def output_file(text: str) -> Path:
     """A file to write: its directory must exist (nothing is created), and it is not a directory
     itself; whether it can be written shows when writing."""
@@ -174,13 +182,31 @@ def existing_dir(text: str) -> Path:
 
 
 # ----------------------------------------------------------------------------- output
+class _Console(Console):
+    """rich's console, except that a reader leaving (``| head -1``) is what it is with
+    ``--json`` too: a BrokenPipeError for ``run_command`` (exit 0), not rich's exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 @cache
 def console() -> Console:
-    return Console(highlight=False)
+    return _Console(highlight=False)
 
 
-def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
+def add_json_options(parser: argparse.ArgumentParser, what: str = "print one JSON object") -> None:
+    """``--json`` (one line, for line tools: ``| jq``, ``| head -1``) and ``--pretty``."""
+    parser.add_argument("--json", action="store_true", help=f"{what}, on one line")
+    parser.add_argument("--pretty", action="store_true", help="with --json: indented, for people")
+
+
+def print_json(value: Any, args: argparse.Namespace) -> None:
+    """``value`` as one line of JSON, or indented under ``--pretty``."""
+    indent = 2 if getattr(args, "pretty", False) else None
+    text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()  # a closed pipe fails here, inside run_command, not at exit
 
 
@@ -209,8 +235,17 @@ def add_counter_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
-    """The session file and how to read it (``inspect``, ``compact``, ``replay``)."""
-    parser.add_argument("file", type=input_file, help="session file (JSONL, JSON, .traj)")
+    """The session file or store and how to read it (``inspect``, ``compact``, ``replay``)."""
+    parser.add_argument(
+        "file",
+        type=input_path,
+        metavar="FILE",
+        help="session file (JSONL, JSON, .traj), or a session store (the SQLite file or JSONL "
+        "directory of `contextwarden proxy`/`chat`) with --session",
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="the session of a store to read (see `inspect STORE`)"
+    )
     parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES, help="input format")
     parser.add_argument(
         "--lenient",

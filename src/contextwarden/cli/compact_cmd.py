@@ -8,10 +8,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from contextwarden.breakdown import breakdown
 from contextwarden.cli.common import (
     EXIT_RUNTIME,
     add_counter_option,
     add_input_options,
+    add_json_options,
     console,
     make_counter,
     output_file,
@@ -21,19 +23,24 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.cli.sessions import load_input
 from contextwarden.errors import UsageError
 from contextwarden.fileio import write_atomically
-from contextwarden.formats import load
 from contextwarden.formats.claude_code import NAME
 from contextwarden.formats.openai import tools_to_openai
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import CompactionReport, ContextManager
 from contextwarden.policy import ContextPolicy
 from contextwarden.summarizers.base import Summarizer
+from contextwarden.tokens.base import TokenCounter
 
 WRITABLE = ("anthropic", "openai", "claude-code")
-"""Formats ``compact`` writes; a session read from any other is written as Anthropic JSON."""
+"""Formats ``compact`` writes; which one a run writes: ``output_format``."""
 FALLBACK_FORMAT = "anthropic"
+STORE_FORMATS = "contextwarden-"
+"""``LoadReport.format`` of sessions read from a store (``contextwarden-sqlite``, …)."""
+JSONL_FORMAT = "claude-code"
+"""The one writable format that is JSON Lines; the others are one JSON object."""
 SUMMARIZERS = ("structured", "anthropic", "openai")
 API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 DEFAULT_WINDOW = 200_000
@@ -59,8 +66,8 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--to",
         choices=WRITABLE,
-        help="output format (default: the input's, "
-        f"or {FALLBACK_FORMAT} for formats we cannot write)",
+        help=f"output format (default: {JSONL_FORMAT} for a .jsonl name; for a .json name the "
+        f"input's JSON format or {FALLBACK_FORMAT}; else the input's, or {FALLBACK_FORMAT})",
     )
     parser.add_argument(
         "--summarizer",
@@ -81,7 +88,7 @@ def register(sub: Any) -> None:
         "--timeout", type=positive_float, default=60.0, help="seconds per LLM request"
     )
     add_counter_option(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -93,22 +100,45 @@ def run(args: argparse.Namespace) -> int:
     summarizer = make_summarizer(args)
     counter = make_counter(args.counter)
     with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
-        history = load(
-            args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
-        )
+        history = load_input(args, counter)
     source_format = history.source.format if history.source else FALLBACK_FORMAT
-    target = args.to or (source_format if source_format in WRITABLE else FALLBACK_FORMAT)
+    target = output_format(args.to, source_format, args.output)
     policy = ContextPolicy(context_window=args.window)
     manager = ContextManager(policy, summarizer)
     with status("Compacting…", enabled=progress_enabled(args)):
         report = manager.compact(history, instructions=args.instructions)
-    write(history, target, args.output)
+    write(history, target, args.output, session_id=args.session)
     result = _summary(args, source_format, target, report, policy.effective_window)
+    result["not_written"] = _not_written(history, target, counter)
     if args.json:
-        print_json(result)
+        print_json(result, args)
     else:
         _show(result)
     return EXIT_RUNTIME if result["over_window"] else 0
+
+
+def output_format(wanted: str | None, source_format: str, output: Path) -> str:
+    """``--to``, else the format the output's name asks for (``.jsonl``: Claude Code; ``.json``:
+    the input's JSON format, or Anthropic), else the input's when we can write it, else
+    Anthropic. A name that says JSONL for one JSON object, or JSON for JSONL, is refused."""
+    suffix = output.suffix.lower()
+    if wanted is None:
+        if suffix == ".jsonl":
+            wanted = JSONL_FORMAT
+        elif source_format in WRITABLE and (suffix, source_format) != (".json", JSONL_FORMAT):
+            wanted = source_format
+        else:
+            wanted = FALLBACK_FORMAT
+    lines = wanted == JSONL_FORMAT
+    if (suffix == ".jsonl" and not lines) or (suffix == ".json" and lines):
+        kind = "JSON Lines" if lines else "one JSON object"
+        fits = ".jsonl" if lines else ".json"
+        other = [f"--to {f}" for f in WRITABLE if (f == JSONL_FORMAT) == (suffix == ".jsonl")]
+        raise UsageError(
+            f"{output}: {wanted} output is {kind}, not what a {suffix} name promises; "
+            f"name the output *{fits}, or choose {' or '.join(other)}"
+        )
+    return wanted
 
 
 def make_summarizer(args: argparse.Namespace) -> Summarizer | None:
@@ -134,15 +164,21 @@ def make_summarizer(args: argparse.Namespace) -> Summarizer | None:
     return OpenAISummarizer(args.model, **options)
 
 
-def write(history: ConversationHistory, target: str, path: Path) -> None:
-    """Write the compacted session: the view (Anthropic, OpenAI) or the whole log (Claude Code)."""
+def write(
+    history: ConversationHistory, target: str, path: Path, *, session_id: str | None = None
+) -> None:
+    """Write the compacted session: the view (Anthropic, OpenAI) or the whole log (Claude Code,
+    as ``session_id``: the store's, else the file's own, else the output's name)."""
     if target == "claude-code":
         from contextwarden.stores.claude_code_writer import prior_compactions, write_claude_code
 
         source = history.source
         prior = prior_compactions(source.metadata) if source and source.format == NAME else ()
         write_claude_code(
-            history.log, path, session_id=_session_id(history, path), prior_compactions=prior
+            history.log,
+            path,
+            session_id=session_id or _session_id(history, path),
+            prior_compactions=prior,
         )
         return
     if target == "openai":
@@ -152,6 +188,16 @@ def write(history: ConversationHistory, target: str, path: Path) -> None:
     else:
         body = history.to_anthropic()
     write_atomically(path, json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+
+
+def _not_written(
+    history: ConversationHistory, target: str, counter: TokenCounter
+) -> dict[str, int] | None:
+    """What the output format has no place for: OpenAI chat messages carry no thinking."""
+    if target != "openai":
+        return None
+    thinking = breakdown(history.messages, counter, largest=0).by_category["thinking"]
+    return {"thinking_tokens": thinking} if thinking else None
 
 
 def _session_id(history: ConversationHistory, path: Path) -> str:
@@ -169,7 +215,13 @@ def _summary(
 ) -> dict[str, Any]:
     note = None
     if args.to is None and target != source_format:
-        note = f"{source_format} files cannot be written back; wrote {target} instead (see --to)"
+        if source_format in WRITABLE:
+            why = f"a {args.output.suffix} name asks for {target}"
+        elif source_format.startswith(STORE_FORMATS):
+            why = "a session from a store has no file format of its own"
+        else:
+            why = f"{source_format} files cannot be written back"
+        note = f"{why}; wrote {target} instead (see --to)"
     return {
         "file": str(args.file),
         "format": source_format,
@@ -220,4 +272,9 @@ def _show(result: dict[str, Any]) -> None:
         )
     if result["note"]:
         out.print(f"[yellow]{result['note']}[/]")
+    if result["not_written"]:
+        out.print(
+            f"[yellow]OpenAI chat messages have no place for thinking: "
+            f"{result['not_written']['thinking_tokens']:,} tokens of thinking were not written.[/]"
+        )
     out.print(f"Wrote [bold]{result['output']}[/] ({result['output_format']})")

@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
         "seconds": round(time.perf_counter() - started, 3),
     }
     if args.json:
-        print_json({**result.as_json(), "report": str(report) if report else None, "demo": info})
+        print_json(
+            {**result.as_json(), "report": str(report) if report else None, "demo": info}, args
+        )
         return 0
     console().print(
         f"[bold]contextwarden demo[/]: a scripted agent reviewed {root} with real tools: "

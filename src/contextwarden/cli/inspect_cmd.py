@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
 from contextwarden.breakdown import CATEGORIES, ContextBreakdown, breakdown
 from contextwarden.cli.common import (
+    PROG,
     add_counter_option,
     add_input_options,
+    add_json_options,
     bar,
     console,
     make_counter,
@@ -21,12 +22,19 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.cli.sessions import (
+    is_store,
+    load_input,
+    session_ids,
+    sessions_table,
+    summaries,
+)
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
-from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.rules import validate
+from contextwarden.stores import open_store
 from contextwarden.tokens.base import TokenCounter
 
 MAX_LISTED = 20
@@ -42,50 +50,49 @@ def register(sub: Any) -> None:
         description="Load a saved agent session and show where its context tokens go.",
     )
     add_input_options(parser)
-    parser.add_argument(
-        "--session",
-        metavar="ID",
-        help="FILE is a session store (e.g. the SQLite file of `contextwarden proxy`): "
-        "show its session ID",
-    )
     add_counter_option(parser)
     parser.add_argument(
         "--top", type=positive_int, default=5, help="how many largest messages to list"
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     counter = make_counter(args.counter)
+    if args.session is None and is_store(args.file):
+        return show_store(args, counter)
     with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
-        if args.session:
-            history = _stored(args.file, args.session, counter)
-        else:
-            history = load(
-                args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
-            )
+        history = load_input(args, counter)
     parts = breakdown(
         history.messages, counter, system=history.system, tools=history.tools, largest=args.top
     )
     result = summary(history, parts)
     result["sent_context"] = _sent_summary(history, counter)
     if args.json:
-        print_json(result)
+        print_json(result, args)
     else:
         show(result, parts)
     return 0
 
 
-def _stored(location: Path, session: str, counter: TokenCounter) -> ConversationHistory:
-    """A session read from a store file (the proxy keeps its sessions in one)."""
-    from contextwarden.stores import open_store
-
-    store = open_store(location)
+def show_store(args: argparse.Namespace, counter: TokenCounter) -> int:
+    """A store without ``--session``: its sessions, newest first."""
+    store = open_store(args.file)
     try:
-        return store.load(session, counter=counter, mode="merge")
+        with status(f"Reading {args.file}…", enabled=progress_enabled(args)):
+            found = summaries(store, counter) if session_ids(store, args.file) else []
     finally:
         store.close()
+    if args.json:
+        print_json({"store": str(args.file), "sessions": [s.as_json() for s in found]}, args)
+        return 0
+    out = console()
+    out.print(f"[bold]{args.file}[/]: session store, {len(found)} session(s)")
+    out.print(sessions_table(found))
+    if found:
+        out.print(f"Inspect one with: {PROG} inspect {args.file} --session {found[0].id}")
+    return 0
 
 
 def summary(history: ConversationHistory, parts: ContextBreakdown) -> dict[str, Any]:
@@ -180,17 +187,8 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
     )
     for key, value in result["metadata"].items():
         out.print(f"  {key}: {' '.join(str(value).split())}", markup=False, overflow="fold")
-    cost = result["recorded_cost"]
-    if cost is not None:
-        unpriced = (
-            f" (no price for {', '.join(cost['unpriced_models'])})"
-            if cost["unpriced_models"]
-            else ""
-        )
-        out.print(
-            f"  recorded cost: [bold]${cost['cost_usd']:,.2f}[/] over {cost['requests']} requests "
-            f"at {cost['prices_date']} prices{unpriced}"
-        )
+    if result["recorded_cost"] is not None:
+        out.print(f"  recorded cost: {_cost_text(result['recorded_cost'])}")
     sent = result["sent_context"]
     if sent is not None:
         out.print(
@@ -204,6 +202,22 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
         out.print(_tool_table(parts))
     out.print(_largest_table(result["largest_messages"]))
     _show_problems(result)
+
+
+def _cost_text(cost: dict[str, Any]) -> str:
+    """The recorded cost in words; a model without a price is named, never billed $0.00."""
+    unpriced = ", ".join(cost["unpriced_models"])
+    if not cost["by_model"]:
+        return (
+            f"no price for {unpriced} in the {cost['prices_date']} price table "
+            f"({cost['requests']} requests recorded)"
+        )
+    priced = ", ".join(cost["by_model"])
+    text = (
+        f"[bold]${cost['cost_usd']:,.2f}[/] over {cost['requests']} requests at "
+        f"{cost['prices_date']} prices"
+    )
+    return f"{text} for {priced} only; no price for {unpriced}" if unpriced else text
 
 
 def _category_table(parts: ContextBreakdown) -> Table:

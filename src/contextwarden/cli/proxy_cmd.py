@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 from dataclasses import asdict
 from typing import Any
 
-from contextwarden.cli.common import positive_float, positive_int, print_json
+from contextwarden.cli.common import add_json_options, positive_float, positive_int, print_json
+from contextwarden.errors import UsageError
 
 
 def register(sub: Any) -> None:
@@ -33,9 +36,7 @@ def register(sub: Any) -> None:
         help="auto (default): plan compaction for the prompt cache and add cache breakpoints "
         "to Anthropic requests that carry none; off: neither",
     )
-    parser.add_argument(
-        "--json", action="store_true", help="print the resolved options as JSON, then serve"
-    )
+    add_json_options(parser, "print the resolved options as JSON, then serve")
     parser.add_argument(
         "--check", action="store_true", help="resolve and print the options, do not serve"
     )
@@ -58,7 +59,28 @@ def run(args: argparse.Namespace) -> int:
     )
     options = {**asdict(config), "store": config.store_location}
     if args.json or args.check:
-        print_json(options)
+        print_json(options, args)
     if not args.check:
+        ensure_free(config.listen)
         serve(config)
     return 0
+
+
+def ensure_free(listen: str) -> None:
+    """UsageError, in one line, when another process holds the port (uvicorn would log a
+    traceback-like error and exit 3)."""
+    from contextwarden.proxy.config import host_port
+
+    host, port = host_port(listen)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            raise UsageError(
+                f"{listen} is in use by another process; stop it, or listen elsewhere with "
+                "--listen HOST:PORT (or CONTEXTWARDEN_LISTEN)"
+            ) from None

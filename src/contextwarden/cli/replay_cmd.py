@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
@@ -17,6 +18,7 @@ from rich.text import Text
 from contextwarden.cli.common import (
     add_counter_option,
     add_input_options,
+    add_json_options,
     console,
     input_file,
     make_counter,
@@ -27,6 +29,7 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.cli.sessions import load_input
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
 from contextwarden.cost.prices import Price, default_prices, load_prices
 from contextwarden.cost.recorded import unseen_preamble
@@ -34,9 +37,16 @@ from contextwarden.errors import PricingError, UsageError
 from contextwarden.eval.probes import load_probes
 from contextwarden.eval.replay import Progress as ProgressFn
 from contextwarden.eval.replay import ReplayResult, replay
+from contextwarden.eval.report_text import verdict
 from contextwarden.eval.strategies import STRATEGY_NAMES
-from contextwarden.eval.tables import COMPACTIONS, NUMERIC, kinds_text, rows, warning_lines
-from contextwarden.formats import load
+from contextwarden.eval.tables import (
+    COMPACTIONS,
+    NUMERIC,
+    SHORT_HEADERS,
+    kinds_text,
+    rows,
+    warning_lines,
+)
 
 DEFAULT_WINDOW = 200_000
 UNBOUNDED_WIDTH = 10_000
@@ -98,7 +108,7 @@ def add_replay_options(parser: argparse.ArgumentParser, *, window: int) -> None:
     )
     add_counter_option(parser)
     add_pricing_options(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_options(parser)
 
 
 def add_pricing_options(parser: argparse.ArgumentParser) -> None:
@@ -138,17 +148,11 @@ def pricing(args: argparse.Namespace) -> Price | None:
 def run(args: argparse.Namespace) -> int:
     probes = load_probes(args.probes) if args.probes else None
     with status(f"Loading {args.file}…", enabled=progress_enabled(args)):
-        session = load(
-            args.file,
-            args.format,
-            index=args.index,
-            counter=make_counter(args.counter),
-            lenient=args.lenient,
-        )
+        session = load_input(args, make_counter(args.counter))
     result = run_replay(session, args, probes=probes)
     report = _write_report(result, args.report, None) if args.report else None
     if args.json:
-        print_json({**result.as_json(), "report": str(report) if report else None})
+        print_json({**result.as_json(), "report": str(report) if report else None}, args)
     else:
         show(result, report)
     return 0
@@ -219,16 +223,29 @@ def show(result: ReplayResult, report: Path | None) -> None:
             out.print(f"  [red]{run_.name}: {problem}[/]")
     for line in warning_lines(result):
         out.print(f"  {line}", style="yellow", markup=False)
+    found = verdict(result, lambda name: f"[bold]{escape(name)}[/]", escape)
+    if found is not None:  # the report's conclusion, on the terminal too
+        out.print(f"{found[0]}. [dim](by {found[1]})[/]")
     if report is not None:
         out.print(f"Report written to [bold]{report}[/]")
 
 
-def strategies_view(result: ReplayResult, width: int) -> Table | Text:
-    """The comparison as a table when it fits ``width`` columns, else one wrapped paragraph per
+def strategies_view(result: ReplayResult, width: int) -> Table | Group | Text:
+    """The comparison as one table when it fits ``width`` columns, else as two (tokens, then
+    cost, as an 80-column terminal shows a priced replay), else one wrapped paragraph per
     strategy: numbers are never cut to ``100.…``."""
-    table = strategy_table(result)
-    if Console(width=UNBOUNDED_WIDTH).measure(table).maximum <= width:
+    head, body = rows(result, short=True)
+    table = strategy_table(head, body, range(len(head)))
+    if _width(table) <= width:
         return table
+    tokens = strategy_table(head, body, range(len(SHORT_HEADERS)))
+    cost = strategy_table(head, body, [0, *range(len(SHORT_HEADERS), len(head))], title=None)
+    if len(head) > len(SHORT_HEADERS) and max(_width(tokens), _width(cost)) <= width:
+        return Group(tokens, Text(""), cost)
+    return _paragraphs(result)
+
+
+def _paragraphs(result: ReplayResult) -> Text:
     head, body = rows(result)
     lines = Text("Strategies compared\n", style="italic")
     for row in body:
@@ -238,21 +255,31 @@ def strategies_view(result: ReplayResult, width: int) -> Table | Text:
     return lines
 
 
-def strategy_table(result: ReplayResult) -> Table:
-    head, body = rows(result, short=True)
+def _width(table: Table) -> int:
+    return Console(width=UNBOUNDED_WIDTH).measure(table).maximum
+
+
+def strategy_table(
+    head: Sequence[str],
+    body: Sequence[Sequence[str]],
+    columns: Sequence[int],
+    *,
+    title: str | None = "Strategies compared",
+) -> Table:
+    """The ``columns`` of the short rows as a compact table."""
     table = Table(
-        title="Strategies compared",
+        title=title,
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
         show_edge=False,
     )
-    for i, name in enumerate(head):
+    for i in columns:
         right = i in NUMERIC or i == COMPACTIONS  # the short table shows only the count
-        table.add_column(name, justify="right" if right else "left", no_wrap=True)
+        table.add_column(head[i], justify="right" if right else "left", no_wrap=True)
     for row in body:
-        table.add_row(*row)
+        table.add_row(*(row[i] for i in columns))
     return table
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from contextwarden.errors import CompactionError
 from contextwarden.model import EMPTY, FrozenDict, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import latest_thinking_preserved, validate
@@ -256,9 +257,10 @@ class NoOp:
 class Pipeline:
     """Strategies run in order, each on the previous one's output; itself a strategy."""
 
-    def __init__(self, *strategies: Strategy, name: str | None = None) -> None:
-        self.strategies = strategies
-        self._name = name or "+".join(s.name for s in strategies) or "pipeline"
+    def __init__(self, *strategies: Strategy | Iterable[Strategy], name: str | None = None) -> None:
+        # Pipeline(a, b) and Pipeline([a, b]) both read: a list is the other natural spelling.
+        self.strategies = tuple(_flatten(strategies))
+        self._name = name or "+".join(s.name for s in self.strategies) or "pipeline"
 
     @property
     def name(self) -> str:
@@ -282,3 +284,17 @@ class Pipeline:
             self.name, bool(applied), start, tokens, len(messages), len(current), description
         )
         return CompactionResult(current, report, summary, tuple(steps))
+
+
+def _flatten(items: Iterable[Strategy | Iterable[Strategy]]) -> Iterable[Strategy]:
+    """The strategies given one by one or as lists; anything else is named."""
+    for item in items:
+        if isinstance(item, Strategy):
+            yield item
+        elif isinstance(item, Iterable) and not isinstance(item, str | bytes):
+            yield from _flatten(item)
+        else:
+            raise CompactionError(
+                f"Pipeline got {type(item).__name__} {item!r:.60}; give strategies (objects "
+                "with a name and a __call__(messages, context)) or a list of them"
+            )

@@ -33,6 +33,7 @@ from contextwarden.errors import CompactionError, SummarizerError
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
 from contextwarden.recall import span_id
 from contextwarden.summarizers.base import Summarizer, Summary
+from contextwarden.summarizers.structured import StructuredSummarizer
 
 CONTINUATION_NOTE = (
     "This session is being continued from an earlier conversation that ran out of context. "
@@ -60,14 +61,15 @@ class Summarize:
     ``summary_keep_tokens``), so as many recent turns as fit stay verbatim; when even the latest
     cut's tail is over that budget, the latest cut is used (the latest assistant turn is always
     kept). ``attach`` adds blocks (re-read files) given the kept tail. ``choose`` may move the
-    cut to another of the plan's safe cuts.
+    cut to another of the plan's safe cuts. Without a ``summarizer`` the offline
+    ``StructuredSummarizer`` sized for the context's window writes the summary.
     """
 
     name = "summarize"
 
     def __init__(
         self,
-        summarizer: Summarizer,
+        summarizer: Summarizer | None = None,
         *,
         instructions: str | None = None,
         keep_tokens: int | None = None,
@@ -102,7 +104,9 @@ class Summarize:
                 "everything after the first message fits the kept-tail budget; nothing to summarize"
             )
             return unchanged(self.name, messages, reason, tokens_before)
-        summary = self._summarize(as_added(_replaced_part(messages[:cut]), ctx.originals))
+        summarizer = self.summarizer or StructuredSummarizer.for_window(ctx.policy.context_window)
+        prefix = as_added(_replaced_part(messages[:cut]), ctx.originals)
+        summary = self._summarize(summarizer, prefix)
         lead = self._lead(messages, summary, messages[cut:], ctx)
         after = join(lead, messages[cut:])
         tokens_after = plan.tokens_after(after, lead, cut)
@@ -121,17 +125,17 @@ class Summarize:
         proposal = Proposal(after, tokens_after, description, None, details, summary.text)
         return finish(self.name, messages, tokens_before, proposal)
 
-    def _summarize(self, prefix: Sequence[Message]) -> Summary:
+    def _summarize(self, summarizer: Summarizer, prefix: Sequence[Message]) -> Summary:
         try:
-            summary = self.summarizer.summarize(prefix, instructions=self.instructions)
+            summary = summarizer.summarize(prefix, instructions=self.instructions)
         except SummarizerError:
             raise
         except Exception as exc:  # a summarizer's own bug or transport error: one tree, kept cause
-            name = type(self.summarizer).__name__
+            name = type(summarizer).__name__
             raise SummarizerError(f"summarizer {name} failed: {type(exc).__name__}: {exc}") from exc
         if not isinstance(summary, Summary) or not summary.text.strip():
             raise SummarizerError(
-                f"summarizer {type(self.summarizer).__name__} returned an empty summary"
+                f"summarizer {type(summarizer).__name__} returned an empty summary"
             )
         return summary
 

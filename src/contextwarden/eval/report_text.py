@@ -6,7 +6,7 @@ demand) and how the numbers are measured. The charts and the page are in ``repor
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from contextwarden.eval.replay import Change, ReplayResult, StrategyRun
@@ -24,12 +24,25 @@ RETENTION_TIE = 0.0005
 
 
 def conclusion(result: ReplayResult) -> str:
-    """One sentence: the cheapest strategy the API would accept, at what retention; and, when
-    it keeps fewer facts than another, the cheapest one that keeps the most. By modeled cost
-    when every strategy was priced, else by tokens sent."""
+    """The verdict as the report's HTML paragraph (empty when nothing ran)."""
+    found = verdict(result, lambda name: f"<b>{_e(name)}</b>", _e)
+    if found is None:
+        return ""
+    text, basis = found
+    return f'<p class="conclusion">{text}. <span class="basis">(by {basis})</span></p>'
+
+
+def verdict(
+    result: ReplayResult, name: Callable[[str], str], plain: Callable[[str], str]
+) -> tuple[str, str] | None:
+    """One sentence and its basis: the cheapest strategy the API would accept, at what
+    retention; and, when it keeps fewer facts than another, the cheapest one that keeps the
+    most. By modeled cost when every strategy was priced, else by tokens sent. ``name`` marks
+    up a strategy's name (HTML for the report, console markup for the terminal), ``plain``
+    escapes one that is not marked up."""
     runs = list(result.runs.values())
     if not runs:
-        return ""
+        return None
     priced = all(r.bill is not None for r in runs)
 
     def price(run: StrategyRun) -> float:
@@ -44,23 +57,21 @@ def conclusion(result: ReplayResult) -> str:
     cheapest = min(fits, key=price)
     best = max(r.retention.share for r in fits)
     text = (
-        f"Cheapest: <b>{_e(cheapest.name)}</b> at {amount(cheapest)}, keeping "
+        f"Cheapest: {name(cheapest.name)} at {amount(cheapest)}, keeping "
         f"{cheapest.retention.share:.1%} of the facts"
     )
     if cheapest.retention.share < best - RETENTION_TIE:
         keeper = min((r for r in fits if r.retention.share >= best - RETENTION_TIE), key=price)
-        text += (
-            f"; <b>{_e(keeper.name)}</b> keeps {keeper.retention.share:.1%} for {amount(keeper)}"
-        )
+        text += f"; {name(keeper.name)} keeps {keeper.retention.share:.1%} for {amount(keeper)}"
     over = [r for r in runs if r not in fits]
     if over:
         text += (
             "; "
-            + ", ".join(_e(r.name) for r in over)
+            + ", ".join(plain(r.name) for r in over)
             + " would be rejected by the API (over the window or invalid)"
         )
     basis = "modeled cost with prompt caching" if priced else "tokens sent"
-    return f'<p class="conclusion">{text}. <span class="basis">(by {basis})</span></p>'
+    return text, basis
 
 
 def strategy_list(result: ReplayResult) -> str:

@@ -12,6 +12,7 @@ alone goes back as the very ``ModelRequest``/``ModelResponse`` it came from (ser
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -100,10 +101,9 @@ def _block(part: Any) -> Block | None:
         case pm.UserPromptPart(content=str() as text):
             return TextBlock(text)
         case pm.ToolReturnPart():
-            failed = part.outcome in pm.ERROR_OUTCOMES
-            text = part.model_response_str(wrap_if_error=False)
-            return ToolResultBlock(part.tool_call_id, text, is_error=failed)
-        case pm.RetryFeedbackPart():
+            failed = part.outcome in _ERROR_OUTCOMES
+            return ToolResultBlock(part.tool_call_id, _return_text(part), is_error=failed)
+        case _ if isinstance(part, _RETRY_PARTS):
             return TextBlock(part.model_response())
         case pm.TextPart(content=str() as text):
             return TextBlock(text) if text.strip() else None
@@ -114,6 +114,20 @@ def _block(part: Any) -> Block | None:
     adapter = _REQUEST_PART if getattr(part, "part_kind", "") in _REQUEST_KINDS else _RESPONSE_PART
     raw = adapter.dump_python(part, mode="json")
     return UnknownBlock(FrozenDict({"type": OPAQUE + str(raw.get("part_kind")), "part": raw}))
+
+
+# pydantic-ai 1.x names: its retry part is RetryPromptPart (2.x: RetryFeedbackPart), its failed
+# tool returns have outcome "failed" (2.x: ERROR_OUTCOMES), model_response_str takes no flag.
+_RETRY_PARTS: tuple[type[Any], ...] = tuple(
+    getattr(pm, name) for name in ("RetryFeedbackPart", "RetryPromptPart") if hasattr(pm, name)
+)
+_ERROR_OUTCOMES: frozenset[str] = frozenset(getattr(pm, "ERROR_OUTCOMES", ("failed",)))
+_UNWRAPPED = "wrap_if_error" in inspect.signature(pm.ToolReturnPart.model_response_str).parameters
+
+
+def _return_text(part: pm.ToolReturnPart) -> str:
+    """The tool's own output (2.x would otherwise wrap a failure's in a retry hint)."""
+    return part.model_response_str(wrap_if_error=False) if _UNWRAPPED else part.model_response_str()
 
 
 _REQUEST_KINDS = {"system-prompt", "user-prompt", "tool-return", "retry-prompt", "retry-feedback"}
@@ -205,7 +219,7 @@ class ContextWardenProcessor:
         system, ours = from_pydantic_ai(messages)
         if not ours:
             raise FormatError("pydantic-ai passed a history with no messages")
-        conversation = ctx.conversation_id or _first_prompt_hash(ours)
+        conversation = getattr(ctx, "conversation_id", None) or _first_prompt_hash(ours)
         self.last = self.mirror.manage(f"pydantic-ai-{conversation}", ours, system=system)
         return to_pydantic_ai(self.last.messages, system)
 

@@ -1,10 +1,14 @@
 """Write a stored session in Claude Code's session JSONL, so tools that read those logs open it.
 
 Every message the session ever added is written once, as ``user``/``assistant`` records linked by
-``uuid``/``parentUuid``. Each compaction becomes what Claude Code writes: a ``system`` record with
-``subtype: "compact_boundary"`` (``parentUuid: null``, ``logicalParentUuid`` → the record before,
-``compactMetadata``) and, when it has a summary, a ``user`` record with ``isCompactSummary: true``.
-Records the format has no place for (preamble, usage anchors, metadata) are not written.
+``uuid``/``parentUuid``. A compaction with a summary becomes what Claude Code writes for a partial
+compaction: a ``system`` record with ``subtype: "compact_boundary"`` (``parentUuid: null``,
+``logicalParentUuid`` → the record before, ``compactMetadata`` whose ``preservedSegment`` names the
+first and last record of the tail kept verbatim) and a ``user`` record with ``isCompactSummary:
+true`` holding the summary message as sent. One without a summary (a tool-result budget, snip,
+microcompact) becomes a ``microcompact_boundary``. So the file read back gives the context as sent:
+the summary, then the kept tail and everything after it. Records the format has no place for
+(preamble, usage anchors, metadata) are not written.
 
 A session loaded from Claude Code's own log keeps its compactions only as loader metadata (the view
 spans the whole session); passed as ``prior_compactions`` they are written back where they were,
@@ -28,8 +32,9 @@ from typing import Any
 from contextwarden.fileio import write_atomically
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
 from contextwarden.model import JSON, Message, TextBlock, thaw
+from contextwarden.repair import merge_messages
 from contextwarden.stores.base import UNDO_STRATEGY, validate_session_id
-from contextwarden.wire.anthropic import message_to_wire
+from contextwarden.wire.anthropic import block_to_wire, message_to_wire
 
 WRITER_VERSION = "contextwarden"
 """The ``version`` field of every record (Claude Code puts its own version there)."""
@@ -81,6 +86,10 @@ class _Writer:
     last_timestamp: float | None = None
     reply_id: str | None = None
     """``message.id`` of the open assistant reply (merged records share it, as in Claude Code)."""
+    view: list[Message] = field(default_factory=list)
+    """The session's view as the log builds it (``log.derive_view``)."""
+    uuids: dict[Message, tuple[str, ...]] = field(default_factory=dict)
+    """The records each message of the view was written as (several for a merged reply)."""
 
     def uuid(self) -> str:
         return str(uuid.uuid5(_NAMESPACE, f"{self.session_id}:{len(self.records)}"))
@@ -115,7 +124,16 @@ class _Writer:
             wire = {"id": self.reply_id, "type": "message", **wire, **_reply_fields(message)}
         else:
             self.reply_id = None
-        self.record(message.role, {"message": wire}, message.meta.timestamp)
+        written: tuple[str, ...] = (
+            self.record(message.role, {"message": wire}, message.meta.timestamp),
+        )
+        if entry.merge and self.view:
+            last = self.view[-1]
+            self.view[-1] = merge_messages(last, message)
+            written = self.uuids.get(last, ()) + written
+        else:
+            self.view.append(message)
+        self.uuids[self.view[-1]] = written
 
     def prior(self, compaction: PriorCompaction) -> None:
         """A compaction the session already had, as Claude Code wrote it."""
@@ -131,9 +149,10 @@ class _Writer:
         logical: str | None,
         metadata: dict[str, JSON],
         extra: dict[str, JSON],
-        summary: str | None,
+        summary: JSON | None,
         timestamp: float | None,
-    ) -> None:
+    ) -> str | None:
+        """The boundary and summary records; the summary record's uuid, if one was written."""
         fields: dict[str, JSON] = {
             "logicalParentUuid": logical,
             "subtype": "compact_boundary",
@@ -144,18 +163,19 @@ class _Writer:
             **extra,
         }
         self.record("system", fields, timestamp)
-        if summary is not None:
-            message: dict[str, JSON] = {"role": "user", "content": summary}
-            flags: dict[str, JSON] = {"isVisibleInTranscriptOnly": True, "isCompactSummary": True}
-            self.record("user", {"message": message, **flags}, timestamp)
+        if summary is None:
+            return None
+        message: dict[str, JSON] = {"role": "user", "content": summary}
+        flags: dict[str, JSON] = {"isVisibleInTranscriptOnly": True, "isCompactSummary": True}
+        return self.record("user", {"message": message, **flags}, timestamp)
 
     def boundary(self, entry: CompactionBoundary) -> None:
         self.reply_id = None
+        before, self.view = self.view, list(entry.view)
         if entry.strategy == UNDO_STRATEGY:
             fields: dict[str, JSON] = {"subtype": "undo_compaction", "content": "Compaction undone"}
             self.record("system", {**fields, "level": "info", "isMeta": False}, entry.timestamp)
             return
-        logical, self.parent = self.parent, None
         trigger = "manual" if entry.trigger in MANUAL_TRIGGERS else "auto"
         ours: dict[str, JSON] = {
             "strategy": entry.strategy,
@@ -164,14 +184,58 @@ class _Writer:
             "replaced": entry.replaced,
             "details": thaw(entry.details),
         }
-        summary = _summary_content(entry) if entry.summary is not None else None
-        self._compact_records(
-            logical,
-            {"trigger": trigger, "preTokens": entry.tokens_before},
-            {"contextwarden": ours},
-            summary,
-            entry.timestamp,
+        if entry.summary is None:
+            self._edited(before, entry, trigger, ours)
+        else:
+            self._summarized(before, entry, trigger, ours)
+
+    def _edited(
+        self,
+        before: list[Message],
+        entry: CompactionBoundary,
+        trigger: str,
+        ours: dict[str, JSON],
+    ) -> None:
+        """A compaction that edited messages in place: Claude Code's microcompact boundary."""
+        if len(before) == len(entry.view):  # the edited messages stand for the same records
+            for old, new in zip(before, entry.view, strict=True):
+                self.uuids.setdefault(new, self.uuids.get(old, ()))
+        metadata: dict[str, JSON] = {
+            "trigger": trigger,
+            "preTokens": entry.tokens_before,
+            "tokensSaved": entry.tokens_before - entry.tokens_after,
+        }
+        fields = {"subtype": "microcompact_boundary", "content": "Context microcompacted"}
+        extra = {"microcompactMetadata": metadata, "contextwarden": ours}
+        self.record("system", {**fields, "level": "info", "isMeta": False, **extra}, None)
+
+    def _summarized(
+        self,
+        before: list[Message],
+        entry: CompactionBoundary,
+        trigger: str,
+        ours: dict[str, JSON],
+    ) -> None:
+        """A summary and the tail kept verbatim after it: a partial compaction."""
+        logical, self.parent = self.parent, None
+        metadata: dict[str, JSON] = {"trigger": trigger, "preTokens": entry.tokens_before}
+        cut = entry.details.get("cut")
+        if not isinstance(cut, int):  # no cut recorded: the lead alone replaced what went
+            cut = len(before) - len(entry.view) + 1
+        kept = before[cut:] if entry.view else []
+        # A kept tail that starts with a user message is joined to the lead, after the summary.
+        merged = bool(kept) and len(kept) == len(entry.view)
+        head = self.uuids.get(kept[0], ()) if kept else ()
+        tail = self.uuids.get(kept[-1], ()) if kept else ()
+        if head and tail:
+            segment = {"headUuid": head[0], "anchorUuid": logical, "tailUuid": tail[-1]}
+            metadata["preservedSegment"] = segment
+        summary = _summary_content(entry, len(kept[0].content) if merged else 0)
+        written = self._compact_records(
+            logical, metadata, {"contextwarden": ours}, summary, entry.timestamp
         )
+        if entry.view and written is not None:
+            self.uuids[entry.view[0]] = (written, *(head if merged else ()))
 
 
 def claude_code_records(
@@ -220,12 +284,19 @@ def _reply_fields(message: Message) -> dict[str, Any]:
     return {k: thaw(extra[k]) for k in ("model", "stop_reason", "usage") if k in extra}
 
 
-def _summary_content(entry: CompactionBoundary) -> str:
-    """The summary as the model saw it (the view's text block holding it), else the bare text."""
+def _summary_content(entry: CompactionBoundary, kept_blocks: int) -> JSON:
+    """The summary message as the model saw it (the view's first message without the
+    ``kept_blocks`` of the kept user message joined to its end), else the bare text."""
     summary = entry.summary or ""
     first = entry.view[0] if entry.view else None
-    blocks = first.content if first is not None and first.role == "user" else ()
-    return next((b.text for b in blocks if isinstance(b, TextBlock) and summary in b.text), summary)
+    if first is None or first.role != "user":
+        return summary
+    blocks = first.content[: len(first.content) - kept_blocks]
+    if not any(isinstance(b, TextBlock) and summary in b.text for b in blocks):
+        return summary
+    if len(blocks) == 1 and isinstance(blocks[0], TextBlock):
+        return blocks[0].text  # a string, as Claude Code writes its summaries
+    return [block_to_wire(b) for b in blocks]
 
 
 def _line(record: dict[str, JSON]) -> str:

@@ -118,6 +118,12 @@ class StructuredSummarizer:
     counter: TokenCounter = field(default_factory=_default_counter)
     budget_tokens: int | None = None
 
+    @classmethod
+    def for_window(cls, context_window: int) -> StructuredSummarizer:
+        """The offline default for a model of ``context_window`` tokens (the manager's and
+        ``Summarize``'s when none is given)."""
+        return cls(StructuredPolicy(context_window=context_window))
+
     @property
     def budget(self) -> int:
         """The budget before the user messages are known (``StructuredPolicy.budget_for``)."""

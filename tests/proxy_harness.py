@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
+import httpx
+
 from contextwarden.model import Message
 from contextwarden.proxy import ProxyConfig, running
 from contextwarden.rules import validate
@@ -371,6 +373,15 @@ def upstream(reply: Callable[[str, dict[str, Any]], Scripted]) -> Iterator[Scrip
     finally:
         api.server.shutdown()
         api.server.server_close()
+
+
+ADMIN_TOKEN = "test-admin-token-0123456789"
+"""The admin token of the test proxies: ``/sessions`` and ``/metrics`` answer only to it."""
+
+
+def admin_get(url: str, path: str) -> httpx.Response:
+    """``GET path`` of the proxy at ``url`` with its admin token."""
+    return httpx.get(f"{url}{path}", headers={"authorization": f"Bearer {ADMIN_TOKEN}"})
 
 
 OPEN_CLIENTS: list[Any] = []

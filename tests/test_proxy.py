@@ -18,7 +18,9 @@ from contextwarden.proxy import ProxyConfig
 from contextwarden.stores import SqliteStore
 from contextwarden.wire.anthropic_cache import count_markers
 from tests.proxy_harness import (
+    ADMIN_TOKEN,
     Scripted,
+    admin_get,
     check_request,
     last_results,
     opened,
@@ -91,7 +93,8 @@ def run_agent(client: anthropic.Anthropic, stream: bool, **extra: Any) -> tuple[
 
 
 def config(api_url: str, tmp_path: Path, window: int = WINDOW) -> ProxyConfig:
-    return ProxyConfig(upstream=api_url, window=window, store=str(tmp_path / "proxy.sqlite3"))
+    store = str(tmp_path / "proxy.sqlite3")
+    return ProxyConfig(upstream=api_url, window=window, store=store, admin_token=ADMIN_TOKEN)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
@@ -166,7 +169,7 @@ def test_managed_prefix_changes_only_at_compactions(tmp_path: Path) -> None:
         headers = {"x-contextwarden-session": "stable"}
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         run_agent(client, False, extra_headers=headers)
-        compactions = len(httpx.get(f"{url}/sessions/stable").json()["compactions"])
+        compactions = len(admin_get(url, "/sessions/stable").json()["compactions"])
     bodies = api.messages_requests()
     kept = changed = 0
     for before, after in itertools.pairwise(bodies):
@@ -322,10 +325,10 @@ def test_models_count_tokens_metrics_and_sessions(
         )
         assert counted.input_tokens > 0
         sent, _ = run_agent(client, False, extra_headers={"x-contextwarden-session": "demo-1"})
-        metrics = httpx.get(f"{url}/metrics").text
-        listed = httpx.get(f"{url}/sessions").json()
-        shown = httpx.get(f"{url}/sessions/demo-1").json()
-        missing = httpx.get(f"{url}/sessions/nope")
+        metrics = admin_get(url, "/metrics").text
+        listed = admin_get(url, "/sessions").json()
+        shown = admin_get(url, "/sessions/demo-1").json()
+        missing = admin_get(url, "/sessions/nope")
     assert 'contextwarden_proxy_requests_total{api="anthropic",status="200"} 3' in metrics
     assert listed == {"sessions": ["demo-1"]}
     assert shown["turns"] == 3 and shown["incoming_items"] == len(sent) - 1

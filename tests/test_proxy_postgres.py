@@ -217,17 +217,23 @@ def test_a_broken_store_is_an_api_error_not_an_unmanaged_request(
     import psycopg
 
     from contextwarden.proxy import ProxyConfig
-    from tests.proxy_harness import proxy_server
+    from tests.proxy_harness import ADMIN_TOKEN, admin_get, proxy_server
 
     with upstream(script) as api:
-        config = ProxyConfig(upstream=api.url, window=WINDOW, store=postgres_dsn, schema=schema)
+        config = ProxyConfig(
+            upstream=api.url,
+            window=WINDOW,
+            store=postgres_dsn,
+            schema=schema,
+            admin_token=ADMIN_TOKEN,
+        )
         with proxy_server(config) as url:
             body = {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
             assert httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT).status_code == 200
             with psycopg.connect(postgres_dsn, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
             broken = httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT)
-            metrics = httpx.get(f"{url}/metrics").text
+            metrics = admin_get(url, "/metrics").text
     assert broken.status_code == 503
     assert broken.json()["type"] == "error" and broken.json()["error"]["type"] == "api_error"
     assert "PostgreSQL error" in broken.json()["error"]["message"]

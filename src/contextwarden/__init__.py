@@ -34,6 +34,7 @@ from contextwarden.errors import (
     SummarizerError,
     TokenizerError,
     ToolPairingError,
+    UpstreamError,
     UsageError,
 )
 from contextwarden.events import BreakerOpened, Hooks, RungEvent
@@ -200,6 +201,7 @@ __all__ = [
     "Truncate",
     "UniqueToolUseIds",
     "UnknownBlock",
+    "UpstreamError",
     "UsageError",
     "UsageRecorded",
     "Violation",

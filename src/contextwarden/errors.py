@@ -23,6 +23,7 @@ class ContextWardenError(Exception):
         ├── StoreError                   a session store could not read or write
         │   └── StoreConflictError       the session changed since it was read (stores/)
         ├── PricingError                 a price table or cache model input is wrong (cost/)
+        ├── UpstreamError                the proxy's upstream failed or took too long (proxy/)
         ├── MissingDependencyError       an optional extra is not installed
         └── UsageError                   a command line that cannot be carried out (CLI exit 2)
             └── ProxyConfigError         an option of ``contextwarden proxy`` is unusable
@@ -124,6 +125,17 @@ class StoreError(ContextWardenError):
 
 class PricingError(ContextWardenError):
     """A price table, a price override or a request given to the cost model is wrong."""
+
+
+class UpstreamError(ContextWardenError):
+    """The proxy's upstream API could not be reached, broke the connection, or took longer than
+    ``--timeout`` in one phase (``phase``: connect and headers, whole body, stream)."""
+
+    def __init__(self, message: str, *, phase: str, upstream: str, timed_out: bool) -> None:
+        super().__init__(message)
+        self.phase = phase
+        self.upstream = upstream
+        self.timed_out = timed_out
 
 
 class UsageError(ContextWardenError):

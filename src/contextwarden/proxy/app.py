@@ -228,9 +228,9 @@ async def send(
         reply = await post(proxy, api, request, body, managed)
         retried = False
         if reply.status_code == 400:
-            text = (await reply.aread()).decode("utf-8", "replace")
+            # read whole within --timeout (and closed); relay returns it from httpx's copy
+            text = (await proxy.upstream.read(reply)).decode("utf-8", "replace")
             if api.too_long(reply.status_code, text):
-                await reply.aclose()
                 async with proxy.hold(incoming.key):
                     managed = await proxy.run(
                         proxy.sessions.force_compact, incoming.key, managed, incoming.items

@@ -200,11 +200,12 @@ def test_branching_conversation_continues_in_a_fork(tmp_path: Path) -> None:
     with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         sent, _ = run_agent(client, False)
+        # deeper than the few trailing items an agent rewrites (EDIT_DEPTH): a branch
         edited = [
-            *sent[:4],
+            *sent[:2],
             {
                 "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "edited"}],
+                "content": [{"type": "tool_result", "tool_use_id": "call_0", "content": "edited"}],
             },
         ]
         client.messages.create(

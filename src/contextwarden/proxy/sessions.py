@@ -136,6 +136,8 @@ class Sessions:
         digests = chain(request.items)
         session_id = request.key
         while True:  # at most one step per branch point the client introduced
+            if not self.store.version(session_id):
+                checked((), request, 0)  # a rejected request does not even create its session
             history = self.history(session_id, request.system, request.tools)
             turns = recorded_turns(history.log)
             if not turns:
@@ -146,9 +148,12 @@ class Sessions:
                 return self._replay(session_id, history, found.turn, latest)
             if found is not None and found.turn == latest:
                 kept = history.messages[: len(history.messages) - found.drop]
-                new = checked(kept, request, found.at)
+                new = request.convert(request.items[found.at :], found.at)
+                if not found.drop:
+                    new = new[_already_added(history, latest, new) :]
+                check_new(kept, new, found.at)
                 if self._rewound(history, found):
-                    return self._extend(session_id, history, request, digests, new, latest)
+                    return self._extend(session_id, history, request, digests, new)
             session_id = fork_key(session_id, digests, found.at if found is not None else 0)
 
     def preview(self, request: Incoming, key: str) -> tuple[Message, ...] | None:
@@ -205,11 +210,8 @@ class Sessions:
         request: Incoming,
         digests: Sequence[str],
         new: Sequence[Message],
-        latest: Turn | None = None,
     ) -> Managed:
         """Add the request's checked ``new`` messages, manage, and record the turn."""
-        if latest is not None:
-            new = new[_already_added(history, latest, new) :]
         try:
             for message in new:
                 history.add(message)
@@ -312,6 +314,13 @@ def checked(view: Sequence[Message], request: Incoming, seen: int) -> list[Messa
     without breaking an API rule the upstream would refuse them for (HistoryError naming the
     item otherwise; FormatError when an item cannot be read)."""
     new = request.convert(request.items[seen:], seen)
+    check_new(view, new, seen)
+    return new
+
+
+def check_new(view: Sequence[Message], new: Sequence[Message], seen: int) -> None:
+    """Raise HistoryError when ``new`` (from the request's item ``seen`` on) appended to
+    ``view`` breaks an API rule; its ``index`` is the item's."""
     context = list(view[-CONTEXT_MESSAGES:])
     problems = [
         p
@@ -319,7 +328,7 @@ def checked(view: Sequence[Message], request: Incoming, seen: int) -> list[Messa
         if p.index >= len(context) or (p.index == len(context) - 1 and p.tool_use_id)
     ]  # the view's own messages were checked when they came; its last call is answered now
     if not problems:
-        return new
+        return
     first = problems[0]
     index = max(seen + first.index - len(context), 0)
     kind = ToolPairingError if first.rule == "tool_pairing" else HistoryError
@@ -335,7 +344,8 @@ def tail_marks(
     view: Sequence[Message], request: Incoming, digests: Sequence[str]
 ) -> tuple[Mark, ...]:
     """Where the request's last items start in ``view``, for an edit of them next time: a mark
-    for each of the last ``EDIT_DEPTH`` positions whose items became exactly the view's tail."""
+    for each of the last ``EDIT_DEPTH`` positions whose items became the view's tail (the
+    same messages, their content perhaps shortened by compaction)."""
     marks: list[Mark] = []
     count = len(request.items)
     for at in range(count - 1, max(count - EDIT_DEPTH, 0) - 1, -1):
@@ -343,9 +353,23 @@ def tail_marks(
             tail = request.convert(request.items[at:], at)
         except FormatError:
             continue  # a tail that cannot stand alone (a tool output without its call)
-        if 0 < len(tail) < len(view) and tuple(view[-len(tail) :]) == tuple(tail):
+        if 0 < len(tail) < len(view) and _shapes(view[-len(tail) :]) == _shapes(tail):
             marks.append(Mark(at, digests[at], len(tail)))
     return tuple(marks)
+
+
+def _shapes(messages: Sequence[Message]) -> list[tuple[Any, ...]]:
+    """What compaction keeps of the latest messages when it shortens their content: roles,
+    block types and tool ids (so the view's tail is known to be what these items became)."""
+    return [
+        (
+            m.role,
+            tuple(b.type for b in m.content),
+            tuple(u.id for u in m.tool_uses),
+            tuple(r.tool_use_id for r in m.tool_results),
+        )
+        for m in messages
+    ]
 
 
 def _already_added(history: ConversationHistory, latest: Turn, new: Sequence[Message]) -> int:

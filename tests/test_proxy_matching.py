@@ -194,3 +194,21 @@ def test_a_turn_retried_after_a_crash_is_stored_once(tmp_path: Path) -> None:
     assert len(managed.messages) == 3
     log = sessions.store.log("a")
     assert sum(isinstance(e, MessageAdded) for e in log) == 3
+
+
+def test_a_large_fixed_part_is_reported_once_and_the_agent_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tools = [{**TOOLS[0], "name": f"Tool{i}", "description": "word " * 800} for i in range(5)]
+    with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
+        replies = [
+            httpx.post(f"{url}/v1/messages", json=body(messages, tools=tools), headers=HEADERS)
+            for messages in ([OPENING[0]], [*OPENING, {"role": "user", "content": [RESULT]}])
+        ]
+    assert [r.status_code for r in replies] == [200, 200]
+    shares = [float(r.headers["x-contextwarden-fixed-share"]) for r in replies]
+    assert all(0.5 < share < 1 for share in shares)
+    warnings = [
+        r for r in caplog.records if "take" in r.getMessage() and "window" in r.getMessage()
+    ]
+    assert len(warnings) == 1

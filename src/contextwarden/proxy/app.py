@@ -30,7 +30,7 @@ from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.counting import counted_body
 from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.metrics import Metrics, RequestRecord
-from contextwarden.proxy.sessions import Incoming, Managed, Sessions
+from contextwarden.proxy.sessions import FIXED_SHARE_HEADER, Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import Upstream, chunks, response_headers
 from contextwarden.proxy.views import routes as admin_routes
@@ -245,6 +245,8 @@ async def relay(
     from starlette.responses import Response, StreamingResponse
 
     headers = response_headers(reply.headers)
+    if managed.fixed_share is not None:
+        headers[FIXED_SHARE_HEADER] = f"{managed.fixed_share:.2f}"
     if not reply.headers.get("content-type", "").startswith("text/event-stream"):
         data = await reply.aread()
         await reply.aclose()

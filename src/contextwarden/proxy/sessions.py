@@ -10,6 +10,7 @@ to be valid, and a history that failed to write is dropped from memory and reloa
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -51,11 +52,18 @@ from contextwarden.stores.base import SessionStore
 from contextwarden.stores.binding import open_history
 from contextwarden.tokens.base import TokenCounter
 
+log = logging.getLogger("contextwarden.proxy")
+
 __all__ = ["Incoming", "Managed", "Sessions", "recorded_turns", "session_key"]
 
 INPUT_USAGE_FIELDS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 """Usage fields that measure the request's prompt (the reply is not in the view yet)."""
 OPENAI_INPUT_FIELDS = ("prompt_tokens",)
+FIXED_SHARE_WARNING = 0.5
+"""Share of the window the agent's fixed part (system prompt + tools) may take before the proxy
+says so: past it, what compaction can free is small next to what it cannot touch."""
+FIXED_SHARE_HEADER = "x-contextwarden-fixed-share"
+"""Response header carrying ``Managed.fixed_share`` to the client."""
 MAX_OPEN_SESSIONS = 1_000
 """Histories kept in memory between requests (least recently used dropped first); a dropped one
 is loaded from the store on its next request."""
@@ -101,6 +109,9 @@ class Managed:
     """What ``prepare`` did; None when the turn was replayed from the log."""
     applied_edits: tuple[Any, ...] = ()
     """The context edits applied to this turn, as the API reports them."""
+    fixed_share: float | None = None
+    """The share of the window the system prompt and tools take, when it is over
+    ``FIXED_SHARE_WARNING`` (compaction can then free little: summaries come often)."""
 
 
 class Sessions:
@@ -117,6 +128,7 @@ class Sessions:
         self.counter = counter
         self._open: OrderedDict[str, ConversationHistory] = OrderedDict()
         self._guard = threading.Lock()
+        self._warned: set[str] = set()
 
     # ----------------------------------------------------------------- per request
     def manage(self, request: Incoming) -> Managed:
@@ -246,7 +258,27 @@ class Sessions:
             tokens,
             report,
             turn.applied_edits,
+            self._fixed_share(session_id, history),
         )
+
+    def _fixed_share(self, session_id: str, history: ConversationHistory) -> float | None:
+        """The window share of the session's fixed part when over the warning share; logged
+        once per session and process."""
+        share = history.preamble_tokens / self.manager.policy.context_window
+        if share <= FIXED_SHARE_WARNING:
+            return None
+        with self._guard:
+            first = session_id not in self._warned
+            self._warned.add(session_id)
+        if first:
+            log.warning(
+                "session %s: the system prompt and tools take %.0f%% of the %d-token window;"
+                " compaction can free little of it (a larger --window, or fewer tools, helps)",
+                session_id,
+                share * 100,
+                self.manager.policy.context_window,
+            )
+        return share
 
     def _replay(
         self, session_id: str, history: ConversationHistory, turn: Turn, latest: Turn

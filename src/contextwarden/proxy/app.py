@@ -34,7 +34,7 @@ from contextwarden.proxy.sessions import FIXED_SHARE_HEADER, Incoming, Managed, 
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import Upstream, chunks, response_headers
 from contextwarden.proxy.views import routes as admin_routes
-from contextwarden.proxy.wording import parse_body, reworded
+from contextwarden.proxy.wording import dump_body, parse_body, reworded
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ async def send(
 async def post(
     proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
 ) -> httpx.Response:
-    out = json.dumps(api.render(body, managed.messages, cache=proxy.place_breakpoints)).encode()
+    out = dump_body(api.render(body, managed.messages, cache=proxy.place_breakpoints))
     return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from contextwarden.errors import ContextWardenError
+from contextwarden.errors import ContextWardenError, require
 from contextwarden.log import LogEntry, MetadataSet
 from contextwarden.model import thaw
 from contextwarden.stores.base import MAX_SESSION_ID_LENGTH, validate_session_id
@@ -113,11 +113,37 @@ def stable(value: Any) -> Any:
     return value
 
 
+def _volatile(item: Any) -> bool:
+    """Whether a conversation item may hold a volatile field: on itself or on one of its
+    content blocks, or nested in a block's own content (a cheap scan of the common shapes)."""
+    if not isinstance(item, Mapping):
+        return False
+    content = item.get("content")
+    if VOLATILE_KEYS & item.keys() or not isinstance(content, list):
+        return bool(VOLATILE_KEYS & item.keys())
+    return any(
+        isinstance(b, Mapping) and (VOLATILE_KEYS & b.keys() or isinstance(b.get("content"), list))
+        for b in content
+    )
+
+
 def chain(items: Sequence[Any]) -> list[str]:
-    """``chain[n]`` identifies ``items[:n]`` (a hash chain, so equal prefixes share values)."""
+    """``chain[n]`` identifies ``items[:n]`` (a hash chain, so equal prefixes share values).
+
+    One running hash over each item's canonical bytes (orjson: serializing is most of the
+    cost of a request the proxy has mostly seen)."""
+    orjson: Any = require("orjson", "proxy")
+    running = hashlib.sha256()
     out = [""]
     for item in items:
-        out.append(_digest(out[-1] + _canonical(stable(item))))
+        value = stable(item) if _volatile(item) else item
+        try:
+            data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # integers beyond 64 bits, which orjson does not write
+            data = _canonical(value).encode("utf-8", "surrogatepass")
+        running.update(len(data).to_bytes(8, "big"))
+        running.update(data)
+        out.append(running.copy().hexdigest()[:KEY_HASH_CHARS])
     return out
 
 

@@ -129,6 +129,8 @@ class Sessions:
         self._open: OrderedDict[str, ConversationHistory] = OrderedDict()
         self._guard = threading.Lock()
         self._warned: set[str] = set()
+        self._seen: dict[str, tuple[int, list[Turn]]] = {}
+        """Per session: log entries read for turns, and the turns found in them."""
 
     # ----------------------------------------------------------------- per request
     def manage(self, request: Incoming) -> Managed:
@@ -148,12 +150,12 @@ class Sessions:
         digests = chain(request.items)
         session_id = request.key
         while True:  # at most one step per branch point the client introduced
-            if not self.store.version(session_id):
-                checked((), request, 0)  # a rejected request does not even create its session
+            new = None if self.store.version(session_id) else checked((), request, 0)
+            # (a rejected request does not even create its session)
             history = self.history(session_id, request.system, request.tools)
-            turns = recorded_turns(history.log)
+            turns = self._turns(session_id, history)
             if not turns:
-                new = checked(history.messages, request, 0)
+                new = checked(history.messages, request, 0) if new is None else new
                 return self._extend(session_id, history, request, digests, new)
             found, latest = best_match(turns, digests), turns[-1]
             if found is not None and not found.drop and found.at == len(request.items):
@@ -311,7 +313,8 @@ class Sessions:
         with self._guard:
             self._open[session_id] = history
             while len(self._open) > MAX_OPEN_SESSIONS:
-                self._open.popitem(last=False)  # least recently used; the store keeps it
+                dropped, _ = self._open.popitem(last=False)  # least recent; the store keeps it
+                self._seen.pop(dropped, None)
         return history
 
     def _fresh(self, session_id: str) -> ConversationHistory | None:
@@ -329,6 +332,20 @@ class Sessions:
         """Drop the in-memory history of ``session_id`` (it is reloaded from the store)."""
         with self._guard:
             self._open.pop(session_id, None)
+            self._seen.pop(session_id, None)
+
+    def _turns(self, session_id: str, history: ConversationHistory) -> list[Turn]:
+        """The session's recorded turns, read from the log entries not read before (the log
+        is append-only, so a request costs the turns it added, not the whole log)."""
+        log = history.log
+        with self._guard:
+            read, turns = self._seen.get(session_id, (0, []))
+        if read > len(log):
+            read, turns = 0, []
+        turns = [*turns, *recorded_turns(log[read:])]
+        with self._guard:
+            self._seen[session_id] = (len(log), turns)
+        return turns
 
     def _current(self, session_id: str) -> ConversationHistory:
         cached = self._fresh(session_id)

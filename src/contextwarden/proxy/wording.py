@@ -8,7 +8,7 @@ import json
 import math
 from typing import Any
 
-from contextwarden.errors import FormatError, HistoryError
+from contextwarden.errors import FormatError, HistoryError, require
 
 UNANSWERED = "is not answered"
 ORPHAN = "answers no tool_use"
@@ -24,6 +24,16 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise FormatError("the request body must be a JSON object")
     return body
+
+
+def dump_body(body: Any) -> bytes:
+    """A request body as JSON bytes for the upstream (orjson: a managed conversation is
+    written out on every request, and the standard encoder is most of a request's cost)."""
+    orjson: Any = require("orjson", "proxy")
+    try:
+        return bytes(orjson.dumps(body))
+    except TypeError:  # integers beyond 64 bits, or text orjson refuses: the standard encoder
+        return json.dumps(body).encode()
 
 
 def _no_constant(name: str) -> Any:

@@ -12,9 +12,15 @@ import httpx
 import openai
 import pytest
 
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.log import CompactionBoundary, MessageAdded
+from contextwarden.manager import ContextManager
+from contextwarden.policy import ContextPolicy
+from contextwarden.proxy.apis import ANTHROPIC
 from contextwarden.proxy.matching import credential_scope, scoped
+from contextwarden.proxy.sessions import Sessions
 from contextwarden.stores import SqliteStore
+from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.proxy_harness import proxy_server, text, upstream
 from tests.test_proxy import KEY, SYSTEM, TOOLS, config, file_text, reader_script
 from tests.test_proxy_sessions import make, request, turn
@@ -212,3 +218,25 @@ def test_a_large_fixed_part_is_reported_once_and_the_agent_goes_on(
         r for r in caplog.records if "take" in r.getMessage() and "window" in r.getMessage()
     ]
     assert len(warnings) == 1
+
+
+def test_a_summary_leaves_room_to_grow_even_when_tools_take_half_the_window(
+    tmp_path: Path,
+) -> None:
+    window = 30_000
+    manager = ContextManager(ContextPolicy(context_window=window), cache=CachePolicy())
+    sessions = Sessions(SqliteStore(tmp_path / "s.sqlite3"), manager, HeuristicCounter())
+    tools = [{**TOOLS[0], "name": f"Tool{i}", "description": "word " * 1_400} for i in range(10)]
+    items: list[Any] = [{"role": "user", "content": "Read every module."}]
+    requests = 40
+    for n in range(requests):
+        wire = {"messages": items, "system": SYSTEM, "tools": tools}
+        managed = sessions.manage(ANTHROPIC.conversation(wire, "agent"))
+        assert managed.tokens <= manager.policy.effective_window
+        use = {"type": "tool_use", "id": f"call_{n}", "name": "Tool0", "input": {"n": n}}
+        result = {"type": "tool_result", "tool_use_id": f"call_{n}", "content": file_text(n)}
+        items += [{"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
+    history = sessions.history("agent", SYSTEM, tools)
+    assert history.preamble_tokens > window * 0.4
+    made = [e for e in history.log if isinstance(e, CompactionBoundary) and e.summary is not None]
+    assert 0 < len(made) <= requests // 5

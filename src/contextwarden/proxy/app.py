@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from contextwarden.errors import (
@@ -34,12 +34,15 @@ from contextwarden.proxy.apis import (
 )
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.config import ProxyConfig
+from contextwarden.proxy.counting import counted_body
 from contextwarden.proxy.guard import UPSTREAM_TIMEOUT, Refusal, SlowReaders, confined, read_body
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.metrics import Metrics, RequestRecord
-from contextwarden.proxy.sessions import Incoming, Managed, Sessions
+from contextwarden.proxy.sessions import FIXED_SHARE_HEADER, Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import Upstream, response_headers
 from contextwarden.proxy.views import routes as admin_routes
+from contextwarden.proxy.wording import dump_body, parse_body, reworded
 
 if TYPE_CHECKING:
     import httpx
@@ -137,11 +140,22 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
     async def passthrough(request: Request) -> Response:
         return await forward(proxy, request)
 
+    async def count_tokens(request: Request) -> Response:
+        try:
+            raw = bytes(await read_body(request, config.max_body, config.client_timeout))
+        except Refusal as exc:
+            return refuse(proxy, ANTHROPIC, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
+        body = await proxy.run(counted_body, proxy.sessions, request.headers, raw)
+        return await forward(proxy, request, body)
+
     routes = [
         Route(ANTHROPIC.path, messages, methods=["POST"]),
         Route(CHAT.path, chat, methods=["POST"]),
         Route(RESPONSES.path, responses, methods=["POST"]),
-        Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
+        Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+        Route("/v1/responses/compact", passthrough, methods=["POST"]),
+        Route("/", passthrough, methods=["GET", "HEAD"]),
+        *(Route(api.path, passthrough, methods=["HEAD"]) for api in (ANTHROPIC, CHAT, RESPONSES)),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
         *admin_routes(proxy, config.admin_token),
@@ -165,12 +179,13 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
     except Refusal as exc:
         return refuse(proxy, api, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
     try:
-        body = await proxy.offload(len(raw), parse, raw)
+        body = await proxy.offload(len(raw), parse_body, raw)
         if not api.managed(body):
             # A request that continues server-side state carries only its new items.
             return await forward(proxy, request, bytes(raw))
         del raw  # the parsed body is all that is needed from here on
         incoming = api.conversation(body, request.headers.get(SESSION_HEADER))
+        incoming = replace(incoming, key=scoped(incoming.key, credential_scope(request.headers)))
     except (ValueError, ContextWardenError) as exc:
         return refuse(proxy, api, BAD_REQUEST, f"contextwarden proxy: {exc}", "bad_request")
     try:
@@ -178,15 +193,9 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
             managed = await proxy.run(proxy.sessions.manage, incoming)
     except Exception as exc:  # every failure becomes an API error, never a crash
         kind, reason = classify(exc)
-        return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
+        message = reworded(api.name, exc) or f"contextwarden proxy: {exc}"
+        return refuse(proxy, api, kind, message, reason, incoming.key)
     return await send(proxy, api, request, body, incoming, managed)
-
-
-def parse(raw: bytes | bytearray) -> dict[str, Any]:
-    body = json.loads(raw)
-    if not isinstance(body, dict):
-        raise ValueError("the request body must be a JSON object")
-    return body
 
 
 def classify(exc: Exception) -> tuple[ErrorKind, str]:
@@ -256,8 +265,7 @@ async def post(
     proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
 ) -> httpx.Response:
     def rendered() -> bytes:
-        out = api.render(body, managed.messages, cache=proxy.place_breakpoints)
-        return json.dumps(out).encode()
+        return dump_body(api.render(body, managed.messages, cache=proxy.place_breakpoints))
 
     out = await proxy.offload(managed.tokens * BYTES_PER_TOKEN, rendered)
     return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
@@ -279,6 +287,8 @@ async def relay(
     from starlette.responses import Response, StreamingResponse
 
     headers = response_headers(reply.headers)
+    if managed.fixed_share is not None:
+        headers[FIXED_SHARE_HEADER] = f"{managed.fixed_share:.2f}"
     if not reply.headers.get("content-type", "").startswith("text/event-stream"):
         try:
             data = await proxy.upstream.read(reply)
@@ -290,7 +300,7 @@ async def relay(
             await anchor(proxy, api.usage(value), key, managed)
             changed = api.finish(body, value, managed)
             if changed is not None:
-                data = await proxy.offload(len(data), _dumps, changed)
+                data = await proxy.offload(len(data), dump_body, changed)
         proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))
         return Response(data, reply.status_code, headers)
 
@@ -386,6 +396,3 @@ def _json(data: bytes) -> Any:
     except ValueError:
         return None
 
-
-def _dumps(value: Any) -> bytes:
-    return json.dumps(value).encode()

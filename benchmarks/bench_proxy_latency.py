@@ -60,13 +60,13 @@ def instant_upstream(one_send: bool = False) -> Iterator[str]:
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length") or 0))
+            if one_send:
+                head = f"HTTP/1.1 200 OK\r\ncontent-length: {len(REPLY)}\r\n"
+                self.wfile.write(f"{head}content-type: application/json\r\n\r\n".encode() + REPLY)
+                return
             self.send_response(200)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(REPLY)))
-            if one_send:
-                self._headers_buffer.append(b"\r\n" + REPLY)
-                self.flush_headers()
-                return
             self.end_headers()
             self.wfile.write(REPLY)
 

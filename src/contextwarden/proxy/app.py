@@ -395,4 +395,3 @@ def _json(data: bytes) -> Any:
         return json.loads(data)
     except ValueError:
         return None
-

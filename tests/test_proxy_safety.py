@@ -18,6 +18,7 @@ import pytest
 from contextwarden.cli import main
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
 from tests.hostile_upstream import Seen, hostile, message, reply_json
 from tests.proxy_harness import (
@@ -70,12 +71,14 @@ def test_admin_views_answer_only_to_the_token(tmp_path: Path) -> None:
             for p in ADMIN_PATHS
         ]
         keyed = [httpx.get(f"{url}{p}", headers={"x-api-key": ADMIN_TOKEN}) for p in ADMIN_PATHS]
-        right = [admin_get(url, p) for p in ADMIN_PATHS]
+        [stored] = admin_get(url, "/sessions").json()["sessions"]
+        right = [admin_get(url, p) for p in ("/sessions", f"/sessions/{stored}", "/metrics")]
     assert [r.status_code for r in anonymous + wrong + keyed] == [401] * 9
     assert all(r.headers["www-authenticate"] == "Bearer" for r in anonymous)
     assert all("admin token" in r.json()["error"] for r in anonymous)
     assert [r.status_code for r in right] == [200] * 3
-    assert right[0].json() == {"sessions": ["s1"]}
+    assert stored == scoped("s1", credential_scope({"x-api-key": KEY}))
+    assert right[1].json()["turns"] == 1
     assert "contextwarden_proxy_requests_total" in right[2].text
 
 

@@ -14,7 +14,7 @@ import openai
 
 from contextwarden.proxy.apis import interject, split_system
 from contextwarden.stores import SqliteStore
-from tests.proxy_harness import opened, prompt_tokens, proxy_server, text, upstream
+from tests.proxy_harness import admin_get, opened, prompt_tokens, proxy_server, text, upstream
 from tests.test_proxy import KEY, SYSTEM, TOOLS, config, reader_script, run_agent
 
 HEADERS = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
@@ -36,7 +36,7 @@ def test_system_messages_inside_messages_stay_in_place_and_count(tmp_path: Path)
     body = {"model": "m", "max_tokens": 10, "system": SYSTEM, "messages": messages}
     with upstream(lambda p, b: text("ok")) as api, proxy_server(config(api.url, tmp_path)) as url:
         reply = httpx.post(f"{url}/v1/messages", json=body, headers=HEADERS)
-        shown = httpx.get(f"{url}/sessions/{sessions_in(tmp_path)[0]}").json()
+        shown = admin_get(url, f"/sessions/{sessions_in(tmp_path)[0]}").json()
     assert reply.status_code == 200, reply.text
     sent = api.messages_requests()[0]["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "system", "user"]

@@ -22,6 +22,7 @@ log = logging.getLogger("contextwarden.proxy")
 TOO_LARGE = ErrorKind(413, "request_too_large", "invalid_request_error")
 TOO_SLOW = ErrorKind(408, "invalid_request_error", "invalid_request_error")
 UPSTREAM_TIMEOUT = ErrorKind(504, "timeout_error", "server_error")
+ROOT = "/"
 PATH_SAFE = "/:@!$&'()*+,;=-._~"
 """Characters a path segment may carry unencoded (RFC 3986 pchar); the rest is re-encoded."""
 
@@ -66,9 +67,12 @@ async def read_body(request: Request, max_body: int, timeout: float) -> bytearra
 
 
 def confined(path: str, prefix: str) -> str:
-    """``path`` (decoded) as it may go upstream, re-encoded; Refusal unless it is already in
-    normal form under ``prefix``: no ``.`` or ``..`` segment, no ``//``, no backslash, no NUL
-    (an upstream that decodes ``%2F`` or ``\\`` again must not be led elsewhere either)."""
+    """``path`` (decoded) as it may go upstream, re-encoded; Refusal unless it is the root (an
+    agent's probe) or already in normal form under ``prefix``: no ``.`` or ``..`` segment, no
+    ``//``, no backslash, no NUL (an upstream that decodes ``%2F`` or ``\\`` again must not be
+    led elsewhere either)."""
+    if path == ROOT:
+        return path
     normal = posixpath.normpath(path) == path.rstrip("/")
     if not (path.startswith(prefix) and normal) or "\\" in path or "\x00" in path:
         raise Refusal(

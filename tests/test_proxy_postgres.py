@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -53,30 +52,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def proxy_args(upstream_url: str, dsn: str, schema: str, port: int) -> list[str]:
+    """The command line of a proxy process on ``port`` over the PostgreSQL store."""
+    code = "from contextwarden.cli import main; main()"
+    return [
+        *(sys.executable, "-c", code, "proxy", "--upstream", upstream_url),
+        *("--store", dsn, "--schema", schema, "--window", str(WINDOW)),
+        *("--listen", f"127.0.0.1:{port}"),
+    ]
+
+
 @contextmanager
 def proxy_process(
     upstream_url: str, dsn: str, schema: str
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
-    code = "from contextwarden.cli import main; main()"
-    args = [
-        sys.executable,
-        "-c",
-        code,
-        "proxy",
-        "--upstream",
-        upstream_url,
-        "--store",
-        dsn,
-        "--schema",
-        schema,
-        "--window",
-        str(WINDOW),
-        "--listen",
-        f"127.0.0.1:{port}",
-    ]
     process = subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
+        proxy_args(upstream_url, dsn, schema, port),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -125,16 +120,6 @@ def converse(urls: list[str], session: int, first: str = "Read the files.") -> l
             }
         )
     raise AssertionError("the scripted model never finished")
-
-
-@pytest.fixture
-def schema(postgres_dsn: str) -> Iterator[str]:
-    name = f"cwproxy_{uuid.uuid4().hex[:10]}"
-    yield name
-    import psycopg
-
-    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
 def added(store: PostgresStore, session: str) -> int:

@@ -7,7 +7,13 @@ The upstream on 127.0.0.1 answers at once, so the difference is the proxy's own 
 hashing the history to find the seen prefix, adding the new messages, prepare(), re-rendering,
 the store writes, and the extra loopback hop.
 
-    python benchmarks/bench_proxy_latency.py [--turns 60] [--tokens 100000]
+Then small one-turn requests against two plain HTTP/1.1 upstreams that differ only in how they
+write a reply: headers and body in one send, or in two (as ``http.server`` does) without
+TCP_NODELAY. The second is where a kept-alive connection waits ~40 ms per request (Nagle holds the
+body until the headers are acknowledged; Linux delays that ACK); the proxy acknowledges at once
+(TCP_QUICKACK, ``proxy.upstream.acknowledge``), shown against itself with that turned off.
+
+    python benchmarks/bench_proxy_latency.py [--turns 60] [--tokens 100000] [--small 40]
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 import httpx
 
 from contextwarden.eval.proxy_replay import proxy_server
+from contextwarden.proxy import upstream as upstream_module
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.wire.anthropic import message_from_wire
 
@@ -44,14 +51,19 @@ REPLY = json.dumps(
 
 
 @contextmanager
-def instant_upstream() -> Iterator[str]:
-    """A Messages endpoint on 127.0.0.1 that reads the request and answers at once."""
+def instant_upstream(one_send: bool = False) -> Iterator[str]:
+    """A Messages endpoint on 127.0.0.1 that reads the request and answers at once, its headers
+    and body in two sends (as ``http.server`` writes them) or in ``one_send``."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length") or 0))
+            if one_send:
+                head = f"HTTP/1.1 200 OK\r\ncontent-length: {len(REPLY)}\r\n"
+                self.wfile.write(f"{head}content-type: application/json\r\n\r\n".encode() + REPLY)
+                return
             self.send_response(200)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(REPLY)))
@@ -100,10 +112,39 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def small_requests(count: int) -> None:
+    """p50 of ``count`` one-turn requests, direct and through the proxy (acknowledging at once,
+    and not), against an upstream writing its reply in one send and in two."""
+    body = {"model": "bench", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+    acknowledge = upstream_module.acknowledge
+    print(f"\n{count} one-turn requests on one kept-alive connection, p50 ms (first not counted)\n")
+    print("| upstream writes its reply in | direct | proxy | proxy without TCP_QUICKACK |")
+    print("|---|--:|--:|--:|")
+    for one_send in (True, False):
+        row: list[float] = []
+        with instant_upstream(one_send) as upstream, httpx.Client() as client:
+            for url, quickack in ((upstream, True), (None, True), (None, False)):
+                upstream_module.acknowledge = acknowledge if quickack else lambda response: None
+                with proxy_server(upstream, WINDOW) as proxy:
+                    target = url or proxy
+                    times = []
+                    for n in range(count + 1):
+                        headers = {"x-api-key": "bench", "x-contextwarden-session": f"s{n}"}
+                        started = time.perf_counter()
+                        reply = client.post(f"{target}/v1/messages", json=body, headers=headers)
+                        times.append((time.perf_counter() - started) * 1000)
+                        assert reply.status_code == 200, reply.text
+                    row.append(percentile(times[1:], 0.5))
+        upstream_module.acknowledge = acknowledge
+        shape = "one send" if one_send else "two sends (headers, then body)"
+        print(f"| {shape} | {row[0]:.1f} | {row[1]:.1f} | {row[2]:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--tokens", type=int, default=100_000)
+    parser.add_argument("--small", type=int, default=40, help="one-turn requests per upstream")
     args = parser.parse_args()
     messages = conversation(args.tokens)
     headers = {"x-api-key": "bench", "x-contextwarden-session": "latency"}
@@ -147,6 +188,7 @@ def main() -> None:
             f" {statistics.fmean(values):.1f} |"
         )
     print(f"\nfirst request of the session (every message new to the store): {cold:.0f} ms")
+    small_requests(args.small)
 
 
 if __name__ == "__main__":

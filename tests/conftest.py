@@ -203,3 +203,16 @@ def close_event_loop() -> Iterator[None]:
     if not loop.is_running():
         loop.close()
         asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def schema(postgres_dsn: str) -> Iterator[str]:
+    """A fresh PostgreSQL schema name for one test, dropped (with what it holds) afterwards."""
+    import uuid
+
+    name = f"cwproxy_{uuid.uuid4().hex[:10]}"
+    yield name
+    import psycopg
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 
+import httpx
+
 from contextwarden.model import Message
 from contextwarden.proxy import ProxyConfig, running
 from contextwarden.rules import validate
@@ -54,13 +56,15 @@ def conversation(body: dict[str, Any], path: str = "/v1/messages") -> list[Messa
         return messages_from_responses(
             [{"role": "user", "content": items}] if isinstance(items, str) else items
         )[1]
-    return [message_from_wire(m, index=i) for i, m in enumerate(body.get("messages", []))]
+    messages = [m for m in body.get("messages", []) if m.get("role") != "system"]
+    return [message_from_wire(m, index=i) for i, m in enumerate(messages)]
 
 
 def prompt_tokens(body: dict[str, Any], path: str = "/v1/messages") -> int:
     """What the scripted model says the prompt cost: our heuristic over the request."""
     counter = HeuristicCounter()
     preamble = [body.get(k) for k in ("system", "instructions", "tools")]
+    preamble += [m for m in body.get("messages", []) if m.get("role") == "system"]
     return sum(counter.count_message(m) for m in conversation(body, path)) + counter.count_text(
         json.dumps(preamble)
     )
@@ -371,6 +375,15 @@ def upstream(reply: Callable[[str, dict[str, Any]], Scripted]) -> Iterator[Scrip
     finally:
         api.server.shutdown()
         api.server.server_close()
+
+
+ADMIN_TOKEN = "test-admin-token-0123456789"
+"""The admin token of the test proxies: ``/sessions`` and ``/metrics`` answer only to it."""
+
+
+def admin_get(url: str, path: str) -> httpx.Response:
+    """``GET path`` of the proxy at ``url`` with its admin token."""
+    return httpx.get(f"{url}{path}", headers={"authorization": f"Bearer {ADMIN_TOKEN}"})
 
 
 OPEN_CLIENTS: list[Any] = []

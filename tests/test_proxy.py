@@ -15,10 +15,13 @@ import pytest
 
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.stores import SqliteStore
 from contextwarden.wire.anthropic_cache import count_markers
 from tests.proxy_harness import (
+    ADMIN_TOKEN,
     Scripted,
+    admin_get,
     check_request,
     last_results,
     opened,
@@ -47,6 +50,11 @@ EPHEMERAL = {"type": "ephemeral"}
 def _key_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The SDK would send a bearer token from the environment instead of our test key."""
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+
+
+def sid(name: str) -> str:
+    """The stored id of session ``name`` for requests made with ``KEY``."""
+    return scoped(name, credential_scope({"x-api-key": KEY}))
 
 
 def reader_script(calls: int) -> Any:
@@ -91,7 +99,8 @@ def run_agent(client: anthropic.Anthropic, stream: bool, **extra: Any) -> tuple[
 
 
 def config(api_url: str, tmp_path: Path, window: int = WINDOW) -> ProxyConfig:
-    return ProxyConfig(upstream=api_url, window=window, store=str(tmp_path / "proxy.sqlite3"))
+    store = str(tmp_path / "proxy.sqlite3")
+    return ProxyConfig(upstream=api_url, window=window, store=store, admin_token=ADMIN_TOKEN)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
@@ -166,7 +175,7 @@ def test_managed_prefix_changes_only_at_compactions(tmp_path: Path) -> None:
         headers = {"x-contextwarden-session": "stable"}
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         run_agent(client, False, extra_headers=headers)
-        compactions = len(httpx.get(f"{url}/sessions/stable").json()["compactions"])
+        compactions = len(admin_get(url, f"/sessions/{sid('stable')}").json()["compactions"])
     bodies = api.messages_requests()
     kept = changed = 0
     for before, after in itertools.pairwise(bodies):
@@ -194,11 +203,12 @@ def test_branching_conversation_continues_in_a_fork(tmp_path: Path) -> None:
     with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         sent, _ = run_agent(client, False)
+        # deeper than the few trailing items an agent rewrites (EDIT_DEPTH): a branch
         edited = [
-            *sent[:4],
+            *sent[:2],
             {
                 "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "edited"}],
+                "content": [{"type": "tool_result", "tool_use_id": "call_0", "content": "edited"}],
             },
         ]
         client.messages.create(
@@ -322,16 +332,16 @@ def test_models_count_tokens_metrics_and_sessions(
         )
         assert counted.input_tokens > 0
         sent, _ = run_agent(client, False, extra_headers={"x-contextwarden-session": "demo-1"})
-        metrics = httpx.get(f"{url}/metrics").text
-        listed = httpx.get(f"{url}/sessions").json()
-        shown = httpx.get(f"{url}/sessions/demo-1").json()
-        missing = httpx.get(f"{url}/sessions/nope")
+        metrics = admin_get(url, "/metrics").text
+        listed = admin_get(url, "/sessions").json()
+        shown = admin_get(url, f"/sessions/{sid('demo-1')}").json()
+        missing = admin_get(url, "/sessions/nope")
     assert 'contextwarden_proxy_requests_total{api="anthropic",status="200"} 3' in metrics
-    assert listed == {"sessions": ["demo-1"]}
+    assert listed == {"sessions": [sid("demo-1")]}
     assert shown["turns"] == 3 and shown["incoming_items"] == len(sent) - 1
     assert shown["usage_records"] == 3
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "contextwarden.proxy"]
-    assert [line["session"] for line in lines] == ["demo-1"] * 3
+    assert [line["session"] for line in lines] == [sid("demo-1")] * 3
     assert all(set(line) >= {"tokens", "rungs", "upstream_ms", "status"} for line in lines)
     assert KEY not in caplog.text
     assert missing.status_code == 404
@@ -361,7 +371,7 @@ def test_inspect_reads_a_proxy_session(tmp_path: Path, capsys: pytest.CaptureFix
         run_agent(client, False, extra_headers={"x-contextwarden-session": "agent-7"})
     store = str(tmp_path / "proxy.sqlite3")
     with pytest.raises(SystemExit) as done:
-        main(["inspect", store, "--session", "agent-7", "--json"])
+        main(["inspect", store, "--session", sid("agent-7"), "--json"])
     assert done.value.code == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["messages"] == 7 and shown["violations"] == []

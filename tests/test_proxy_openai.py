@@ -12,7 +12,14 @@ import openai
 import pytest
 
 from contextwarden.policy import ContextPolicy
-from tests.proxy_harness import check_request, opened, prompt_tokens, proxy_server, upstream
+from tests.proxy_harness import (
+    admin_get,
+    check_request,
+    opened,
+    prompt_tokens,
+    proxy_server,
+    upstream,
+)
 from tests.test_proxy import config, file_text, reader_script
 
 WINDOW = 8_000
@@ -115,8 +122,8 @@ def test_chat_completions_tool_loop_fits_the_window(tmp_path: Path, stream: bool
     with upstream(reader_script(14)) as api, proxy_server(config(api.url, tmp_path)) as url:
         client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
         sent, answer = chat_agent(client, stream)
-        sessions = httpx.get(f"{url}/sessions").json()["sessions"]
-        shown = httpx.get(f"{url}/sessions/{sessions[0]}").json()
+        sessions = admin_get(url, "/sessions").json()["sessions"]
+        shown = admin_get(url, f"/sessions/{sessions[0]}").json()
     assert answer == "Read 14 files."
     bodies = api.messages_requests(path)
     assert len(bodies) == 15
@@ -181,7 +188,7 @@ def test_responses_continuing_server_state_pass_through_unmanaged(tmp_path: Path
     }
     with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
         reply = httpx.post(f"{url}/v1/responses", json=body, headers={"authorization": "Bearer k"})
-        sessions = httpx.get(f"{url}/sessions").json()["sessions"]
+        sessions = admin_get(url, "/sessions").json()["sessions"]
     assert reply.status_code == 200 and reply.json()["object"] == "response"
     assert api.messages_requests("/v1/responses") == [body]  # byte for byte what was sent
     assert sessions == []

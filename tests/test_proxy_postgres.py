@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ import pytest
 
 from contextwarden.log import MessageAdded
 from contextwarden.policy import ContextPolicy
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.sessions import recorded_turns
 from contextwarden.stores import PostgresStore
 from tests.proxy_harness import Scripted, check_request, last_results, text, tool_call, upstream
@@ -52,30 +52,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def proxy_args(upstream_url: str, dsn: str, schema: str, port: int) -> list[str]:
+    """The command line of a proxy process on ``port`` over the PostgreSQL store."""
+    code = "from contextwarden.cli import main; main()"
+    return [
+        *(sys.executable, "-c", code, "proxy", "--upstream", upstream_url),
+        *("--store", dsn, "--schema", schema, "--window", str(WINDOW)),
+        *("--listen", f"127.0.0.1:{port}"),
+    ]
+
+
 @contextmanager
 def proxy_process(
     upstream_url: str, dsn: str, schema: str
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
-    code = "from contextwarden.cli import main; main()"
-    args = [
-        sys.executable,
-        "-c",
-        code,
-        "proxy",
-        "--upstream",
-        upstream_url,
-        "--store",
-        dsn,
-        "--schema",
-        schema,
-        "--window",
-        str(WINDOW),
-        "--listen",
-        f"127.0.0.1:{port}",
-    ]
     process = subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
+        proxy_args(upstream_url, dsn, schema, port),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -92,6 +88,11 @@ def proxy_process(
     finally:
         process.kill()
         process.wait(timeout=10)
+
+
+def stored(name: str) -> str:
+    """The stored id of session ``name`` for requests made with the key ``k``."""
+    return scoped(name, credential_scope({"x-api-key": "k"}))
 
 
 def converse(urls: list[str], session: int, first: str = "Read the files.") -> list[Any]:
@@ -121,16 +122,6 @@ def converse(urls: list[str], session: int, first: str = "Read the files.") -> l
     raise AssertionError("the scripted model never finished")
 
 
-@pytest.fixture
-def schema(postgres_dsn: str) -> Iterator[str]:
-    name = f"cwproxy_{uuid.uuid4().hex[:10]}"
-    yield name
-    import psycopg
-
-    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
-
-
 def added(store: PostgresStore, session: str) -> int:
     return sum(isinstance(e, MessageAdded) for e in store.log(session))
 
@@ -145,7 +136,7 @@ def test_two_processes_share_sessions_without_loss(postgres_dsn: str, schema: st
         finals = list(pool.map(lambda i: converse([a, b], i), range(SESSIONS)))
         # the same request to both processes at once: one manages it, the other replays it
         again = {"model": "m", "max_tokens": 50, "messages": finals[0][:-1]}
-        headers = {"x-contextwarden-session": "pg-0"}
+        headers = {"x-contextwarden-session": "pg-0", "x-api-key": "k"}
         both = list(
             pool.map(
                 lambda u: httpx.post(
@@ -163,10 +154,10 @@ def test_two_processes_share_sessions_without_loss(postgres_dsn: str, schema: st
     with PostgresStore(postgres_dsn, schema=schema) as store:
         assert len(store.list_sessions()) == SESSIONS
         for i, sent in enumerate(finals):
-            turns = recorded_turns(store.log(f"pg-{i}"))
+            turns = recorded_turns(store.log(stored(f"pg-{i}")))
             incoming = [t.incoming for t in turns]
             assert incoming[: TURNS + 1] == list(range(1, len(sent), 2)), incoming
-            assert added(store, f"pg-{i}") == len(sent) - 1  # every item once, none twice
+            assert added(store, stored(f"pg-{i}")) == len(sent) - 1  # every item once, none twice
 
 
 def test_killing_a_process_mid_request_loses_nothing_acknowledged(
@@ -207,8 +198,8 @@ def test_killing_a_process_mid_request_loses_nothing_acknowledged(
     second, third = api.messages_requests()[1:]
     assert third["messages"] == second["messages"]  # the killed turn's managed view, replayed
     with PostgresStore(postgres_dsn, schema=schema) as store:
-        assert added(store, "victim") == len(messages)
-        assert [t.incoming for t in recorded_turns(store.log("victim"))] == [1, 3]
+        assert added(store, stored("victim")) == len(messages)
+        assert [t.incoming for t in recorded_turns(store.log(stored("victim")))] == [1, 3]
 
 
 def test_a_broken_store_is_an_api_error_not_an_unmanaged_request(
@@ -217,17 +208,23 @@ def test_a_broken_store_is_an_api_error_not_an_unmanaged_request(
     import psycopg
 
     from contextwarden.proxy import ProxyConfig
-    from tests.proxy_harness import proxy_server
+    from tests.proxy_harness import ADMIN_TOKEN, admin_get, proxy_server
 
     with upstream(script) as api:
-        config = ProxyConfig(upstream=api.url, window=WINDOW, store=postgres_dsn, schema=schema)
+        config = ProxyConfig(
+            upstream=api.url,
+            window=WINDOW,
+            store=postgres_dsn,
+            schema=schema,
+            admin_token=ADMIN_TOKEN,
+        )
         with proxy_server(config) as url:
             body = {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
             assert httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT).status_code == 200
             with psycopg.connect(postgres_dsn, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
             broken = httpx.post(f"{url}/v1/messages", json=body, timeout=TIMEOUT)
-            metrics = httpx.get(f"{url}/metrics").text
+            metrics = admin_get(url, "/metrics").text
     assert broken.status_code == 503
     assert broken.json()["type"] == "error" and broken.json()["error"]["type"] == "api_error"
     assert "PostgreSQL error" in broken.json()["error"]["message"]

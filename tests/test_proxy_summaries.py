@@ -26,6 +26,7 @@ from tests.proxy_harness import (
 )
 from tests.test_proxy import KEY, file_text
 
+EPHEMERAL = {"type": "ephemeral"}
 WINDOW = 8_000
 SUMMARY = "The user asked to deploy every module; modules 0 to 5 were deployed without errors."
 
@@ -94,7 +95,12 @@ def test_upstream_model_writes_the_summaries(
         assert headers[QUERY_SOURCE_HEADER] == "compact"
         assert headers["authorization"] == "Bearer sk-summary-key"  # never the client's key
         assert body["model"] == "scripted-summarizer"
-    assert guarded.status_code == 200 and summaries[-1][1]["messages"] == messages[:1]
+    # a client's request is the client's, whatever it claims: managed (the proxy placed its
+    # cache breakpoint), and the claim dropped
+    assert guarded.status_code == 200
+    [first] = summaries[-1][1]["messages"][0]["content"]
+    assert first == {"type": "text", "text": messages[0]["content"], "cache_control": EPHEMERAL}
+    assert QUERY_SOURCE_HEADER not in summaries[-1][0]
     limit = ContextPolicy(context_window=WINDOW).effective_window
     managed = [b for at, _, b in api.requests if at == "/v1/messages" and "tools" in b]
     for body in managed:

@@ -38,6 +38,7 @@ from contextwarden.errors import (
     TokenizerError,
     ToolError,
     ToolPairingError,
+    UpstreamError,
     UsageError,
 )
 from contextwarden.events import BreakerOpened, Hooks, RungEvent
@@ -212,6 +213,7 @@ __all__ = [
     "Truncate",
     "UniqueToolUseIds",
     "UnknownBlock",
+    "UpstreamError",
     "UsageError",
     "UsageRecorded",
     "Violation",

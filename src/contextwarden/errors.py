@@ -24,6 +24,7 @@ class ContextWardenError(Exception):
         │   └── StoreConflictError       the session changed since it was read (stores/)
         ├── PricingError                 a price table or cache model input is wrong (cost/)
         ├── ToolError                    an agent tool refused a call (bad argument, special file)
+        ├── UpstreamError                the proxy's upstream failed or took too long (proxy/)
         ├── MissingDependencyError       an optional extra is not installed
         └── UsageError                   a command line that cannot be carried out (CLI exit 2)
             └── ProxyConfigError         an option of ``contextwarden proxy`` is unusable
@@ -137,6 +138,17 @@ class ToolError(ContextWardenError):
         super().__init__(message)
         self.tool = tool
         self.argument = argument
+
+
+class UpstreamError(ContextWardenError):
+    """The proxy's upstream API could not be reached, broke the connection, or took longer than
+    ``--timeout`` in one phase (``phase``: connect and headers, whole body, stream)."""
+
+    def __init__(self, message: str, *, phase: str, upstream: str, timed_out: bool) -> None:
+        super().__init__(message)
+        self.phase = phase
+        self.upstream = upstream
+        self.timed_out = timed_out
 
 
 class UsageError(ContextWardenError):

@@ -29,7 +29,27 @@ def register(sub: Any) -> None:
     parser.add_argument("--schema", help="PostgreSQL schema of the store")
     parser.add_argument("--summarizer", choices=("structured", "upstream"))
     parser.add_argument("--summary-model", help="model --summarizer upstream asks")
-    parser.add_argument("--timeout", type=positive_float, help="seconds to wait for the upstream")
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        help="seconds each upstream phase may take: connect, send, each streamed chunk, a whole "
+        "non-streaming reply (default 600)",
+    )
+    parser.add_argument(
+        "--admin-token",
+        help="bearer token that opens /sessions, /sessions/{id} and /metrics; without one they "
+        "are off (CONTEXTWARDEN_ADMIN_TOKEN; prefer the variable: flags show in ps)",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=positive_int,
+        help="largest request body in bytes, refused with 413 (default 33554432, 32 MiB)",
+    )
+    parser.add_argument(
+        "--client-timeout",
+        type=positive_float,
+        help="seconds a client may take to send its body or take each reply chunk (default 60)",
+    )
     parser.add_argument(
         "--cache",
         choices=("auto", "off"),
@@ -45,6 +65,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from contextwarden.proxy import ProxyConfig, serve
+    from contextwarden.proxy.serve import warn_if_exposed
 
     config = ProxyConfig.from_env(
         upstream=args.upstream,
@@ -56,10 +77,19 @@ def run(args: argparse.Namespace) -> int:
         summary_model=args.summary_model,
         timeout=args.timeout,
         cache=args.cache,
+        admin_token=args.admin_token,
+        max_body=args.max_body,
+        client_timeout=args.client_timeout,
     )
-    options = {**asdict(config), "store": config.store_location}
+    options = {
+        **asdict(config),
+        "store": config.store_location,
+        "admin_token": "set" if config.admin_token else "",
+    }
     if args.json or args.check:
         print_json(options, args)
+    if args.check:
+        warn_if_exposed(config)  # serve() says it when it starts
     if not args.check:
         ensure_free(config.listen)
         serve(config)

@@ -1,6 +1,7 @@
 """The ASGI app: each model request is parsed (apis → wire/), matched to its session and
 managed (sessions → ContextManager), re-rendered and forwarded; the reply streams back as the
-upstream sends it. Session work runs in worker threads, one session at a time per session."""
+upstream sends it. Session work runs in worker threads, one session at a time per session, and
+so does any parse or render of a large body, so one big request never stalls the others."""
 
 from __future__ import annotations
 
@@ -10,11 +11,16 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from contextwarden.errors import ContextOverflowError, ContextWardenError, StoreError, require
-from contextwarden.manager import NO_COMPACT_SOURCES
+from contextwarden.errors import (
+    ContextOverflowError,
+    ContextWardenError,
+    StoreError,
+    UpstreamError,
+    require,
+)
 from contextwarden.proxy.apis import (
     ANTHROPIC,
     BAD_REQUEST,
@@ -27,12 +33,16 @@ from contextwarden.proxy.apis import (
     ErrorKind,
 )
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
+from contextwarden.proxy.config import ProxyConfig
+from contextwarden.proxy.counting import counted_body
+from contextwarden.proxy.guard import UPSTREAM_TIMEOUT, Refusal, SlowReaders, confined, read_body
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.metrics import Metrics, RequestRecord
-from contextwarden.proxy.sessions import Incoming, Managed, Sessions
+from contextwarden.proxy.sessions import FIXED_SHARE_HEADER, Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
-from contextwarden.proxy.upstream import Upstream, chunks, response_headers
+from contextwarden.proxy.upstream import Upstream, response_headers
 from contextwarden.proxy.views import routes as admin_routes
-from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
+from contextwarden.proxy.wording import dump_body, parse_body, reworded
 
 if TYPE_CHECKING:
     import httpx
@@ -46,6 +56,13 @@ T = TypeVar("T")
 MANAGE_THREADS = 4
 """Worker threads managing sessions at once: the work is CPU-bound, so more than the cores
 gains nothing, and each may hold two store connections (a session lock and an append)."""
+OFFLOAD_BYTES = 256 * 1024
+"""A body or SSE buffer this large is parsed or rendered in a worker thread, off the event loop
+(smaller ones take less time than the hand-off)."""
+BYTES_PER_TOKEN = 4
+"""About how many bytes of JSON a token is: enough to tell a large render from a small one."""
+API_PREFIX = "/v1/"
+"""Every path the proxy passes through stays under it, in normal form (``guard.confined``)."""
 
 
 @dataclass
@@ -54,7 +71,7 @@ class Proxy:
 
     sessions: Sessions
     upstream: Upstream
-    place_breakpoints: bool = True
+    config: ProxyConfig
     metrics: Metrics = field(default_factory=Metrics)
     _locks: dict[str, tuple[asyncio.Lock, int]] = field(default_factory=dict)
     _limiter: Any = None
@@ -66,6 +83,18 @@ class Proxy:
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(MANAGE_THREADS)
         return await anyio.to_thread.run_sync(fn, *args, limiter=self._limiter)
+
+    async def offload(self, size: int, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)``, in a worker thread when it works on ``size`` ≥ OFFLOAD_BYTES bytes."""
+        import anyio
+
+        if size < OFFLOAD_BYTES:
+            return fn(*args)
+        return await anyio.to_thread.run_sync(fn, *args)
+
+    @property
+    def place_breakpoints(self) -> bool:
+        return self.config.cache == "auto"
 
     @asynccontextmanager
     async def hold(self, key: str) -> AsyncIterator[None]:
@@ -83,16 +112,15 @@ class Proxy:
                 self._locks[key] = (lock, users - 1)
 
 
-def create_app(
-    sessions: Sessions, upstream: Upstream, *, place_breakpoints: bool = True
-) -> Starlette:
-    """The proxy as an ASGI app over ``sessions`` (store + manager) and ``upstream``;
-    ``place_breakpoints``: add prompt-cache breakpoints to requests that carry none."""
+def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> Starlette:
+    """The proxy as an ASGI app over ``sessions`` (store + manager) and ``upstream``, with the
+    limits, admin token and cache choice of ``config``."""
     require("starlette", "proxy")
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.routing import Route
 
-    proxy = Proxy(sessions, upstream, place_breakpoints=place_breakpoints)
+    proxy = Proxy(sessions, upstream, config)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -112,34 +140,52 @@ def create_app(
     async def passthrough(request: Request) -> Response:
         return await forward(proxy, request)
 
+    async def count_tokens(request: Request) -> Response:
+        try:
+            raw = bytes(await read_body(request, config.max_body, config.client_timeout))
+        except Refusal as exc:
+            return refuse(proxy, ANTHROPIC, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
+        body = await proxy.run(counted_body, proxy.sessions, request.headers, raw)
+        return await forward(proxy, request, body)
+
     routes = [
         Route(ANTHROPIC.path, messages, methods=["POST"]),
         Route(CHAT.path, chat, methods=["POST"]),
         Route(RESPONSES.path, responses, methods=["POST"]),
-        Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
+        Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+        Route("/v1/responses/compact", passthrough, methods=["POST"]),
+        Route("/", passthrough, methods=["GET", "HEAD"]),
+        *(Route(api.path, passthrough, methods=["HEAD"]) for api in (ANTHROPIC, CHAT, RESPONSES)),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
-        *admin_routes(proxy),
+        *admin_routes(proxy, config.admin_token),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    slow = Middleware(SlowReaders, timeout=config.client_timeout)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[slow])
     app.state.proxy = proxy
     return app
 
 
 # ----------------------------------------------------------------------------- one request
 async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
-    """Manage one model request and forward it; errors come back in the API's shape."""
-    raw = await request.body()
+    """Manage one model request and forward it; errors come back in the API's shape.
+
+    No client header can skip management: the proxy's own summary requests go straight to the
+    upstream, so an ``x-contextwarden-query-source`` from a client means nothing here (and
+    ``x-contextwarden-*`` headers never go upstream)."""
+    config = proxy.config
     try:
-        body = json.loads(raw)
-        if not isinstance(body, dict):
-            raise ValueError("the request body must be a JSON object")
-        summary = request.headers.get(QUERY_SOURCE_HEADER) in NO_COMPACT_SOURCES
-        if summary or not api.managed(body):
-            # A summarizer's own request is never managed (the recursion guard), nor one that
-            # continues server-side state and so carries only its new items.
-            return await forward(proxy, request, raw)
+        raw = await read_body(request, config.max_body, config.client_timeout)
+    except Refusal as exc:
+        return refuse(proxy, api, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
+    try:
+        body = await proxy.offload(len(raw), parse_body, raw)
+        if not api.managed(body):
+            # A request that continues server-side state carries only its new items.
+            return await forward(proxy, request, bytes(raw))
+        del raw  # the parsed body is all that is needed from here on
         incoming = api.conversation(body, request.headers.get(SESSION_HEADER))
+        incoming = replace(incoming, key=scoped(incoming.key, credential_scope(request.headers)))
     except (ValueError, ContextWardenError) as exc:
         return refuse(proxy, api, BAD_REQUEST, f"contextwarden proxy: {exc}", "bad_request")
     try:
@@ -147,12 +193,16 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
             managed = await proxy.run(proxy.sessions.manage, incoming)
     except Exception as exc:  # every failure becomes an API error, never a crash
         kind, reason = classify(exc)
-        return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
+        message = reworded(api.name, exc) or f"contextwarden proxy: {exc}"
+        return refuse(proxy, api, kind, message, reason, incoming.key)
     return await send(proxy, api, request, body, incoming, managed)
 
 
 def classify(exc: Exception) -> tuple[ErrorKind, str]:
     """The error a failure of the proxy itself is reported as, and its metrics reason."""
+    if isinstance(exc, UpstreamError):
+        log.warning("upstream failed: %s", exc)
+        return (UPSTREAM_TIMEOUT if exc.timed_out else UPSTREAM_DOWN), "upstream"
     if isinstance(exc, ContextOverflowError):
         return DOES_NOT_FIT, "does_not_fit"
     if isinstance(exc, StoreError):
@@ -187,16 +237,16 @@ async def send(
         reply = await post(proxy, api, request, body, managed)
         retried = False
         if reply.status_code == 400:
-            text = (await reply.aread()).decode("utf-8", "replace")
+            # read whole within --timeout (and closed); relay returns it from httpx's copy
+            text = (await proxy.upstream.read(reply)).decode("utf-8", "replace")
             if api.too_long(reply.status_code, text):
-                await reply.aclose()
                 async with proxy.hold(incoming.key):
                     managed = await proxy.run(
                         proxy.sessions.force_compact, incoming.key, managed, incoming.items
                     )
                 reply, retried = await post(proxy, api, request, body, managed), True
-    except Exception as exc:  # httpx errors, a failed forced compaction
-        kind, reason = (UPSTREAM_DOWN, "upstream") if _is_http_error(exc) else classify(exc)
+    except Exception as exc:  # the upstream failed, or a forced compaction did
+        kind, reason = classify(exc)
         return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
     record = RequestRecord(
         api.name,
@@ -214,7 +264,10 @@ async def send(
 async def post(
     proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
 ) -> httpx.Response:
-    out = json.dumps(api.render(body, managed.messages, cache=proxy.place_breakpoints)).encode()
+    def rendered() -> bytes:
+        return dump_body(api.render(body, managed.messages, cache=proxy.place_breakpoints))
+
+    out = await proxy.offload(managed.tokens * BYTES_PER_TOKEN, rendered)
     return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
 
 
@@ -234,14 +287,20 @@ async def relay(
     from starlette.responses import Response, StreamingResponse
 
     headers = response_headers(reply.headers)
+    if managed.fixed_share is not None:
+        headers[FIXED_SHARE_HEADER] = f"{managed.fixed_share:.2f}"
     if not reply.headers.get("content-type", "").startswith("text/event-stream"):
-        data = await reply.aread()
-        await reply.aclose()
+        try:
+            data = await proxy.upstream.read(reply)
+        except UpstreamError as exc:
+            kind, reason = classify(exc)
+            return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, key)
         if reply.status_code == 200:
-            value = _json(data)
+            value = await proxy.offload(len(data), _json, data)
             await anchor(proxy, api.usage(value), key, managed)
             changed = api.finish(body, value, managed)
-            data = data if changed is None else json.dumps(changed).encode()
+            if changed is not None:
+                data = await proxy.offload(len(data), dump_body, changed)
         proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))
         return Response(data, reply.status_code, headers)
 
@@ -250,19 +309,43 @@ async def relay(
         # send its next turn before that, so the next turn is counted from the anchor.
         reader, anchored = EventReader(), False
         try:
-            async for chunk in chunks(reply):
-                for event in reader.feed(chunk):
-                    usage = api.stream_usage(event.data)
+            async for chunk in proxy.upstream.chunks(reply):
+                size = len(chunk) + reader.buffered
+                for raw, usage in await proxy.offload(
+                    size, read_events, api, body, managed, reader, chunk
+                ):
                     if usage is not None and not anchored:
                         anchored = await anchor(proxy, usage, key, managed)
-                    changed = api.finish_event(body, event.data, managed)
-                    yield event.raw if changed is None else event.with_data(changed)
+                    yield raw
             yield reader.rest()
+        except UpstreamError as exc:
+            # Headers are gone already: the client learns of it as the API streams errors.
+            log.warning("session %s: %s", managed.session_id, exc)
+            yield reader.rest() + error_event(api, exc)
         finally:
             await reply.aclose()
             proxy.metrics.observe(replace(record, upstream_seconds=time.perf_counter() - started))
 
     return StreamingResponse(events(), reply.status_code, headers)
+
+
+def read_events(
+    api: Api, body: dict[str, Any], managed: Managed, reader: EventReader, chunk: bytes
+) -> list[tuple[bytes, Any]]:
+    """The events ``chunk`` completes, each as the bytes to pass on and the usage it reports."""
+    out: list[tuple[bytes, Any]] = []
+    for event in reader.feed(chunk):
+        changed = api.finish_event(body, event.data, managed)
+        raw = event.raw if changed is None else event.with_data(changed)
+        out.append((raw, api.stream_usage(event.data)))
+    return out
+
+
+def error_event(api: Api, exc: UpstreamError) -> bytes:
+    """An SSE ``error`` event in ``api``'s error shape (both SDKs raise it as an APIError)."""
+    kind, _ = classify(exc)
+    data = json.dumps(api.error(kind, f"contextwarden proxy: {exc}"))
+    return f"event: error\ndata: {data}\n\n".encode()
 
 
 async def anchor(proxy: Proxy, usage: Any, key: str, managed: Managed) -> bool:
@@ -279,23 +362,28 @@ async def anchor(proxy: Proxy, usage: Any, key: str, managed: Managed) -> bool:
 
 async def forward(proxy: Proxy, request: Request, body: bytes | None = None) -> Response:
     """A request the proxy does not manage (model list, token counts), passed through as is."""
-    from starlette.responses import Response, StreamingResponse
+    from starlette.responses import JSONResponse, StreamingResponse
 
-    body = await request.body() if body is None else body
     try:
+        if body is None:
+            body = bytes(
+                await read_body(request, proxy.config.max_body, proxy.config.client_timeout)
+            )
+        path = confined(request.scope["path"], API_PREFIX)
         reply = await proxy.upstream.send(
-            request.method, request.url.path, request.headers, body or None, request.url.query
+            request.method, path, request.headers, body or None, request.url.query
         )
-    except Exception as exc:
-        if not _is_http_error(exc):
-            raise
-        error = ANTHROPIC.error(UPSTREAM_DOWN, f"contextwarden proxy: upstream unreachable: {exc}")
-        return Response(json.dumps(error), UPSTREAM_DOWN.status, media_type="application/json")
+    except (Refusal, UpstreamError) as exc:
+        kind, reason = (exc.kind, exc.reason) if isinstance(exc, Refusal) else classify(exc)
+        proxy.metrics.observe(RequestRecord("passthrough", kind.status, error=reason))
+        return JSONResponse(ANTHROPIC.error(kind, f"contextwarden proxy: {exc}"), kind.status)
 
     async def passed() -> AsyncIterator[bytes]:
         try:
-            async for chunk in chunks(reply):
+            async for chunk in proxy.upstream.chunks(reply):
                 yield chunk
+        except UpstreamError as exc:
+            log.warning("pass-through %s: %s", request.url.path, exc)
         finally:
             await reply.aclose()
 
@@ -307,9 +395,3 @@ def _json(data: bytes) -> Any:
         return json.loads(data)
     except ValueError:
         return None
-
-
-def _is_http_error(exc: Exception) -> bool:
-    import httpx
-
-    return isinstance(exc, httpx.HTTPError)

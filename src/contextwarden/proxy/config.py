@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +16,11 @@ DEFAULT_LISTEN = "127.0.0.1:8787"
 DEFAULT_WINDOW = 200_000
 DEFAULT_TIMEOUT = 600.0
 """Seconds to wait for the upstream (a long reply streams for minutes)."""
+DEFAULT_MAX_BODY = 32 * 1024 * 1024
+"""Bytes of a request body: the Messages API's own request limit (32 MB)."""
+DEFAULT_CLIENT_TIMEOUT = 60.0
+"""Seconds a client may take to send its request body, or to take each chunk of the reply."""
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 STORE_FILE = "proxy.sqlite3"
 SummarizerChoice = Literal["structured", "upstream"]
 CacheChoice = Literal["auto", "off"]
@@ -46,7 +51,15 @@ class ProxyConfig:
     summary_model: str = ""
     """Model the upstream summarizer asks; empty: the model of the request being managed."""
     timeout: float = DEFAULT_TIMEOUT
-    """Seconds to wait for the upstream before answering with an error."""
+    """Seconds each upstream phase may take (connect, send, each streamed chunk, a whole
+    non-streaming reply) before the client gets an error saying which."""
+    admin_token: str = field(default="", repr=False)
+    """Bearer token for ``/sessions``, ``/sessions/{id}`` and ``/metrics``; empty: they are off
+    (404). Compared in constant time; never logged."""
+    max_body: int = DEFAULT_MAX_BODY
+    """Largest request body in bytes; a larger one is refused with 413 before it is read whole."""
+    client_timeout: float = DEFAULT_CLIENT_TIMEOUT
+    """Seconds a client may take to send its body, or to take each chunk of the reply."""
     cache: CacheChoice = "auto"
     """``auto``: the ladder plans for the prompt cache (``compaction.cache.CachePolicy``: old
     results are cleared when that pays for the cache re-write), and an Anthropic request that
@@ -65,9 +78,19 @@ class ProxyConfig:
             )
         if self.cache not in ("auto", "off"):
             raise ProxyConfigError(f"cache must be 'auto' or 'off', got {self.cache!r}")
-        if self.timeout <= 0:
-            raise ProxyConfigError(f"timeout must be > 0 seconds, got {self.timeout}")
+        for name in ("timeout", "client_timeout"):
+            if not 0 < getattr(self, name) < float("inf"):
+                raise ProxyConfigError(f"{name} must be > 0 seconds, got {getattr(self, name)}")
+        if self.max_body <= 0:
+            raise ProxyConfigError(
+                f"max_body must be a positive number of bytes, got {self.max_body}"
+            )
         host_port(self.listen)
+
+    @property
+    def exposed_without_token(self) -> bool:
+        """Served beyond loopback with no admin token: anyone who reaches it can use it."""
+        return not self.admin_token and host_port(self.listen)[0] not in LOOPBACK_HOSTS
 
     @property
     def store_location(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,11 @@ transcript to summarize needs the rest, and small local models have small window
 SUMMARY_MAX_TOKENS = 8_192
 SUMMARY_KEY_ENV = ("CONTEXTWARDEN_SUMMARY_API_KEY", "ANTHROPIC_API_KEY")
 """Where ``--summarizer upstream`` finds its API key: the proxy never keeps a client's key."""
+EXPOSED_WARNING = (
+    "contextwarden proxy: warning: serving on {host}, beyond loopback, with no admin token: "
+    "anyone who reaches it can send requests through it (/sessions and /metrics stay off); "
+    "put it behind a firewall or set CONTEXTWARDEN_ADMIN_TOKEN to read them"
+)
 START_TIMEOUT = 30.0
 """Seconds ``running`` waits for the server to listen."""
 
@@ -51,7 +57,7 @@ def build_app(config: ProxyConfig) -> Starlette:
     manager = ContextManager(policy, summarizer(config), cache=cache)
     sessions = Sessions(open_store(location, **options), manager, counter)
     upstream = Upstream(config.upstream, config.timeout)
-    return create_app(sessions, upstream, place_breakpoints=config.cache == "auto")
+    return create_app(sessions, upstream, config)
 
 
 def summarizer(config: ProxyConfig) -> Summarizer | None:
@@ -79,10 +85,17 @@ def summarizer(config: ProxyConfig) -> Summarizer | None:
     )
 
 
+def warn_if_exposed(config: ProxyConfig) -> None:
+    """Say on stderr when ``config`` serves beyond loopback with no admin token."""
+    if config.exposed_without_token:
+        print(EXPOSED_WARNING.format(host=host_port(config.listen)[0]), file=sys.stderr)
+
+
 def serve(config: ProxyConfig) -> None:
     """Serve until interrupted (uvicorn handles SIGINT/SIGTERM and drains open requests)."""
     uvicorn = require("uvicorn", "proxy")
     host, port = host_port(config.listen)
+    warn_if_exposed(config)
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
     requests_log = logging.getLogger("contextwarden.proxy")

@@ -1,6 +1,7 @@
 """Server-sent events passed through one event at a time: each event's bytes go out as they came
 (or rewritten, when the proxy adds what the API would report), and its JSON ``data`` is read on
-the side for usage. Nothing waits for more than the event it is in."""
+the side for usage. Nothing waits for more than the event it is in; each byte is scanned once,
+and an event over ``MAX_EVENT_BYTES`` is passed on unread instead of held."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from typing import Any
 
 SEPARATOR = re.compile(rb"\r?\n\r?\n")
 """The blank line that ends an event (LF or CRLF line ends)."""
+SEPARATOR_REACH = 3
+"""Bytes before a chunk's end a separator split across chunks may start at (it has 2-4)."""
+MAX_EVENT_BYTES = 4 * 1024 * 1024
+"""Bytes one event may hold and still be read: the API events the proxy reads (usage,
+message_start) are a few KB; a larger one (or a stream without separators) passes unread."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,19 +37,40 @@ class EventReader:
     """Feed it chunks as they arrive; it returns the events each completes."""
 
     def __init__(self) -> None:
-        self._pending = b""
+        self._pending = bytearray()
+        self._scanned = 0
+        """Where the next separator search starts: bytes before it hold none."""
+        self._oversized = False
+        """The pending bytes are the tail of an event already passed on unread."""
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held for an event not yet complete."""
+        return len(self._pending)
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._pending += chunk
+        pending = self._pending
+        pending += chunk
         events: list[Event] = []
-        while (end := SEPARATOR.search(self._pending)) is not None:
-            raw, self._pending = self._pending[: end.end()], self._pending[end.end() :]
-            events.append(_event(raw))
+        start = 0
+        while (end := SEPARATOR.search(pending, self._scanned)) is not None:
+            raw = bytes(pending[start : end.end()])
+            events.append(Event(raw, None, None) if self._oversized else _event(raw))
+            start = self._scanned = end.end()
+            self._oversized = False
+        del pending[:start]
+        self._scanned = max(0, len(pending) - SEPARATOR_REACH)
+        if len(pending) > MAX_EVENT_BYTES:
+            events.append(Event(bytes(pending), None, None))
+            pending.clear()
+            self._scanned, self._oversized = 0, True
         return events
 
     def rest(self) -> bytes:
         """Bytes after the last complete event (a stream cut short), passed on as they are."""
-        rest, self._pending = self._pending, b""
+        rest = bytes(self._pending)
+        self._pending.clear()
+        self._scanned = 0
         return rest
 
 

@@ -1,9 +1,11 @@
 """What the proxy shows about itself: ``/metrics`` (Prometheus text), ``/sessions`` and
-``/sessions/{id}`` (the managed context, its turns, and what was compacted when)."""
+``/sessions/{id}`` (the managed context, its turns, and what was compacted when). They show every
+client's conversations, so they exist only with an admin token and answer only to it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hmac
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from contextwarden.compaction.loss import log_losses
@@ -32,9 +34,13 @@ class Shown(Protocol):
     async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
 
 
-def routes(proxy: Shown) -> list[Route]:
+def routes(proxy: Shown, admin_token: str) -> list[Route]:
+    """The admin routes, each behind ``admin_token``; none at all without one (404)."""
     from starlette.responses import JSONResponse, PlainTextResponse
     from starlette.routing import Route
+
+    if not admin_token:
+        return []
 
     async def metrics(request: Request) -> Response:
         return PlainTextResponse(proxy.metrics.render(), media_type="text/plain; version=0.0.4")
@@ -52,10 +58,35 @@ def routes(proxy: Shown) -> list[Route]:
         return JSONResponse(describe(session_id, history))
 
     return [
-        Route("/metrics", metrics, methods=["GET"]),
-        Route("/sessions", sessions, methods=["GET"]),
-        Route("/sessions/{session_id}", session, methods=["GET"]),
+        Route(path, guarded(view, admin_token), methods=["GET"])
+        for path, view in (
+            ("/metrics", metrics),
+            ("/sessions", sessions),
+            ("/sessions/{session_id}", session),
+        )
     ]
+
+
+View = Callable[["Request"], Awaitable["Response"]]
+
+
+def guarded(view: View, admin_token: str) -> View:
+    """``view`` answering only to ``Authorization: Bearer <admin_token>`` (401 otherwise)."""
+    from starlette.responses import JSONResponse
+
+    expected = f"Bearer {admin_token}".encode()
+
+    async def checked(request: Request) -> Response:
+        given = request.headers.get("authorization", "").encode("utf-8", "replace")
+        if not hmac.compare_digest(given, expected):
+            return JSONResponse(
+                {"error": "this needs the proxy's admin token: Authorization: Bearer <token>"},
+                401,
+                headers={"www-authenticate": "Bearer"},
+            )
+        return await view(request)
+
+    return checked
 
 
 def _load(proxy: Shown, session_id: str) -> ConversationHistory:

@@ -1,0 +1,126 @@
+"""What the proxy refuses from a client before any work: a body over ``--max-body`` (413, read
+in bounded chunks and never held whole), a body sent slower than ``--client-timeout`` (408), a
+pass-through path that leaves the API's prefix (400), and a reader too slow to take the reply
+(its connection is closed, so the upstream stream behind it ends too)."""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from contextwarden.errors import ContextWardenError
+from contextwarden.proxy.apis import BAD_REQUEST, ErrorKind
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("contextwarden.proxy")
+
+TOO_LARGE = ErrorKind(413, "request_too_large", "invalid_request_error")
+TOO_SLOW = ErrorKind(408, "invalid_request_error", "invalid_request_error")
+UPSTREAM_TIMEOUT = ErrorKind(504, "timeout_error", "server_error")
+ROOT = "/"
+PATH_SAFE = "/:@!$&'()*+,;=-._~"
+"""Characters a path segment may carry unencoded (RFC 3986 pchar); the rest is re-encoded."""
+
+
+class Refusal(ContextWardenError):
+    """A request refused before the proxy did anything with it: the error ``kind`` it gets,
+    and the ``reason`` it is counted under (``errors_total{reason=…}``)."""
+
+    def __init__(self, kind: ErrorKind, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.reason = reason
+
+
+async def read_body(request: Request, max_body: int, timeout: float) -> bytearray:
+    """The request body, read chunk by chunk; Refusal when it is over ``max_body`` bytes (the
+    rest is read and dropped, so the client can read the 413) or slower than ``timeout``."""
+    import anyio
+
+    declared = request.headers.get("content-length", "")
+    body = bytearray()
+    try:
+        with anyio.fail_after(timeout):
+            over = declared.isdigit() and int(declared) > max_body
+            async for chunk in request.stream():
+                over = over or len(body) + len(chunk) > max_body
+                if not over:
+                    body += chunk
+    except TimeoutError:
+        raise Refusal(
+            TOO_SLOW,
+            f"the request body took longer than {timeout:g} s to arrive (--client-timeout)",
+            "client_timeout",
+        ) from None
+    if over:
+        raise Refusal(
+            TOO_LARGE,
+            f"the request body is over the proxy's limit of {max_body:,} bytes (--max-body)",
+            "too_large",
+        )
+    return body
+
+
+def confined(path: str, prefix: str) -> str:
+    """``path`` (decoded) as it may go upstream, re-encoded; Refusal unless it is the root (an
+    agent's probe) or already in normal form under ``prefix``: no ``.`` or ``..`` segment, no
+    ``//``, no backslash, no NUL (an upstream that decodes ``%2F`` or ``\\`` again must not be
+    led elsewhere either)."""
+    if path == ROOT:
+        return path
+    normal = posixpath.normpath(path) == path.rstrip("/")
+    if not (path.startswith(prefix) and normal) or "\\" in path or "\x00" in path:
+        raise Refusal(
+            BAD_REQUEST,
+            f"the path {path!r} is not a plain path under {prefix} (no '.', '..' or '\\')",
+            "bad_path",
+        )
+    return quote(path, safe=PATH_SAFE)
+
+
+class SlowReaders:
+    """ASGI middleware: a client that takes longer than ``timeout`` seconds to take one chunk
+    of the reply is cut off (its connection closed), instead of holding the upstream stream and
+    a connection open for as long as it likes."""
+
+    def __init__(self, app: ASGIApp, timeout: float) -> None:
+        self.app = app
+        self.timeout = timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        import anyio
+        from starlette.requests import ClientDisconnect
+
+        stalled: list[bool] = []
+
+        async def bounded(message: Message) -> None:
+            try:
+                with anyio.fail_after(self.timeout):
+                    await send(message)
+            except TimeoutError:
+                stalled.append(True)
+                raise
+
+        try:
+            await self.app(scope, receive, bounded)
+        except (ClientDisconnect, TimeoutError):
+            if not stalled:
+                raise
+            log.warning(
+                "client %s took longer than %g s to read a reply chunk; connection closed",
+                _client(scope),
+                self.timeout,
+            )
+
+
+def _client(scope: Any) -> str:
+    client = scope.get("client")
+    return f"{client[0]}:{client[1]}" if client else "unknown"

@@ -15,7 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from contextwarden.compaction.apply import CompactionReport
@@ -48,8 +48,8 @@ from contextwarden.proxy.matching import (
 )
 from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail
 from contextwarden.rules import DEFAULT_RULES, RoleAlternation, validate
-from contextwarden.stores.base import SessionStore
-from contextwarden.stores.binding import open_history
+from contextwarden.stores.base import SessionStore, StoreConflictError
+from contextwarden.stores.binding import WriteThrough, open_history
 from contextwarden.tokens.base import TokenCounter
 
 log = logging.getLogger("contextwarden.proxy")
@@ -150,12 +150,15 @@ class Sessions:
         digests = chain(request.items)
         session_id = request.key
         while True:  # at most one step per branch point the client introduced
-            new = None if self.store.version(session_id) else checked((), request, 0)
-            # (a rejected request does not even create its session)
+            created = self._create(session_id, request)
+            if created is not None:
+                history, added = created
+                managed = self._extend(session_id, history, request, digests, ())
+                return replace(managed, new_items=added)
             history = self.history(session_id, request.system, request.tools)
             turns = self._turns(session_id, history)
             if not turns:
-                new = checked(history.messages, request, 0) if new is None else new
+                new = checked(history.messages, request, 0)
                 return self._extend(session_id, history, request, digests, new)
             found, latest = best_match(turns, digests), turns[-1]
             if found is not None and not found.drop and found.at == len(request.items):
@@ -169,6 +172,27 @@ class Sessions:
                 if self._rewound(history, found):
                     return self._extend(session_id, history, request, digests, new)
             session_id = fork_key(session_id, digests, found.at if found is not None else 0)
+
+    def _create(self, session_id: str, request: Incoming) -> tuple[ConversationHistory, int] | None:
+        """A new session holding the request's checked conversation, written to the store in
+        one append (not one per message), and the number of messages; None when the session
+        exists (or was created by another process meanwhile). A rejected request creates none."""
+        if self.store.version(session_id):
+            return None
+        new = checked((), request, 0)
+        history = ConversationHistory(
+            request.system, request.tools, mode="merge", counter=self.counter
+        )
+        for message in new:
+            history.add(message)
+        try:
+            version = self.store.append(session_id, history.log, expected_version=0)
+        except StoreConflictError:
+            return None
+        history.subscribe(WriteThrough(self.store, session_id, version))
+        with self._guard:
+            self._open[session_id] = history
+        return history, len(new)
 
     def preview(self, request: Incoming, key: str) -> tuple[Message, ...] | None:
         """What session ``key`` would be sent for ``request`` before this turn's management

@@ -26,6 +26,8 @@ from contextwarden.proxy.apis import (
     Api,
     ErrorKind,
 )
+from contextwarden.proxy.apis_gemini import GEMINI
+from contextwarden.proxy.apis_gemini import routes as gemini_paths
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.metrics import Metrics, RequestRecord
 from contextwarden.proxy.sessions import Incoming, Managed, Sessions
@@ -109,6 +111,9 @@ def create_app(
     async def responses(request: Request) -> Response:
         return await handle(proxy, RESPONSES, request)
 
+    async def gemini(request: Request) -> Response:
+        return await handle(proxy, GEMINI, request)
+
     async def passthrough(request: Request) -> Response:
         return await forward(proxy, request)
 
@@ -116,6 +121,7 @@ def create_app(
         Route(ANTHROPIC.path, messages, methods=["POST"]),
         Route(CHAT.path, chat, methods=["POST"]),
         Route(RESPONSES.path, responses, methods=["POST"]),
+        *(Route(path, gemini, methods=["POST"]) for path in gemini_paths()),
         Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
@@ -215,7 +221,8 @@ async def post(
     proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
 ) -> httpx.Response:
     out = json.dumps(api.render(body, managed.messages, cache=proxy.place_breakpoints)).encode()
-    return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
+    path = api.path or request.url.path  # Gemini's path names the model
+    return await proxy.upstream.send("POST", path, request.headers, out, request.url.query)
 
 
 async def relay(

@@ -29,8 +29,10 @@ OUTPUT_TOKENS = 20
 
 
 def signature(call: dict[str, Any]) -> str:
-    """The signature the scripted model gives a call: opaque bytes, derived from the call."""
-    digest = hashlib.sha256(json.dumps(call, sort_keys=True).encode()).digest()
+    """The signature the scripted model gives a call: opaque bytes, derived from its name and
+    arguments (clients may add an ``id`` to the call they send back, as Gemini CLI does)."""
+    named = [call.get("name"), call.get("args")]
+    digest = hashlib.sha256(json.dumps(named, sort_keys=True).encode()).digest()
     return base64.b64encode(b"\x00sig" + digest).decode()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -258,3 +259,20 @@ def test_fresh_blocks_render_with_their_ids_and_names() -> None:
     assert parts[1] == {
         "functionResponse": {"name": "ls", "response": {"error": "a b"}, "id": "toolu_1"}
     }
+
+
+CLI_REQUEST = Path(__file__).parent / "data" / "gemini" / "gemini-cli-0.61.0-20-reads.request.json"
+
+
+def test_a_real_gemini_cli_request_round_trips_part_for_part() -> None:
+    body = json.loads(CLI_REQUEST.read_text())
+    contents = body["contents"]
+    messages = messages_from_gemini(contents)
+    assert not validate(messages)
+    assert sum(len(m.tool_uses) for m in messages) == 20
+    back = gemini_contents(messages)
+    assert [json.dumps(c["parts"]) for c in back] == [json.dumps(c["parts"]) for c in contents]
+    assert [c["role"] for c in back] == [c["role"] for c in contents]
+    # the CLI's call ids are the wire's: its responses pair with them by id
+    assert all(not u.id.startswith(ID_PREFIX) for m in messages for u in m.tool_uses)
+    assert new_messages(contents, 21) == messages[21:]

@@ -26,6 +26,7 @@ from contextwarden.wire.gemini import messages_from_gemini
 
 Script = Callable[[dict[str, Any]], list[dict[str, Any]]]
 OUTPUT_TOKENS = 20
+INVALID = "INVALID_ARGUMENT"
 
 
 def signature(call: dict[str, Any]) -> str:
@@ -81,8 +82,11 @@ def _bytes(value: Any) -> bytes | None:
 class GeminiUpstream:
     """The scripted API; ``requests`` holds (path, headers, body) of each generate request."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, limit: int | None = None) -> None:
         self.script = script
+        self.limit = limit
+        """Prompt tokens above which a request is refused as the API refuses one too long."""
+        self.refused = 0
         self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
         self.queries: list[str] = []
         """The query string of each generate request (``alt=sse`` for streams)."""
@@ -164,6 +168,16 @@ def _handler(api: GeminiUpstream) -> type[BaseHTTPRequestHandler]:
                     400, {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
                 )
                 return
+            tokens = prompt_tokens(body)
+            if api.limit is not None and tokens > api.limit:
+                with api.lock:
+                    api.refused += 1
+                message = (
+                    f"The input token count ({tokens}) exceeds the maximum number of tokens "
+                    f"allowed ({api.limit})."
+                )
+                self._json(400, {"error": {"code": 400, "message": message, "status": INVALID}})
+                return
             whole = reply(body, api.script(body), model)
             if method == "streamGenerateContent":
                 self._events(chunks(whole))
@@ -195,8 +209,8 @@ def _handler(api: GeminiUpstream) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def gemini_upstream(script: Script) -> Iterator[GeminiUpstream]:
-    api = GeminiUpstream(script)
+def gemini_upstream(script: Script, limit: int | None = None) -> Iterator[GeminiUpstream]:
+    api = GeminiUpstream(script, limit)
     api.thread.start()
     try:
         yield api

@@ -129,3 +129,19 @@ def test_bad_requests_get_gemini_errors(tmp_path: Path) -> None:
     assert error["code"] == 400 and error["status"] == "INVALID_ARGUMENT"
     assert "'contents' list" in error["message"]
     assert api.requests == []  # neither reached the upstream
+
+
+def test_too_long_upstream_compacts_and_retries(tmp_path: Path) -> None:
+    """The proxy's window is larger than what the upstream takes: each refusal in the API's
+    wording makes it compact once and send the turn again, and the agent never sees one."""
+    real = 20_000  # room for what a summary keeps (the recent turns) and the next few turns
+    with (
+        gemini_upstream(reader(20), limit=real) as api,
+        proxy_server(config(api.url, tmp_path, window=60_000)) as url,
+    ):
+        _, answer = run_agent(client_for(url), stream=False)
+    assert answer == "Read 20 files."
+    assert api.refused >= 1
+    accepted = [b for b in api.bodies() if prompt_tokens(b) <= real]
+    assert len(accepted) == 21  # one reply per turn of the agent
+    assert len(api.bodies()) == 21 + api.refused  # each refusal retried once, then accepted

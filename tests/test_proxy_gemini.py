@@ -122,6 +122,7 @@ def test_bad_requests_get_gemini_errors(tmp_path: Path) -> None:
                 config=CONFIG,
             )
         raw = httpx.post(f"{url}/v1beta/models/{MODEL}:generateContent", json={"contents": 3})
+        counted = client.models.count_tokens(model=MODEL, contents="How long is this?")
     assert caught.value.code == 400 and caught.value.status == "INVALID_ARGUMENT"
     assert "content role must be 'user' or 'model'" in str(caught.value.message)
     assert raw.status_code == 400
@@ -129,6 +130,10 @@ def test_bad_requests_get_gemini_errors(tmp_path: Path) -> None:
     assert error["code"] == 400 and error["status"] == "INVALID_ARGUMENT"
     assert "'contents' list" in error["message"]
     assert api.requests == []  # neither reached the upstream
+    # countTokens is passed through as it is (the scripted upstream counts with the heuristic)
+    assert counted.total_tokens == prompt_tokens(
+        {"contents": [{"role": "user", "parts": [{"text": "How long is this?"}]}]}
+    )
 
 
 def test_too_long_upstream_compacts_and_retries(tmp_path: Path) -> None:

@@ -21,6 +21,8 @@ from contextwarden.wire.gemini_out import gemini_contents
 VERSIONS = ("v1beta", "v1", "v1alpha")
 """API versions whose ``models/{model}:…`` methods are served (the SDKs default to v1beta)."""
 METHODS = ("generateContent", "streamGenerateContent")
+PASSED = ("countTokens",)
+"""Methods passed through unmanaged (Gemini CLI counts media and prompts with them)."""
 STATUS = {400: "INVALID_ARGUMENT", 500: "INTERNAL", 502: "UNAVAILABLE", 503: "UNAVAILABLE"}
 """The ``google.rpc`` status each HTTP status the proxy answers with is named by."""
 TOO_LONG_MARKER = "exceeds the maximum number of tokens"
@@ -102,9 +104,9 @@ def _system_text(part: Any) -> dict[str, Any]:
     return {"type": "text", "text": json.dumps(part)}
 
 
-def routes() -> list[str]:
-    """The paths served, as Starlette route patterns."""
-    return [f"/{v}/models/{{model}}:{m}" for v in VERSIONS for m in METHODS]
+def routes(methods: Sequence[str] = METHODS) -> list[str]:
+    """The paths of ``methods`` in every version, as Starlette route patterns."""
+    return [f"/{v}/models/{{model}}:{m}" for v in VERSIONS for m in methods]
 
 
 GEMINI = GeminiGenerate()

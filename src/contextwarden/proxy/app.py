@@ -26,7 +26,7 @@ from contextwarden.proxy.apis import (
     Api,
     ErrorKind,
 )
-from contextwarden.proxy.apis_gemini import GEMINI
+from contextwarden.proxy.apis_gemini import GEMINI, PASSED
 from contextwarden.proxy.apis_gemini import routes as gemini_paths
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.metrics import Metrics, RequestRecord
@@ -122,6 +122,7 @@ def create_app(
         Route(CHAT.path, chat, methods=["POST"]),
         Route(RESPONSES.path, responses, methods=["POST"]),
         *(Route(path, gemini, methods=["POST"]) for path in gemini_paths()),
+        *(Route(path, passthrough, methods=["POST"]) for path in gemini_paths(PASSED)),
         Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),

@@ -103,16 +103,18 @@ class CallIds:
 
     def __init__(self, taken: Collection[str] = ()) -> None:
         self.taken = set(taken)
-        self.pending: list[tuple[str, str]] = []
-        """(id, name) of the latest model content's calls not answered yet."""
+        self.pending: list[tuple[str, str, Any]] = []
+        """(id, name, wire id) of the latest model content's calls not answered yet."""
 
     def call(self, call: Mapping[str, Any]) -> str:
+        """The call's id: its wire ``id``, else a hash of name and arguments; suffixed ``-2``,
+        ``-3`` … when taken (an agent may reuse its ids), as the rules want them unique."""
         wire = call.get("id")
         if isinstance(wire, str) and wire:
-            self.taken.add(wire)
-            return wire
-        canonical = json.dumps([call.get("name"), call.get("args")], sort_keys=True)
-        base = ID_PREFIX + hashlib.sha256(canonical.encode()).hexdigest()[:ID_HASH_CHARS]
+            base = wire
+        else:
+            canonical = json.dumps([call.get("name"), call.get("args")], sort_keys=True)
+            base = ID_PREFIX + hashlib.sha256(canonical.encode()).hexdigest()[:ID_HASH_CHARS]
         made, n = base, 1
         while made in self.taken:
             n += 1
@@ -120,11 +122,16 @@ class CallIds:
         self.taken.add(made)
         return made
 
+    def calls(self, pending: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """The latest model content's calls, as (our id, wire call), are now the pending ones."""
+        self.pending = [(made, call["name"], call.get("id")) for made, call in pending]
+
     def answer(self, response: Mapping[str, Any]) -> str:
-        """The id of the pending call ``response`` answers; an unmatched one keeps its own id (or
-        a name-based one), so the rules report it as answering nothing."""
+        """The id of the pending call ``response`` answers (by wire id, else by name in call
+        order); an unmatched one keeps its own id (or a name-based one), so the rules report it
+        as answering nothing."""
         wire, name = response.get("id"), response.get("name")
-        found = next((c for c in self.pending if c[0] == wire), None)
+        found = next((c for c in self.pending if wire is not None and c[2] == wire), None)
         found = found or next((c for c in self.pending if c[1] == name), None)
         if found is None:
             return wire if isinstance(wire, str) and wire else f"{ID_PREFIX}unmatched-{name}"
@@ -132,20 +139,25 @@ class CallIds:
         return found[0]
 
     def skip(self, content: Any) -> None:
-        """Follow ``content`` (a wire dict) without reading it into blocks: the ids and pairing
-        state a request's earlier contents leave, for reading only its new ones."""
-        parts = content.get("parts") if isinstance(content, Mapping) else None
+        """Follow ``content`` (a wire dict) as ``content_message`` reads it, without building
+        blocks: the ids and pairing state a request's earlier contents leave, for reading only
+        its new ones."""
+        data = as_mapping(content)
+        parts = data.get("parts")
         if not isinstance(parts, list):
             return
-        found = [_camel_part(p) for p in parts]
-        if ROLES.get(content.get("role") or "user") == "assistant":
-            calls = [p["functionCall"] for p in found if _is_call(p)]
-            self.pending = [(self.call(c), c["name"]) for c in calls]
-            return
-        for part in found:
-            response = part.get("functionResponse") if isinstance(part, Mapping) else None
-            if isinstance(response, Mapping) and isinstance(response.get("name"), str):
-                self.answer(response)
+        model = ROLES.get(data.get("role") or "user") == "assistant"
+        if model:
+            self.pending = []
+        calls = []
+        for part in map(_camel_part, parts):
+            kind = _kind(part)
+            if kind == "call":
+                calls.append((self.call(part["functionCall"]), part["functionCall"]))
+            elif kind == "response":
+                self.answer(part["functionResponse"])
+        if model:
+            self.calls(calls)
 
 
 def messages_from_gemini(
@@ -163,7 +175,7 @@ def results_from_gemini(parts: Sequence[Any], calls: Sequence[ToolUseBlock]) -> 
     """Function-response parts (or user contents holding them) as tool_result blocks answering
     ``calls`` (the last assistant message's), paired as ``messages_from_gemini`` pairs them."""
     ids = CallIds()
-    ids.pending = [(c.id, c.name) for c in calls]
+    ids.calls([(c.id, _wire_call(c)) for c in calls])
     blocks: list[Block] = []
     for item in parts:
         data = gemini_plain(item)
@@ -197,41 +209,60 @@ def content_message(content: Any, ids: CallIds, *, index: int | None = None) -> 
         ids.pending = []
     blocks = tuple(part_block(p, ids) for p in parts)
     if role == "assistant":
-        ids.pending = [(b.id, b.name) for b in blocks if isinstance(b, ToolUseBlock)]
+        ids.calls([(b.id, _wire_call(b)) for b in blocks if isinstance(b, ToolUseBlock)])
     return Message(role, blocks)
+
+
+def _wire_call(block: ToolUseBlock) -> Mapping[str, Any]:
+    """The ``functionCall`` a call block was read from (its record: name blanked, id kept)."""
+    record = as_mapping(block.extra.get(GEMINI_PART))
+    call = as_mapping(as_mapping(record.get("part")).get("functionCall"))
+    return {**call, "name": block.name}
 
 
 def part_block(part: Any, ids: CallIds) -> Block:
     """One part as a block; anything we do not model is an unknown block holding it verbatim."""
     data = _camel_part(gemini_plain(part))
-    if not isinstance(data, Mapping):
-        return UnknownBlock(FrozenDict({"type": "invalid", "value": data}))
-    text, response = data.get("text"), data.get("functionResponse")
-    call: Mapping[str, Any] = as_mapping(data.get("functionCall"))
-    if data.get("thought") is True:
-        return UnknownBlock(FrozenDict(data))
-    if isinstance(text, str) and text.strip():
-        return TextBlock(text, _extra(data, "text"))
-    if _is_call(data):
-        return ToolUseBlock(
-            ids.call(call),
-            call["name"],
-            freeze(call.get("args") or {}),
-            _extra(data, "functionCall"),
-        )
-    if isinstance(response, Mapping) and isinstance(response.get("name"), str):
+    kind = _kind(data)
+    if kind == "text":
+        return TextBlock(data["text"], _extra(data, "text"))
+    if kind == "call":
+        call = data["functionCall"]
+        extra = _extra(data, "functionCall")
+        return ToolUseBlock(ids.call(call), call["name"], freeze(call.get("args") or {}), extra)
+    if kind == "response":
+        response = data["functionResponse"]
         return _result_block(data, response, ids.answer(response))
-    media = _media_block(data)
-    return media if media is not None else UnknownBlock(FrozenDict(data))
+    media = _media_block(data) if kind == "other" else None
+    if media is not None:
+        return media
+    if isinstance(data, Mapping):
+        return UnknownBlock(FrozenDict(data))
+    return UnknownBlock(FrozenDict({"type": "invalid", "value": data}))
 
 
-def _is_call(part: Any) -> bool:
-    call = part.get("functionCall") if isinstance(part, Mapping) else None
+def _kind(part: Any) -> str:
+    """What a (camelCased) part is read as: ``text``, ``call``, ``response``, ``verbatim``
+    (thoughts, blank text, not an object) or ``other`` (media, or kept verbatim)."""
+    if not isinstance(part, Mapping) or part.get("thought") is True:
+        return "verbatim"
+    text = part.get("text")
+    if isinstance(text, str):
+        return "text" if text.strip() else "verbatim"
+    if _is_call(part):
+        return "call"
+    response = part.get("functionResponse")
+    if isinstance(response, Mapping) and isinstance(response.get("name"), str):
+        return "response"
+    return "other"
+
+
+def _is_call(part: Mapping[str, Any]) -> bool:
+    call = part.get("functionCall")
     return (
         isinstance(call, Mapping)
         and isinstance(call.get("name"), str)
         and isinstance(call.get("args", {}), Mapping)
-        and part.get("thought") is not True
     )
 
 

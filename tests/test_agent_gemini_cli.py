@@ -54,8 +54,17 @@ SETTINGS = {
 
 
 def cli() -> Path:
-    if not CLI.exists() or shutil.which("node") is None:
+    """The pinned CLI; skips saying why when it is not there (fails under ``CI=true``)."""
+    manifest = CLI.parent.parent / "@google" / "gemini-cli" / "package.json"
+    installed = json.loads(manifest.read_text())["version"] if manifest.exists() else None
+    reason = None
+    if shutil.which("node") is None:
+        reason = "Node.js is not installed (Gemini CLI needs node >= 20)"
+    elif installed is None or not CLI.exists():
         reason = f"Gemini CLI {PINNED} is not installed in .agents/ (.ci/run installs it)"
+    elif installed != PINNED:
+        reason = f"Gemini CLI {installed} is installed in .agents/, the tests pin {PINNED}"
+    if reason is not None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{reason}; in CI it must be")
         pytest.skip(reason)

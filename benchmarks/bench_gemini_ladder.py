@@ -5,8 +5,10 @@ to the scripted upstream of ``tests/test_agent_gemini_cli.py``, no proxy): its s
 its tool declarations and 41 contents with the thought signatures the model gave. Each request
 the CLI sent on the way (the contents up to each of its user turns) goes through the proxy's own
 path without HTTP: ``apis_gemini`` reads it, ``Sessions`` matches and manages it with the
-default ladder (a SQLite store in a temporary directory), and the body it would forward is
-counted and checked. Baseline, same run: the same requests as the CLI sent them.
+proxy's default ladder (``--cache auto``: ``CachePolicy``; a SQLite store in a temporary
+directory), and the body it would forward is counted and checked, and compared with the
+previous one: "prefix kept" when it starts with the previous request's contents byte for byte
+(what a prompt cache serves). Baseline, same run: the same requests as the CLI sent them.
 
     python benchmarks/bench_gemini_ladder.py [--window 30000]
 """
@@ -19,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy.apis_gemini import GEMINI
@@ -70,11 +73,12 @@ def main() -> None:
     limit = ContextPolicy(context_window=window).effective_window
     bodies = requests(json.loads(FIXTURE.read_text()))
     print(f"window {window:,} (effective {limit:,}), {len(bodies)} requests\n")
-    print("| request | contents | CLI sent (tokens) | proxy sent (tokens) | rungs applied |")
-    print("|---:|---:|---:|---:|---|")
-    direct, managed, invalid, lost, over = [], [], 0, 0, [0, 0]
+    print("| request | contents | CLI sent (tokens) | proxy sent (tokens) | prefix kept | rungs |")
+    print("|---:|---:|---:|---:|---|---|")
+    direct, managed, invalid, lost, over, kept_prefix = [], [], 0, 0, [0, 0], 0
+    previous: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
-        manager = ContextManager(ContextPolicy(context_window=window))
+        manager = ContextManager(ContextPolicy(context_window=window), cache=CachePolicy())
         sessions = Sessions(open_store(str(Path(tmp) / "s.sqlite3")), manager, counter)
         for n, body in enumerate(bodies):
             result = sessions.manage(GEMINI.conversation(body, None))
@@ -87,14 +91,18 @@ def main() -> None:
             over[0] += direct[-1] > limit
             over[1] += managed[-1] > limit
             rungs = ", ".join(result.report.applied) if result.report else ""
-            row = f"{len(body['contents'])} | {direct[-1]:,} | {managed[-1]:,} | {rungs}"
-            print(f"| {n + 1} | {row} |")
+            same = sent["contents"][: len(previous)] == previous
+            kept_prefix += same and n > 0
+            previous = sent["contents"]
+            row = f"{len(body['contents'])} | {direct[-1]:,} | {managed[-1]:,}"
+            print(f"| {n + 1} | {row} | {'yes' if same else 'no'} | {rungs} |")
     print()
     print(f"peak tokens: CLI {max(direct):,}, proxy {max(managed):,}")
     print(f"requests over the window: CLI {over[0]}, proxy {over[1]}")
     print(f"tokens sent over the session: CLI {sum(direct):,}, proxy {sum(managed):,} ", end="")
     print(f"(proxy / CLI {sum(managed) / sum(direct):.2f})")
     print(f"invalid requests sent by the proxy: {invalid}; signatures changed or lost: {lost}")
+    print(f"requests whose prefix the previous request sent unchanged: {kept_prefix} of {n}")
 
 
 if __name__ == "__main__":

@@ -140,7 +140,10 @@ def chunks(whole: dict[str, Any]) -> Iterator[dict[str, Any]]:
         else:
             pieces.append(part)
     for n, piece in enumerate(pieces):
-        chunk_candidate: dict[str, Any] = {"content": {"role": "model", "parts": [piece]}}
+        chunk_candidate: dict[str, Any] = {
+            "content": {"role": "model", "parts": [piece]},
+            "index": candidate["index"],
+        }
         if n == len(pieces) - 1:
             chunk_candidate["finishReason"] = candidate["finishReason"]
         yield {**whole, "candidates": [chunk_candidate]}

@@ -4,6 +4,7 @@ Gemini upstream on 127.0.0.1 that refuses calls sent back without their thought 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ from google import genai
 from google.genai import errors, types
 
 from contextwarden.policy import ContextPolicy
-from tests.gemini_upstream import check_request, gemini_upstream, prompt_tokens
+from contextwarden.wire.gemini_stream import assemble_stream, message_from_gemini_stream
+from tests.gemini_upstream import check_request, gemini_upstream, prompt_tokens, signature
 from tests.proxy_harness import opened, proxy_server
 from tests.test_proxy import config, file_text
 
@@ -150,3 +152,40 @@ def test_too_long_upstream_compacts_and_retries(tmp_path: Path) -> None:
     accepted = [b for b in api.bodies() if prompt_tokens(b) <= real]
     assert len(accepted) == 21  # one reply per turn of the agent
     assert len(api.bodies()) == 21 + api.refused  # each refusal retried once, then accepted
+
+
+def test_a_relayed_stream_assembles_into_the_reply_the_upstream_would_give(tmp_path: Path) -> None:
+    """The SSE stream comes through the proxy as the upstream sent it: its chunks, read with
+    ``wire.gemini_stream``, make the very response the upstream gives without streaming."""
+    call = {"name": "read_file", "args": {"path": "src/mod2.py"}}
+    answer = {"name": "read_file", "response": {"output": "module 2\nx = 1"}}
+    request = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "Read every module."}]},
+            {
+                "role": "model",
+                "parts": [{"functionCall": call, "thoughtSignature": signature(call)}],
+            },
+            {"role": "user", "parts": [{"functionResponse": answer}]},
+        ],
+        "tools": [{"functionDeclarations": [READ.model_dump(by_alias=True, exclude_none=True)]}],
+    }
+    base = f"/v1beta/models/{MODEL}"
+    with gemini_upstream(reader(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
+        headers = {"x-goog-api-key": KEY}
+        whole = httpx.post(f"{url}{base}:generateContent", json=request, headers=headers)
+        streamed = httpx.post(
+            f"{url}{base}:streamGenerateContent?alt=sse", json=request, headers=headers
+        )
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    events = [
+        json.loads(line[5:]) for line in streamed.text.splitlines() if line.startswith("data:")
+    ]
+    assert len(events) > 1
+    assert assemble_stream(events) == whole.json()
+    message = message_from_gemini_stream(events)
+    assert message.text == "Read 3 files."
+    assert (
+        message.meta.extra["usage"]["input_tokens"]
+        == whole.json()["usageMetadata"]["promptTokenCount"]
+    )

@@ -276,3 +276,18 @@ def test_a_real_gemini_cli_request_round_trips_part_for_part() -> None:
     # the CLI's call ids are the wire's: its responses pair with them by id
     assert all(not u.id.startswith(ID_PREFIX) for m in messages for u in m.tool_uses)
     assert new_messages(contents, 21) == messages[21:]
+
+
+def test_history_takes_gemini_contents_and_parts_as_they_come() -> None:
+    history = ConversationHistory()
+    history.add_user_message(
+        {"role": "user", "parts": [{"text": "Look", "partMetadata": {"a": 1}}]}
+    )
+    history.add({"role": "model", "parts": [{"text": "Seen.", "thoughtSignature": "AAEC"}]})
+    history.add_user_message(
+        [{"text": "And this"}, {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}]
+    )
+    out = history.to_gemini()
+    assert out[0]["parts"] == [{"text": "Look", "partMetadata": {"a": 1}}]
+    assert out[1] == {"role": "model", "parts": [{"text": "Seen.", "thoughtSignature": "AAEC"}]}
+    assert out[2]["parts"][1] == {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}

@@ -13,7 +13,14 @@ from google.genai import types
 
 from contextwarden import ConversationHistory
 from contextwarden.errors import FormatError, ToolPairingError
-from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock, UnknownBlock
+from contextwarden.model import (
+    FrozenDict,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
 from contextwarden.rules import validate
 from contextwarden.wire.anthropic import messages_to_wire
 from contextwarden.wire.gemini import ID_PREFIX, messages_from_gemini, new_messages
@@ -127,6 +134,11 @@ def test_thoughts_and_unknown_parts_are_kept_verbatim() -> None:
     thought, code = messages[1].content[0], messages[3].content[1]
     assert isinstance(thought, UnknownBlock) and thought.raw["thought"] is True
     assert isinstance(code, UnknownBlock) and code.raw["executableCode"]["code"] == "x"
+    # a part of a kind the API adds later is sent back too; other APIs' blocks are not
+    future = {"role": "model", "parts": [{"text": "hi"}, {"holographicData": {"x": [1]}}]}
+    (message,) = messages_from_gemini([future])
+    other = Message("assistant", (*message.content, UnknownBlock(FrozenDict({"type": "x"}))))
+    assert gemini_contents([other]) == [future]
 
 
 def test_snake_case_dicts_read_like_the_wire() -> None:

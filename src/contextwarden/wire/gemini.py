@@ -9,10 +9,11 @@ we do not model are kept verbatim as unknown blocks. Each modelled block keeps i
 ``extra[GEMINI_PART]`` with what the block holds blanked (``thoughtSignature``, ids, metadata),
 so ``gemini_out`` writes it back byte for byte, even after merges and compaction.
 
-Function calls without a wire ``id`` (the Gemini API gives none) get a deterministic one: a hash
-of name and arguments, suffixed ``-2``, ``-3`` … when already taken, never written to the wire.
-A function response is paired with the latest model content's calls by ``id``, else by name in
-call order, as the API pairs them.
+Function calls without a wire ``id`` (the Gemini API gives none) get a deterministic one, a hash
+of name and arguments, never written to the wire; an id already taken (a repeated call, or an
+agent reusing its ids) is suffixed ``-2``, ``-3`` … inside, the wire keeping its own. A function
+response is paired with the latest model content's calls by wire ``id``, else by name in call
+order, as the API pairs them.
 """
 
 from __future__ import annotations
@@ -214,9 +215,13 @@ def content_message(content: Any, ids: CallIds, *, index: int | None = None) -> 
 
 
 def _wire_call(block: ToolUseBlock) -> Mapping[str, Any]:
-    """The ``functionCall`` a call block was read from (its record: name blanked, id kept)."""
-    record = as_mapping(block.extra.get(GEMINI_PART))
-    call = as_mapping(as_mapping(record.get("part")).get("functionCall"))
+    """The ``functionCall`` a call block was read from (its record: name blanked, id kept), or
+    the one ``gemini_out`` writes for a block from elsewhere (its id, unless we made it up)."""
+    record = block.extra.get(GEMINI_PART)
+    if record is None:
+        made = block.id.startswith(ID_PREFIX)
+        return {"name": block.name} if made else {"name": block.name, "id": block.id}
+    call = as_mapping(as_mapping(as_mapping(record).get("part")).get("functionCall"))
     return {**call, "name": block.name}
 
 

@@ -29,7 +29,7 @@ from contextwarden.model import (
     thaw,
 )
 from contextwarden.wire.common import loads
-from contextwarden.wire.gemini import GEMINI_PART, ID_PREFIX, is_gemini_part
+from contextwarden.wire.gemini import GEMINI_PART, ID_PREFIX
 
 WIRE_ROLES = {"user": "user", "assistant": "model"}
 
@@ -102,7 +102,8 @@ def part_to_wire(block: Block, names: Mapping[str, str]) -> dict[str, JSON] | No
         return _restored(block, thaw(record))
     match block:
         case UnknownBlock():
-            return dict(thaw(block.raw)) if is_gemini_part(block.raw) else None
+            # Other APIs' blocks carry a ``type``; a Gemini part never does, known field or not.
+            return dict(thaw(block.raw)) if "type" not in block.raw else None
         case TextBlock():
             return {"text": block.text}
         case ToolUseBlock():

@@ -303,3 +303,18 @@ def test_history_takes_gemini_contents_and_parts_as_they_come() -> None:
     assert out[0]["parts"] == [{"text": "Look", "partMetadata": {"a": 1}}]
     assert out[1] == {"role": "model", "parts": [{"text": "Seen.", "thoughtSignature": "AAEC"}]}
     assert out[2]["parts"][1] == {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}
+
+
+def test_gemini_results_answer_calls_read_from_another_api() -> None:
+    history = ConversationHistory(tools=TOOLS)
+    history.add_user_message("go")
+    history.add_assistant_message(
+        Message.assistant([ToolUseBlock("toolu_1", "ls", {}), ToolUseBlock("toolu_2", "ls", {})])
+    )
+    second = {"functionResponse": {"id": "toolu_2", "name": "ls", "response": {"output": "b"}}}
+    first = {"functionResponse": {"name": "ls", "response": {"output": "a"}}}
+    added = history.add_tool_results([second, first])  # by id, then by name in call order
+    assert [(r.tool_use_id, r.text) for r in added.tool_results] == [
+        ("toolu_2", "b"),
+        ("toolu_1", "a"),
+    ]

@@ -29,6 +29,7 @@ FORMATS: dict[str, str] = {
     "entire": "contextwarden.formats.entire",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",
+    "gemini": "contextwarden.formats.gemini_api",
     "openai": "contextwarden.formats.openai",
     "anthropic": "contextwarden.formats.anthropic_file",
     "aider": "contextwarden.formats.aider",

@@ -6,7 +6,6 @@ conversation, its usage and its errors. ``systemInstruction``, ``tools``, ``tool
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +14,7 @@ from contextwarden.model import Message
 from contextwarden.proxy.apis import ErrorKind
 from contextwarden.proxy.sessions import Incoming, Managed, session_key
 from contextwarden.wire.common import as_mapping
-from contextwarden.wire.gemini import new_messages, usage_as_anthropic
+from contextwarden.wire.gemini import new_messages, system_blocks, usage_as_anthropic
 from contextwarden.wire.gemini_out import gemini_contents
 
 VERSIONS = ("v1beta", "v1", "v1alpha")
@@ -49,7 +48,7 @@ class GeminiGenerate:
         tools = body.get("tools") or []
         if not isinstance(tools, list):
             raise FormatError(f"'tools' must be a list, got {type(tools).__name__}")
-        system = _system(body.get("systemInstruction"))
+        system = system_blocks(body.get("systemInstruction"))
         first = next((c for c in contents if as_mapping(c).get("role", "user") == "user"), None)
 
         def convert(_new: Sequence[Any], start: int) -> list[Message]:
@@ -82,26 +81,6 @@ class GeminiGenerate:
 
     def too_long(self, status: int, text: str) -> bool:
         return status == 400 and TOO_LONG_MARKER in text
-
-
-def _system(instruction: Any) -> list[dict[str, Any]] | None:
-    """``systemInstruction`` as text blocks for the session's preamble (its key and its token
-    count); the request keeps the client's own. A part that is not text counts as its JSON."""
-    if instruction is None:
-        return None
-    if isinstance(instruction, str):
-        return [{"type": "text", "text": instruction}]
-    parts = as_mapping(instruction).get("parts")
-    if not isinstance(parts, list):
-        raise FormatError("'systemInstruction' needs a 'parts' list")
-    return [_system_text(p) for p in parts]
-
-
-def _system_text(part: Any) -> dict[str, Any]:
-    text = as_mapping(part).get("text")
-    if isinstance(text, str):
-        return {"type": "text", "text": text}
-    return {"type": "text", "text": json.dumps(part)}
 
 
 def routes(methods: Sequence[str] = METHODS) -> list[str]:

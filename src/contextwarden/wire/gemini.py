@@ -98,6 +98,24 @@ def is_gemini_part(data: Any) -> bool:
     )
 
 
+def system_blocks(instruction: Any) -> list[dict[str, Any]] | None:
+    """A ``systemInstruction`` (a content, or text) as the text blocks a history's system prompt
+    holds; a part that is not text is held as its JSON, so it is counted, not lost."""
+    data = gemini_plain(instruction)
+    if data is None:
+        return None
+    if isinstance(data, str):
+        return [{"type": "text", "text": data}]
+    parts = as_mapping(data).get("parts")
+    if not isinstance(parts, list):
+        raise FormatError("'systemInstruction' needs a 'parts' list")
+    texts = [as_mapping(p).get("text") for p in parts]
+    return [
+        {"type": "text", "text": t if isinstance(t, str) else json.dumps(p)}
+        for t, p in zip(texts, parts, strict=True)
+    ]
+
+
 # ----------------------------------------------------------------------------- contents
 class CallIds:
     """Ids for function calls and the pairing of their responses, over one conversation."""

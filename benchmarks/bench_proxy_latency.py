@@ -38,9 +38,9 @@ import httpx
 
 from contextwarden.compaction.cache import CachePolicy
 from contextwarden.eval.proxy_replay import proxy_server
-from contextwarden.proxy import upstream as upstream_module
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
+from contextwarden.proxy import upstream as upstream_module
 from contextwarden.proxy.apis import ANTHROPIC
 from contextwarden.proxy.sessions import Sessions
 from contextwarden.proxy.wording import dump_body, parse_body

@@ -52,6 +52,7 @@ from contextwarden.tokens.calibration import calibration_for_model
 from contextwarden.tokens.ledger import TokenLedger, usage_prompt, usage_total
 from contextwarden.tokens.models import counter_for_model
 from contextwarden.wire.anthropic import as_plain, messages_to_wire
+from contextwarden.wire.gemini_out import gemini_contents, gemini_request
 from contextwarden.wire.incoming import (
     any_message,
     assistant_message,
@@ -204,11 +205,15 @@ class ConversationHistory:
     def add_assistant_message(self, message: Message | Mapping[str, Any] | Any) -> Message:
         """Add an assistant reply: our Message, or as the SDKs return it, object or dict: an
         ``anthropic`` Message, an ``openai`` ChatCompletion (or its ``choices[0].message``), or
-        a Responses ``Response`` (or its ``output`` items, reasoning kept verbatim).
+        a Responses ``Response`` (or its ``output`` items, reasoning kept verbatim), or a Gemini
+        ``GenerateContentResponse`` (its first candidate; thought signatures kept verbatim).
 
         When the reply carries ``usage`` the token ledger is anchored on it.
         """
-        msg = message if isinstance(message, Message) else assistant_message(message)
+        if isinstance(message, Message):
+            msg = message
+        else:
+            msg = assistant_message(message, self._use_ids)
         if msg.role != "assistant":
             raise RoleAlternationError(
                 f"add_assistant_message got a {msg.role!r} message",
@@ -229,8 +234,10 @@ class ConversationHistory:
     ) -> Message:
         """Answer the last assistant message's tool calls, in call order; ``text`` (if any)
         follows the results. Results may be our blocks, Anthropic ``tool_result`` blocks, OpenAI
-        chat ``{"role": "tool", ...}`` messages or Responses ``function_call_output`` items."""
-        message = tool_results_message(results, text)
+        chat ``{"role": "tool", ...}`` messages, Responses ``function_call_output`` items or
+        Gemini ``functionResponse`` parts (paired with the calls by id, else by name)."""
+        calls = self._view[-1].tool_uses if self._view else ()
+        message = tool_results_message(results, text, calls)
         blocks = message.content[: len(message.content) - bool(text)]
         for i, block in enumerate(blocks):
             if not isinstance(block, ToolResultBlock):
@@ -359,6 +366,19 @@ class ConversationHistory:
         ``instructions`` (the system prompt), ``input`` items and ``tools``. Items read from
         the Responses API go back as they came (ids, ``call_id``, reasoning); see ``responses``."""
         return responses_request(self.system, self._view, self.tools)
+
+    def to_gemini(self) -> list[dict[str, Any]]:
+        """The Gemini ``contents`` list (``user``/``model`` roles); parts read from Gemini go
+        back as they came (``thoughtSignature``, ids), see ``wire.gemini_out``."""
+        return gemini_contents(self._view)
+
+    def to_gemini_request(self) -> dict[str, Any]:
+        """Keyword arguments for ``client.models.generate_content(model=..., **request)``:
+        ``contents`` and a ``config`` with ``systemInstruction`` and ``tools`` (function tools
+        as ``functionDeclarations``), each left out when there is none."""
+        body = gemini_request(self.system, self._view, self.tools)
+        config = {k: v for k, v in body.items() if k != "contents"}
+        return {"contents": body["contents"], "config": config}
 
     def rehydrate(self, id: str) -> ToolResultBlock | TextBlock:
         """The original of something compaction cut, cleared or masked, exactly as it was first

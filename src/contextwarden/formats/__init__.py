@@ -35,6 +35,7 @@ FORMATS: dict[str, str] = {
     "opencode-db": "contextwarden.formats.opencode_db",
     "openhands": "contextwarden.formats.openhands",
     "swe-agent": "contextwarden.formats.swe_agent",
+    "gemini": "contextwarden.formats.gemini_api",
     "openai": "contextwarden.formats.openai",
     "anthropic": "contextwarden.formats.anthropic_file",
     "aider": "contextwarden.formats.aider",

@@ -32,6 +32,8 @@ from contextwarden.proxy.apis import (
     Api,
     ErrorKind,
 )
+from contextwarden.proxy.apis_gemini import GEMINI, PASSED
+from contextwarden.proxy.apis_gemini import routes as gemini_paths
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.config import ProxyConfig
 from contextwarden.proxy.counting import counted_body
@@ -137,6 +139,9 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
     async def responses(request: Request) -> Response:
         return await handle(proxy, RESPONSES, request)
 
+    async def gemini(request: Request) -> Response:
+        return await handle(proxy, GEMINI, request)
+
     async def passthrough(request: Request) -> Response:
         return await forward(proxy, request)
 
@@ -156,6 +161,8 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
         Route("/v1/responses/compact", passthrough, methods=["POST"]),
         Route("/", passthrough, methods=["GET", "HEAD"]),
         *(Route(api.path, passthrough, methods=["HEAD"]) for api in (ANTHROPIC, CHAT, RESPONSES)),
+        *(Route(path, gemini, methods=["POST"]) for path in gemini_paths()),
+        *(Route(path, passthrough, methods=["POST"]) for path in gemini_paths(PASSED)),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
         *admin_routes(proxy, config.admin_token),
@@ -268,7 +275,8 @@ async def post(
         return dump_body(api.render(body, managed.messages, cache=proxy.place_breakpoints))
 
     out = await proxy.offload(managed.tokens * BYTES_PER_TOKEN, rendered)
-    return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
+    path = api.path or request.url.path  # Gemini's path names the model
+    return await proxy.upstream.send("POST", path, request.headers, out, request.url.query)
 
 
 async def relay(

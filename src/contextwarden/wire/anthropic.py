@@ -27,6 +27,7 @@ from contextwarden.model import (
     freeze,
     thaw,
 )
+from contextwarden.wire.gemini import GEMINI_PART
 
 _MODELLED: dict[str, tuple[str, ...]] = {
     "text": ("type", "text"),
@@ -144,7 +145,7 @@ def block_to_wire(block: Block) -> dict[str, JSON]:
             body = {"type": block.type, "source": thaw(block.source)}
         case _:
             assert_never(block)
-    body.update(thaw(block.extra))
+    body.update({k: v for k, v in thaw(block.extra).items() if k != GEMINI_PART})
     return body
 
 

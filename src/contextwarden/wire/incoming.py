@@ -8,7 +8,9 @@ nor tells formats apart itself. Objects are read by their shape (SDK objects thr
 - OpenAI chat completions: a ``ChatCompletion`` (has ``choices``), a ``ChatCompletionMessage``
   (``tool_calls``, ``refusal``, ``content`` None), user/tool/system messages, ``image_url`` parts;
 - OpenAI Responses: a ``Response`` (has ``output``), output/input items (``function_call``,
-  ``function_call_output``, ``reasoning``, …), ``input_*``/``output_text`` parts.
+  ``function_call_output``, ``reasoning``, …), ``input_*``/``output_text`` parts;
+- Gemini: a ``GenerateContentResponse`` (has ``candidates``), a ``Content`` (has ``parts``),
+  ``functionResponse`` parts (paired with the calls they answer).
 
 Shapes that read the same in every dialect (``{"role": "user", "content": "hi"}``, text parts)
 go through the Anthropic reader.
@@ -16,7 +18,7 @@ go through the Anthropic reader.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from contextwarden.errors import FormatError
@@ -28,8 +30,19 @@ from contextwarden.model import (
     MessageMeta,
     TextBlock,
     ToolResultBlock,
+    ToolUseBlock,
 )
 from contextwarden.wire.anthropic import as_plain, block_from_wire, message_from_wire
+from contextwarden.wire.gemini import (
+    CallIds,
+    is_gemini_content,
+    is_gemini_part,
+    is_gemini_response,
+    message_from_gemini_response,
+    messages_from_gemini,
+    results_from_gemini,
+)
+from contextwarden.wire.gemini import part_block as gemini_part_block
 from contextwarden.wire.openai_in import (
     message_from_chat_reply,
     messages_from_openai,
@@ -51,10 +64,14 @@ _CHAT_ROLES = frozenset({"tool", "function", "system", "developer"})
 _RESPONSES_PARTS = INPUT_PARTS | OUTPUT_PARTS
 
 
-def assistant_message(reply: Any) -> Message:
-    """An assistant reply: Anthropic ``Message``, chat ``ChatCompletion`` or its message, or a
-    Responses ``Response`` or its output list; objects or dicts. Usage stays in the meta."""
+def assistant_message(reply: Any, taken: Collection[str] = ()) -> Message:
+    """An assistant reply: Anthropic ``Message``, chat ``ChatCompletion`` or its message, a
+    Responses ``Response`` or its output list, or a Gemini ``GenerateContentResponse``; objects
+    or dicts. Usage stays in the meta. ``taken``: tool_use ids in use, which ids made up for
+    Gemini's id-less calls avoid."""
     data = as_plain(reply)
+    if is_gemini_response(data):
+        return message_from_gemini_response(reply, taken)
     if isinstance(data, list):
         return message_from_response([_item(as_plain(x), i) for i, x in enumerate(data)])
     if isinstance(data, Mapping) and _is_response(data):
@@ -71,6 +88,8 @@ def any_message(value: Any) -> Message:
     data = as_plain(value)
     if not isinstance(data, Mapping):
         raise FormatError(f"expected a message object, got {type(value).__name__}")
+    if is_gemini_content(data):
+        return messages_from_gemini([value])[0]
     dialect = _dialect(data)
     if dialect == "responses":
         return _one(messages_from_responses([data])[1], data)
@@ -95,10 +114,17 @@ def user_message(content: Any) -> Message:
     return message
 
 
-def tool_results_message(results: Sequence[Any], text: str | None = None) -> Message:
+def tool_results_message(
+    results: Sequence[Any], text: str | None = None, calls: Sequence[ToolUseBlock] = ()
+) -> Message:
     """One user message answering tool calls, in the order given: our ToolResultBlocks,
-    Anthropic ``tool_result`` blocks, chat ``{"role": "tool"}`` messages or Responses
-    ``function_call_output`` items; ``text`` (if any) follows them."""
+    Anthropic ``tool_result`` blocks, chat ``{"role": "tool"}`` messages, Responses
+    ``function_call_output`` items or Gemini ``functionResponse`` parts (paired with ``calls``,
+    the last assistant message's, by id or name); ``text`` (if any) follows them."""
+    gemini = [as_plain(r) for r in results]
+    if gemini and all(is_gemini_part(r) or is_gemini_content(r) for r in gemini):
+        answers = results_from_gemini(results, calls)
+        return Message("user", (*answers, *((TextBlock(text),) if text else ())))
     blocks: list[Block] = []
     layout: list[Any] = []
     recorded = True  # a layout describes the blocks from the start, so stop at the first gap
@@ -183,6 +209,8 @@ def _part(part: Any, index: int) -> Block:
             index=index,
         )
     kind = data.get("type")
+    if is_gemini_part(data):
+        return gemini_part_block(data, CallIds())
     if kind in _RESPONSES_PARTS:
         return part_block(data)
     if kind in _CHAT_PARTS:

@@ -137,3 +137,17 @@ def test_a_wrong_or_missing_session_names_the_real_ones(
         assert code == 2 and "holding 2 sessions; choose one with --session ID" in err
     code, _, err = run_cli(capsys, command, str(CLAUDE), "--session", "agent-a", *extra)
     assert code == 2 and "is a session file, not a session store" in err
+
+
+def test_inspect_says_what_each_stored_compaction_removed(
+    stores: dict[str, tuple[Path, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, session = stores["proxy"]
+    shown = run_json(capsys, "inspect", str(store), "--session", session)
+    lost = shown["compactions_lost"]
+    assert lost, "the proxy compacted this session at an 8K window"
+    assert all(c["lost"]["tokens"] > 0 and c["lost"]["items"] for c in lost)
+    code, text, _ = run_cli(capsys, "inspect", str(store), "--session", session)
+    assert code == 0 and f"{len(lost)} compaction(s) recorded" in text
+    first = lost[0]["lost"]
+    assert f"{first['tokens']:,} tokens" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +30,7 @@ from contextwarden.cli.sessions import (
     sessions_table,
     summaries,
 )
+from contextwarden.compaction.loss import FACT_KINDS, log_losses
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
 from contextwarden.history import ConversationHistory
@@ -69,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     )
     result = summary(history, parts)
     result["sent_context"] = _sent_summary(history, counter)
+    result["compactions_lost"] = [
+        {"strategy": b.strategy, "trigger": b.trigger, "lost": lost.as_json()}
+        for b, lost in log_losses(history.log, counter)
+    ]
     if args.json:
         print_json(result, args)
     else:
@@ -197,11 +203,38 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
             f"messages, [bold]{sent['tokens']['total']:,}[/] tokens. The tables below count the "
             f"full log ({result['messages']:,} messages, {parts.total:,} tokens)."
         )
+    _show_losses(result["compactions_lost"])
     out.print(_category_table(parts))
     if parts.tool_results_by_tool:
         out.print(_tool_table(parts))
     out.print(_largest_table(result["largest_messages"]))
     _show_problems(result)
+
+
+FACTS_SHOWN = 5
+"""Facts a compaction took out of the context that ``inspect`` names (``--json`` has them all)."""
+
+
+def _show_losses(compactions: list[dict[str, Any]]) -> None:
+    """What each recorded compaction took out of the context: tokens, items, the facts gone."""
+    if not compactions:
+        return
+    out = console()
+    out.print(f"[bold]{len(compactions)} compaction(s) recorded[/]; what each removed:")
+    for n, compaction in enumerate(compactions, start=1):
+        items = compaction["lost"]["items"]
+        kinds = Counter(item["kind"] for item in items)
+        listed = ", ".join(f"{count} {kind}" for kind, count in kinds.items()) or "nothing"
+        out.print(
+            f"  {n}. {compaction['strategy']} ({compaction['trigger']}): "
+            f"{compaction['lost']['tokens']:,} tokens; {listed}"
+        )
+        facts = [i for i in items if i["kind"] in FACT_KINDS]
+        for item in facts[:FACTS_SHOWN]:
+            refs = f" (recall {item['refs'][0]})" if item["refs"] else ""
+            out.print(f"     {item['kind']}: {item['what']}{refs}", markup=False)
+        if len(facts) > FACTS_SHOWN:
+            out.print(f"     … and {len(facts) - FACTS_SHOWN} more (see --json)")
 
 
 def _cost_text(cost: dict[str, Any]) -> str:

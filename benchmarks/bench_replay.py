@@ -276,7 +276,7 @@ def section() -> str:
         rows.append(row)
     intro = (
         f"Made by `{COMMAND}` ({platform.system().lower()}, Python {platform.python_version()}). "
-        f"The {LONGEST} sessions of `../shared/data/transcripts/` that send the most tokens "
+        f"The {LONGEST} sessions of `$CONTEXTWARDEN_DATA/transcripts/` that send the most tokens "
         "unmanaged (summed over their requests), replayed "
         f"request by request with a {WINDOW:,}-token window (heuristic counter) through each "
         "strategy: `ladder` (the ContextManager with the offline summarizer), `truncate` (at the "

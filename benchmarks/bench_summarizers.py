@@ -245,8 +245,9 @@ def sections(counter: TiktokenCounter) -> dict[str, str]:
             "",
             f"Made by `{COMMAND}` ({sys.platform}, Python {sys.version.split()[0]}). The offline "
             "`StructuredSummarizer` (default budget: 10 % of a 200,000-token window = 20,000 "
-            "tokens) on every transcript in `../shared/data/transcripts/`; sizes in o200k_base "
-            "tokens; time is one `summarize()` call (facts extraction included, loading excluded).",
+            "tokens) on every transcript in `$CONTEXTWARDEN_DATA/transcripts/`; sizes in "
+            "o200k_base tokens; time is one `summarize()` call (facts extraction included, "
+            "loading excluded).",
             "",
             *rows,
             "",

@@ -93,7 +93,9 @@ def test_a_file_nothing_could_be_read_from_is_an_error_whatever_the_flags(
             main([command, "--format", "codex", "--lenient", "--json", str(CLAUDE)])
         assert exit_info.value.code == 2
         err = capsys.readouterr().err
-        assert "no message could be read" in err and len(err.strip().splitlines()) == 1
+        # The CLI says which format the file is in, when another loader recognises it.
+        assert "not in the codex format: it looks like claude-code" in err
+        assert len(err.strip().splitlines()) == 1
 
 
 def test_a_file_mostly_of_other_records_is_refused_but_salvaged_when_lenient(

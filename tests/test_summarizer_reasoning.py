@@ -92,7 +92,8 @@ def test_copies_of_requests_go_before_decisions_and_the_budget_holds() -> None:
     for i in range(2, 30):
         said = f"I chose option {i} instead of option {i + 1} because it is simpler to test."
         messages += [Message.user(f"Next step {i}, please."), Message.assistant(said)]
-    budget = 1_600
+    budget = 1_700  # v9 counts the repeated plan higher: at 1,600 the copies that may not be
+    # dropped (sections.fit keeps them over the budget) no longer fit with the rest
     summary = StructuredSummarizer(budget_tokens=budget).summarize(messages)
     assert COUNTER.count_text(summary.text) <= budget
     assert "request excerpts" in summary.sections[1]  # the copy of message #1 went first

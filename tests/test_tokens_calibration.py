@@ -19,7 +19,7 @@ from contextwarden.tokens.calibration import (
 )
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import TokenLedger, usage_prompt
-from tests.conftest import CORPUS_PROBLEM, TRANSCRIPTS_DIR, corpus
+from tests.conftest import TRANSCRIPTS_DIR, corpus
 from tests.usage_replay import UNDER, accuracy, load_session, replay
 
 FIXTURE = Path(__file__).parent / "data" / "usage" / "entireio__cli__140612f29948-s0-head.jsonl"
@@ -177,7 +177,6 @@ def test_recorded_session_meets_the_target() -> None:
 
 
 @corpus
-@pytest.mark.skipif(CORPUS_PROBLEM is not None, reason=CORPUS_PROBLEM or "")
 def test_held_out_transcripts_meet_the_target() -> None:
     """The corpus's Claude Code sessions, none of them fitted on, together."""
     counter = HeuristicCounter()

@@ -210,7 +210,9 @@ def add_counter_option(parser: argparse.ArgumentParser) -> None:
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The session file and how to read it (``inspect``, ``compact``, ``replay``)."""
-    parser.add_argument("file", type=input_file, help="session file (JSONL, JSON, .traj)")
+    parser.add_argument(
+        "file", type=input_file, help="session file (JSONL, JSON, .traj, .md, OpenCode's .db)"
+    )
     parser.add_argument("--format", default="auto", choices=FORMAT_CHOICES, help="input format")
     parser.add_argument(
         "--lenient",
@@ -219,7 +221,11 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
         "(by default such a file is an error; a file with no readable message always is)",
     )
     parser.add_argument(
-        "--index", type=non_negative_int, default=0, help="conversation in multi-run files"
+        "--index",
+        type=non_negative_int,
+        default=0,
+        help="conversation in files that hold several (OpenHands output.jsonl, Aider history, "
+        "OpenCode's database)",
     )
 
 

@@ -240,8 +240,9 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
         "file",
         type=input_path,
         metavar="FILE",
-        help="session file (JSONL, JSON, .traj), or a session store (the SQLite file or JSONL "
-        "directory of `contextwarden proxy`/`chat`) with --session",
+        help="session file (JSONL, JSON, .traj, .md, OpenCode's .db or storage folder), or a "
+        "session store (the SQLite file or JSONL directory of `contextwarden proxy`/`chat`) with "
+        "--session",
     )
     parser.add_argument(
         "--session", metavar="ID", help="the session of a store to read (see `inspect STORE`)"
@@ -254,7 +255,11 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
         "(by default such a file is an error; a file with no readable message always is)",
     )
     parser.add_argument(
-        "--index", type=non_negative_int, default=0, help="conversation in multi-run files"
+        "--index",
+        type=non_negative_int,
+        default=0,
+        help="conversation in files that hold several (OpenHands output.jsonl, Aider history, "
+        "OpenCode's database)",
     )
 
 

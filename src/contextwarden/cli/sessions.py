@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import re
+import sqlite3
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,11 +22,12 @@ from contextwarden.errors import FormatError, UsageError
 from contextwarden.formats import detect_format, load
 from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, MessageAdded
-from contextwarden.stores import open_store
+from contextwarden.stores import SqliteStore, open_store
 from contextwarden.stores.base import SessionStore
 from contextwarden.tokens.base import TokenCounter
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+STORE_TABLES = frozenset({SqliteStore.sessions_table, SqliteStore.events_table})
 """The first 16 bytes of every SQLite database file."""
 MAX_NAMED = 8
 """Session ids an error names before saying how many more there are."""
@@ -61,14 +64,27 @@ class SessionSummary:
 
 
 def is_store(path: Path) -> bool:
-    """A JSONL store directory or a SQLite database file (by its header, not its name)."""
+    """A JSONL store directory (``*.jsonl`` session files, or nothing yet) or a SQLite database
+    holding a store's tables (by its header and schema, not its name). An agent's own database
+    or storage folder (OpenCode's) is a session file for ``formats/``, not a store."""
     if path.is_dir():
-        return True
+        return any(path.glob("*.jsonl")) or not any(path.iterdir())
     try:
         with path.open("rb") as handle:
-            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+            if handle.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+                return False
     except OSError:
         return False
+    return STORE_TABLES <= _tables(path)
+
+
+def _tables(path: Path) -> set[str]:
+    """The table names of a SQLite file, read without writing to it (none if unreadable)."""
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            return {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.Error:
+        return set()
 
 
 def load_input(args: argparse.Namespace, counter: TokenCounter) -> ConversationHistory:

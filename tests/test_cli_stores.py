@@ -137,3 +137,20 @@ def test_a_wrong_or_missing_session_names_the_real_ones(
         assert code == 2 and "holding 2 sessions; choose one with --session ID" in err
     code, _, err = run_cli(capsys, command, str(CLAUDE), "--session", "agent-a", *extra)
     assert code == 2 and "is a session file, not a session store" in err
+
+
+def test_a_jsonl_store_directory_is_a_store_too(
+    stores: dict[str, tuple[Path, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from contextwarden.stores import JsonlStore
+
+    source, session = stores["proxy"]
+    sqlite, directory = SqliteStore(source), JsonlStore(tmp_path / "jsonl-store")
+    directory.append(session, sqlite.log(session))
+    sqlite.close()
+    listing = run_json(capsys, "inspect", str(tmp_path / "jsonl-store"))
+    assert [s["id"] for s in listing["sessions"]] == [session]
+    store = str(tmp_path / "jsonl-store")
+    shown = run_json(capsys, "inspect", store, "--session", session)
+    replayed = run_json(capsys, "replay", store, "--window", "8000")  # its only session
+    assert replayed["messages"] == shown["messages"] == listing["sessions"][0]["messages"]

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import re
+import sqlite3
 import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +22,7 @@ from contextwarden.errors import FormatError, UsageError
 from contextwarden.formats import detect_format, load
 from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, MessageAdded
-from contextwarden.stores import open_store
+from contextwarden.stores import SqliteStore, open_store
 from contextwarden.stores.base import SessionStore
 from contextwarden.tokens.base import TokenCounter
 
@@ -111,7 +113,7 @@ def load_file(path: Path, format: str, **options: Any) -> ConversationHistory:
 
 def load_stored(path: Path, session: str | None, counter: TokenCounter) -> ConversationHistory:
     """One session of the store at ``path``: ``session``, or the only one there is."""
-    store = open_store(path)
+    store = open_existing(path)
     try:
         ids = session_ids(store, path)
         if session is None and len(ids) > 1:
@@ -124,6 +126,25 @@ def load_stored(path: Path, session: str | None, counter: TokenCounter) -> Conve
         return store.load(session or ids[0], counter=counter, mode="merge")
     finally:
         store.close()
+
+
+def open_existing(path: Path) -> SessionStore:
+    """The store at ``path``, refusing a SQLite database that is not one: opening it as a
+    store would add our tables to someone else's database."""
+    if not path.is_dir():
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as db:
+            found = db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?",
+                (SqliteStore.sessions_table,),
+            ).fetchone()
+        if found is None:
+            raise UsageError(
+                f"{path} is a SQLite database but not a session store (it has no "
+                f"{SqliteStore.sessions_table!r} table); give a store `contextwarden proxy`/"
+                "`chat` wrote, or a session file"
+            )
+    return open_store(path)
 
 
 def session_ids(store: SessionStore, path: Path) -> list[str]:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import fixture_path
+from conftest import fixture_path, session_params
 
 from contextwarden.cli.inspect_cmd import sent_context
 from contextwarden.formats import load
@@ -100,3 +100,20 @@ def test_a_name_that_promises_another_format_is_refused(
     code, _, err = run_cli(capsys, "compact", str(CODEX), "-o", str(out), "--to", to)
     assert code == 2 and says in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("path", session_params())
+def test_every_session_compacted_to_claude_code_reads_back_as_reported(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever the input format, the Claude Code file ``compact`` writes gives back, as the
+    context as sent, exactly the messages it reported keeping."""
+    out = tmp_path / "out.jsonl"
+    args = ("compact", str(path), "-o", str(out), "--to", "claude-code", "--window", "30000")
+    code, text, err = run_cli(capsys, *args, "--json")
+    assert code in (0, 1), err  # 1: still over the window, written anyway
+    data = json.loads(text)
+    back = load(out)
+    _, sent = sent_context(back)
+    assert len(sent or back.messages) == data["messages_after"]
+    assert back.source is not None and back.source.issues == []

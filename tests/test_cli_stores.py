@@ -151,3 +151,37 @@ def test_inspect_says_what_each_stored_compaction_removed(
     assert code == 0 and f"{len(lost)} compaction(s) recorded" in text
     first = lost[0]["lost"]
     assert f"{first['tokens']:,} tokens" in text
+
+
+def test_a_jsonl_store_directory_is_a_store_too(
+    stores: dict[str, tuple[Path, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from contextwarden.stores import JsonlStore
+
+    source, session = stores["proxy"]
+    sqlite, directory = SqliteStore(source), JsonlStore(tmp_path / "jsonl-store")
+    directory.append(session, sqlite.log(session))
+    sqlite.close()
+    listing = run_json(capsys, "inspect", str(tmp_path / "jsonl-store"))
+    assert [s["id"] for s in listing["sessions"]] == [session]
+    store = str(tmp_path / "jsonl-store")
+    shown = run_json(capsys, "inspect", store, "--session", session)
+    replayed = run_json(capsys, "replay", store, "--window", "8000")  # its only session
+    assert replayed["messages"] == shown["messages"] == listing["sessions"][0]["messages"]
+
+
+def test_a_sqlite_file_that_is_no_store_is_refused_and_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    foreign = tmp_path / "app.db"
+    with closing(sqlite3.connect(foreign)) as db:
+        db.execute("CREATE TABLE users (name TEXT)")
+        db.commit()
+    before = foreign.read_bytes()
+    for command in ("inspect", "replay"):
+        code, _, err = run_cli(capsys, command, str(foreign))
+        assert code == 2 and "is a SQLite database but not a session store" in err
+    assert foreign.read_bytes() == before  # no tables of ours added

@@ -143,3 +143,22 @@ def test_prior_compactions_are_written_where_they_were(tmp_path: Path) -> None:
     back = load(path)
     assert [c["messages_before"] for c in back.source.metadata["compactions"]] == [4, 8]  # type: ignore[union-attr]
     assert [m.text for m in back.messages] == [m.text for m in history.messages]
+
+
+def test_the_kept_tail_is_named_by_position_when_messages_repeat(tmp_path: Path) -> None:
+    """An agent that asks the same thing again: the kept tail's records are found by where
+    they are, not by what they say (the same message also stands earlier in the session)."""
+    h = ConversationHistory()
+    for _ in range(6):
+        h.add_user_message("run the tests again")
+        h.add_assistant_message(Message.assistant("3 failed"))
+    h._replace_view(compaction(h.messages, "repeats", keep=3))
+    path = write_claude_code(h.log, tmp_path / "r.jsonl", session_id="r")
+    recs = records(path)
+    boundary = next(r for r in recs if r.get("subtype") == "compact_boundary")
+    segment = boundary["compactMetadata"]["preservedSegment"]  # type: ignore[index]
+    # Kept: "3 failed", "run the tests again", "3 failed": messages 9 to 11, not 11 to 11.
+    assert (segment["headUuid"], segment["tailUuid"]) == (recs[9]["uuid"], recs[11]["uuid"])
+    back = load(path)
+    assert back.source is not None
+    assert back.source.metadata["compactions"][0]["messages_before"] == 9

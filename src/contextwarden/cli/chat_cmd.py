@@ -50,8 +50,8 @@ HELP = """Commands:
   /compact [focus]      summarize the conversation now (optional instructions)
   /undo-compact         bring back the view before the last compaction
   /clear                start a new session (the old one stays in the store)
-  /resume [id]          continue another session (default: the latest other one)
-  /sessions             list the sessions in the store
+  /resume [id]          continue another session (default: the other one used last)
+  /sessions             the stored sessions: when, first request, messages, tokens
   /cost                 tokens the model reported so far, and their cost with caching
   /help                 this list
   /exit                 leave (Ctrl-D too); Ctrl-C interrupts a reply or a tool"""
@@ -75,7 +75,7 @@ def register(sub: Any) -> None:
     )
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--session", help="session id to start or continue")
-    which.add_argument("--resume", action="store_true", help="continue the latest chat session")
+    which.add_argument("--resume", action="store_true", help="continue the chat session used last")
     parser.add_argument(
         "--store",
         help="session store: a SQLite file or postgresql://… (default: the user's data dir)",

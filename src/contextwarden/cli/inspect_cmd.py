@@ -26,6 +26,7 @@ from contextwarden.cli.common import (
 from contextwarden.cli.sessions import (
     is_store,
     load_input,
+    open_existing,
     session_ids,
     sessions_table,
     summaries,
@@ -36,7 +37,6 @@ from contextwarden.cost.recorded import recorded_cost
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.rules import validate
-from contextwarden.stores import open_store
 from contextwarden.tokens.base import TokenCounter
 
 MAX_LISTED = 20
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 def show_store(args: argparse.Namespace, counter: TokenCounter) -> int:
     """A store without ``--session``: its sessions, newest first."""
-    store = open_store(args.file)
+    store = open_existing(args.file)
     try:
         with status(f"Reading {args.file}…", enabled=progress_enabled(args)):
             found = summaries(store, counter) if session_ids(store, args.file) else []

@@ -63,19 +63,28 @@ class SessionSummary:
         }
 
 
+_NOT_A_STORE = (
+    "{path} is a SQLite database but not a session store (it has no "
+    f"{SqliteStore.sessions_table!r} table) nor a session file a loader reads; give a store "
+    "`contextwarden proxy`/`chat` wrote, or a session file"
+)
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
 def is_store(path: Path) -> bool:
     """A JSONL store directory (``*.jsonl`` session files, or nothing yet) or a SQLite database
     holding a store's tables (by its header and schema, not its name). An agent's own database
     or storage folder (OpenCode's) is a session file for ``formats/``, not a store."""
     if path.is_dir():
         return any(path.glob("*.jsonl")) or not any(path.iterdir())
-    try:
-        with path.open("rb") as handle:
-            if handle.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
-                return False
-    except OSError:
-        return False
-    return STORE_TABLES <= _tables(path)
+    return _is_sqlite(path) and STORE_TABLES <= _tables(path)
 
 
 def _tables(path: Path) -> set[str]:
@@ -97,9 +106,14 @@ def load_input(args: argparse.Namespace, counter: TokenCounter) -> ConversationH
             "in a store (the SQLite file or JSONL directory of `contextwarden proxy`/`chat`): "
             "leave it out"
         )
-    return load_file(
-        args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
-    )
+    try:
+        return load_file(
+            args.file, args.format, index=args.index, counter=counter, lenient=args.lenient
+        )
+    except FormatError as exc:
+        if _is_sqlite(args.file):  # no loader reads it, and it has no store's tables
+            raise UsageError(_NOT_A_STORE.format(path=args.file)) from exc
+        raise
 
 
 def load_file(path: Path, format: str, **options: Any) -> ConversationHistory:
@@ -127,7 +141,7 @@ def load_file(path: Path, format: str, **options: Any) -> ConversationHistory:
 
 def load_stored(path: Path, session: str | None, counter: TokenCounter) -> ConversationHistory:
     """One session of the store at ``path``: ``session``, or the only one there is."""
-    store = open_store(path)
+    store = open_existing(path)
     try:
         ids = session_ids(store, path)
         if session is None and len(ids) > 1:
@@ -140,6 +154,14 @@ def load_stored(path: Path, session: str | None, counter: TokenCounter) -> Conve
         return store.load(session or ids[0], counter=counter, mode="merge")
     finally:
         store.close()
+
+
+def open_existing(path: Path) -> SessionStore:
+    """The store at ``path``, refusing a SQLite database that is not one: opening it as a
+    store would add our tables to someone else's database."""
+    if not path.is_dir() and not STORE_TABLES <= _tables(path):
+        raise UsageError(_NOT_A_STORE.format(path=path))
+    return open_store(path)
 
 
 def session_ids(store: SessionStore, path: Path) -> list[str]:

@@ -40,6 +40,8 @@ WRITER_VERSION = "contextwarden"
 """The ``version`` field of every record (Claude Code puts its own version there)."""
 MANUAL_TRIGGERS = frozenset({"manual", "/compact"})
 """Our boundary triggers that Claude Code calls ``manual``; every other trigger is ``auto``."""
+Records = tuple[str, ...]
+"""The uuids of the records one message of the view was written as."""
 _NAMESPACE = uuid.UUID("8f2b8c8e-4d0c-4a53-9a55-3c1f0b6a2e7d")
 """Record uuids are uuid5(namespace, session id + record number): stable across exports."""
 
@@ -88,8 +90,11 @@ class _Writer:
     """``message.id`` of the open assistant reply (merged records share it, as in Claude Code)."""
     view: list[Message] = field(default_factory=list)
     """The session's view as the log builds it (``log.derive_view``)."""
-    uuids: dict[Message, tuple[str, ...]] = field(default_factory=dict)
-    """The records each message of the view was written as (several for a merged reply)."""
+    slots: list[Records] = field(default_factory=list)
+    """By position in ``view``: the records its message was written as (several for a merged
+    reply; none when not known). By position, since equal messages recur (the same command)."""
+    undoable: list[tuple[list[Records], int]] = field(default_factory=list)
+    """Per live compaction: the slots before it and the view's length after it, for an undo."""
 
     def uuid(self) -> str:
         return str(uuid.uuid5(_NAMESPACE, f"{self.session_id}:{len(self.records)}"))
@@ -124,16 +129,13 @@ class _Writer:
             wire = {"id": self.reply_id, "type": "message", **wire, **_reply_fields(message)}
         else:
             self.reply_id = None
-        written: tuple[str, ...] = (
-            self.record(message.role, {"message": wire}, message.meta.timestamp),
-        )
+        written = (self.record(message.role, {"message": wire}, message.meta.timestamp),)
         if entry.merge and self.view:
-            last = self.view[-1]
-            self.view[-1] = merge_messages(last, message)
-            written = self.uuids.get(last, ()) + written
+            self.view[-1] = merge_messages(self.view[-1], message)
+            self.slots[-1] += written
         else:
             self.view.append(message)
-        self.uuids[self.view[-1]] = written
+            self.slots.append(written)
 
     def prior(self, compaction: PriorCompaction) -> None:
         """A compaction the session already had, as Claude Code wrote it."""
@@ -173,9 +175,12 @@ class _Writer:
         self.reply_id = None
         before, self.view = self.view, list(entry.view)
         if entry.strategy == UNDO_STRATEGY:
+            saved, length = self.undoable.pop() if self.undoable else ([], len(self.slots))
+            self.slots = _fitted(saved + self.slots[length:], len(self.view))  # + added since
             fields: dict[str, JSON] = {"subtype": "undo_compaction", "content": "Compaction undone"}
             self.record("system", {**fields, "level": "info", "isMeta": False}, entry.timestamp)
             return
+        self.undoable.append((list(self.slots), len(entry.view)))
         trigger = "manual" if entry.trigger in MANUAL_TRIGGERS else "auto"
         ours: dict[str, JSON] = {
             "strategy": entry.strategy,
@@ -197,9 +202,9 @@ class _Writer:
         ours: dict[str, JSON],
     ) -> None:
         """A compaction that edited messages in place: Claude Code's microcompact boundary."""
-        if len(before) == len(entry.view):  # the edited messages stand for the same records
-            for old, new in zip(before, entry.view, strict=True):
-                self.uuids.setdefault(new, self.uuids.get(old, ()))
+        if len(before) != len(entry.view):  # dropped from the front (truncate keeps the first)
+            self.slots = _fitted(self.slots[:1] + self.slots[len(before) - len(entry.view) + 1 :],
+                                 len(entry.view))  # fmt: skip
         metadata: dict[str, JSON] = {
             "trigger": trigger,
             "preTokens": entry.tokens_before,
@@ -222,11 +227,11 @@ class _Writer:
         cut = entry.details.get("cut")
         if not isinstance(cut, int):  # no cut recorded: the lead alone replaced what went
             cut = len(before) - len(entry.view) + 1
-        kept = before[cut:] if entry.view else []
+        kept, slots = (before[cut:], self.slots[cut:]) if entry.view else ([], [])
         # A kept tail that starts with a user message is joined to the lead, after the summary.
         merged = bool(kept) and len(kept) == len(entry.view)
-        head = self.uuids.get(kept[0], ()) if kept else ()
-        tail = self.uuids.get(kept[-1], ()) if kept else ()
+        head = slots[0] if slots else ()
+        tail = slots[-1] if slots else ()
         if head and tail:
             segment = {"headUuid": head[0], "anchorUuid": logical, "tailUuid": tail[-1]}
             metadata["preservedSegment"] = segment
@@ -234,8 +239,13 @@ class _Writer:
         written = self._compact_records(
             logical, metadata, {"contextwarden": ours}, summary, entry.timestamp
         )
-        if entry.view and written is not None:
-            self.uuids[entry.view[0]] = (written, *(head if merged else ()))
+        lead = ((written,) if written else ()) + (head if merged else ())
+        self.slots = _fitted([lead, *slots[merged:]], len(entry.view))
+
+
+def _fitted(slots: list[Records], length: int) -> list[Records]:
+    """``slots`` cut or padded (records not known) to ``length``, the view's."""
+    return slots[:length] + [()] * (length - len(slots))
 
 
 def claude_code_records(

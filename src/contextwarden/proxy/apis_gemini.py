@@ -14,8 +14,9 @@ from contextwarden.model import Message
 from contextwarden.proxy.apis import ErrorKind
 from contextwarden.proxy.sessions import Incoming, Managed, session_key
 from contextwarden.wire.common import as_mapping
-from contextwarden.wire.gemini import new_messages, system_blocks, usage_as_anthropic
+from contextwarden.wire.gemini import new_messages, system_blocks
 from contextwarden.wire.gemini_out import gemini_contents
+from contextwarden.wire.gemini_response import usage_as_anthropic
 
 VERSIONS = ("v1beta", "v1", "v1alpha")
 """API versions whose ``models/{model}:…`` methods are served (the SDKs default to v1beta)."""

@@ -1,5 +1,6 @@
-"""The Gemini API (``generateContent``) read into our messages: ``contents``, responses, SDK
-objects (``google.genai.types``) and dicts, camelCase as on the wire or snake_case as the SDK.
+"""The Gemini API (``generateContent``) read into our messages: ``contents`` and their parts,
+SDK objects (``google.genai.types``) and dicts, camelCase as on the wire or snake_case as the
+SDK. A whole response is read in ``gemini_response``, a stream in ``gemini_stream``.
 
 Mapping: a ``user`` (or legacy ``function``) content is a user message, a ``model`` content an
 assistant message, one message per content. Parts: ``text`` → text block, ``functionCall`` →
@@ -30,7 +31,6 @@ from contextwarden.model import (
     FrozenDict,
     ImageBlock,
     Message,
-    MessageMeta,
     Role,
     TextBlock,
     ToolResultBlock,
@@ -47,9 +47,6 @@ ID_PREFIX = "gemini-call-"
 """Start of the ids we give function calls that came without one (never sent to the API)."""
 ID_HASH_CHARS = 16
 """Hex digits of the name-and-arguments hash in such an id."""
-USAGE_KEY = "gemini_usage"
-"""``meta.extra`` key holding a response's ``usageMetadata`` as the API gave it; ``usage``
-holds it in the Anthropic terms the token ledger anchors on."""
 ROLES: dict[str, Role] = {"user": "user", "function": "user", "model": "assistant"}
 _PART_KEYS = frozenset(
     {
@@ -94,7 +91,7 @@ def is_gemini_part(data: Any) -> bool:
     return (
         isinstance(data, Mapping)
         and "type" not in data
-        and any(_camel(k) in _PART_KEYS for k in data)
+        and any(camel(k) in _PART_KEYS for k in data)
     )
 
 
@@ -332,7 +329,8 @@ def _extra(part: Mapping[str, Any], held: str) -> FrozenDict:
     return FrozenDict({GEMINI_PART: {"part": {**part, held: blank}}})
 
 
-def _camel(key: str) -> str:
+def camel(key: str) -> str:
+    """A snake_case field name as the wire spells it (camelCase)."""
     head, *rest = key.split("_")
     return head + "".join(word[:1].upper() + word[1:] for word in rest)
 
@@ -342,63 +340,8 @@ def _camel_part(data: Any) -> Any:
     the SDK takes both spellings and dumps snake_case unless asked for aliases."""
     if not isinstance(data, Mapping) or all("_" not in k for k in data):
         return data
-    out = {_camel(k): v for k, v in data.items()}
+    out = {camel(k): v for k, v in data.items()}
     for key in _NESTED:
         if isinstance(out.get(key), Mapping):
-            out[key] = {_camel(k): v for k, v in out[key].items()}
+            out[key] = {camel(k): v for k, v in out[key].items()}
     return out
-
-
-# ----------------------------------------------------------------------------- responses
-def message_from_gemini_response(response: Any, taken: Collection[str] = ()) -> Message:
-    """The first candidate of a ``GenerateContentResponse`` (object or dict) as an assistant
-    message, with ``id``, ``model``, ``stop_reason`` and ``usage`` in the meta."""
-    data = gemini_plain(response)
-    if not is_gemini_response(data):
-        raise FormatError("a generateContent response needs a 'candidates' list")
-    candidates = data["candidates"]
-    if not candidates or not isinstance(candidates[0], Mapping):
-        feedback = as_mapping(data.get("promptFeedback") or data.get("prompt_feedback"))
-        reason = feedback.get("blockReason") or feedback.get("block_reason") or "none given"
-        raise FormatError(f"the response has no candidate (block reason: {reason}); nothing to add")
-    candidate = {_camel(k): v for k, v in candidates[0].items()}
-    content = as_mapping(candidate.get("content"))
-    if not content.get("parts"):
-        reason = candidate.get("finishReason")
-        raise FormatError(f"the response's candidate has no parts (finishReason {reason!r})")
-    message = content_message({**content, "role": "model"}, CallIds(taken))
-    return Message("assistant", message.content, _response_meta(data, candidate))
-
-
-def _response_meta(data: Mapping[str, Any], candidate: Mapping[str, Any]) -> MessageMeta:
-    plain = {_camel(k): v for k, v in data.items()}
-    keep: dict[str, Any] = {}
-    if isinstance(plain.get("modelVersion"), str):
-        keep["model"] = plain["modelVersion"]
-    if isinstance(candidate.get("finishReason"), str):
-        keep["stop_reason"] = candidate["finishReason"]
-    usage = plain.get("usageMetadata")
-    if isinstance(usage, Mapping):
-        keep["usage"] = usage_as_anthropic(usage)
-        keep[USAGE_KEY] = usage
-    response_id = plain.get("responseId")
-    return MessageMeta(
-        id=response_id if isinstance(response_id, str) else None, extra=FrozenDict(keep)
-    )
-
-
-def usage_as_anthropic(usage: Mapping[str, Any]) -> dict[str, int]:
-    """``usageMetadata`` in the terms the ledger and the proxy read: the prompt less its cached
-    part as ``input_tokens``, the cached part as a cache read, the candidates as output (thoughts
-    are not resent, so they are not part of the next request's context)."""
-    plain = {_camel(k): v for k, v in usage.items()}
-    prompt, cached = _int(plain.get("promptTokenCount")), _int(plain.get("cachedContentTokenCount"))
-    return {
-        "input_tokens": max(prompt - cached, 0),
-        "cache_read_input_tokens": cached,
-        "output_tokens": _int(plain.get("candidatesTokenCount")),
-    }
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0

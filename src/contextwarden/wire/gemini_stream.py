@@ -14,7 +14,8 @@ from typing import Any
 from contextwarden.errors import FormatError
 from contextwarden.model import Message
 from contextwarden.wire.common import as_mapping
-from contextwarden.wire.gemini import gemini_plain, message_from_gemini_response
+from contextwarden.wire.gemini import gemini_plain
+from contextwarden.wire.gemini_response import message_from_gemini_response
 
 _FIRST = ("responseId", "modelVersion", "createTime")
 """Response fields every chunk repeats: the first one's is kept."""

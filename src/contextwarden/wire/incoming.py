@@ -38,11 +38,11 @@ from contextwarden.wire.gemini import (
     is_gemini_content,
     is_gemini_part,
     is_gemini_response,
-    message_from_gemini_response,
     messages_from_gemini,
     results_from_gemini,
 )
 from contextwarden.wire.gemini import part_block as gemini_part_block
+from contextwarden.wire.gemini_response import message_from_gemini_response
 from contextwarden.wire.openai_in import (
     message_from_chat_reply,
     messages_from_openai,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import statistics
 import threading
 import time
@@ -50,13 +51,19 @@ def instant_upstream() -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def setup(self) -> None:
+            super().setup()
+            # As production servers do: without it, the reply's second write waits for the
+            # client's delayed ACK (~40 ms on Linux loopback), direct and proxied alike.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length") or 0))
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(REPLY)))
-            self.end_headers()
-            self.wfile.write(REPLY)
+            head = (
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(REPLY)}\r\n\r\n"
+            )
+            self.wfile.write(head.encode() + REPLY)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -123,6 +130,7 @@ def main() -> None:
             return elapsed
 
         body = {"model": "bench", "max_tokens": 100, "messages": messages}
+        cold_direct = timed(upstream, body)
         cold = timed(proxy, body)
         for turn in range(args.turns):
             messages = messages + tool_turn(10_000 + turn, 400)
@@ -146,7 +154,10 @@ def main() -> None:
             f"| {name} | {percentile(values, 0.5):.1f} | {percentile(values, 0.99):.1f} |"
             f" {statistics.fmean(values):.1f} |"
         )
-    print(f"\nfirst request of the session (every message new to the store): {cold:.0f} ms")
+    print(
+        f"\nfirst request of the session (every message new to the store): {cold:.0f} ms"
+        f" through the proxy, {cold_direct:.0f} ms direct ({cold - cold_direct:.0f} ms added)"
+    )
 
 
 if __name__ == "__main__":

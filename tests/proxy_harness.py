@@ -54,13 +54,15 @@ def conversation(body: dict[str, Any], path: str = "/v1/messages") -> list[Messa
         return messages_from_responses(
             [{"role": "user", "content": items}] if isinstance(items, str) else items
         )[1]
-    return [message_from_wire(m, index=i) for i, m in enumerate(body.get("messages", []))]
+    messages = [m for m in body.get("messages", []) if m.get("role") != "system"]
+    return [message_from_wire(m, index=i) for i, m in enumerate(messages)]
 
 
 def prompt_tokens(body: dict[str, Any], path: str = "/v1/messages") -> int:
     """What the scripted model says the prompt cost: our heuristic over the request."""
     counter = HeuristicCounter()
     preamble = [body.get(k) for k in ("system", "instructions", "tools")]
+    preamble += [m for m in body.get("messages", []) if m.get("role") == "system"]
     return sum(counter.count_message(m) for m in conversation(body, path)) + counter.count_text(
         json.dumps(preamble)
     )

@@ -79,3 +79,14 @@ def test_reattached_files_fit_a_small_window() -> None:
     assert ContextPolicy().reattach_tokens == 50_000
     small = ContextPolicy(context_window=8_000)
     assert small.reattach_tokens == int(small.effective_window * 0.3) < 5_000
+
+
+def test_the_kept_tail_leaves_room_under_the_threshold_for_a_large_preamble() -> None:
+    policy = ContextPolicy(context_window=30_000)
+    assert policy.kept_tail_budget(2_000) == policy.keep_tokens  # a small preamble: unchanged
+    room = policy.autocompact_threshold - 20_000
+    assert policy.kept_tail_budget(20_000) == room // 2 < policy.keep_tokens
+    assert policy.kept_tail_budget(40_000) == 0
+    assert ContextPolicy(context_window=30_000, summary_room_ratio=1.0).kept_tail_budget(
+        20_000
+    ) == min(room, policy.keep_tokens)

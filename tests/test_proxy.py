@@ -15,6 +15,7 @@ import pytest
 
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.stores import SqliteStore
 from contextwarden.wire.anthropic_cache import count_markers
 from tests.proxy_harness import (
@@ -47,6 +48,11 @@ EPHEMERAL = {"type": "ephemeral"}
 def _key_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The SDK would send a bearer token from the environment instead of our test key."""
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+
+
+def sid(name: str) -> str:
+    """The stored id of session ``name`` for requests made with ``KEY``."""
+    return scoped(name, credential_scope({"x-api-key": KEY}))
 
 
 def reader_script(calls: int) -> Any:
@@ -166,7 +172,7 @@ def test_managed_prefix_changes_only_at_compactions(tmp_path: Path) -> None:
         headers = {"x-contextwarden-session": "stable"}
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         run_agent(client, False, extra_headers=headers)
-        compactions = len(httpx.get(f"{url}/sessions/stable").json()["compactions"])
+        compactions = len(httpx.get(f"{url}/sessions/{sid('stable')}").json()["compactions"])
     bodies = api.messages_requests()
     kept = changed = 0
     for before, after in itertools.pairwise(bodies):
@@ -194,11 +200,12 @@ def test_branching_conversation_continues_in_a_fork(tmp_path: Path) -> None:
     with upstream(reader_script(3)) as api, proxy_server(config(api.url, tmp_path)) as url:
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         sent, _ = run_agent(client, False)
+        # deeper than the few trailing items an agent rewrites (EDIT_DEPTH): a branch
         edited = [
-            *sent[:4],
+            *sent[:2],
             {
                 "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "edited"}],
+                "content": [{"type": "tool_result", "tool_use_id": "call_0", "content": "edited"}],
             },
         ]
         client.messages.create(
@@ -324,14 +331,14 @@ def test_models_count_tokens_metrics_and_sessions(
         sent, _ = run_agent(client, False, extra_headers={"x-contextwarden-session": "demo-1"})
         metrics = httpx.get(f"{url}/metrics").text
         listed = httpx.get(f"{url}/sessions").json()
-        shown = httpx.get(f"{url}/sessions/demo-1").json()
+        shown = httpx.get(f"{url}/sessions/{sid('demo-1')}").json()
         missing = httpx.get(f"{url}/sessions/nope")
     assert 'contextwarden_proxy_requests_total{api="anthropic",status="200"} 3' in metrics
-    assert listed == {"sessions": ["demo-1"]}
+    assert listed == {"sessions": [sid("demo-1")]}
     assert shown["turns"] == 3 and shown["incoming_items"] == len(sent) - 1
     assert shown["usage_records"] == 3
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "contextwarden.proxy"]
-    assert [line["session"] for line in lines] == ["demo-1"] * 3
+    assert [line["session"] for line in lines] == [sid("demo-1")] * 3
     assert all(set(line) >= {"tokens", "rungs", "upstream_ms", "status"} for line in lines)
     assert KEY not in caplog.text
     assert missing.status_code == 404
@@ -361,7 +368,7 @@ def test_inspect_reads_a_proxy_session(tmp_path: Path, capsys: pytest.CaptureFix
         run_agent(client, False, extra_headers={"x-contextwarden-session": "agent-7"})
     store = str(tmp_path / "proxy.sqlite3")
     with pytest.raises(SystemExit) as done:
-        main(["inspect", store, "--session", "agent-7", "--json"])
+        main(["inspect", store, "--session", sid("agent-7"), "--json"])
     assert done.value.code == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["messages"] == 7 and shown["violations"] == []

@@ -22,6 +22,7 @@ import pytest
 
 from contextwarden.log import MessageAdded
 from contextwarden.policy import ContextPolicy
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.sessions import recorded_turns
 from contextwarden.stores import PostgresStore
 from tests.proxy_harness import Scripted, check_request, last_results, text, tool_call, upstream
@@ -94,6 +95,11 @@ def proxy_process(
         process.wait(timeout=10)
 
 
+def stored(name: str) -> str:
+    """The stored id of session ``name`` for requests made with the key ``k``."""
+    return scoped(name, credential_scope({"x-api-key": "k"}))
+
+
 def converse(urls: list[str], session: int, first: str = "Read the files.") -> list[Any]:
     """One agent: each turn goes to the other process; returns what it sent last."""
     messages: list[Any] = [{"role": "user", "content": f"{first} (session {session})"}]
@@ -145,7 +151,7 @@ def test_two_processes_share_sessions_without_loss(postgres_dsn: str, schema: st
         finals = list(pool.map(lambda i: converse([a, b], i), range(SESSIONS)))
         # the same request to both processes at once: one manages it, the other replays it
         again = {"model": "m", "max_tokens": 50, "messages": finals[0][:-1]}
-        headers = {"x-contextwarden-session": "pg-0"}
+        headers = {"x-contextwarden-session": "pg-0", "x-api-key": "k"}
         both = list(
             pool.map(
                 lambda u: httpx.post(
@@ -163,10 +169,10 @@ def test_two_processes_share_sessions_without_loss(postgres_dsn: str, schema: st
     with PostgresStore(postgres_dsn, schema=schema) as store:
         assert len(store.list_sessions()) == SESSIONS
         for i, sent in enumerate(finals):
-            turns = recorded_turns(store.log(f"pg-{i}"))
+            turns = recorded_turns(store.log(stored(f"pg-{i}")))
             incoming = [t.incoming for t in turns]
             assert incoming[: TURNS + 1] == list(range(1, len(sent), 2)), incoming
-            assert added(store, f"pg-{i}") == len(sent) - 1  # every item once, none twice
+            assert added(store, stored(f"pg-{i}")) == len(sent) - 1  # every item once, none twice
 
 
 def test_killing_a_process_mid_request_loses_nothing_acknowledged(
@@ -207,8 +213,8 @@ def test_killing_a_process_mid_request_loses_nothing_acknowledged(
     second, third = api.messages_requests()[1:]
     assert third["messages"] == second["messages"]  # the killed turn's managed view, replayed
     with PostgresStore(postgres_dsn, schema=schema) as store:
-        assert added(store, "victim") == len(messages)
-        assert [t.incoming for t in recorded_turns(store.log("victim"))] == [1, 3]
+        assert added(store, stored("victim")) == len(messages)
+        assert [t.incoming for t in recorded_turns(store.log(stored("victim")))] == [1, 3]
 
 
 def test_a_broken_store_is_an_api_error_not_an_unmanaged_request(

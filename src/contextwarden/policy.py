@@ -122,6 +122,11 @@ class ContextPolicy:
     summary_keep_tokens: int | None = None
     """Autocompact keeps the latest messages verbatim up to this many tokens; ``None``: 20 %
     of the window (40,000 at 200,000)."""
+    summary_room_ratio: float = 0.5
+    """...and at most this share of the room the fixed part (system prompt + tools) leaves
+    below the autocompact threshold, so after a summary the conversation grows for several
+    turns before the next one (hysteresis: an agent whose tools take most of the window would
+    otherwise be summarized on nearly every request)."""
 
     # ---------------------------------------------------------------- re-attached files
     max_files: int = 5
@@ -212,6 +217,12 @@ class ContextPolicy:
         """``summary_keep_tokens`` as an int (always set after construction)."""
         return _int(self.summary_keep_tokens)
 
+    def kept_tail_budget(self, fixed: int) -> int:
+        """Tokens a summary keeps verbatim when ``fixed`` tokens (the preamble) are always sent:
+        ``keep_tokens`` within ``summary_room_ratio`` of the room under the threshold."""
+        room = max(self.autocompact_threshold - fixed, 0)
+        return min(self.keep_tokens, math.floor(room * self.summary_room_ratio))
+
     def result_limit(self, canonical_tool: str | None) -> int:
         """The character limit for one result of ``canonical_tool`` (see ``compaction.tools``)."""
         if canonical_tool is not None:
@@ -255,6 +266,7 @@ def _check(policy: ContextPolicy) -> None:
         "result_head_ratio",
         "small_window_ratio",
         "restore_window_ratio",
+        "summary_room_ratio",
     )
     for name in ratios:
         _require(policy, name, 0 <= getattr(policy, name) <= 1, "must be between 0 and 1")

@@ -33,7 +33,7 @@ class HeadroomCut:
     """Chooses a summary's cut for ``cache`` (``Summarize(choose=…)``; see the module docstring).
 
     Called with the messages, the summary's cut plan and the cut the plain ladder would take
-    (the earliest keeping at most ``summary_keep_tokens``); returns a safe cut at or after the
+    (the earliest keeping at most ``policy.kept_tail_budget``); returns a safe cut at or after the
     plain one. ``summary_tokens``: the expected size of a first summary.
     """
 
@@ -60,7 +60,7 @@ class HeadroomCut:
         plan = plan_cut("summarize", messages, context, "summarize")
         if isinstance(plan, CompactionResult):
             return None
-        keep = plan.context.policy.keep_tokens
+        keep = plan.context.policy.kept_tail_budget(plan.tokens_before - plan.suffix[0])
         plain = next((c for c in plan.cuts if plan.suffix[c] <= keep), plan.cuts[-1])
         return None if plain <= 1 else self.choose(messages, plan, plain)[1]
 
@@ -71,8 +71,8 @@ class HeadroomCut:
         the floor), with the stretch it leads to."""
         ctx, suffix = plan.context, plan.suffix
         policy = ctx.policy
-        floor = self.cache.min_keep_ratio * policy.keep_tokens
         fixed = plan.tokens_before - suffix[0]  # the preamble: cached before and after
+        floor = self.cache.min_keep_ratio * policy.kept_tail_budget(fixed)
         body = messages[1:] if messages and messages[0].meta.extra.get(SUMMARY_KEY) else messages
         growth = growth_per_request(body, ctx, self.cache.growth_turns)
         threshold = policy.autocompact_threshold

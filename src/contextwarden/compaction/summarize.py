@@ -50,7 +50,8 @@ class Summarize:
     """Replaces everything before a safe cut point with a summary from ``summarizer``.
 
     The cut is the earliest safe cut whose kept tail fits ``keep_tokens`` (policy
-    ``summary_keep_tokens``), so as many recent turns as fit stay verbatim; when even the latest
+    ``kept_tail_budget``: ``summary_keep_tokens`` within a share of the room the preamble
+    leaves), so as many recent turns as fit stay verbatim; when even the latest
     cut's tail is over that budget, the latest cut is used (the latest assistant turn is always
     kept). ``attach`` adds blocks (re-read files) given the kept tail. ``choose`` may move the
     cut to another of the plan's safe cuts.
@@ -80,7 +81,10 @@ class Summarize:
         if isinstance(plan, CompactionResult):
             return plan
         ctx, tokens_before, cuts, suffix = plan.context, plan.tokens_before, plan.cuts, plan.suffix
-        budget = self.keep_tokens if self.keep_tokens is not None else ctx.policy.keep_tokens
+        fixed = tokens_before - plan.suffix[0]  # the preamble, sent whatever is cut
+        budget = self.keep_tokens
+        if budget is None:
+            budget = ctx.policy.kept_tail_budget(fixed)
         cut = next((c for c in cuts if suffix[c] <= budget), cuts[-1])
         plain = cut
         if self.choose is not None and cut > 1:

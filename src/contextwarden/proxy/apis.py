@@ -11,7 +11,8 @@ from typing import Any, Protocol
 from contextwarden.errors import FormatError
 from contextwarden.model import Message
 from contextwarden.proxy import edits
-from contextwarden.proxy.sessions import Incoming, Managed, session_key
+from contextwarden.proxy.matching import session_key, stable
+from contextwarden.proxy.sessions import Incoming, Managed
 from contextwarden.wire.anthropic import block_to_wire, message_from_wire
 from contextwarden.wire.anthropic_cache import MAX_BREAKPOINTS, add_breakpoints, count_markers
 
@@ -96,32 +97,39 @@ def _items(body: Mapping[str, Any], key: str) -> list[Any]:
 # ----------------------------------------------------------------------------- Anthropic
 class AnthropicMessages:
     """``POST /v1/messages``: ``system`` + ``messages`` + ``tools`` in, usage in the reply and
-    in the stream's ``message_start`` event."""
+    in the stream's ``message_start`` event. ``role: "system"`` messages inside ``messages``
+    stay where they are (counted with the system prompt, never managed or dropped); a request
+    that asks for the API's own compaction is forwarded unmanaged (never managed twice)."""
 
     name = "anthropic"
     path = "/v1/messages"
 
     def managed(self, body: Mapping[str, Any]) -> bool:
-        return True
+        return not server_compaction(body)
 
     def conversation(self, body: Mapping[str, Any], header: str | None) -> Incoming:
-        items = _items(body, "messages")
+        items, interjected = split_system(_items(body, "messages"))
+        if not items:
+            raise FormatError("'messages' holds no user or assistant message")
         tools = body.get("tools") or []
         if not isinstance(tools, list):
             raise FormatError(f"'tools' must be a list, got {type(tools).__name__}")
         system = body.get("system")
-        key = session_key(header, system, _first_user(items))
+        key = session_key(header, system, _first_user(items), bool(tools))
         ours, _ = edits.parse(body)
-        return Incoming(key, system, tools, items, _anthropic_messages, ours)
+        counted = stable(_with_interjected(system, [m for _, m in interjected]))
+        return Incoming(key, counted, tools, items, _anthropic_messages, ours)
 
     def render(
         self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False
     ) -> dict[str, Any]:
-        wanted = sum(1 for m in _items(body, "messages") if _marked(m))
+        items, interjected = split_system(_items(body, "messages"))
+        wanted = sum(1 for m in items if _marked(m))
         out = dict(body)
         out["messages"] = _with_breakpoints(messages, wanted)
         if cache and count_markers(body) == 0:
             out = add_breakpoints(out, messages)
+        out["messages"] = interject(out["messages"], interjected)
         _, rest = edits.parse(body)
         out.pop(edits.FIELD, None)
         if rest is not None:
@@ -154,6 +162,70 @@ class AnthropicMessages:
 
     def too_long(self, status: int, text: str) -> bool:
         return status == 400 and "prompt is too long" in text
+
+
+COMPACTION_BLOCK = "compaction"
+"""The block the API's server-side compaction leaves in the conversation."""
+
+
+def server_compaction(body: Mapping[str, Any]) -> bool:
+    """Whether the request uses the API's own compaction: a ``compact_*`` context edit, or a
+    ``compaction`` block the API left in an earlier reply."""
+    field = body.get(edits.FIELD)
+    asked = field.get("edits") if isinstance(field, Mapping) else None
+    if isinstance(asked, list) and any(
+        isinstance(e, Mapping) and str(e.get("type", "")).startswith("compact") for e in asked
+    ):
+        return True
+    messages = body.get("messages")
+    return isinstance(messages, list) and any(
+        isinstance(m, Mapping)
+        and isinstance(m.get("content"), list)
+        and any(isinstance(b, Mapping) and b.get("type") == COMPACTION_BLOCK for b in m["content"])
+        for m in messages
+    )
+
+
+def split_system(items: Sequence[Any]) -> tuple[list[Any], list[tuple[int, Any]]]:
+    """(the user/assistant messages, each ``role: "system"`` message with the number of
+    conversation messages that follow it)."""
+    conversation: list[Any] = []
+    positions: list[tuple[int, Any]] = []
+    for item in items:
+        if isinstance(item, Mapping) and item.get("role") == "system":
+            positions.append((len(conversation), item))
+        else:
+            conversation.append(item)
+    return conversation, [(len(conversation) - at, item) for at, item in positions]
+
+
+def interject(wire: list[dict[str, Any]], interjected: Sequence[tuple[int, Any]]) -> list[Any]:
+    """``wire`` with each system message back the same number of messages from the end (at the
+    front when compaction took the messages it came after); ``interjected`` is in request order,
+    so its positions never decrease."""
+    if not interjected:
+        return wire
+    out: list[Any] = []
+    pending = list(interjected)
+    for i in range(len(wire) + 1):
+        while pending and len(wire) - pending[0][0] <= i:
+            out.append(pending.pop(0)[1])
+        if i < len(wire):
+            out.append(wire[i])
+    return out
+
+
+def _with_interjected(system: Any, interjected: Sequence[Any]) -> Any:
+    """The system prompt and the system messages as one list of blocks (for counting)."""
+    if not interjected:
+        return system
+    blocks: list[Any] = [{"type": "text", "text": system}] if isinstance(system, str) else []
+    if isinstance(system, list):
+        blocks += system
+    for message in interjected:
+        content = message.get("content")
+        blocks += [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    return blocks
 
 
 def _applied(reply: Mapping[str, Any], managed: Managed) -> dict[str, Any]:

@@ -11,13 +11,16 @@ from typing import Any
 from contextwarden.errors import FormatError
 from contextwarden.model import Message
 from contextwarden.proxy.apis import ErrorKind
-from contextwarden.proxy.sessions import Incoming, Managed, session_key
+from contextwarden.proxy.matching import session_key, stable
+from contextwarden.proxy.sessions import Incoming, Managed
 from contextwarden.wire.openai_in import messages_from_openai
 from contextwarden.wire.openai_out import history_to_openai
 from contextwarden.wire.responses import messages_from_responses
 from contextwarden.wire.responses_out import messages_to_responses
 
 SYSTEM_ROLES = frozenset({"system", "developer"})
+COMPACTION_ITEM = "compaction"
+"""The input item the Responses API's own compaction leaves (passed through, never managed)."""
 TOO_LONG_MARKERS = ("context_length_exceeded", "maximum context length", "context window")
 """How OpenAI-compatible servers (OpenAI, vLLM, llama.cpp …) say the prompt is too long."""
 
@@ -51,7 +54,8 @@ def _incoming(
     if not isinstance(tools, list):
         raise FormatError(f"'tools' must be a list, got {type(tools).__name__}")
     first = next((m for m in items if isinstance(m, Mapping) and m.get("role") == "user"), None)
-    return Incoming(session_key(header, system, first), system, tools, items, convert)
+    key = session_key(header, system, first, bool(tools))
+    return Incoming(key, stable(system), tools, items, convert)
 
 
 class OpenAIBase:
@@ -119,13 +123,20 @@ class Responses(OpenAIBase):
         system, rest = _split(items)
         if not rest:
             raise FormatError("'input' holds no conversation after the system messages")
-        instructions = body.get("instructions")
         convert = _converter(messages_from_responses)
-        key_system = [instructions, *system] if system else instructions
-        return _incoming(rest, key_system, body.get("tools") or [], header, convert)
+        preamble = _preamble(body.get("instructions"), system)
+        return _incoming(rest, preamble, body.get("tools") or [], header, convert)
 
     def managed(self, body: Mapping[str, Any]) -> bool:
-        return body.get("previous_response_id") is None
+        """Not when the request continues server-side state (``previous_response_id``) or uses
+        the API's own compaction (``context_management``, a ``compaction`` item)."""
+        if body.get("previous_response_id") is not None or "context_management" in body:
+            return False
+        items = body.get("input")
+        return not (
+            isinstance(items, list)
+            and any(isinstance(i, Mapping) and i.get("type") == COMPACTION_ITEM for i in items)
+        )
 
     def render(
         self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False
@@ -141,6 +152,15 @@ class Responses(OpenAIBase):
             response = event.get("response")
             return response.get("usage") if isinstance(response, Mapping) else None
         return None
+
+
+def _preamble(instructions: Any, system: list[Any]) -> str | list[dict[str, Any]] | None:
+    """``instructions`` and the leading system/developer items as one preamble (Codex sends
+    no ``instructions``, only ``developer`` items)."""
+    if not system:
+        return instructions if isinstance(instructions, str) else None
+    head = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
+    return [*head, *system]
 
 
 def _input(body: Mapping[str, Any]) -> list[Any]:

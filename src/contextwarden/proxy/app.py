@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from contextwarden.errors import ContextOverflowError, ContextWardenError, StoreError, require
@@ -27,11 +27,14 @@ from contextwarden.proxy.apis import (
     ErrorKind,
 )
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
+from contextwarden.proxy.counting import counted_body
+from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.metrics import Metrics, RequestRecord
-from contextwarden.proxy.sessions import Incoming, Managed, Sessions
+from contextwarden.proxy.sessions import FIXED_SHARE_HEADER, Incoming, Managed, Sessions
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import Upstream, chunks, response_headers
 from contextwarden.proxy.views import routes as admin_routes
+from contextwarden.proxy.wording import dump_body, parse_body, reworded
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
 
 if TYPE_CHECKING:
@@ -112,11 +115,19 @@ def create_app(
     async def passthrough(request: Request) -> Response:
         return await forward(proxy, request)
 
+    async def count_tokens(request: Request) -> Response:
+        raw = await request.body()
+        body = await proxy.run(counted_body, proxy.sessions, request.headers, raw)
+        return await forward(proxy, request, body)
+
     routes = [
         Route(ANTHROPIC.path, messages, methods=["POST"]),
         Route(CHAT.path, chat, methods=["POST"]),
         Route(RESPONSES.path, responses, methods=["POST"]),
-        Route("/v1/messages/count_tokens", passthrough, methods=["POST"]),
+        Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+        Route("/v1/responses/compact", passthrough, methods=["POST"]),
+        Route("/", passthrough, methods=["GET", "HEAD"]),
+        *(Route(api.path, passthrough, methods=["HEAD"]) for api in (ANTHROPIC, CHAT, RESPONSES)),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
         *admin_routes(proxy),
@@ -131,15 +142,14 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
     """Manage one model request and forward it; errors come back in the API's shape."""
     raw = await request.body()
     try:
-        body = json.loads(raw)
-        if not isinstance(body, dict):
-            raise ValueError("the request body must be a JSON object")
+        body = parse_body(raw)
         summary = request.headers.get(QUERY_SOURCE_HEADER) in NO_COMPACT_SOURCES
         if summary or not api.managed(body):
             # A summarizer's own request is never managed (the recursion guard), nor one that
             # continues server-side state and so carries only its new items.
             return await forward(proxy, request, raw)
         incoming = api.conversation(body, request.headers.get(SESSION_HEADER))
+        incoming = replace(incoming, key=scoped(incoming.key, credential_scope(request.headers)))
     except (ValueError, ContextWardenError) as exc:
         return refuse(proxy, api, BAD_REQUEST, f"contextwarden proxy: {exc}", "bad_request")
     try:
@@ -147,7 +157,8 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
             managed = await proxy.run(proxy.sessions.manage, incoming)
     except Exception as exc:  # every failure becomes an API error, never a crash
         kind, reason = classify(exc)
-        return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
+        message = reworded(api.name, exc) or f"contextwarden proxy: {exc}"
+        return refuse(proxy, api, kind, message, reason, incoming.key)
     return await send(proxy, api, request, body, incoming, managed)
 
 
@@ -214,7 +225,7 @@ async def send(
 async def post(
     proxy: Proxy, api: Api, request: Request, body: dict[str, Any], managed: Managed
 ) -> httpx.Response:
-    out = json.dumps(api.render(body, managed.messages, cache=proxy.place_breakpoints)).encode()
+    out = dump_body(api.render(body, managed.messages, cache=proxy.place_breakpoints))
     return await proxy.upstream.send("POST", api.path, request.headers, out, request.url.query)
 
 
@@ -234,6 +245,8 @@ async def relay(
     from starlette.responses import Response, StreamingResponse
 
     headers = response_headers(reply.headers)
+    if managed.fixed_share is not None:
+        headers[FIXED_SHARE_HEADER] = f"{managed.fixed_share:.2f}"
     if not reply.headers.get("content-type", "").startswith("text/event-stream"):
         data = await reply.aread()
         await reply.aclose()

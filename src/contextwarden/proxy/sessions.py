@@ -1,45 +1,78 @@
-"""Proxy sessions: which stored conversation a request belongs to, and its managed form.
+"""Proxy sessions: a request matched to its stored conversation (``matching``) and managed.
 
-Clients resend the whole conversation every turn. Each managed turn is recorded in the session's
-log as ``proxy.turn`` metadata (how many incoming items, a hash chain over them, the log version
-after management), so a request is matched to the longest prefix already seen: only the new
-items are added, a retry of a turn gets exactly the view that turn got (never compacted twice),
-and a conversation that branched off an earlier point continues in a fork session of its own.
+Clients resend the whole conversation every turn. A request is matched to the longest prefix a
+recorded turn has seen: only the new items are checked against the API rules and added, a retry
+of a turn gets exactly the view that turn got (never compacted twice), a rewritten tail of the
+latest turn is an edit of the same session, and a conversation that branched off an earlier
+point continues in a fork session of its own. Nothing is written before the new items are known
+to be valid, and a history that failed to write is dropped from memory and reloaded.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from contextwarden.compaction.apply import CompactionReport
-from contextwarden.errors import ContextOverflowError, ContextWardenError
+from contextwarden.errors import (
+    CompactionError,
+    ContextOverflowError,
+    FormatError,
+    HistoryError,
+    StoreError,
+    ToolPairingError,
+)
 from contextwarden.history import ConversationHistory
-from contextwarden.log import LogEntry, MetadataSet, derive_view
+from contextwarden.log import MessageAdded, derive_view
 from contextwarden.manager import ContextManager
-from contextwarden.model import Message, thaw
+from contextwarden.model import Message
 from contextwarden.proxy import edits
 from contextwarden.proxy.edits import ClearToolUses
-from contextwarden.stores.base import SessionStore, validate_session_id
-from contextwarden.stores.binding import open_history
+from contextwarden.proxy.matching import (
+    EDIT_DEPTH,
+    TURN_KEY,
+    Mark,
+    Match,
+    Turn,
+    best_match,
+    chain,
+    fork_key,
+    recorded_turns,
+    session_key,
+    turn_record,
+)
+from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail
+from contextwarden.rules import DEFAULT_RULES, RoleAlternation, validate
+from contextwarden.stores.base import SessionStore, StoreConflictError
+from contextwarden.stores.binding import WriteThrough, open_history
 from contextwarden.tokens.base import TokenCounter
 
-TURN_KEY = "proxy.turn"
-"""Metadata key of the record each managed turn leaves in the session log."""
-KEY_HASH_CHARS = 32
-"""Hex digits of the hashes that name sessions (128 bits: no collisions in practice)."""
+log = logging.getLogger("contextwarden.proxy")
+
+__all__ = ["Incoming", "Managed", "Sessions", "recorded_turns", "session_key"]
+
 INPUT_USAGE_FIELDS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 """Usage fields that measure the request's prompt (the reply is not in the view yet)."""
 OPENAI_INPUT_FIELDS = ("prompt_tokens",)
+FIXED_SHARE_WARNING = 0.5
+"""Share of the window the agent's fixed part (system prompt + tools) may take before the proxy
+says so: past it, what compaction can free is small next to what it cannot touch."""
+FIXED_SHARE_HEADER = "x-contextwarden-fixed-share"
+"""Response header carrying ``Managed.fixed_share`` to the client."""
 MAX_OPEN_SESSIONS = 1_000
 """Histories kept in memory between requests (least recently used dropped first); a dropped one
 is loaded from the store on its next request."""
+REQUEST_RULES = tuple(r for r in DEFAULT_RULES if not isinstance(r, RoleAlternation))
+"""The rules a request's new items are checked against before anything is written (the APIs
+merge consecutive same-role messages, and so does the proxy's history)."""
+
+CONTEXT_MESSAGES = 2
+"""Messages of the view new items are checked after (a result needs the call before it)."""
 
 Converter = Callable[[Sequence[Any], int], list[Message]]
 """Turns wire items (the tail from index ``start`` of a request's conversation) into our
@@ -62,16 +95,6 @@ class Incoming:
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
-    """A managed turn: ``incoming`` items with hash ``digest`` got the view at log ``version``."""
-
-    incoming: int
-    digest: str
-    version: int
-    applied_edits: tuple[Any, ...] = field(default=(), compare=False)
-
-
-@dataclass(frozen=True, slots=True)
 class Managed:
     """What to send upstream for one request, and how it came about."""
 
@@ -86,25 +109,9 @@ class Managed:
     """What ``prepare`` did; None when the turn was replayed from the log."""
     applied_edits: tuple[Any, ...] = ()
     """The context edits applied to this turn, as the API reports them."""
-
-
-def session_key(header: str | None, system: Any, first_user: Any) -> str:
-    """The session a request names: its ``x-contextwarden-session`` header when that is a valid
-    id (a hash of it otherwise), else a hash of the system prompt and the first user message."""
-    if header:
-        try:
-            return validate_session_id(header)
-        except ContextWardenError:
-            return "h-" + _digest(header)
-    return "c-" + _digest(_canonical([system, first_user]))
-
-
-def chain(items: Sequence[Any]) -> list[str]:
-    """``chain[n]`` identifies ``items[:n]`` (a hash chain, so equal prefixes share values)."""
-    out = [""]
-    for item in items:
-        out.append(_digest(out[-1] + _canonical(item)))
-    return out
+    fixed_share: float | None = None
+    """The share of the window the system prompt and tools take, when it is over
+    ``FIXED_SHARE_WARNING`` (compaction can then free little: summaries come often)."""
 
 
 class Sessions:
@@ -121,10 +128,16 @@ class Sessions:
         self.counter = counter
         self._open: OrderedDict[str, ConversationHistory] = OrderedDict()
         self._guard = threading.Lock()
+        self._warned: set[str] = set()
+        self._seen: dict[str, tuple[int, list[Turn]]] = {}
+        """Per session: log entries read for turns, and the turns found in them."""
 
     # ----------------------------------------------------------------- per request
     def manage(self, request: Incoming) -> Managed:
-        """Match ``request`` to its session and return the managed conversation to send."""
+        """Match ``request`` to its session and return the managed conversation to send.
+
+        HistoryError/FormatError: the request's new items break an API rule or cannot be read;
+        nothing was written."""
         with self.lock(request.key):
             return self._manage(request)
 
@@ -137,18 +150,64 @@ class Sessions:
         digests = chain(request.items)
         session_id = request.key
         while True:  # at most one step per branch point the client introduced
+            created = self._create(session_id, request)
+            if created is not None:
+                history, added = created
+                managed = self._extend(session_id, history, request, digests, ())
+                return replace(managed, new_items=added)
             history = self.history(session_id, request.system, request.tools)
-            turns = recorded_turns(history.log)
-            best = _longest(turns, digests)
-            latest = turns[-1] if turns else None
-            if latest is None:
-                return self._extend(session_id, history, request, digests, 0)
-            if best is not None and best.incoming == len(request.items):
-                return self._replay(session_id, history, best, latest)
-            if best is not None and best == latest:
-                return self._extend(session_id, history, request, digests, best.incoming)
-            at = best.incoming if best is not None else 0
-            session_id = "f-" + _digest(session_id + digests[at] + digests[at + 1])
+            turns = self._turns(session_id, history)
+            if not turns:
+                new = checked(history.messages, request, 0)
+                return self._extend(session_id, history, request, digests, new)
+            found, latest = best_match(turns, digests), turns[-1]
+            if found is not None and not found.drop and found.at == len(request.items):
+                return self._replay(session_id, history, found.turn, latest)
+            if found is not None and found.turn == latest:
+                kept = history.messages[: len(history.messages) - found.drop]
+                new = request.convert(request.items[found.at :], found.at)
+                if not found.drop:
+                    new = new[_already_added(history, latest, new) :]
+                check_new(kept, new, found.at)
+                if self._rewound(history, found):
+                    return self._extend(session_id, history, request, digests, new)
+            session_id = fork_key(session_id, digests, found.at if found is not None else 0)
+
+    def _create(self, session_id: str, request: Incoming) -> tuple[ConversationHistory, int] | None:
+        """A new session holding the request's checked conversation, written to the store in
+        one append (not one per message), and the number of messages; None when the session
+        exists (or was created by another process meanwhile). A rejected request creates none."""
+        if self.store.version(session_id):
+            return None
+        new = checked((), request, 0)
+        history = ConversationHistory(
+            request.system, request.tools, mode="merge", counter=self.counter
+        )
+        for message in new:
+            history.add(message)
+        try:
+            version = self.store.append(session_id, history.log, expected_version=0)
+        except StoreConflictError:
+            return None
+        history.subscribe(WriteThrough(self.store, session_id, version))
+        with self._guard:
+            self._open[session_id] = history
+        return history, len(new)
+
+    def preview(self, request: Incoming, key: str) -> tuple[Message, ...] | None:
+        """What session ``key`` would be sent for ``request`` before this turn's management
+        (its view plus the request's new messages), writing nothing; None when the request
+        does not continue the session's latest turn."""
+        history = self._fresh(key)
+        if history is None and self.store.version(key):
+            history = self.store.load(key, counter=self.counter, mode="merge")
+        turns = recorded_turns(history.log) if history is not None else []
+        if history is None or not turns:
+            return None
+        found = best_match(turns, chain(request.items))
+        if found is None or found.turn != turns[-1] or found.drop:
+            return None
+        return (*history.messages, *checked(history.messages, request, found.at))
 
     def force_compact(self, key: str, managed: Managed, items: Sequence[Any]) -> Managed:
         """Summarize now (the upstream said the prompt is too long) and re-record the turn, so
@@ -156,7 +215,8 @@ class Sessions:
         with self.lock(key):
             history = self._current(managed.session_id)
             report = self.manager.compact(history)
-            return self._record(managed.session_id, history, chain(items), len(items), 0, report)
+            turn = Turn(len(items), chain(items)[len(items)], len(history.log))
+            return self._record(managed.session_id, history, turn, 0, report)
 
     def record_usage(self, key: str, managed: Managed, usage: Any) -> bool:
         """Anchor the ledger on the reply's prompt usage, if the session is still as it was."""
@@ -170,41 +230,81 @@ class Sessions:
             return True
 
     # ----------------------------------------------------------------- steps
+    def _rewound(self, history: ConversationHistory, found: Match) -> bool:
+        """Whether the view now ends where the request's unseen items start: at once for a
+        request that extends the latest turn; after dropping the rewritten tail for an edit."""
+        if not found.drop:
+            return True
+        try:
+            report = self.manager.apply(history, DropTail(found.drop), trigger=EDIT_TRIGGER)
+        except CompactionError:
+            return False  # the rewind would break a rule: the edited request forks instead
+        return report.applied
+
     def _extend(
         self,
         session_id: str,
         history: ConversationHistory,
         request: Incoming,
         digests: Sequence[str],
-        seen: int,
+        new: Sequence[Message],
     ) -> Managed:
-        new = request.items[seen:]
-        for message in request.convert(new, seen):
-            history.add(message)
-        applied = edits.apply(self.manager, history, request.edits)
-        report = self.manager.prepare(history)
+        """Add the request's checked ``new`` messages, manage, and record the turn."""
+        try:
+            for message in new:
+                history.add(message)
+            applied = edits.apply(self.manager, history, request.edits)
+            report = self.manager.prepare(history)
+        except (StoreError, HistoryError):
+            self._forget(session_id)  # the next request reloads what the store holds
+            raise
         limit = self.manager.policy.effective_window
         if history.estimate_tokens() > limit:  # prepare() raises first unless told to flag
             raise ContextOverflowError(history.estimate_tokens(), limit)
         count = len(request.items)
-        return self._record(session_id, history, digests, count, len(new), report, applied)
+        marks = tail_marks(history.messages, request, digests)
+        turn = Turn(count, digests[count], len(history.log), tuple(applied), marks)
+        return self._record(session_id, history, turn, len(new), report)
 
     def _record(
         self,
         session_id: str,
         history: ConversationHistory,
-        digests: Sequence[str],
-        count: int,
+        turn: Turn,
         new: int,
         report: CompactionReport | None,
-        applied: Sequence[Any] = (),
     ) -> Managed:
-        turn = {"incoming": count, "digest": digests[count], "version": len(history.log)}
-        history.set_metadata(TURN_KEY, {**turn, "applied_edits": list(applied)})
+        history.set_metadata(TURN_KEY, turn_record(turn))
         tokens = history.estimate_tokens()
         return Managed(
-            session_id, history.messages, len(history.log), new, tokens, report, tuple(applied)
+            session_id,
+            history.messages,
+            len(history.log),
+            new,
+            tokens,
+            report,
+            turn.applied_edits,
+            self._fixed_share(session_id, history),
         )
+
+    def _fixed_share(self, session_id: str, history: ConversationHistory) -> float | None:
+        """The window share of the session's fixed part when over the warning share; logged
+        once per session and process."""
+        share = history.preamble_tokens / self.manager.policy.context_window
+        if share <= FIXED_SHARE_WARNING:
+            return None
+        with self._guard:
+            first = session_id not in self._warned
+            self._warned.add(session_id)
+        if first:
+            log.warning(
+                "session %s: the system prompt and tools take %.0f%% of the %d-token window;"
+                " compaction can free little of it (a larger --window, or fewer tools, helps)",
+                session_id,
+                share * 100,
+                self.manager.policy.context_window,
+            )
+        return share
 
     def _replay(
         self, session_id: str, history: ConversationHistory, turn: Turn, latest: Turn
@@ -223,7 +323,8 @@ class Sessions:
     ) -> ConversationHistory:
         """The session's history, up to date with the store and with this preamble."""
         cached = self._fresh(session_id)
-        if cached is not None and cached.system == system and cached.tools == (tools or []):
+        if cached is not None:
+            cached.set_preamble(system, tools or [])
             return cached
         history = open_history(
             self.store,
@@ -236,7 +337,8 @@ class Sessions:
         with self._guard:
             self._open[session_id] = history
             while len(self._open) > MAX_OPEN_SESSIONS:
-                self._open.popitem(last=False)  # least recently used; the store keeps it
+                dropped, _ = self._open.popitem(last=False)  # least recent; the store keeps it
+                self._seen.pop(dropped, None)
         return history
 
     def _fresh(self, session_id: str) -> ConversationHistory | None:
@@ -250,6 +352,25 @@ class Sessions:
             return cached
         return None
 
+    def _forget(self, session_id: str) -> None:
+        """Drop the in-memory history of ``session_id`` (it is reloaded from the store)."""
+        with self._guard:
+            self._open.pop(session_id, None)
+            self._seen.pop(session_id, None)
+
+    def _turns(self, session_id: str, history: ConversationHistory) -> list[Turn]:
+        """The session's recorded turns, read from the log entries not read before (the log
+        is append-only, so a request costs the turns it added, not the whole log)."""
+        log = history.log
+        with self._guard:
+            read, turns = self._seen.get(session_id, (0, []))
+        if read > len(log):
+            read, turns = 0, []
+        turns = [*turns, *recorded_turns(log[read:])]
+        with self._guard:
+            self._seen[session_id] = (len(log), turns)
+        return turns
+
     def _current(self, session_id: str) -> ConversationHistory:
         cached = self._fresh(session_id)
         if cached is not None:
@@ -261,18 +382,80 @@ class Sessions:
         return history.system, history.tools
 
 
-def recorded_turns(log: Sequence[LogEntry]) -> list[Turn]:
-    """The ``proxy.turn`` records of a session log, oldest first."""
-    turns = []
-    for entry in log:
-        if isinstance(entry, MetadataSet) and entry.key == TURN_KEY:
-            value = thaw(entry.value)
-            applied = tuple(value.get("applied_edits") or ())
-            turn = Turn(
-                int(value["incoming"]), str(value["digest"]), int(value["version"]), applied
-            )
-            turns.append(turn)
-    return turns
+def checked(view: Sequence[Message], request: Incoming, seen: int) -> list[Message]:
+    """The request's items from ``seen`` on as messages, once they are known to follow ``view``
+    without breaking an API rule the upstream would refuse them for (HistoryError naming the
+    item otherwise; FormatError when an item cannot be read)."""
+    new = request.convert(request.items[seen:], seen)
+    check_new(view, new, seen)
+    return new
+
+
+def check_new(view: Sequence[Message], new: Sequence[Message], seen: int) -> None:
+    """Raise HistoryError when ``new`` (from the request's item ``seen`` on) appended to
+    ``view`` breaks an API rule; its ``index`` is the item's."""
+    context = list(view[-CONTEXT_MESSAGES:])
+    problems = [
+        p
+        for p in validate([*context, *new], REQUEST_RULES)
+        if p.index >= len(context) or (p.index == len(context) - 1 and p.tool_use_id)
+    ]  # the view's own messages were checked when they came; its last call is answered now
+    if not problems:
+        return
+    first = problems[0]
+    index = max(seen + first.index - len(context), 0)
+    kind = ToolPairingError if first.rule == "tool_pairing" else HistoryError
+    raise kind(
+        f"message {index}: {first.message}",
+        index=index,
+        tool_use_id=first.tool_use_id,
+        rule=first.rule,
+    )
+
+
+def tail_marks(
+    view: Sequence[Message], request: Incoming, digests: Sequence[str]
+) -> tuple[Mark, ...]:
+    """Where the request's last items start in ``view``, for an edit of them next time: a mark
+    for each of the last ``EDIT_DEPTH`` positions whose items became the view's tail (the
+    same messages, their content perhaps shortened by compaction)."""
+    marks: list[Mark] = []
+    count = len(request.items)
+    for at in range(count - 1, max(count - EDIT_DEPTH, 0) - 1, -1):
+        try:
+            tail = request.convert(request.items[at:], at)
+        except FormatError:
+            continue  # a tail that cannot stand alone (a tool output without its call)
+        if 0 < len(tail) < len(view) and _shapes(view[-len(tail) :]) == _shapes(tail):
+            marks.append(Mark(at, digests[at], len(tail)))
+    return tuple(marks)
+
+
+def _shapes(messages: Sequence[Message]) -> list[tuple[Any, ...]]:
+    """What compaction keeps of the latest messages when it shortens their content: roles,
+    block types and tool ids (so the view's tail is known to be what these items became)."""
+    return [
+        (
+            m.role,
+            tuple(b.type for b in m.content),
+            tuple(u.id for u in m.tool_uses),
+            tuple(r.tool_use_id for r in m.tool_results),
+        )
+        for m in messages
+    ]
+
+
+def _already_added(history: ConversationHistory, latest: Turn, new: Sequence[Message]) -> int:
+    """How many of ``new`` a turn that crashed before its record already added: the view's
+    tail equals them and the log has messages after the latest turn record (a retry after a
+    crash is stored once)."""
+    if not any(isinstance(e, MessageAdded) for e in history.log[latest.version + 1 :]):
+        return 0
+    view = history.messages
+    for n in range(min(len(new), len(view)), 0, -1):
+        if tuple(view[-n:]) == tuple(new[:n]):
+            return n
+    return 0
 
 
 def prompt_usage(usage: Any) -> dict[str, int]:
@@ -281,21 +464,3 @@ def prompt_usage(usage: Any) -> dict[str, int]:
         return {}
     fields = OPENAI_INPUT_FIELDS if "prompt_tokens" in usage else INPUT_USAGE_FIELDS
     return {k: v for k in fields if isinstance(v := usage.get(k), int) and not isinstance(v, bool)}
-
-
-def _longest(turns: Sequence[Turn], digests: Sequence[str]) -> Turn | None:
-    """The latest-recorded turn among those with the longest prefix matching ``digests``."""
-    best: Turn | None = None
-    for turn in turns:
-        if turn.incoming < len(digests) and digests[turn.incoming] == turn.digest:
-            if best is None or turn.incoming >= best.incoming:
-                best = turn
-    return best
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:KEY_HASH_CHARS]

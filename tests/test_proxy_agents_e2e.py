@@ -39,8 +39,6 @@ SMALLEST_MODULE = 6_000
 REQUESTS_PER_SUMMARY = 5
 """At most one summary per this many requests."""
 KNOWN_PROXY_FAILURES = {
-    "claude-code": "issue 22: a role 'system' message inside messages is refused with a 400",
-    "codex": "issue 22: a Responses request without instructions is answered 500",
     "aider": "issue 22: each turn that adds a file starts a new session, summarized from scratch",
 }
 """What the proxy still gets wrong with an agent (strict: a fix makes the test fail until the

@@ -39,7 +39,8 @@ SMALLEST_MODULE = 6_000
 REQUESTS_PER_SUMMARY = 5
 """At most one summary per this many requests."""
 KNOWN_PROXY_FAILURES = {
-    "aider": "issue 22: each turn that adds a file starts a new session, summarized from scratch",
+    "aider": "issue 22: a turn that adds a file rewrites the files message ahead of the history; "
+    "the proxy takes it for a new session and summarizes from scratch",
 }
 """What the proxy still gets wrong with an agent (strict: a fix makes the test fail until the
 entry goes)."""

@@ -15,6 +15,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -221,15 +222,31 @@ def run_isolated(
         f"UNIX-CONNECT:{shlex.quote(str(socket))} </dev/null >/dev/null 2>&1 & bridge=$!; "
         f"while ! (exec 3<>/dev/tcp/127.0.0.1/{AGENT_PORT}) 2>/dev/null; do sleep 0.05; done; "
     )
-    script = f'ip link set lo up && {bridge}"$@"; rc=$?; kill $bridge; exit $rc'
+    script = f'ip link set lo up || exit 1; {bridge}"$@"; rc=$?; kill $bridge; exit $rc'
     argv = ["unshare", "-n", "--", "bash", "-c", script, "agent", *launch.argv]
-    done = subprocess.run(
+    with subprocess.Popen(
         argv,
         cwd=workspace,
         env=env,
-        input=launch.stdin,
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=AGENT_TIMEOUT,
-    )
-    return Finished(done.returncode, done.stdout, done.stderr)
+        start_new_session=True,
+    ) as process:
+        try:
+            out, err = process.communicate(launch.stdin, timeout=AGENT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            _end_group(process.pid)
+            out, err = process.communicate()
+            err += f"\n[killed: {agent.name} ran past {AGENT_TIMEOUT:g} s]"
+        _end_group(process.pid)  # whatever the agent left running in the background
+    return Finished(process.returncode, out, err)
+
+
+def _end_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` leads (the agent, its children, the bridge)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # every process of the group has already ended

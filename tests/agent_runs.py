@@ -18,7 +18,7 @@ import shutil
 import signal
 import subprocess
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +87,9 @@ class Agent:
     launch: Callable[[Path, Path, str, Sequence[str]], Launch]
     """``(workspace, home, base_url, modules) -> Launch``; ``modules``: the task's files,
     relative to ``workspace``."""
+    window: int = 30_000
+    """The proxy's window for this agent: small enough that the task overflows it, large
+    enough that the agent's fixed part (system prompt and tools) leaves room for five turns."""
 
     def missing(self) -> str | None:
         """Why this agent cannot run here, or None."""
@@ -103,6 +106,12 @@ def claude_code(workspace: Path, home: Path, base: str, modules: Sequence[str]) 
     argv = [str(CLAUDE), "-p", PROMPT, "--output-format", "json"]
     argv += ["--allowedTools", "Read,Grep,Glob,Bash", "--max-turns", "40"]
     return Launch(argv, env, {})
+
+
+def claude_code_sonnet(workspace: Path, home: Path, base: str, modules: Sequence[str]) -> Launch:
+    """Claude Code on a model it places one moving ``cache_control`` marker for."""
+    launch = claude_code(workspace, home, base, modules)
+    return replace(launch, argv=[*launch.argv, "--model", "claude-sonnet-4-6"])
 
 
 def codex(workspace: Path, home: Path, base: str, modules: Sequence[str]) -> Launch:
@@ -184,6 +193,8 @@ AIDER = AIDER_VENV / "bin" / "aider"
 
 AGENTS = [
     Agent("claude-code", "2.1.332", "/v1/messages", CLAUDE, claude_code),
+    # 22K tokens of system prompt and tools on this model: at 30K they leave no room to work.
+    Agent("claude-code-sonnet", "2.1.332", "/v1/messages", CLAUDE, claude_code_sonnet, 45_000),
     Agent("codex", "0.171.0", "/v1/responses", CODEX, codex),
     Agent("qwen-code", "0.24.4", "/v1/chat/completions", QWEN, qwen_code),
     Agent("opencode", "1.18.33", "/v1/chat/completions", OPENCODE, opencode),

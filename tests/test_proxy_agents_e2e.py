@@ -3,10 +3,11 @@
 Each pinned agent (tests/agents/package.json; aider from PyPI) runs non-interactively in its own
 network namespace against a scripted model on 127.0.0.1 (tests/agent_upstream.py) that plays a
 20-step tool task over a copy of the project's source with the agent's own tools. Directly, the
-run is the baseline; through the proxy at a 30,000-token window it must end the same way with
-every upstream request valid and inside the window, one session for the conversation, no 5xx,
-few summaries, and an upstream prefix that changes only where the proxy compacted or the agent
-itself rewrote its history.
+run is the baseline; through the proxy at a 30,000-token window (45,000 for Claude Code on a
+model whose system prompt and tools take 22,000) it must end the same way with every upstream
+request valid and inside the window, one session for the conversation, no 5xx, few summaries,
+and an upstream prefix that changes only where the proxy compacted or the agent itself rewrote
+its history.
 
 The agents are large downloads: without them these tests skip saying why (``.ci/run`` installs
 them; under ``CI=true`` a missing agent fails). ``-m "not agents"`` leaves them out.
@@ -32,7 +33,6 @@ from tests.agent_upstream import scripted_model
 
 pytestmark = pytest.mark.agents
 
-WINDOW = 30_000
 SOURCE = Path(__file__).resolve().parent.parent / "src" / "contextwarden"
 SMALLEST_MODULE = 6_000
 """Bytes: the task reads modules at least this large, so 20 steps overflow the window."""
@@ -89,7 +89,7 @@ def run(agent: Agent, workspace: tuple[Path, list[str]], tmp: Path, proxied: boo
     home, socket = tmp / "home", tmp / "agent.sock"
     home.mkdir()
     with scripted_model(task) as model, proxy_lines() as lines:
-        config = ProxyConfig(model.url, window=WINDOW, store=str(tmp / "proxy.sqlite3"))
+        config = ProxyConfig(model.url, window=agent.window, store=str(tmp / "proxy.sqlite3"))
         upstream = running(config) if proxied else nullcontext(model.url)
         with upstream as url, recording(socket, url) as recorder:
             finished = run_isolated(agent, root, home, socket, modules)
@@ -130,9 +130,9 @@ def test_agent_runs_through_the_proxy(
     assert_finished(agent, result)
     assert stats.server_errors == 0, [s for s in result.sent if s.status >= 500]
     assert stats.invalid == 0, [s.problems for s in result.seen if s.problems]
-    assert stats.largest <= WINDOW, f"an upstream request of {stats.largest} tokens"
+    assert stats.largest <= agent.window, f"an upstream request of {stats.largest} tokens"
     side = stats.requests - stats.main_requests
     assert stats.main_session_requests >= stats.main_requests, stats
     assert stats.sessions <= 1 + side, stats
-    assert stats.summaries * REQUESTS_PER_SUMMARY <= stats.requests, stats
+    assert stats.summaries * REQUESTS_PER_SUMMARY <= stats.main_requests, stats
     assert not stats.unexplained_breaks, stats

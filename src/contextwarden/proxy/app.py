@@ -94,6 +94,10 @@ class Proxy:
             return fn(*args)
         return await anyio.to_thread.run_sync(fn, *args)
 
+    async def body(self, request: Request) -> bytearray:
+        """The request's body within ``--max-body`` and ``--client-timeout`` (else Refusal)."""
+        return await read_body(request, self.config.max_body, self.config.client_timeout)
+
     @property
     def place_breakpoints(self) -> bool:
         return self.config.cache == "auto"
@@ -147,7 +151,7 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
 
     async def count_tokens(request: Request) -> Response:
         try:
-            raw = bytes(await read_body(request, config.max_body, config.client_timeout))
+            raw = bytes(await proxy.body(request))
         except Refusal as exc:
             return refuse(proxy, ANTHROPIC, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
         body = await proxy.run(counted_body, proxy.sessions, request.headers, raw)
@@ -180,9 +184,8 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
     No client header can skip management: the proxy's own summary requests go straight to the
     upstream, so an ``x-contextwarden-query-source`` from a client means nothing here (and
     ``x-contextwarden-*`` headers never go upstream)."""
-    config = proxy.config
     try:
-        raw = await read_body(request, config.max_body, config.client_timeout)
+        raw = await proxy.body(request)
     except Refusal as exc:
         return refuse(proxy, api, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
     try:
@@ -374,9 +377,7 @@ async def forward(proxy: Proxy, request: Request, body: bytes | None = None) -> 
 
     try:
         if body is None:
-            body = bytes(
-                await read_body(request, proxy.config.max_body, proxy.config.client_timeout)
-            )
+            body = bytes(await proxy.body(request))
         path = confined(request.scope["path"], API_PREFIX)
         reply = await proxy.upstream.send(
             request.method, path, request.headers, body or None, request.url.query

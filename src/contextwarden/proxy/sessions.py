@@ -112,6 +112,8 @@ class Managed:
     fixed_share: float | None = None
     """The share of the window the system prompt and tools take, when it is over
     ``FIXED_SHARE_WARNING`` (compaction can then free little: summaries come often)."""
+    fixed_share_warned: bool = False
+    """This is the session's first request found over the share in this process (logged)."""
 
 
 class Sessions:
@@ -276,6 +278,7 @@ class Sessions:
     ) -> Managed:
         history.set_metadata(TURN_KEY, turn_record(turn))
         tokens = history.estimate_tokens()
+        share, warned = self._fixed_share(session_id, history)
         return Managed(
             session_id,
             history.messages,
@@ -284,15 +287,18 @@ class Sessions:
             tokens,
             report,
             turn.applied_edits,
-            self._fixed_share(session_id, history),
+            share,
+            warned,
         )
 
-    def _fixed_share(self, session_id: str, history: ConversationHistory) -> float | None:
-        """The window share of the session's fixed part when over the warning share; logged
-        once per session and process."""
+    def _fixed_share(
+        self, session_id: str, history: ConversationHistory
+    ) -> tuple[float | None, bool]:
+        """The window share of the session's fixed part when over the warning share, and
+        whether this is the first time (logged once per session and process)."""
         share = history.preamble_tokens / self.manager.policy.context_window
         if share <= FIXED_SHARE_WARNING:
-            return None
+            return None, False
         with self._guard:
             first = session_id not in self._warned
             self._warned.add(session_id)
@@ -304,7 +310,7 @@ class Sessions:
                 share * 100,
                 self.manager.policy.context_window,
             )
-        return share
+        return share, first
 
     def _replay(
         self, session_id: str, history: ConversationHistory, turn: Turn, latest: Turn

@@ -40,13 +40,18 @@ from contextwarden.proxy.matching import (
     Match,
     Turn,
     best_match,
+    body_marks,
     chain,
     fork_key,
+    item_digests,
+    lead_match,
+    lead_of,
+    prefix_chain,
     recorded_turns,
     session_key,
     turn_record,
 )
-from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail
+from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail, ReplaceLead
 from contextwarden.rules import DEFAULT_RULES, RoleAlternation, validate
 from contextwarden.stores.base import SessionStore, StoreConflictError
 from contextwarden.stores.binding import WriteThrough, open_history
@@ -149,30 +154,33 @@ class Sessions:
         return hook(session_id) if hook is not None else nullcontext()
 
     def _manage(self, request: Incoming) -> Managed:
-        digests = chain(request.items)
+        each = item_digests(request.items)
+        digests = prefix_chain(each)
         session_id = request.key
         while True:  # at most one step per branch point the client introduced
             created = self._create(session_id, request)
             if created is not None:
                 history, added = created
-                managed = self._extend(session_id, history, request, digests, ())
+                managed = self._extend(session_id, history, request, each, ())
                 return replace(managed, new_items=added)
             history = self.history(session_id, request.system, request.tools)
             turns = self._turns(session_id, history)
             if not turns:
                 new = checked(history.messages, request, 0)
-                return self._extend(session_id, history, request, digests, new)
+                return self._extend(session_id, history, request, each, new)
             found, latest = best_match(turns, digests), turns[-1]
+            if found is None or found.turn != latest:
+                found = lead_match(latest, request.items, each) or found
             if found is not None and not found.drop and found.at == len(request.items):
                 return self._replay(session_id, history, found.turn, latest)
             if found is not None and found.turn == latest:
                 kept = history.messages[: len(history.messages) - found.drop]
                 new = request.convert(request.items[found.at :], found.at)
-                if not found.drop:
+                if not found.drop and not found.lead:
                     new = new[_already_added(history, latest, new) :]
                 check_new(kept, new, found.at)
-                if self._rewound(history, found):
-                    return self._extend(session_id, history, request, digests, new)
+                if self._rewound(history, request, found):
+                    return self._extend(session_id, history, request, each, new)
             session_id = fork_key(session_id, digests, found.at if found is not None else 0)
 
     def _create(self, session_id: str, request: Incoming) -> tuple[ConversationHistory, int] | None:
@@ -232,13 +240,19 @@ class Sessions:
             return True
 
     # ----------------------------------------------------------------- steps
-    def _rewound(self, history: ConversationHistory, found: Match) -> bool:
+    def _rewound(self, history: ConversationHistory, request: Incoming, found: Match) -> bool:
         """Whether the view now ends where the request's unseen items start: at once for a
-        request that extends the latest turn; after dropping the rewritten tail for an edit."""
-        if not found.drop:
+        request that extends the latest turn; after dropping the rewritten tail for an edit,
+        and with the request's version of the lead-in when the agent rewrote that."""
+        if not found.drop and not found.lead:
             return True
         try:
-            report = self.manager.apply(history, DropTail(found.drop), trigger=EDIT_TRIGGER)
+            if found.lead:
+                lead = tuple(checked((), replace(request, items=request.items[: found.lead]), 0))
+                edit = ReplaceLead(lead, found.drop)
+                report = self.manager.apply(history, edit, trigger=EDIT_TRIGGER, grow=True)
+            else:
+                report = self.manager.apply(history, DropTail(found.drop), trigger=EDIT_TRIGGER)
         except CompactionError:
             return False  # the rewind would break a rule: the edited request forks instead
         return report.applied
@@ -248,7 +262,7 @@ class Sessions:
         session_id: str,
         history: ConversationHistory,
         request: Incoming,
-        digests: Sequence[str],
+        each: Sequence[bytes],
         new: Sequence[Message],
     ) -> Managed:
         """Add the request's checked ``new`` messages, manage, and record the turn."""
@@ -264,8 +278,10 @@ class Sessions:
         if history.estimate_tokens() > limit:  # prepare() raises first unless told to flag
             raise ContextOverflowError(history.estimate_tokens(), limit)
         count = len(request.items)
+        digests = prefix_chain(each)
         marks = tail_marks(history.messages, request, digests)
-        turn = Turn(count, digests[count], len(history.log), tuple(applied), marks)
+        lead, bodies = lead_of(each, count), body_marks(each, count, marks)
+        turn = Turn(count, digests[count], len(history.log), tuple(applied), marks, lead, bodies)
         return self._record(session_id, history, turn, len(new), report)
 
     def _record(

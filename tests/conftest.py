@@ -125,6 +125,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"corpus: needs the whole data corpus at ${DATA_ENV} (skips without it)"
     )
+    config.addinivalue_line(
+        "markers", "agents: drives the pinned third-party agents (tests/agents/; skips without)"
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str:

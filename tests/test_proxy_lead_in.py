@@ -24,9 +24,12 @@ ANSWER = "Here is the change, explained step by step. " * 60
 FILE = "x = 1  # line\n" * 40
 
 
-def lead(files: int, ack: str = "Ok, I will use these files as references.") -> list[Any]:
+def lead(
+    files: int, ack: str = "Ok, I will use these files as references.", lines: int = 40
+) -> list[Any]:
     """aider's lead-in: its example exchange, the code base switch, and the READ ONLY files."""
-    read_only = "\n".join(f"src/m{i}.py\n```\n{FILE}```" for i in range(files))
+    body = FILE[: len(FILE) // 40 * lines]
+    read_only = "\n".join(f"src/m{i}.py\n```\n{body}```" for i in range(files))
     return [
         {"role": "user", "content": "Change the greeting to be more casual"},
         {"role": "assistant", "content": "Ok, I will change the greeting."},
@@ -37,21 +40,23 @@ def lead(files: int, ack: str = "Ok, I will use these files as references.") -> 
     ]
 
 
-def request(files: int, history: list[Any], ask: str, ack: str | None = None) -> Any:
-    opening = lead(files) if ack is None else lead(files, ack)
+def request(
+    files: int, history: list[Any], ask: str, ack: str | None = None, lines: int = 40
+) -> Any:
+    opening = lead(files, lines=lines) if ack is None else lead(files, ack, lines)
     current = {"role": "user", "content": ask + REMINDER}
     return CHAT.conversation(
         {"model": "m", "messages": [SYSTEM, *opening, *history, current]}, None
     )
 
 
-def run(sessions: Sessions, turns: int) -> list[Managed]:
+def run(sessions: Sessions, turns: int, lines: int = 40) -> list[Managed]:
     """``turns`` aider turns, each adding a read-only file; the reminder goes after each."""
     history: list[Any] = []
     out = []
     for n in range(turns):
         ask = f"Step {n}: refactor module {n}."
-        out.append(sessions.manage(request(n + 1, history, ask)))
+        out.append(sessions.manage(request(n + 1, history, ask, lines=lines)))
         history += [{"role": "user", "content": ask}, {"role": "assistant", "content": ANSWER}]
     return out
 
@@ -76,16 +81,28 @@ def test_a_rewritten_lead_in_is_an_edit_of_the_same_session(tmp_path: Path) -> N
     assert text(managed[-1]).count(REMINDER.strip()) == 1  # the old reminders are gone
 
 
-def test_summaries_stay_rare_and_keep_the_newest_lead_in(tmp_path: Path) -> None:
-    sessions = make(tmp_path, 30_000)
-    turns = 30
-    managed = run(sessions, turns)
+def summaries(sessions: Sessions, managed: list[Managed]) -> int:
     assert len({m.session_id for m in managed}) == 1
-    log = sessions.store.log(managed[0].session_id)
-    summaries = sum(isinstance(e, CompactionBoundary) and e.summary is not None for e in log)
-    assert 1 <= summaries <= turns // 5
     assert all(m.tokens <= sessions.manager.policy.effective_window for m in managed)
+    log = sessions.store.log(managed[0].session_id)
+    return sum(isinstance(e, CompactionBoundary) and e.summary is not None for e in log)
+
+
+def test_a_small_lead_in_is_put_back_after_a_summary_took_it(tmp_path: Path) -> None:
+    sessions = make(tmp_path, 30_000)
+    turns = 60
+    managed = run(sessions, turns, lines=4)
+    assert 1 <= summaries(sessions, managed) <= turns // 5
     assert f"src/m{turns - 1}.py" in text(managed[-1])  # the files added after the summary
+
+
+def test_a_lead_in_outgrowing_the_room_stays_summarized_and_summaries_stay_rare(
+    tmp_path: Path,
+) -> None:
+    sessions = make(tmp_path, 30_000)
+    turns = 45  # the READ ONLY files grow to ~9K tokens, a third of the window
+    managed = run(sessions, turns)
+    assert 1 <= summaries(sessions, managed) <= turns // 5
 
 
 def test_different_conversations_with_the_same_opening_get_their_own_sessions(

@@ -76,12 +76,18 @@ class ReplaceLead:
         return CompactionResult(new, report)
 
 
+def summarized_lead(view: Sequence[Message]) -> bool:
+    """Whether a summary took the view's lead-in (its first message is the summary's)."""
+    kept = view[0].meta.extra.get(FIRST_BLOCKS_KEY) if view else None
+    return isinstance(kept, int) and not isinstance(kept, bool)
+
+
 def _after_lead(view: Sequence[Message], lead: Sequence[Message]) -> tuple[Message, ...] | None:
     """What of ``view`` follows its lead-in, or None when it does not start with one."""
     if not lead or not view or view[0].role != lead[0].role:
         return None
-    kept = view[0].meta.extra.get(FIRST_BLOCKS_KEY)
-    if isinstance(kept, int) and not isinstance(kept, bool):  # a summary took the lead-in
+    if summarized_lead(view):
+        kept = int(view[0].meta.extra[FIRST_BLOCKS_KEY])
         if lead[-1].role == view[0].role or view[0].content[:kept] != lead[0].content:
             return None
         extra = FrozenDict({k: v for k, v in view[0].meta.extra.items() if k != FIRST_BLOCKS_KEY})

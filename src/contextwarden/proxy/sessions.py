@@ -51,7 +51,7 @@ from contextwarden.proxy.matching import (
     session_key,
     turn_record,
 )
-from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail, ReplaceLead
+from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail, ReplaceLead, summarized_lead
 from contextwarden.rules import DEFAULT_RULES, RoleAlternation, validate
 from contextwarden.stores.base import SessionStore, StoreConflictError
 from contextwarden.stores.binding import WriteThrough, open_history
@@ -75,6 +75,11 @@ is loaded from the store on its next request."""
 REQUEST_RULES = tuple(r for r in DEFAULT_RULES if not isinstance(r, RoleAlternation))
 """The rules a request's new items are checked against before anything is written (the APIs
 merge consecutive same-role messages, and so does the proxy's history)."""
+
+LEAD_RESTORE_ROOM = 0.5
+"""Share of the room left under the compaction threshold a summarized lead-in's new version may
+take to be put back in full; a larger one stays as the summary left it (restoring it would only
+bring the next summary on at once: aider's READ ONLY files can outgrow the window)."""
 
 CONTEXT_MESSAGES = 2
 """Messages of the view new items are checked after (a result needs the call before it)."""
@@ -244,11 +249,11 @@ class Sessions:
         """Whether the view now ends where the request's unseen items start: at once for a
         request that extends the latest turn; after dropping the rewritten tail for an edit,
         and with the request's version of the lead-in when the agent rewrote that."""
-        if not found.drop and not found.lead:
+        lead = self._new_lead(history, request, found)
+        if not found.drop and not lead:
             return True
         try:
-            if found.lead:
-                lead = tuple(checked((), replace(request, items=request.items[: found.lead]), 0))
+            if lead:
                 edit = ReplaceLead(lead, found.drop)
                 report = self.manager.apply(history, edit, trigger=EDIT_TRIGGER, grow=True)
             else:
@@ -256,6 +261,21 @@ class Sessions:
         except CompactionError:
             return False  # the rewind would break a rule: the edited request forks instead
         return report.applied
+
+    def _new_lead(
+        self, history: ConversationHistory, request: Incoming, found: Match
+    ) -> tuple[Message, ...]:
+        """The agent's new lead-in to put in the view: none when it did not rewrite it, or
+        when a summary took the old one and the new one would not leave the next summary
+        several requests away (``LEAD_RESTORE_ROOM``): it stays as the summary left it."""
+        if not found.lead:
+            return ()
+        lead = tuple(checked((), replace(request, items=request.items[: found.lead]), 0))
+        if not summarized_lead(history.messages):
+            return lead
+        room = self.manager.policy.autocompact_threshold - history.estimate_tokens()
+        size = sum(self.counter.count_message(m) for m in lead)
+        return lead if size <= room * LEAD_RESTORE_ROOM else ()
 
     def _extend(
         self,

@@ -38,10 +38,7 @@ SMALLEST_MODULE = 6_000
 """Bytes: the task reads modules at least this large, so 20 steps overflow the window."""
 REQUESTS_PER_SUMMARY = 5
 """At most one summary per this many requests."""
-KNOWN_PROXY_FAILURES = {
-    "aider": "issue 22: a turn that adds a file rewrites the files message ahead of the history; "
-    "the proxy takes it for a new session and summarizes from scratch",
-}
+KNOWN_PROXY_FAILURES: dict[str, str] = {}
 """What the proxy still gets wrong with an agent (strict: a fix makes the test fail until the
 entry goes)."""
 

@@ -211,7 +211,9 @@ def test_a_large_fixed_part_is_reported_once_and_the_agent_goes_on(
             httpx.post(f"{url}/v1/messages", json=body(messages, tools=tools), headers=HEADERS)
             for messages in ([OPENING[0]], [*OPENING, {"role": "user", "content": [RESULT]}])
         ]
+        metrics = httpx.get(f"{url}/metrics").text
     assert [r.status_code for r in replies] == [200, 200]
+    assert "contextwarden_proxy_fixed_share_warnings_total 1\n" in metrics
     shares = [float(r.headers["x-contextwarden-fixed-share"]) for r in replies]
     assert all(0.5 < share < 1 for share in shares)
     warnings = [

@@ -163,7 +163,7 @@ class ContextManager:
         return self._report(history, actions, before, count, started)
 
     def apply(
-        self, history: ConversationHistory, strategy: Strategy, *, trigger: str
+        self, history: ConversationHistory, strategy: Strategy, *, trigger: str, grow: bool = False
     ) -> StrategyReport:
         """Run one ``strategy`` on ``history`` now, atomically, as the ladder runs its rungs.
 
@@ -173,9 +173,12 @@ class ContextManager:
         strategy itself (e.g. SummarizerError) leaves it untouched too. When applied: a compaction
         boundary in the log, post-compact hooks for a summary, cleanup hooks, and an event with
         ``trigger``. The circuit breaker is neither consulted nor counted.
+
+        ``grow``: the strategy installs the agent's own rewrite of its history (the proxy's
+        lead-in edits), which may hold more tokens; every rule is still checked.
         """
         state = self._state(history)
-        return self._run(strategy, history, state, trigger).report
+        return self._run(strategy, history, state, trigger, grow=grow).report
 
     def is_near_limit(self, history: ConversationHistory) -> bool:
         """True above ``warning_ratio`` of the window (the seed's ``isNearLimit``)."""
@@ -344,6 +347,7 @@ class ContextManager:
         *,
         start: int = 0,
         quiet: bool = False,
+        grow: bool = False,
     ) -> CompactionResult:
         """Run ``strategy`` on the view and apply its result atomically; emit its event."""
         started = time.perf_counter()
@@ -354,7 +358,7 @@ class ContextManager:
             result = add_to_summary(result, view, self.hooks.post_blocks(result), ctx)
         lost = NOTHING_LOST
         if result.applied:
-            apply_result(history, view, result, trigger, self.clock(), cache=ctx.tokens)
+            apply_result(history, view, result, trigger, self.clock(), cache=ctx.tokens, grow=grow)
             lost = losses(view, history.messages, history.counter)
             state.lost = state.lost.merged(lost)
             self.hooks.cleanup(history)

@@ -112,13 +112,15 @@ def apply_result(
     timestamp: float,
     *,
     cache: TokenCache,
+    grow: bool = False,
 ) -> None:
     """Install ``result.messages`` as the history's view, or raise CompactionError untouched.
 
     Whatever the strategy, the new view is checked here: every rule (the whole view when
     messages were added or removed, else around each message that changed), the latest
     assistant turn's thinking, and fewer tokens. ``cache`` holds the counts the strategy made;
-    the history's ledger takes them as they are.
+    the history's ledger takes them as they are. ``grow``: an agent's own edit of its history,
+    exempt from the fewer-tokens check only.
     """
     new = result.messages
     name = result.report.name
@@ -129,7 +131,7 @@ def apply_result(
         raise CompactionError(f"{name} produced an invalid view: {problems[0]}")
     if not latest_thinking_preserved(view, new):
         raise CompactionError(f"{name} changed the latest assistant turn's thinking blocks")
-    if result.report.tokens_after >= result.report.tokens_before:
+    if not grow and result.report.tokens_after >= result.report.tokens_before:
         raise CompactionError(f"{name} did not reduce the token count")
     kept = {id(m) for m in new}
     boundary = CompactionBoundary(

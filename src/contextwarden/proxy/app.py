@@ -267,6 +267,7 @@ async def send(
         managed.report.applied if managed.report else (),
         retried=retried,
         new_items=managed.new_items,
+        fixed_share_warned=managed.fixed_share_warned,
     )
     return await relay(proxy, api, reply, body, incoming.key, managed, record, started)
 

@@ -5,7 +5,9 @@ requests (``cache_control`` markers), and the ``proxy.turn`` records a match is 
 Each managed turn leaves a record: how many items it had, the chain's value there, and the chain
 at its last few item positions with the number of view messages those items became (``marks``),
 so a request that rewrote the tail of the previous one (aider's reminder) is recognised as an
-edit of the same session instead of a branch.
+edit of the same session instead of a branch. It also keeps the hashes of the turn's first items
+(its ``lead``) and the chain over the items after them (``bodies``), so a request whose agent
+rewrote its fixed lead-in (aider's READ ONLY files, ahead of its history) is an edit too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ SCOPE_CHARS = 16
 EDIT_DEPTH = 3
 """Trailing items of a turn an agent may rewrite in its next request and still be matched as an
 edit of the same session (aider rewrites one: its last user message)."""
+LEAD_DEPTH = 8
+"""Leading items of a conversation an agent may rewrite as its fixed lead-in (aider: its example
+exchange, "I switched to a new code base", the READ ONLY files, each answered "Ok")."""
 VOLATILE_KEYS = frozenset({"cache_control"})
 """Block fields agents move between requests without changing the conversation."""
 BEARER = "bearer "
@@ -59,6 +64,10 @@ class Turn:
     applied_edits: tuple[Any, ...] = field(default=(), compare=False)
     marks: tuple[Mark, ...] = field(default=(), compare=False)
     """The chain at the turn's last item positions, newest first (for edits of its tail)."""
+    lead: tuple[str, ...] = field(default=(), compare=False)
+    """The hash of each of the turn's first items (``lead_of``)."""
+    bodies: tuple[Mark, ...] = field(default=(), compare=False)
+    """The chain over the items after ``lead`` at the turn's end and at its marks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +78,8 @@ class Match:
     turn: Turn
     at: int
     drop: int = 0
+    lead: int = 0
+    """> 0: the agent rewrote some of its first ``lead`` items (its lead-in)."""
 
 
 def credential_scope(headers: Mapping[str, str]) -> str:
@@ -128,23 +139,77 @@ def _volatile(item: Any) -> bool:
 
 
 def chain(items: Sequence[Any]) -> list[str]:
-    """``chain[n]`` identifies ``items[:n]`` (a hash chain, so equal prefixes share values).
+    """``chain[n]`` identifies ``items[:n]`` (a hash chain, so equal prefixes share values)."""
+    return prefix_chain(item_digests(items))
 
-    One running hash over each item's canonical bytes (orjson: serializing is most of the
-    cost of a request the proxy has mostly seen)."""
+
+def item_digests(items: Sequence[Any]) -> list[bytes]:
+    """Each item's hash over its canonical bytes (orjson: serializing is most of the cost of a
+    request the proxy has mostly seen)."""
     orjson: Any = require("orjson", "proxy")
-    running = hashlib.sha256()
-    out = [""]
+    out: list[bytes] = []
     for item in items:
         value = stable(item) if _volatile(item) else item
         try:
             data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # integers beyond 64 bits, which orjson does not write
             data = _canonical(value).encode("utf-8", "surrogatepass")
-        running.update(len(data).to_bytes(8, "big"))
-        running.update(data)
+        out.append(hashlib.sha256(data).digest())
+    return out
+
+
+def prefix_chain(each: Sequence[bytes]) -> list[str]:
+    """The hash chain over item hashes ``each``: one running hash, a value per prefix."""
+    running = hashlib.sha256()
+    out = [""]
+    for digest in each:
+        running.update(digest)
         out.append(running.copy().hexdigest()[:KEY_HASH_CHARS])
     return out
+
+
+def lead_of(each: Sequence[bytes], count: int) -> tuple[str, ...]:
+    """The hashes of a turn's first items, up to ``LEAD_DEPTH`` and never its last one."""
+    return tuple(d.hex()[:KEY_HASH_CHARS] for d in each[: min(LEAD_DEPTH, count - 1)])
+
+
+def body_marks(each: Sequence[bytes], count: int, marks: Sequence[Mark]) -> tuple[Mark, ...]:
+    """The chain over a turn's items after its lead at its end and at each of its ``marks``."""
+    start = len(lead_of(each, count))
+    body = prefix_chain(each[start:count])
+    ends = [Mark(count, "", 0), *marks]
+    return tuple(Mark(m.at, body[m.at - start], m.drop) for m in ends if m.at >= start)
+
+
+def lead_match(turn: Turn, items: Sequence[Any], each: Sequence[bytes]) -> Match | None:
+    """``turn`` continued by a request whose agent rewrote its lead-in: the first item is the
+    same, every changed item is a user item answered by the same assistant item as before (the
+    agent's canned "Ok"), and what follows the lead is the turn's conversation or an edit of its
+    tail."""
+    size = len(turn.lead)
+    if size < 2 or len(items) <= size:
+        return None
+    same = [each[i].hex()[:KEY_HASH_CHARS] == turn.lead[i] for i in range(size)]
+    changed = [i for i in range(size) if not same[i]]
+    if not changed or not same[0] or not all(_rewritten(items, same, i) for i in changed):
+        return None
+    body = prefix_chain(each[size:])
+    for mark in turn.bodies:
+        if mark.at - size < len(body) and body[mark.at - size] == mark.digest:
+            return Match(turn, mark.at, mark.drop, size)
+    return None
+
+
+def _rewritten(items: Sequence[Any], same: Sequence[bool], i: int) -> bool:
+    """Whether lead item ``i`` is a user item whose unchanged answer follows it in the lead."""
+    if i + 1 >= len(same) or not same[i + 1]:
+        return False
+    return _role(items[i]) == "user" and _role(items[i + 1]) == "assistant"
+
+
+def _role(item: Any) -> str | None:
+    role = item.get("role") if isinstance(item, Mapping) else None
+    return role if isinstance(role, str) else None
 
 
 def recorded_turns(log: Sequence[LogEntry]) -> list[Turn]:
@@ -158,12 +223,15 @@ def recorded_turns(log: Sequence[LogEntry]) -> list[Turn]:
 
 def turn_from_record(value: Mapping[str, Any]) -> Turn:
     marks = tuple(Mark(int(a), str(d), int(n)) for a, d, n in value.get("marks") or ())
+    bodies = tuple(Mark(int(a), str(d), int(n)) for a, d, n in value.get("bodies") or ())
     return Turn(
         int(value["incoming"]),
         str(value["digest"]),
         int(value["version"]),
         tuple(value.get("applied_edits") or ()),
         marks,
+        tuple(str(h) for h in value.get("lead") or ()),
+        bodies,
     )
 
 
@@ -174,6 +242,8 @@ def turn_record(turn: Turn) -> dict[str, Any]:
         "version": turn.version,
         "applied_edits": list(turn.applied_edits),
         "marks": [[m.at, m.digest, m.drop] for m in turn.marks],
+        "lead": list(turn.lead),
+        "bodies": [[m.at, m.digest, m.drop] for m in turn.bodies],
     }
 
 

@@ -20,6 +20,10 @@ HELP = {
     "tokens_out_total": ("counter", "Estimated tokens of managed conversations sent upstream."),
     "upstream_seconds_total": ("counter", "Seconds spent waiting for upstream replies."),
     "retries_total": ("counter", "Requests retried after a forced compaction."),
+    "fixed_share_warnings_total": (
+        "counter",
+        "Sessions whose system prompt and tools take over half the window (warned once each).",
+    ),
 }
 
 
@@ -37,6 +41,8 @@ class RequestRecord:
     retried: bool = False
     error: str | None = None
     new_items: int = 0
+    fixed_share_warned: bool = False
+    """This request's session was found to have a large fixed part (the first such request)."""
 
 
 @dataclass
@@ -68,6 +74,8 @@ class Metrics:
         self.add("upstream_seconds_total", record.upstream_seconds)
         if record.retried:
             self.add("retries_total")
+        if record.fixed_share_warned:
+            self.add("fixed_share_warnings_total")
         line = {
             "session": record.session,
             "api": record.api,

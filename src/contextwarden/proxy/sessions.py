@@ -40,13 +40,18 @@ from contextwarden.proxy.matching import (
     Match,
     Turn,
     best_match,
+    body_marks,
     chain,
     fork_key,
+    item_digests,
+    lead_match,
+    lead_of,
+    prefix_chain,
     recorded_turns,
     session_key,
     turn_record,
 )
-from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail
+from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail, ReplaceLead, summarized_lead
 from contextwarden.rules import DEFAULT_RULES, RoleAlternation, validate
 from contextwarden.stores.base import SessionStore, StoreConflictError
 from contextwarden.stores.binding import WriteThrough, open_history
@@ -70,6 +75,11 @@ is loaded from the store on its next request."""
 REQUEST_RULES = tuple(r for r in DEFAULT_RULES if not isinstance(r, RoleAlternation))
 """The rules a request's new items are checked against before anything is written (the APIs
 merge consecutive same-role messages, and so does the proxy's history)."""
+
+LEAD_RESTORE_ROOM = 0.5
+"""Share of the room left under the compaction threshold a summarized lead-in's new version may
+take to be put back in full; a larger one stays as the summary left it (restoring it would only
+bring the next summary on at once: aider's READ ONLY files can outgrow the window)."""
 
 CONTEXT_MESSAGES = 2
 """Messages of the view new items are checked after (a result needs the call before it)."""
@@ -112,6 +122,8 @@ class Managed:
     fixed_share: float | None = None
     """The share of the window the system prompt and tools take, when it is over
     ``FIXED_SHARE_WARNING`` (compaction can then free little: summaries come often)."""
+    fixed_share_warned: bool = False
+    """This is the session's first request found over the share in this process (logged)."""
 
 
 class Sessions:
@@ -147,30 +159,33 @@ class Sessions:
         return hook(session_id) if hook is not None else nullcontext()
 
     def _manage(self, request: Incoming) -> Managed:
-        digests = chain(request.items)
+        each = item_digests(request.items)
+        digests = prefix_chain(each)
         session_id = request.key
         while True:  # at most one step per branch point the client introduced
             created = self._create(session_id, request)
             if created is not None:
                 history, added = created
-                managed = self._extend(session_id, history, request, digests, ())
+                managed = self._extend(session_id, history, request, each, ())
                 return replace(managed, new_items=added)
             history = self.history(session_id, request.system, request.tools)
             turns = self._turns(session_id, history)
             if not turns:
                 new = checked(history.messages, request, 0)
-                return self._extend(session_id, history, request, digests, new)
+                return self._extend(session_id, history, request, each, new)
             found, latest = best_match(turns, digests), turns[-1]
+            if found is None or found.turn != latest:
+                found = lead_match(latest, request.items, each) or found
             if found is not None and not found.drop and found.at == len(request.items):
                 return self._replay(session_id, history, found.turn, latest)
             if found is not None and found.turn == latest:
                 kept = history.messages[: len(history.messages) - found.drop]
                 new = request.convert(request.items[found.at :], found.at)
-                if not found.drop:
+                if not found.drop and not found.lead:
                     new = new[_already_added(history, latest, new) :]
                 check_new(kept, new, found.at)
-                if self._rewound(history, found):
-                    return self._extend(session_id, history, request, digests, new)
+                if self._rewound(history, request, found):
+                    return self._extend(session_id, history, request, each, new)
             session_id = fork_key(session_id, digests, found.at if found is not None else 0)
 
     def _create(self, session_id: str, request: Incoming) -> tuple[ConversationHistory, int] | None:
@@ -230,23 +245,44 @@ class Sessions:
             return True
 
     # ----------------------------------------------------------------- steps
-    def _rewound(self, history: ConversationHistory, found: Match) -> bool:
+    def _rewound(self, history: ConversationHistory, request: Incoming, found: Match) -> bool:
         """Whether the view now ends where the request's unseen items start: at once for a
-        request that extends the latest turn; after dropping the rewritten tail for an edit."""
-        if not found.drop:
+        request that extends the latest turn; after dropping the rewritten tail for an edit,
+        and with the request's version of the lead-in when the agent rewrote that."""
+        lead = self._new_lead(history, request, found)
+        if not found.drop and not lead:
             return True
         try:
-            report = self.manager.apply(history, DropTail(found.drop), trigger=EDIT_TRIGGER)
+            if lead:
+                edit = ReplaceLead(lead, found.drop)
+                report = self.manager.apply(history, edit, trigger=EDIT_TRIGGER, grow=True)
+            else:
+                report = self.manager.apply(history, DropTail(found.drop), trigger=EDIT_TRIGGER)
         except CompactionError:
             return False  # the rewind would break a rule: the edited request forks instead
         return report.applied
+
+    def _new_lead(
+        self, history: ConversationHistory, request: Incoming, found: Match
+    ) -> tuple[Message, ...]:
+        """The agent's new lead-in to put in the view: none when it did not rewrite it, or
+        when a summary took the old one and the new one would not leave the next summary
+        several requests away (``LEAD_RESTORE_ROOM``): it stays as the summary left it."""
+        if not found.lead:
+            return ()
+        lead = tuple(checked((), replace(request, items=request.items[: found.lead]), 0))
+        if not summarized_lead(history.messages):
+            return lead
+        room = self.manager.policy.autocompact_threshold - history.estimate_tokens()
+        size = sum(self.counter.count_message(m) for m in lead)
+        return lead if size <= room * LEAD_RESTORE_ROOM else ()
 
     def _extend(
         self,
         session_id: str,
         history: ConversationHistory,
         request: Incoming,
-        digests: Sequence[str],
+        each: Sequence[bytes],
         new: Sequence[Message],
     ) -> Managed:
         """Add the request's checked ``new`` messages, manage, and record the turn."""
@@ -262,8 +298,10 @@ class Sessions:
         if history.estimate_tokens() > limit:  # prepare() raises first unless told to flag
             raise ContextOverflowError(history.estimate_tokens(), limit)
         count = len(request.items)
+        digests = prefix_chain(each)
         marks = tail_marks(history.messages, request, digests)
-        turn = Turn(count, digests[count], len(history.log), tuple(applied), marks)
+        lead, bodies = lead_of(each, count), body_marks(each, count, marks)
+        turn = Turn(count, digests[count], len(history.log), tuple(applied), marks, lead, bodies)
         return self._record(session_id, history, turn, len(new), report)
 
     def _record(
@@ -276,6 +314,7 @@ class Sessions:
     ) -> Managed:
         history.set_metadata(TURN_KEY, turn_record(turn))
         tokens = history.estimate_tokens()
+        share, warned = self._fixed_share(session_id, history)
         return Managed(
             session_id,
             history.messages,
@@ -284,15 +323,18 @@ class Sessions:
             tokens,
             report,
             turn.applied_edits,
-            self._fixed_share(session_id, history),
+            share,
+            warned,
         )
 
-    def _fixed_share(self, session_id: str, history: ConversationHistory) -> float | None:
-        """The window share of the session's fixed part when over the warning share; logged
-        once per session and process."""
+    def _fixed_share(
+        self, session_id: str, history: ConversationHistory
+    ) -> tuple[float | None, bool]:
+        """The window share of the session's fixed part when over the warning share, and
+        whether this is the first time (logged once per session and process)."""
         share = history.preamble_tokens / self.manager.policy.context_window
         if share <= FIXED_SHARE_WARNING:
-            return None
+            return None, False
         with self._guard:
             first = session_id not in self._warned
             self._warned.add(session_id)
@@ -304,7 +346,7 @@ class Sessions:
                 share * 100,
                 self.manager.policy.context_window,
             )
-        return share
+        return share, first
 
     def _replay(
         self, session_id: str, history: ConversationHistory, turn: Turn, latest: Turn

@@ -103,14 +103,19 @@ def model() -> Iterator[tuple[ScriptedCoder, str]]:
         yield coder, f"{api.url}/v1"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def notes_workspace(tmp_path: Path) -> Path:
+    """A workspace of ``FILES`` notes of 180 numbered lines each, too many for ``WINDOW``."""
     root = tmp_path / "ws"
     (root / "notes").mkdir(parents=True)
     for n in range(FILES):
         lines = [f"note {n}, line {i}: the value of setting {n}.{i} is {i * n}" for i in range(180)]
         (root / "notes" / f"f{n}.txt").write_text("\n".join(lines) + "\n")
     return root
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return notes_workspace(tmp_path)
 
 
 def chat_command(url: str, home: Path, *extra: str) -> list[str]:
@@ -131,6 +136,20 @@ def chat_command(url: str, home: Path, *extra: str) -> list[str]:
     ]
 
 
+def print_mode(
+    url: str, home: Path, task: str, workspace: Path
+) -> subprocess.CompletedProcess[str]:
+    """``contextwarden chat -p TASK`` against the scripted model at ``url``."""
+    return subprocess.run(
+        chat_command(url, home, "-p", task, "--workspace", str(workspace)),
+        capture_output=True,
+        text=True,
+        env=chat_env(),
+        timeout=120,
+        check=False,
+    )
+
+
 def chat_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     src = str(Path(__file__).resolve().parents[1] / "src")
@@ -143,14 +162,7 @@ def test_print_mode_runs_a_task_that_overflows_the_window(
     model: tuple[ScriptedCoder, str], workspace: Path, tmp_path: Path
 ) -> None:
     coder, url = model
-    done = subprocess.run(
-        chat_command(url, tmp_path, "-p", "read the notes please", "--workspace", str(workspace)),
-        capture_output=True,
-        text=True,
-        env=chat_env(),
-        timeout=120,
-        check=False,
-    )
+    done = print_mode(url, tmp_path, "read the notes please", workspace)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Done reading. Your last words: read the notes please"
     assert coder.requests == FILES + 1

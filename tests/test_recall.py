@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,7 @@ from contextwarden.stores.sqlite import SqliteStore
 from contextwarden.summarizers.structured import StructuredSummarizer
 from tests.conftest import fixture_path
 from tests.servers import Captured, Reply, openai_completion, openai_stream, serving
-from tests.test_chat import FILES, chat_command, chat_env
+from tests.test_chat import FILES, notes_workspace, print_mode
 
 SESSION = "claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl"
 SPAN_ID = re.compile(r'recall\(id="(sha256-[0-9a-f]+)"\)')
@@ -182,30 +181,13 @@ def recalling() -> Iterator[tuple[RecallingCoder, str]]:
 
 
 def test_chat_gets_back_what_compaction_took(
-    recalling: tuple[RecallingCoder, str], workspace: Path, tmp_path: Path
+    recalling: tuple[RecallingCoder, str], tmp_path: Path
 ) -> None:
     coder, url = recalling
-    done = subprocess.run(
-        chat_command(url, tmp_path, "-p", "read the notes please", "--workspace", str(workspace)),
-        capture_output=True,
-        text=True,
-        env=chat_env(),
-        timeout=120,
-        check=False,
-    )
+    done = print_mode(url, tmp_path, "read the notes please", notes_workspace(tmp_path))
     assert done.returncode == 0, done.stderr
     assert coder.recalls, "line 5 of the first note should have left the 8K context"
     assert done.stdout.strip() == f"Line 5 said: {RecallingCoder.WANTED}"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "notes").mkdir(parents=True)
-    for n in range(FILES):
-        lines = [f"note {n}, line {i}: the value of setting {n}.{i} is {i * n}" for i in range(180)]
-        (root / "notes" / f"f{n}.txt").write_text("\n".join(lines) + "\n")
-    return root
 
 
 def _buried_lines(session: ConversationHistory) -> list[Probe]:

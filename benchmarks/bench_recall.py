@@ -14,7 +14,6 @@ split as ``bench_retention`` splits them, held-out half first.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections import Counter
@@ -22,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_retention import KINDS, split, write
+from bench_retention import KINDS, section_main, split
 
 from contextwarden.eval.probes import default_probes, reasoning_probes
 from contextwarden.eval.replay import StrategyRun, replay
@@ -126,14 +125,7 @@ def section() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", type=Path, help="replace the section in this Markdown file")
-    args = parser.parse_args(argv)
-    text = section()
-    if args.write:
-        write(args.write, text)
-    print(text)
-    return 0
+    return section_main(__doc__, section, argv)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,15 +196,20 @@ def write(path: Path, text: str) -> None:
     path.write_text(doc.rstrip() + "\n", encoding="utf-8")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def section_main(doc: str, make: Callable[[], str], argv: Sequence[str] | None) -> int:
+    """Print the section ``make`` writes, and with ``--write FILE`` replace it there too."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--write", type=Path, help="update the section in a Markdown file")
     args = parser.parse_args(argv)
-    text = section()
+    text = make()
     if args.write:
         write(args.write, text)
     print(text)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return section_main(__doc__, section, argv)
 
 
 if __name__ == "__main__":

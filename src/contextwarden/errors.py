@@ -25,6 +25,7 @@ class ContextWardenError(Exception):
         ├── PricingError                 a price table or cache model input is wrong (cost/)
         ├── ToolError                    an agent tool refused a call (bad argument, special file)
         ├── UpstreamError                the proxy's upstream failed or took too long (proxy/)
+        ├── RequestRefused               the proxy refused a request before any work (proxy/)
         ├── MissingDependencyError       an optional extra is not installed
         └── UsageError                   a command line that cannot be carried out (CLI exit 2)
             └── ProxyConfigError         an option of ``contextwarden proxy`` is unusable
@@ -149,6 +150,17 @@ class UpstreamError(ContextWardenError):
         self.phase = phase
         self.upstream = upstream
         self.timed_out = timed_out
+
+
+class RequestRefused(ContextWardenError):
+    """The proxy refused a client's request before doing anything with it: ``status`` 413 (body
+    over ``--max-body``), 408 (body slower than ``--client-timeout``) or 400 (a path outside
+    the API); ``reason`` is what ``/metrics`` counts it under."""
+
+    def __init__(self, message: str, *, status: int, reason: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
 
 
 class UsageError(ContextWardenError):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from contextwarden.errors import (
     ContextOverflowError,
     ContextWardenError,
+    RequestRefused,
     StoreError,
     UpstreamError,
     require,
@@ -37,7 +38,13 @@ from contextwarden.proxy.apis_gemini import routes as gemini_paths
 from contextwarden.proxy.apis_openai import CHAT, RESPONSES
 from contextwarden.proxy.config import ProxyConfig
 from contextwarden.proxy.counting import counted_body
-from contextwarden.proxy.guard import UPSTREAM_TIMEOUT, Refusal, SlowReaders, confined, read_body
+from contextwarden.proxy.guard import (
+    UPSTREAM_TIMEOUT,
+    SlowReaders,
+    confined,
+    read_body,
+    refused_kind,
+)
 from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.metrics import Metrics, RequestRecord
 from contextwarden.proxy.sessions import FIXED_SHARE_HEADER, Incoming, Managed, Sessions
@@ -95,7 +102,8 @@ class Proxy:
         return await anyio.to_thread.run_sync(fn, *args)
 
     async def body(self, request: Request) -> bytearray:
-        """The request's body within ``--max-body`` and ``--client-timeout`` (else Refusal)."""
+        """The request's body, within ``--max-body`` and ``--client-timeout`` (RequestRefused
+        otherwise)."""
         return await read_body(request, self.config.max_body, self.config.client_timeout)
 
     @property
@@ -152,8 +160,9 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
     async def count_tokens(request: Request) -> Response:
         try:
             raw = bytes(await proxy.body(request))
-        except Refusal as exc:
-            return refuse(proxy, ANTHROPIC, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
+        except RequestRefused as exc:
+            kind, reason = classify(exc)
+            return refuse(proxy, ANTHROPIC, kind, f"contextwarden proxy: {exc}", reason)
         body = await proxy.run(counted_body, proxy.sessions, request.headers, raw)
         return await forward(proxy, request, body)
 
@@ -186,8 +195,9 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
     ``x-contextwarden-*`` headers never go upstream)."""
     try:
         raw = await proxy.body(request)
-    except Refusal as exc:
-        return refuse(proxy, api, exc.kind, f"contextwarden proxy: {exc}", exc.reason)
+    except RequestRefused as exc:
+        kind, reason = classify(exc)
+        return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason)
     try:
         body = await proxy.offload(len(raw), parse_body, raw)
         if not api.managed(body):
@@ -210,6 +220,8 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
 
 def classify(exc: Exception) -> tuple[ErrorKind, str]:
     """The error a failure of the proxy itself is reported as, and its metrics reason."""
+    if isinstance(exc, RequestRefused):
+        return refused_kind(exc), exc.reason
     if isinstance(exc, UpstreamError):
         log.warning("upstream failed: %s", exc)
         return (UPSTREAM_TIMEOUT if exc.timed_out else UPSTREAM_DOWN), "upstream"
@@ -383,8 +395,8 @@ async def forward(proxy: Proxy, request: Request, body: bytes | None = None) -> 
         reply = await proxy.upstream.send(
             request.method, path, request.headers, body or None, request.url.query
         )
-    except (Refusal, UpstreamError) as exc:
-        kind, reason = (exc.kind, exc.reason) if isinstance(exc, Refusal) else classify(exc)
+    except (RequestRefused, UpstreamError) as exc:
+        kind, reason = classify(exc)
         proxy.metrics.observe(RequestRecord("passthrough", kind.status, error=reason))
         return JSONResponse(ANTHROPIC.error(kind, f"contextwarden proxy: {exc}"), kind.status)
 

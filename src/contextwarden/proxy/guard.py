@@ -10,7 +10,7 @@ import posixpath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from contextwarden.errors import ContextWardenError
+from contextwarden.errors import RequestRefused
 from contextwarden.proxy.apis import BAD_REQUEST, ErrorKind
 
 if TYPE_CHECKING:
@@ -27,18 +27,16 @@ PATH_SAFE = "/:@!$&'()*+,;=-._~"
 """Characters a path segment may carry unencoded (RFC 3986 pchar); the rest is re-encoded."""
 
 
-class Refusal(ContextWardenError):
-    """A request refused before the proxy did anything with it: the error ``kind`` it gets,
-    and the ``reason`` it is counted under (``errors_total{reason=…}``)."""
+KINDS = {kind.status: kind for kind in (TOO_LARGE, TOO_SLOW, BAD_REQUEST)}
 
-    def __init__(self, kind: ErrorKind, message: str, reason: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.reason = reason
+
+def refused_kind(exc: RequestRefused) -> ErrorKind:
+    """The API error a refusal is answered with."""
+    return KINDS[exc.status]
 
 
 async def read_body(request: Request, max_body: int, timeout: float) -> bytearray:
-    """The request body, read chunk by chunk; Refusal when it is over ``max_body`` bytes (the
+    """The request body, read chunk by chunk; RequestRefused when it is over ``max_body`` bytes (the
     rest is read and dropped, so the client can read the 413) or slower than ``timeout``."""
     import anyio
 
@@ -52,33 +50,33 @@ async def read_body(request: Request, max_body: int, timeout: float) -> bytearra
                 if not over:
                     body += chunk
     except TimeoutError:
-        raise Refusal(
-            TOO_SLOW,
+        raise RequestRefused(
             f"the request body took longer than {timeout:g} s to arrive (--client-timeout)",
-            "client_timeout",
+            status=TOO_SLOW.status,
+            reason="client_timeout",
         ) from None
     if over:
-        raise Refusal(
-            TOO_LARGE,
+        raise RequestRefused(
             f"the request body is over the proxy's limit of {max_body:,} bytes (--max-body)",
-            "too_large",
+            status=TOO_LARGE.status,
+            reason="too_large",
         )
     return body
 
 
 def confined(path: str, prefix: str) -> str:
-    """``path`` (decoded) as it may go upstream, re-encoded; Refusal unless it is the root (an
-    agent's probe) or already in normal form under ``prefix``: no ``.`` or ``..`` segment, no
-    ``//``, no backslash, no NUL (an upstream that decodes ``%2F`` or ``\\`` again must not be
-    led elsewhere either)."""
+    """``path`` (decoded) as it may go upstream, re-encoded; RequestRefused unless it is the
+    root (an agent's probe) or already in normal form under ``prefix``: no ``.`` or ``..``
+    segment, no ``//``, no backslash, no NUL (an upstream that decodes ``%2F`` or ``\\`` again
+    must not be led elsewhere either)."""
     if path == ROOT:
         return path
     normal = posixpath.normpath(path) == path.rstrip("/")
     if not (path.startswith(prefix) and normal) or "\\" in path or "\x00" in path:
-        raise Refusal(
-            BAD_REQUEST,
+        raise RequestRefused(
             f"the path {path!r} is not a plain path under {prefix} (no '.', '..' or '\\')",
-            "bad_path",
+            status=BAD_REQUEST.status,
+            reason="bad_path",
         )
     return quote(path, safe=PATH_SAFE)
 

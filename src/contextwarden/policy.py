@@ -122,13 +122,11 @@ class ContextPolicy:
     summary_keep_tokens: int | None = None
     """Autocompact keeps the latest messages verbatim up to this many tokens; ``None``: 20 %
     of the window (40,000 at 200,000)."""
-    summary_room_ratio: float = 0.3
+    summary_room_ratio: float = 0.5
     """...and at most this share of the room the fixed part (system prompt + tools) leaves
     below the autocompact threshold, so after a summary the conversation grows for several
     turns before the next one (hysteresis: an agent whose tools take most of the window would
-    otherwise be summarized on nearly every request). It binds only when the fixed part is over
-    about 40 % of the window at the defaults; 0.3 rather than 0.5 moves the next summary from
-    about 3 to about 4.5 requests away at a 58 % fixed part (bench_proxy_fixed_share.py)."""
+    otherwise be summarized on nearly every request)."""
 
     # ---------------------------------------------------------------- re-attached files
     max_files: int = 5

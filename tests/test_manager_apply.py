@@ -216,3 +216,25 @@ def test_replace_view_refuses_counts_that_do_not_match_the_view() -> None:
     with pytest.raises(ValueError, match="2 counts for a view of 5 messages"):
         history._replace_view(boundary, [1, 2])
     assert snapshot(history) == before
+
+
+def test_apply_refuses_a_growing_view_unless_it_is_the_agents_own_edit() -> None:
+    manager = ContextManager()
+    history = history_of(tool_turns(3, size=100))
+
+    def longer_first_message(
+        messages: Sequence[Message], context: CompactionContext | None = None
+    ) -> CompactionResult:
+        first = Message("user", (*messages[0].content, TextBlock("more " * 200)))
+        new = (first, *messages[1:])
+        before = sum(history.counter.count_message(m) for m in messages)
+        after = sum(history.counter.count_message(m) for m in new)
+        report = StrategyReport("edit", True, before, after, len(messages), len(new), "grew")
+        return CompactionResult(new, report)
+
+    with pytest.raises(CompactionError, match="did not reduce"):
+        manager.apply(history, longer_first_message, trigger="test")
+    assert "more more" not in str(history.messages[0])
+    manager.apply(history, longer_first_message, trigger="test", grow=True)
+    assert "more more" in str(history.messages[0])
+    assert isinstance(history.log[-1], CompactionBoundary)

@@ -81,6 +81,16 @@ def test_a_rewritten_lead_in_is_an_edit_of_the_same_session(tmp_path: Path) -> N
     assert text(managed[-1]).count(REMINDER.strip()) == 1  # the old reminders are gone
 
 
+def test_a_turn_resent_with_a_new_lead_in_gets_the_new_one(tmp_path: Path) -> None:
+    sessions = make(tmp_path, 200_000)
+    history = [{"role": "user", "content": "Step 0."}, {"role": "assistant", "content": ANSWER}]
+    sent = sessions.manage(request(1, history, "Step 1."))
+    again = sessions.manage(request(2, history, "Step 1."))  # a file added, the same turn
+    assert again.session_id == sent.session_id
+    assert len(again.messages) == len(sent.messages)
+    assert "src/m1.py" in text(again) and "src/m1.py" not in text(sent)
+
+
 def summaries(sessions: Sessions, managed: list[Managed]) -> int:
     assert len({m.session_id for m in managed}) == 1
     assert all(m.tokens <= sessions.manager.policy.effective_window for m in managed)

@@ -176,7 +176,11 @@ class Sessions:
             found, latest = best_match(turns, digests), turns[-1]
             if found is None or found.turn != latest:
                 found = lead_match(latest, request.items, each) or found
-            if found is not None and not found.drop and found.at == len(request.items):
+            if (
+                found is not None
+                and not (found.drop or found.lead)
+                and found.at == len(request.items)
+            ):
                 return self._replay(session_id, history, found.turn, latest)
             if found is not None and found.turn == latest:
                 kept = history.messages[: len(history.messages) - found.drop]

@@ -21,7 +21,7 @@ from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.sessions import Sessions
 from contextwarden.stores import SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter
-from tests.proxy_harness import proxy_server, text, upstream
+from tests.proxy_harness import admin_get, proxy_server, text, upstream
 from tests.test_proxy import KEY, SYSTEM, TOOLS, config, file_text, reader_script
 from tests.test_proxy_sessions import make, request, turn
 
@@ -211,7 +211,7 @@ def test_a_large_fixed_part_is_reported_once_and_the_agent_goes_on(
             httpx.post(f"{url}/v1/messages", json=body(messages, tools=tools), headers=HEADERS)
             for messages in ([OPENING[0]], [*OPENING, {"role": "user", "content": [RESULT]}])
         ]
-        metrics = httpx.get(f"{url}/metrics").text
+        metrics = admin_get(url, "/metrics").text
     assert [r.status_code for r in replies] == [200, 200]
     assert "contextwarden_proxy_fixed_share_warnings_total 1\n" in metrics
     shares = [float(r.headers["x-contextwarden-fixed-share"]) for r in replies]
@@ -228,7 +228,7 @@ def test_a_summary_leaves_room_to_grow_even_when_tools_take_half_the_window(
     window = 30_000
     manager = ContextManager(ContextPolicy(context_window=window), cache=CachePolicy())
     sessions = Sessions(SqliteStore(tmp_path / "s.sqlite3"), manager, HeuristicCounter())
-    tools = [{**TOOLS[0], "name": f"Tool{i}", "description": "word " * 1_400} for i in range(10)]
+    tools = [{**TOOLS[0], "name": f"Tool{i}", "description": "word " * 1_400} for i in range(9)]
     items: list[Any] = [{"role": "user", "content": "Read every module."}]
     requests = 40
     for n in range(requests):

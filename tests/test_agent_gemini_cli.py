@@ -29,6 +29,8 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.gemini_upstream import check_request, gemini_upstream, prompt_tokens
 from tests.proxy_harness import proxy_server
 
+pytestmark = pytest.mark.agents
+
 ROOT = Path(__file__).resolve().parent.parent
 CLI = ROOT / ".agents" / "node_modules" / ".bin" / "gemini"
 PINNED = json.loads((ROOT / "tests" / "agents" / "package.json").read_text())["dependencies"][

@@ -224,10 +224,10 @@ def store_tail(store: PostgresStore, name: str) -> list[str]:
 @pytest.mark.xfail(
     raises=(RefusedRetry, StoredTwice),
     strict=False,
-    reason="proxy-shapes' crash retries, not yet whole: a kill in a session's first turn stores "
-    "its first message twice (test_a_retry_after_a_crash_before_the_turn_record_is_stored_once"
-    "[first-turn]); a kill between a turn's compaction and its record gets the retry refused "
-    "400 'tool_use ids must be unique'. Lost messages and invalid upstream requests still fail",
+    reason="proxy-shapes' crash retries, not yet whole: a kill between a turn's compaction and "
+    "its record gets the retry refused 400 'tool_use ids must be unique', and the chaos run "
+    "may still find a message stored twice. Lost messages and invalid upstream requests still "
+    "fail",
 )
 def test_sigkill_under_fifty_agents_loses_and_duplicates_nothing(
     postgres_dsn: str, schema: str
@@ -322,14 +322,7 @@ def crash_state(log: list[Any], cut: str) -> list[Any]:
     [
         "first-item",
         "before-record",
-        pytest.param(
-            "first-turn",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="proxy-shapes: a session with messages but no turn record is managed as "
-                "new (sessions._manage, no turns), so its first message is stored twice",
-            ),
-        ),
+        "first-turn",
     ],
 )
 def test_a_retry_after_a_crash_before_the_turn_record_is_stored_once(

@@ -170,8 +170,10 @@ class Sessions:
                 return replace(managed, new_items=added)
             history = self.history(session_id, request.system, request.tools)
             turns = self._turns(session_id, history)
-            if not turns:
-                new = checked(history.messages, request, 0)
+            if not turns:  # a first turn that crashed before its record, or none yet
+                new = request.convert(request.items, 0)
+                new = new[_held(history.messages, new) :]
+                check_new(history.messages, new, 0)
                 return self._extend(session_id, history, request, each, new)
             found, latest = best_match(turns, digests), turns[-1]
             if found is None or found.turn != latest:
@@ -489,6 +491,13 @@ def _shapes(messages: Sequence[Message]) -> list[tuple[Any, ...]]:
         )
         for m in messages
     ]
+
+
+def _held(view: Sequence[Message], new: Sequence[Message]) -> int:
+    """How many of the request's messages ``new`` a session without a turn record already holds:
+    all of its view, when that view is where ``new`` starts (the session's first turn was written
+    and the process died before recording it, so the client's retry is stored once)."""
+    return len(view) if view and tuple(view) == tuple(new[: len(view)]) else 0
 
 
 def _already_added(history: ConversationHistory, latest: Turn, new: Sequence[Message]) -> int:

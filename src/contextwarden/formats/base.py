@@ -105,6 +105,15 @@ def parse_json(text: str, path: str | None) -> Any:
         ) from exc
 
 
+def json_list(path: Path, report: LoadReport, what: str) -> list[Any]:
+    """A file holding one JSON list (of ``what``), its items counted as the file's records."""
+    document = parse_json(read_text(path, report), str(path))
+    if not isinstance(document, list):
+        raise FormatError(f"expected a JSON list of {what}", path=str(path))
+    report.records += len(document)
+    return document
+
+
 def head_values(head: str, limit: int = SNIFF_LINES) -> Iterator[Mapping[str, Any]]:
     """The JSON objects among the first ``limit`` parseable lines of a file's head."""
     seen = 0

@@ -27,12 +27,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from contextwarden.errors import ContextWardenError, FormatError
+from contextwarden.errors import ContextWardenError
 from contextwarden.formats.base import (
     build_history,
     is_blank,
-    parse_json,
-    read_text,
+    json_list,
     require_single,
 )
 from contextwarden.history import ConversationHistory
@@ -76,10 +75,7 @@ def read(
 ) -> ConversationHistory:
     """Read one task's API history (merge mode); see the module docstring for the rules."""
     require_single(index, "a Cline task history", path)
-    document = parse_json(read_text(path, report), str(path))
-    if not isinstance(document, list):
-        raise FormatError("expected a JSON list of messages", path=str(path))
-    report.records += len(document)
+    document = json_list(path, report, "messages")
     messages: list[Message] = []
     pending: list[ToolUseBlock] = []
     for i, raw in enumerate(document):

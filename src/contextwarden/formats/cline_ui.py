@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from contextwarden.errors import FormatError
-from contextwarden.formats.base import build_history, parse_json, read_text, require_single
+from contextwarden.formats.base import build_history, json_list, require_single
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock
@@ -85,10 +84,7 @@ def read(
 ) -> ConversationHistory:
     """Read one task's webview stream (merge mode); see the module docstring for the rules."""
     require_single(index, "a Cline task", path)
-    document = parse_json(read_text(path, report), str(path))
-    if not isinstance(document, list):
-        raise FormatError("expected a JSON list of UI records", path=str(path))
-    report.records += len(document)
+    document = json_list(path, report, "UI records")
     if (path.parent / API_FILE).is_file():
         report.skip(f"{API_FILE} beside this file holds the exact requests: load that instead")
     turns = _Turns()

@@ -185,3 +185,43 @@ def test_a_sqlite_file_that_is_no_store_is_refused_and_left_alone(
         code, _, err = run_cli(capsys, command, str(foreign))
         assert code == 2 and "is a SQLite database but not a session store" in err
     assert foreign.read_bytes() == before  # no tables of ours added
+
+
+def test_a_postgresql_store_is_read_by_its_dsn(
+    stores: dict[str, tuple[Path, str]],
+    postgres_dsn: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A store the proxy keeps in PostgreSQL (``--store postgresql://… --schema``) is named by
+    the same DSN and schema on the command line; a schema holding no store is refused, and not
+    created by the look."""
+    import psycopg
+
+    from contextwarden.stores import PostgresStore
+
+    schema = f"cw_cli_{os.getpid()}"
+    source, session = stores["proxy"]
+    sqlite, postgres = SqliteStore(source), PostgresStore(postgres_dsn, schema=schema)
+    try:
+        postgres.append(session, sqlite.log(session))
+        listing = run_json(capsys, "inspect", postgres_dsn, "--schema", schema)
+        assert [s["id"] for s in listing["sessions"]] == [session]
+        shown = run_json(capsys, "inspect", postgres_dsn, "--schema", schema, "--session", session)
+        assert shown["messages"] == len(sqlite.load(session).messages)
+        out = tmp_path / "compacted.json"
+        args = ("compact", postgres_dsn, "--schema", schema, "-o", str(out), "--window", "4000")
+        assert run_json(capsys, *args)["messages_before"] == shown["messages"]
+        missing = f"{schema}_none"
+        code, _, err = run_cli(capsys, "inspect", postgres_dsn, "--schema", missing)
+        assert code == 2 and f"no contextwarden store in schema {missing!r}" in err
+        with psycopg.connect(postgres_dsn) as conn:
+            found = conn.execute(
+                "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", (missing,)
+            ).fetchone()
+        assert found is None
+    finally:
+        sqlite.close()
+        postgres.close()
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from contextwarden.errors import ContextWardenError, FormatError, UsageError
 from contextwarden.formats import FORMATS
+from contextwarden.stores.postgres import DEFAULT_SCHEMA
 from contextwarden.tokens.base import TokenCounter
 
 FORMAT_CHOICES = ("auto", *FORMATS)
@@ -145,8 +146,16 @@ def input_file(text: str) -> Path:
     return path
 
 
-def input_path(text: str) -> Path:
-    """A session file, or a session store: a SQLite file or a JSONL store's directory."""
+DSN_PREFIXES = ("postgresql://", "postgres://")
+"""An input that starts so is a PostgreSQL store's DSN, kept as text (a Path would fold its
+``//``)."""
+
+
+def input_path(text: str) -> Path | str:
+    """A session file, or a session store: a SQLite file, a JSONL store's directory, or a
+    PostgreSQL DSN (returned as text)."""
+    if text.startswith(DSN_PREFIXES):
+        return text
     path = Path(text)
     return path if path.is_dir() else input_file(text)
 
@@ -241,8 +250,13 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
         type=input_path,
         metavar="FILE",
         help="session file (JSONL, JSON, .traj, .md, OpenCode's .db or storage folder), or a "
-        "session store (the SQLite file or JSONL directory of `contextwarden proxy`/`chat`) with "
-        "--session",
+        "session store (the SQLite file, JSONL directory or postgresql:// DSN of "
+        "`contextwarden proxy`/`chat`) with --session",
+    )
+    parser.add_argument(
+        "--schema",
+        default=DEFAULT_SCHEMA,
+        help=f"PostgreSQL schema of a postgresql:// store (default: {DEFAULT_SCHEMA})",
     )
     parser.add_argument(
         "--session", metavar="ID", help="the session of a store to read (see `inspect STORE`)"

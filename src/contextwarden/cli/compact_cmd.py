@@ -95,7 +95,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Compact and write; exit 1 (after writing and saying so) when the result is still larger
     than the effective window, since a request built from it would fail."""
-    if args.output.resolve() == args.file.resolve():
+    if isinstance(args.file, Path) and args.output.resolve() == args.file.resolve():
         raise UsageError(f"{args.output}: refusing to write over the input; choose another -o path")
     summarizer = make_summarizer(args)
     counter = make_counter(args.counter)

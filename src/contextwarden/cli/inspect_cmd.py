@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 def show_store(args: argparse.Namespace, counter: TokenCounter) -> int:
     """A store without ``--session``: its sessions, newest first."""
-    store = open_existing(args.file)
+    store = open_existing(args.file, schema=args.schema)
     try:
         with status(f"Reading {args.file}…", enabled=progress_enabled(args)):
             found = summaries(store, counter) if session_ids(store, args.file) else []

@@ -18,12 +18,13 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from contextwarden.errors import FormatError, UsageError
+from contextwarden.errors import FormatError, StoreError, UsageError
 from contextwarden.formats import detect_format, load
 from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, MessageAdded
 from contextwarden.stores import SqliteStore, open_store
 from contextwarden.stores.base import SessionStore
+from contextwarden.stores.postgres import DEFAULT_SCHEMA
 from contextwarden.tokens.base import TokenCounter
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -78,10 +79,17 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def is_store(path: Path) -> bool:
-    """A JSONL store directory (``*.jsonl`` session files, or nothing yet) or a SQLite database
-    holding a store's tables (by its header and schema, not its name). An agent's own database
-    or storage folder (OpenCode's) is a session file for ``formats/``, not a store."""
+Location = Path | str
+"""What ``inspect``/``compact``/``replay`` read: a file or directory, or a PostgreSQL DSN."""
+
+
+def is_store(path: Location) -> bool:
+    """A PostgreSQL DSN, a JSONL store directory (``*.jsonl`` session files, or nothing yet) or a
+    SQLite database holding a store's tables (by its header and schema, not its name). An
+    agent's own database or storage folder (OpenCode's) is a session file for ``formats/``, not
+    a store."""
+    if isinstance(path, str):
+        return True
     if path.is_dir():
         return any(path.glob("*.jsonl")) or not any(path.iterdir())
     return _is_sqlite(path) and STORE_TABLES <= _tables(path)
@@ -99,7 +107,7 @@ def _tables(path: Path) -> set[str]:
 def load_input(args: argparse.Namespace, counter: TokenCounter) -> ConversationHistory:
     """The session ``add_input_options`` names: a session file, or ``--session`` of a store."""
     if is_store(args.file):
-        return load_stored(args.file, args.session, counter)
+        return load_stored(args.file, args.session, counter, schema=args.schema)
     if args.session is not None:
         raise UsageError(
             f"{args.file} is a session file, not a session store; --session picks a session "
@@ -139,9 +147,11 @@ def load_file(path: Path, format: str, **options: Any) -> ConversationHistory:
         ) from exc
 
 
-def load_stored(path: Path, session: str | None, counter: TokenCounter) -> ConversationHistory:
+def load_stored(
+    path: Location, session: str | None, counter: TokenCounter, *, schema: str = DEFAULT_SCHEMA
+) -> ConversationHistory:
     """One session of the store at ``path``: ``session``, or the only one there is."""
-    store = open_existing(path)
+    store = open_existing(path, schema=schema)
     try:
         ids = session_ids(store, path)
         if session is None and len(ids) > 1:
@@ -156,19 +166,24 @@ def load_stored(path: Path, session: str | None, counter: TokenCounter) -> Conve
         store.close()
 
 
-def open_existing(path: Path) -> SessionStore:
-    """The store at ``path``, refusing a SQLite database that is not one: opening it as a
-    store would add our tables to someone else's database."""
+def open_existing(path: Location, *, schema: str = DEFAULT_SCHEMA) -> SessionStore:
+    """The store at ``path``, refusing a database that is not one: opening it as a store would
+    add our tables to someone else's database."""
+    if isinstance(path, str):
+        try:
+            return open_store(path, schema=schema, create=False)
+        except StoreError as exc:
+            raise UsageError(str(exc)) from exc
     if not path.is_dir() and not STORE_TABLES <= _tables(path):
         raise UsageError(_NOT_A_STORE.format(path=path))
     return open_store(path)
 
 
-def session_ids(store: SessionStore, path: Path) -> list[str]:
+def session_ids(store: SessionStore, path: Location) -> list[str]:
     """The store's sessions; UsageError when it has none (an empty directory, say)."""
     ids = store.list_sessions()
     if not ids:
-        what = "a directory" if path.is_dir() else "a session store"
+        what = "a directory" if isinstance(path, Path) and path.is_dir() else "a session store"
         raise UsageError(
             f"{path} is {what} with no stored sessions in it; give a session file, or a "
             "store `contextwarden proxy`/`chat` wrote to"

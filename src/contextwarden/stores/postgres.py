@@ -55,7 +55,10 @@ class PostgresStore(SqlStore):
         max_size: int = POOL_MAX_SIZE,
         timeout: float = CONNECT_TIMEOUT,
         rules: Iterable[Rule] = DEFAULT_RULES,
+        create: bool = True,
     ) -> None:
+        """``create=False`` opens only a store that is already there (a StoreError otherwise),
+        so reading one never adds a schema to someone else's database."""
         super().__init__(rules)
         dsn = dsn or os.environ.get(DSN_ENV)
         if not dsn:
@@ -82,6 +85,8 @@ class PostgresStore(SqlStore):
                 f"cannot connect to PostgreSQL at {self._label} within {timeout:g} s"
             ) from exc
         try:
+            if not create:
+                self._require_existing()
             self._migrate()
         except BaseException:
             self._pool.close()
@@ -95,6 +100,16 @@ class PostgresStore(SqlStore):
 
     def close(self) -> None:
         self._pool.close()
+
+    def _require_existing(self) -> None:
+        with self._read() as cur:
+            cur.execute("SELECT to_regclass(%s)", (self.sessions_table,))
+            row = cur.fetchone()
+        if row is None or row[0] is None:
+            raise StoreError(
+                f"no contextwarden store in schema {self.schema!r} at {self._label}; "
+                "give the schema `contextwarden proxy --schema` wrote to"
+            )
 
     def _migrate(self) -> None:
         with self._write() as cur:

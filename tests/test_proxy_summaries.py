@@ -106,3 +106,54 @@ def test_upstream_model_writes_the_summaries(
     for body in managed:
         check_request(body, limit)
     assert any(SUMMARY in str(b["messages"]) for b in managed)
+
+
+def test_an_openai_upstream_writes_the_summaries_over_chat_completions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--summary-api openai``: an agent on chat completions (Codex, aider, qwen-code) behind a
+    proxy whose upstream speaks only OpenAI's API gets its summaries from that API, with the
+    summary key and model, not the client's."""
+    import openai
+
+    monkeypatch.setenv("CONTEXTWARDEN_SUMMARY_API_KEY", "sk-summary-key")
+    tools = [{"type": "function", "function": {"name": "Deploy", "parameters": {"type": "object"}}}]
+    path = "/v1/chat/completions"
+    with upstream(deployer) as api:
+        config = ProxyConfig(
+            upstream=api.url,
+            window=WINDOW,
+            store=str(tmp_path / "p.sqlite3"),
+            summarizer="upstream",
+            summary_model="scripted-summarizer",
+            summary_api="openai",
+        )
+        with proxy_server(config) as url:
+            client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
+            messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
+            while True:
+                reply = (
+                    client.chat.completions.create(model="m", tools=tools, messages=messages)
+                    .choices[0]
+                    .message
+                )
+                messages.append(reply.model_dump(exclude_none=True))
+                if not reply.tool_calls:
+                    break
+                for call in reply.tool_calls:
+                    n = int(call.id.split("_")[1])
+                    messages.append(
+                        {"role": "tool", "tool_call_id": call.id, "content": file_text(n)}
+                    )
+    assert api.messages_requests() == []  # nothing asked in the Anthropic API
+    summaries = [(h, b) for at, h, b in api.requests if at == path and "tools" not in b]
+    assert summaries, "the upstream was never asked for a summary"
+    for headers, body in summaries:
+        assert headers[QUERY_SOURCE_HEADER] == "compact"
+        assert headers["authorization"] == "Bearer sk-summary-key"
+        assert body["model"] == "scripted-summarizer"
+    limit = ContextPolicy(context_window=WINDOW).effective_window
+    managed = [b for at, _, b in api.requests if at == path and "tools" in b]
+    for body in managed:
+        check_request(body, limit, path)
+    assert any(SUMMARY in str(b["messages"]) for b in managed)

@@ -30,6 +30,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--summarizer", choices=("structured", "upstream"))
     parser.add_argument("--summary-model", help="model --summarizer upstream asks")
     parser.add_argument(
+        "--summary-api",
+        choices=("anthropic", "openai"),
+        help="the API --summarizer upstream speaks (default: anthropic; openai: "
+        "/v1/chat/completions)",
+    )
+    parser.add_argument(
         "--timeout",
         type=positive_float,
         help="seconds each upstream phase may take: connect, send, each streamed chunk, a whole "
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         schema=args.schema,
         summarizer=args.summarizer,
         summary_model=args.summary_model,
+        summary_api=args.summary_api,
         timeout=args.timeout,
         cache=args.cache,
         admin_token=args.admin_token,

@@ -23,6 +23,7 @@ DEFAULT_CLIENT_TIMEOUT = 60.0
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 STORE_FILE = "proxy.sqlite3"
 SummarizerChoice = Literal["structured", "upstream"]
+SummaryApiChoice = Literal["anthropic", "openai"]
 CacheChoice = Literal["auto", "off"]
 
 
@@ -49,7 +50,11 @@ class ProxyConfig:
     summarizer: SummarizerChoice = "structured"
     """``structured``: offline summaries; ``upstream``: the upstream model writes them."""
     summary_model: str = ""
-    """Model the upstream summarizer asks; empty: the model of the request being managed."""
+    """Model the upstream summarizer asks (required with ``summarizer="upstream"``)."""
+    summary_api: SummaryApiChoice = "anthropic"
+    """The API the upstream summarizer speaks: ``anthropic`` (``/v1/messages``) or ``openai``
+    (``/v1/chat/completions``: OpenAI, vLLM, llama.cpp, Ollama…), whichever the upstream
+    serves."""
     timeout: float = DEFAULT_TIMEOUT
     """Seconds each upstream phase may take (connect, send, each streamed chunk, a whole
     non-streaming reply) before the client gets an error saying which."""
@@ -75,6 +80,10 @@ class ProxyConfig:
         if self.summarizer not in ("structured", "upstream"):
             raise ProxyConfigError(
                 f"summarizer must be 'structured' or 'upstream', got {self.summarizer!r}"
+            )
+        if self.summary_api not in ("anthropic", "openai"):
+            raise ProxyConfigError(
+                f"summary_api must be 'anthropic' or 'openai', got {self.summary_api!r}"
             )
         if self.cache not in ("auto", "off"):
             raise ProxyConfigError(f"cache must be 'auto' or 'off', got {self.cache!r}")

@@ -21,6 +21,7 @@ from contextwarden.proxy.sessions import Sessions
 from contextwarden.proxy.upstream import Upstream
 from contextwarden.stores import open_store
 from contextwarden.summarizers.base import Summarizer
+from contextwarden.summarizers.llm import LLMOptions
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 if TYPE_CHECKING:
@@ -30,8 +31,14 @@ SUMMARY_REPLY_SHARE = 0.125
 """Share of the window an upstream summary may take (at most the summarizers' usual 8,192): the
 transcript to summarize needs the rest, and small local models have small windows."""
 SUMMARY_MAX_TOKENS = 8_192
-SUMMARY_KEY_ENV = ("CONTEXTWARDEN_SUMMARY_API_KEY", "ANTHROPIC_API_KEY")
-"""Where ``--summarizer upstream`` finds its API key: the proxy never keeps a client's key."""
+SUMMARY_KEY_ENV = {
+    "anthropic": ("CONTEXTWARDEN_SUMMARY_API_KEY", "ANTHROPIC_API_KEY"),
+    "openai": ("CONTEXTWARDEN_SUMMARY_API_KEY", "OPENAI_API_KEY"),
+}
+"""Where ``--summarizer upstream`` finds its API key, by ``summary_api``: the proxy never
+keeps a client's key."""
+OPENAI_ROOT = "/v1"
+"""The OpenAI SDK's base URL ends at the version; the proxy's upstream is the host root."""
 EXPOSED_WARNING = (
     "contextwarden proxy: warning: serving on {host}, beyond loopback, with no admin token: "
     "anyone who reaches it can send requests through it (/sessions and /metrics stay off); "
@@ -72,17 +79,22 @@ def summarizer(config: ProxyConfig) -> Summarizer | None:
         raise ProxyConfigError(
             "--summarizer upstream needs --summary-model (or CONTEXTWARDEN_SUMMARY_MODEL)"
         )
+    names = SUMMARY_KEY_ENV[config.summary_api]
+    key = next((os.environ[k] for k in names if os.environ.get(k)), None)
+    openai = config.summary_api == "openai"
+    options: LLMOptions = {
+        "base_url": config.upstream.rstrip("/") + OPENAI_ROOT if openai else config.upstream,
+        "api_key": key,
+        "context_window": config.window,
+        "max_tokens": min(SUMMARY_MAX_TOKENS, int(config.window * SUMMARY_REPLY_SHARE)),
+    }
+    if openai:
+        from contextwarden.summarizers.openai import OpenAISummarizer
+
+        return OpenAISummarizer(config.summary_model, **options)
     from contextwarden.summarizers.anthropic import AnthropicSummarizer
 
-    key = next((os.environ[k] for k in SUMMARY_KEY_ENV if os.environ.get(k)), None)
-    reply = min(SUMMARY_MAX_TOKENS, int(config.window * SUMMARY_REPLY_SHARE))
-    return AnthropicSummarizer(
-        config.summary_model,
-        base_url=config.upstream,
-        api_key=key,
-        context_window=config.window,
-        max_tokens=reply,
-    )
+    return AnthropicSummarizer(config.summary_model, **options)
 
 
 def warn_if_exposed(config: ProxyConfig) -> None:

@@ -136,16 +136,23 @@ def test_a_client_cannot_skip_management_with_an_internal_header(tmp_path: Path)
     ],
 )
 def test_pass_through_paths_stay_under_the_api_prefix(tmp_path: Path, path: str) -> None:
+    """Refused in the caller's error shape: Anthropic's for a client that sends
+    ``anthropic-version``, OpenAI's for one that does not."""
     with upstream(say) as api, proxy_server(config(api.url, tmp_path)) as url:
         host, port = url.removeprefix("http://").split(":")
-        conn = http.client.HTTPConnection(host, int(port), timeout=10)
-        conn.request("GET", path)  # sent as written: httpx would normalise the dots itself
-        reply = conn.getresponse()
-        error = json.loads(reply.read())
-        conn.close()
+        replies = []
+        for headers in ({"anthropic-version": "2023-06-01"}, {"authorization": "Bearer k"}):
+            conn = http.client.HTTPConnection(host, int(port), timeout=10)
+            conn.request("GET", path, headers=headers)  # as written: httpx would normalise it
+            reply = conn.getresponse()
+            replies.append((reply.status, json.loads(reply.read())))
+            conn.close()
         plain = httpx.get(f"{url}/v1/models/scripted-1", headers={"x-api-key": KEY})
-    assert reply.status == 400
+    [(status, error), (openai_status, openai_error)] = replies
+    assert status == openai_status == 400
     assert error["type"] == "error" and "not a plain path under /v1/" in str(error)
+    assert openai_error["error"]["type"] == "invalid_request_error"
+    assert "not a plain path under /v1/" in openai_error["error"]["message"]
     assert [p for p, _, _ in api.requests] == ["/v1/models/scripted-1"]
     assert plain.status_code == 200
 

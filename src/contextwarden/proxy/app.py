@@ -155,7 +155,13 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
         return await handle(proxy, GEMINI, request)
 
     async def passthrough(request: Request) -> Response:
-        return await forward(proxy, request)
+        return await forward(proxy, caller_api(request), request)
+
+    async def gemini_passthrough(request: Request) -> Response:
+        return await forward(proxy, GEMINI, request)
+
+    async def responses_compact(request: Request) -> Response:
+        return await forward(proxy, RESPONSES, request)
 
     async def count_tokens(request: Request) -> Response:
         try:
@@ -164,18 +170,18 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
             kind, reason = classify(exc)
             return refuse(proxy, ANTHROPIC, kind, f"contextwarden proxy: {exc}", reason)
         body = await proxy.run(counted_body, proxy.sessions, request.headers, raw)
-        return await forward(proxy, request, body)
+        return await forward(proxy, ANTHROPIC, request, body)
 
     routes = [
         Route(ANTHROPIC.path, messages, methods=["POST"]),
         Route(CHAT.path, chat, methods=["POST"]),
         Route(RESPONSES.path, responses, methods=["POST"]),
         Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
-        Route("/v1/responses/compact", passthrough, methods=["POST"]),
+        Route("/v1/responses/compact", responses_compact, methods=["POST"]),
         Route("/", passthrough, methods=["GET", "HEAD"]),
         *(Route(api.path, passthrough, methods=["HEAD"]) for api in (ANTHROPIC, CHAT, RESPONSES)),
         *(Route(path, gemini, methods=["POST"]) for path in gemini_paths()),
-        *(Route(path, passthrough, methods=["POST"]) for path in gemini_paths(PASSED)),
+        *(Route(path, gemini_passthrough, methods=["POST"]) for path in gemini_paths(PASSED)),
         Route("/v1/models", passthrough, methods=["GET"]),
         Route("/v1/models/{model:path}", passthrough, methods=["GET"]),
         *admin_routes(proxy, config.admin_token),
@@ -202,7 +208,7 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
         body = await proxy.offload(len(raw), parse_body, raw)
         if not api.managed(body):
             # A request that continues server-side state carries only its new items.
-            return await forward(proxy, request, bytes(raw))
+            return await forward(proxy, api, request, bytes(raw))
         del raw  # the parsed body is all that is needed from here on
         incoming = api.conversation(body, request.headers.get(SESSION_HEADER))
         incoming = replace(incoming, key=scoped(incoming.key, credential_scope(request.headers)))
@@ -384,8 +390,15 @@ async def anchor(proxy: Proxy, usage: Any, key: str, managed: Managed) -> bool:
         return False
 
 
-async def forward(proxy: Proxy, request: Request, body: bytes | None = None) -> Response:
-    """A request the proxy does not manage (model list, token counts), passed through as is."""
+def caller_api(request: Request) -> Api:
+    """Whose error shape a shared path's caller reads (``/v1/models``, probes): Anthropic's
+    SDKs and agents send ``anthropic-version``, OpenAI's never do."""
+    return ANTHROPIC if "anthropic-version" in request.headers else CHAT
+
+
+async def forward(proxy: Proxy, api: Api, request: Request, body: bytes | None = None) -> Response:
+    """A request the proxy does not manage (model list, token counts), passed through as is;
+    the proxy's own errors come back in ``api``'s shape."""
     from starlette.responses import JSONResponse, StreamingResponse
 
     try:
@@ -398,7 +411,7 @@ async def forward(proxy: Proxy, request: Request, body: bytes | None = None) -> 
     except (RequestRefused, UpstreamError) as exc:
         kind, reason = classify(exc)
         proxy.metrics.observe(RequestRecord("passthrough", kind.status, error=reason))
-        return JSONResponse(ANTHROPIC.error(kind, f"contextwarden proxy: {exc}"), kind.status)
+        return JSONResponse(api.error(kind, f"contextwarden proxy: {exc}"), kind.status)
 
     async def passed() -> AsyncIterator[bytes]:
         try:

@@ -70,7 +70,7 @@ def test_an_evicted_session_continues_byte_identically(tmp_path: Path) -> None:
         assert sent[0] == sent[1], f"turn {n}"
         compacted += bool(managed.report and managed.report.applied)
         evicted.manage(request("b", [{"role": "user", "content": "task b"}]))
-        assert list(evicted._open) == ["b"]
+        assert list(evicted._open) == ["b"] and "a" not in evicted.store._states  # type: ignore[attr-defined]
     assert compacted >= 2  # the reloaded view went through the ladder, not just appends
 
 

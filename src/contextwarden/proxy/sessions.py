@@ -394,12 +394,18 @@ class Sessions:
     def _keep(self, session_id: str, history: ConversationHistory) -> None:
         """Hold ``history`` in memory as the most recently used, dropping the least recently
         used beyond ``max_open`` (the store holds all of theirs)."""
+        dropped = []
         with self._guard:
             self._open[session_id] = history
             self._open.move_to_end(session_id)
             while len(self._open) > self.max_open:
-                dropped, _ = self._open.popitem(last=False)
-                self._seen.pop(dropped, None)
+                session, _ = self._open.popitem(last=False)
+                self._seen.pop(session, None)
+                dropped.append(session)
+        forget: Callable[[str], None] | None = getattr(self.store, "forget", None)
+        if forget is not None:
+            for session in dropped:
+                forget(session)  # what the store caches of them goes too
 
     def _fresh(self, session_id: str) -> ConversationHistory | None:
         """The in-memory history if it still mirrors the store (a bound history's log is the

@@ -74,6 +74,16 @@ def test_an_evicted_session_continues_byte_identically(tmp_path: Path) -> None:
     assert compacted >= 2  # the reloaded view went through the ladder, not just appends
 
 
+def test_a_retry_is_replayed_with_the_count_of_its_view(tmp_path: Path) -> None:
+    sessions = make(tmp_path)
+    items = [{"role": "user", "content": "task"}, *turn(1), *turn(2)]
+    sent = sessions.manage(request("a", items))
+    retried = sessions.manage(request("a", items))
+    assert (retried.new_items, retried.messages) == (0, sent.messages)
+    counter = HeuristicCounter()
+    assert retried.tokens == sum(counter.count_message(m) for m in sent.messages) > 0
+
+
 def test_session_keys() -> None:
     assert session_key("my-agent.1", None, None) == "my-agent.1"
     assert session_key("../bad id", None, None).startswith("h-")

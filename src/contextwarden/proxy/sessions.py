@@ -363,11 +363,12 @@ class Sessions:
     def _replay(
         self, session_id: str, history: ConversationHistory, turn: Turn, latest: Turn
     ) -> Managed:
-        if turn == latest:
+        if turn == latest:  # the ledger holds its messages' counts: no recount of the view
             messages = history.messages
+            tokens = history.counted_tokens() - history.preamble_tokens
         else:
             messages = tuple(derive_view(history.log[: turn.version]))
-        tokens = sum(self.counter.count_message(m) for m in messages)
+            tokens = sum(self.counter.count_message(m) for m in messages)
         applied = turn.applied_edits
         return Managed(session_id, messages, len(history.log), 0, tokens, None, applied)
 

@@ -205,7 +205,8 @@ def proxy_process(src: str, upstream: str, folder: str) -> Iterator[str]:
     store = f"{folder}/{port}.sqlite3"
     command = [sys.executable, "-m", "contextwarden", "proxy", "--upstream", upstream]
     command += ["--listen", f"127.0.0.1:{port}", "--store", store, "--window", str(WINDOW)]
-    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+    path = os.pathsep.join(str(Path(part).resolve()) for part in src.split(os.pathsep))
+    env = {**os.environ, "PYTHONPATH": path}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # a log line a request
     process = subprocess.Popen(command, env=env, **quiet)
     try:

@@ -1,6 +1,8 @@
 """Anchoring a session's token count on a reply's usage, off the reply's path: the session's
 lock is taken before the reply goes out, so the session's next turn waits for the anchor, and
-the store write runs while the reply travels (a lost anchor only costs the count's accuracy)."""
+the store write runs while the reply travels. A lost anchor only costs the count's accuracy: a
+crash before the write, or, with several processes on one store, a next turn that another
+process records first (the anchor then finds the session moved on and is dropped)."""
 
 from __future__ import annotations
 

@@ -207,8 +207,8 @@ def proxy_process(src: str, upstream: str, folder: str) -> Iterator[str]:
     command += ["--listen", f"127.0.0.1:{port}", "--store", store, "--window", str(WINDOW)]
     path = os.pathsep.join(str(Path(part).resolve()) for part in src.split(os.pathsep))
     env = {**os.environ, "PYTHONPATH": path}
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # a log line a request
-    process = subprocess.Popen(command, env=env, **quiet)
+    quiet = subprocess.DEVNULL  # its log line per request
+    process = subprocess.Popen(command, env=env, stdout=quiet, stderr=quiet)
     try:
         deadline = time.monotonic() + START_SECONDS
         while True:

@@ -16,20 +16,29 @@ TCP_NODELAY. The second is where a kept-alive connection waits ~40 ms per reques
 body until the headers are acknowledged; Linux delays that ACK); the proxy acknowledges at once
 (TCP_QUICKACK, ``proxy.upstream.acknowledge``), shown against itself with that turned off.
 
+With ``--compare SRC`` (repeatable) the same requests also go, in rotation within each turn, to
+proxies run as processes of their own (``contextwarden proxy``) with ``PYTHONPATH=SRC``: an older
+``src`` (``git archive <commit> src``) beside this one, in the same minutes of a shared machine.
+A proxy in its own process does not share the benchmark's interpreter lock either.
+
     python benchmarks/bench_proxy_latency.py [--turns 60] [--tokens 100000] [--small 40]
+        [--compare /tmp/base/src --compare src]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -49,6 +58,8 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.wire.anthropic import message_from_wire
 
 WINDOW = 200_000
+START_SECONDS = 60
+"""How long a proxy process may take to start listening (or to stop)."""
 REPLY = json.dumps(
     {
         "id": "msg_bench",
@@ -185,12 +196,99 @@ def in_process(messages: list[dict[str, Any]], turns: int) -> tuple[float, list[
     return first, steps
 
 
+@contextmanager
+def proxy_process(src: str, upstream: str, folder: str) -> Iterator[str]:
+    """``contextwarden proxy`` in a process of its own, its modules from ``src``; yields its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = f"{folder}/{port}.sqlite3"
+    command = [sys.executable, "-m", "contextwarden", "proxy", "--upstream", upstream]
+    command += ["--listen", f"127.0.0.1:{port}", "--store", store, "--window", str(WINDOW)]
+    path = os.pathsep.join(str(Path(part).resolve()) for part in src.split(os.pathsep))
+    env = {**os.environ, "PYTHONPATH": path}
+    quiet = subprocess.DEVNULL  # its log line per request
+    process = subprocess.Popen(command, env=env, stdout=quiet, stderr=quiet)
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"the proxy from {src} did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=START_SECONDS)
+
+
+def compare(sources: list[str], tokens: int, turns: int, firsts: int) -> None:
+    """Added p50/p99 (paired with a direct request in the same turn) and the p50 of ``firsts``
+    sessions' first requests, for a proxy process per source, taking turns within each turn."""
+    messages = conversation(tokens)
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        instant_upstream() as upstream,
+        httpx.Client(timeout=120) as client,
+        ExitStack() as stack,
+    ):
+        urls = [stack.enter_context(proxy_process(s, upstream, folder)) for s in sources]
+
+        def timed(url: str, body: dict[str, Any], session: str = "latency") -> float:
+            headers = {"x-api-key": "bench", "x-contextwarden-session": session}
+            started = time.perf_counter()
+            reply = client.post(f"{url}/v1/messages", json=body, headers=headers)
+            elapsed = (time.perf_counter() - started) * 1000
+            assert reply.status_code == 200, reply.text
+            return elapsed
+
+        hello = {
+            "model": "bench",
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+        for url in urls:  # each process's own first request pays for imports: not counted
+            assert client.post(f"{url}/v1/messages", json=hello).status_code == 200
+        body = {"model": "bench", "max_tokens": 100, "messages": messages}
+        first: list[list[float]] = [[] for _ in urls]
+        for n in range(firsts):
+            for which, url in enumerate(urls):
+                direct = timed(upstream, body)
+                first[which].append(timed(url, body, f"first-{n}") - direct)
+        added: list[list[float]] = [[] for _ in urls]
+        for turn in range(turns):
+            messages = messages + tool_turn(10_000 + turn, 400)
+            body = {"model": "bench", "max_tokens": 100, "messages": messages}
+            for k in range(len(urls)):
+                which = (turn + k) % len(urls)  # each proxy goes first in turn
+                direct = timed(upstream, body)
+                added[which].append(timed(urls[which], body) - direct)
+    print(f"\n~{tokens:,} tokens, {turns} turns, proxies in their own processes, in rotation\n")
+    print("| source | added p50 ms | added p99 ms | added mean ms | first request added p50 ms |")
+    print("|---|--:|--:|--:|--:|")
+    for src, values, cold in zip(sources, added, first, strict=True):
+        print(
+            f"| {src} | {percentile(values, 0.5):.1f} | {percentile(values, 0.99):.1f} |"
+            f" {statistics.fmean(values):.1f} | {percentile(cold, 0.5):.0f} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--tokens", type=int, default=100_000)
     parser.add_argument("--small", type=int, default=40, help="one-turn requests per upstream")
+    parser.add_argument(
+        "--compare", action="append", metavar="SRC", help="a src tree to run as a proxy process"
+    )
+    parser.add_argument("--firsts", type=int, default=5, help="with --compare: first requests")
     args = parser.parse_args()
+    if args.compare:
+        compare(args.compare, args.tokens, args.turns, args.firsts)
+        return
     messages = conversation(args.tokens)
     headers = {"x-api-key": "bench", "x-contextwarden-session": "latency"}
     direct_ms: list[float] = []

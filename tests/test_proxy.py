@@ -13,9 +13,11 @@ import anthropic
 import httpx
 import pytest
 
+from contextwarden.errors import ProxyConfigError
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
 from contextwarden.proxy.matching import credential_scope, scoped
+from contextwarden.proxy.serve import build_app
 from contextwarden.stores import SqliteStore
 from contextwarden.wire.anthropic_cache import count_markers
 from tests.proxy_harness import (
@@ -352,15 +354,26 @@ def test_options_come_from_the_environment() -> None:
         "CONTEXTWARDEN_UPSTREAM": "http://127.0.0.1:1",
         "CONTEXTWARDEN_WINDOW": "30000",
         "CONTEXTWARDEN_LISTEN": "0.0.0.0:9000",
+        "CONTEXTWARDEN_MAX_SESSIONS": "50",
     }
     config = ProxyConfig.from_env(env, window=40_000)
-    assert (config.upstream, config.window, config.listen) == (
+    assert (config.upstream, config.window, config.listen, config.max_sessions) == (
         "http://127.0.0.1:1",
         40_000,
         "0.0.0.0:9000",
+        50,
     )
     with pytest.raises(Exception, match="CONTEXTWARDEN_WINDOW must be a number"):
         ProxyConfig.from_env({**env, "CONTEXTWARDEN_WINDOW": "lots"})
+    with pytest.raises(ProxyConfigError, match="max_sessions must be a positive number"):
+        ProxyConfig.from_env({**env, "CONTEXTWARDEN_MAX_SESSIONS": "0"})
+
+
+def test_max_sessions_bounds_the_histories_in_memory(tmp_path: Path) -> None:
+    store = str(tmp_path / "p.sqlite3")
+    app = build_app(ProxyConfig(upstream="http://127.0.0.1:1", store=store, max_sessions=3))
+    assert app.state.proxy.sessions.max_open == 3  # the LRU itself: tests/test_proxy_sessions.py
+    app.state.proxy.sessions.store.close()
 
 
 def test_inspect_reads_a_proxy_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

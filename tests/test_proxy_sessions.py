@@ -6,20 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from contextwarden.compaction.cache import CachePolicy
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
-from contextwarden.proxy import sessions as sessions_module
 from contextwarden.proxy.apis import ANTHROPIC
 from contextwarden.proxy.sessions import Sessions, session_key
+from contextwarden.proxy.wording import dump_body
 from contextwarden.stores import SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 
-def make(path: Path) -> Sessions:
+def make(path: Path, max_open: int = 1_000) -> Sessions:
     manager = ContextManager(ContextPolicy(context_window=50_000))
-    return Sessions(SqliteStore(path / "s.sqlite3"), manager, HeuristicCounter())
+    return Sessions(SqliteStore(path / "s.sqlite3"), manager, HeuristicCounter(), max_open)
 
 
 def turn(n: int) -> list[dict[str, Any]]:
@@ -32,14 +31,12 @@ def request(key: str, items: list[dict[str, Any]]) -> Any:
     return ANTHROPIC.conversation({"messages": items, "system": "s"}, key)
 
 
-def test_evicted_and_foreign_written_sessions_reload(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sessions_module, "MAX_OPEN_SESSIONS", 2)
-    sessions = make(tmp_path)
+def test_evicted_and_foreign_written_sessions_reload(tmp_path: Path) -> None:
+    sessions = make(tmp_path, max_open=2)
     chats = {k: [{"role": "user", "content": f"task {k}"}] for k in ("a", "b", "c")}
     for key, items in chats.items():
         assert sessions.manage(request(key, items)).new_items == 1
+    assert "a" not in sessions._open  # new sessions count against the bound too
     chats["a"] += turn(1)  # "a" was evicted by "c": loaded from the store, then extended
     managed = sessions.manage(request("a", chats["a"]))
     assert (managed.session_id, managed.new_items, len(managed.messages)) == ("a", 2, 3)
@@ -49,6 +46,42 @@ def test_evicted_and_foreign_written_sessions_reload(
     chats["a"] += turn(3)  # ... and the first notices and reloads instead of forking
     managed = sessions.manage(request("a", chats["a"]))
     assert (managed.session_id, managed.new_items, len(managed.messages)) == ("a", 2, 7)
+
+
+def test_an_evicted_session_continues_byte_identically(tmp_path: Path) -> None:
+    """A session dropped from memory before each of its turns (one open session at most, and
+    another one's request in between) sends the upstream the very bytes a session kept in
+    memory sends, through compactions: reloading keeps its prefix stable for the prompt cache."""
+    manager = ContextManager(ContextPolicy(context_window=12_000), cache=CachePolicy())
+    kept, evicted = (
+        Sessions(SqliteStore(tmp_path / f"{name}.sqlite3"), manager, HeuristicCounter(), size)
+        for name, size in (("kept", 10), ("evicted", 1))
+    )
+    items: list[dict[str, Any]] = [{"role": "user", "content": "task a"}]
+    compacted = 0
+    for n in range(40):
+        items += turn(n)
+        items[-1]["content"][0]["content"] = f"contents {n} " + "word " * 300
+        body = {"messages": items, "system": "s"}
+        sent = []
+        for sessions in (kept, evicted):
+            managed = sessions.manage(ANTHROPIC.conversation(body, "a"))
+            sent.append(dump_body(ANTHROPIC.render(body, managed.messages, cache=True)))
+        assert sent[0] == sent[1], f"turn {n}"
+        compacted += bool(managed.report and managed.report.applied)
+        evicted.manage(request("b", [{"role": "user", "content": "task b"}]))
+        assert list(evicted._open) == ["b"] and "a" not in evicted.store._states  # type: ignore[attr-defined]
+    assert compacted >= 2  # the reloaded view went through the ladder, not just appends
+
+
+def test_a_retry_is_replayed_with_the_count_of_its_view(tmp_path: Path) -> None:
+    sessions = make(tmp_path)
+    items = [{"role": "user", "content": "task"}, *turn(1), *turn(2)]
+    sent = sessions.manage(request("a", items))
+    retried = sessions.manage(request("a", items))
+    assert (retried.new_items, retried.messages) == (0, sent.messages)
+    counter = HeuristicCounter()
+    assert retried.tokens == sum(counter.count_message(m) for m in sent.messages) > 0
 
 
 def test_session_keys() -> None:

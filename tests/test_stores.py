@@ -39,6 +39,7 @@ from contextwarden.stores import (
     SqliteStore,
     StoreConflictError,
 )
+from contextwarden.stores.backend import StoreBase
 
 KINDS = ("jsonl", "sqlite", "postgres")
 
@@ -320,6 +321,18 @@ def test_a_batch_that_breaks_a_rule_writes_nothing(store: SessionStore) -> None:
     with pytest.raises(StoreError, match="role_alternation"):
         store.append("fresh", [MessageAdded(Message.assistant("reply first"))])
     assert store.list_sessions() == ["v"]
+
+
+def test_a_forgotten_session_is_checked_against_what_is_stored(store: SessionStore) -> None:
+    assert isinstance(store, StoreBase)
+    store.append("v", turn("t0"))
+    store.forget("v")  # what the proxy does when a session leaves its memory
+    assert "v" not in store._states
+    with pytest.raises(StoreError, match="role_alternation"):
+        store.append("v", [MessageAdded(Message.assistant("two replies in a row"))])
+    store.forget("v")
+    assert store.append("v", turn("t1"), expected_version=2) == 4
+    assert added(store.log("v")) == added([*turn("t0"), *turn("t1")])
 
 
 def test_list_delete_and_missing_sessions(store: SessionStore) -> None:

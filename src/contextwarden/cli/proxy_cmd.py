@@ -52,6 +52,12 @@ def register(sub: Any) -> None:
         help="largest request body in bytes, refused with 413 (default 33554432, 32 MiB)",
     )
     parser.add_argument(
+        "--max-sessions",
+        type=positive_int,
+        help="session histories kept in memory; the least recently used beyond it is reloaded "
+        "from the store on its next request (default 1000)",
+    )
+    parser.add_argument(
         "--client-timeout",
         type=positive_float,
         help="seconds a client may take to send its body or take each reply chunk (default 60)",
@@ -86,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         cache=args.cache,
         admin_token=args.admin_token,
         max_body=args.max_body,
+        max_sessions=args.max_sessions,
         client_timeout=args.client_timeout,
     )
     options = {

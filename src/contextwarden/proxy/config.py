@@ -20,6 +20,9 @@ DEFAULT_MAX_BODY = 32 * 1024 * 1024
 """Bytes of a request body: the Messages API's own request limit (32 MB)."""
 DEFAULT_CLIENT_TIMEOUT = 60.0
 """Seconds a client may take to send its request body, or to take each chunk of the reply."""
+DEFAULT_MAX_SESSIONS = 1_000
+"""Sessions whose histories stay in memory between requests (0.3-1 MB each at 100,000 tokens):
+the least recently used beyond it is dropped and reloaded from the store on its next request."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 STORE_FILE = "proxy.sqlite3"
 SummarizerChoice = Literal["structured", "upstream"]
@@ -65,6 +68,9 @@ class ProxyConfig:
     """Largest request body in bytes; a larger one is refused with 413 before it is read whole."""
     client_timeout: float = DEFAULT_CLIENT_TIMEOUT
     """Seconds a client may take to send its body, or to take each chunk of the reply."""
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    """Session histories kept in memory, least recently used dropped first: what bounds the
+    proxy's memory with many open sessions (a dropped one is reloaded from the store)."""
     cache: CacheChoice = "auto"
     """``auto``: the ladder plans for the prompt cache (``compaction.cache.CachePolicy``: old
     results are cleared when that pays for the cache re-write), and an Anthropic request that
@@ -90,6 +96,10 @@ class ProxyConfig:
         for name in ("timeout", "client_timeout"):
             if not 0 < getattr(self, name) < float("inf"):
                 raise ProxyConfigError(f"{name} must be > 0 seconds, got {getattr(self, name)}")
+        if self.max_sessions <= 0:
+            raise ProxyConfigError(
+                f"max_sessions must be a positive number of sessions, got {self.max_sessions}"
+            )
         if self.max_body <= 0:
             raise ProxyConfigError(
                 f"max_body must be a positive number of bytes, got {self.max_body}"

@@ -62,7 +62,8 @@ def build_app(config: ProxyConfig) -> Starlette:
     cache = CachePolicy() if config.cache == "auto" else None
     policy = ContextPolicy(context_window=config.window)
     manager = ContextManager(policy, summarizer(config), cache=cache)
-    sessions = Sessions(open_store(location, **options), manager, counter)
+    store = open_store(location, **options)
+    sessions = Sessions(store, manager, counter, max_open=config.max_sessions)
     upstream = Upstream(config.upstream, config.timeout)
     return create_app(sessions, upstream, config)
 

@@ -32,6 +32,7 @@ from contextwarden.log import MessageAdded, derive_view
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message
 from contextwarden.proxy import edits
+from contextwarden.proxy.config import DEFAULT_MAX_SESSIONS
 from contextwarden.proxy.edits import ClearToolUses
 from contextwarden.proxy.matching import (
     EDIT_DEPTH,
@@ -69,9 +70,6 @@ FIXED_SHARE_WARNING = 0.5
 says so: past it, what compaction can free is small next to what it cannot touch."""
 FIXED_SHARE_HEADER = "x-contextwarden-fixed-share"
 """Response header carrying ``Managed.fixed_share`` to the client."""
-MAX_OPEN_SESSIONS = 1_000
-"""Histories kept in memory between requests (least recently used dropped first); a dropped one
-is loaded from the store on its next request."""
 REQUEST_RULES = tuple(r for r in DEFAULT_RULES if not isinstance(r, RoleAlternation))
 """The rules a request's new items are checked against before anything is written (the APIs
 merge consecutive same-role messages, and so does the proxy's history)."""
@@ -132,12 +130,21 @@ class Sessions:
     Histories are kept in memory between requests and reloaded when another process changed
     the session (its store version moved), so a session is loaded once per process, not per turn.
     Callers serialize the work of one session (``SessionLocks``); other sessions run in parallel.
+    At most ``max_open`` histories stay in memory: the least recently used beyond it is dropped
+    and reloaded from the store (its log, so its view and turn records) on its next request.
     """
 
-    def __init__(self, store: SessionStore, manager: ContextManager, counter: TokenCounter) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        manager: ContextManager,
+        counter: TokenCounter,
+        max_open: int = DEFAULT_MAX_SESSIONS,
+    ) -> None:
         self.store = store
         self.manager = manager
         self.counter = counter
+        self.max_open = max_open
         self._open: OrderedDict[str, ConversationHistory] = OrderedDict()
         self._guard = threading.Lock()
         self._warned: set[str] = set()
@@ -211,8 +218,7 @@ class Sessions:
         except StoreConflictError:
             return None
         history.subscribe(WriteThrough(self.store, session_id, version))
-        with self._guard:
-            self._open[session_id] = history
+        self._keep(session_id, history)
         return history, len(new)
 
     def preview(self, request: Incoming, key: str) -> tuple[Message, ...] | None:
@@ -357,11 +363,12 @@ class Sessions:
     def _replay(
         self, session_id: str, history: ConversationHistory, turn: Turn, latest: Turn
     ) -> Managed:
-        if turn == latest:
+        if turn == latest:  # the ledger holds its messages' counts: no recount of the view
             messages = history.messages
+            tokens = history.counted_tokens() - history.preamble_tokens
         else:
             messages = tuple(derive_view(history.log[: turn.version]))
-        tokens = sum(self.counter.count_message(m) for m in messages)
+            tokens = sum(self.counter.count_message(m) for m in messages)
         applied = turn.applied_edits
         return Managed(session_id, messages, len(history.log), 0, tokens, None, applied)
 
@@ -382,12 +389,24 @@ class Sessions:
             mode="merge",
             counter=self.counter,
         )
+        self._keep(session_id, history)
+        return history
+
+    def _keep(self, session_id: str, history: ConversationHistory) -> None:
+        """Hold ``history`` in memory as the most recently used, dropping the least recently
+        used beyond ``max_open`` (the store holds all of theirs)."""
+        dropped = []
         with self._guard:
             self._open[session_id] = history
-            while len(self._open) > MAX_OPEN_SESSIONS:
-                dropped, _ = self._open.popitem(last=False)  # least recent; the store keeps it
-                self._seen.pop(dropped, None)
-        return history
+            self._open.move_to_end(session_id)
+            while len(self._open) > self.max_open:
+                session, _ = self._open.popitem(last=False)
+                self._seen.pop(session, None)
+                dropped.append(session)
+        forget: Callable[[str], None] | None = getattr(self.store, "forget", None)
+        if forget is not None:
+            for session in dropped:
+                forget(session)  # what the store caches of them goes too
 
     def _fresh(self, session_id: str) -> ConversationHistory | None:
         """The in-memory history if it still mirrors the store (a bound history's log is the

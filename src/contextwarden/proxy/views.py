@@ -12,6 +12,7 @@ from contextwarden.compaction.loss import log_losses
 from contextwarden.errors import ContextWardenError
 from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, LogEntry, UsageRecorded
+from contextwarden.proxy.anchors import Anchors
 from contextwarden.proxy.metrics import Metrics
 from contextwarden.proxy.sessions import Sessions, recorded_turns
 from contextwarden.tokens.base import TokenCounter
@@ -30,6 +31,7 @@ class Shown(Protocol):
 
     metrics: Metrics
     sessions: Sessions
+    anchors: Anchors
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
 
@@ -51,6 +53,7 @@ def routes(proxy: Shown, admin_token: str) -> list[Route]:
 
     async def session(request: Request) -> Response:
         session_id = request.path_params["session_id"]
+        await proxy.anchors.settled()  # what is shown includes the replies already sent
         try:
             history = await proxy.run(_load, proxy, session_id)
         except ContextWardenError as exc:

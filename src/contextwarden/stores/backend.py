@@ -16,6 +16,7 @@ from contextwarden.loadreport import LoadIssue, LoadReport
 from contextwarden.log import CompactionBoundary, LogEntry
 from contextwarden.stores.base import StoreWarning, rebuild, validate_session_id
 from contextwarden.stores.binding import open_history
+from contextwarden.stores.state import SessionState
 from contextwarden.stores.undo import undo_compaction
 
 
@@ -24,6 +25,8 @@ class StoreBase(ABC):
 
     format_name = "contextwarden-store"
     """``LoadReport.format`` of histories this store loads."""
+    _states: dict[str, SessionState]
+    """Per session written or read: what its next append is checked against."""
 
     @abstractmethod
     def _read_log(self, session_id: str) -> tuple[list[LogEntry], list[LoadIssue]]:
@@ -84,6 +87,12 @@ class StoreBase(ABC):
         return a no-op: their version-checked appends still refuse a stale write."""
         validate_session_id(session_id)
         return nullcontext()
+
+    def forget(self, session_id: str) -> None:
+        """Drop what this store caches of the session (the view's last messages, to check
+        appends); its next append reads it from what is stored. A caller that holds many
+        sessions in turn (the proxy) bounds its memory this way."""
+        self._states.pop(session_id, None)
 
     @abstractmethod
     def close(self) -> None:

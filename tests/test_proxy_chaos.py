@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from contextwarden.log import MessageAdded, MetadataSet
+from contextwarden.log import CompactionBoundary, MessageAdded, MetadataSet, derive_view
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy.matching import TURN_KEY
 from contextwarden.stores import PostgresStore, SqliteStore
@@ -305,13 +305,13 @@ def test_sigkill_under_fifty_agents_loses_and_duplicates_nothing(
 
 def crash_state(log: list[Any], cut: str) -> list[Any]:
     """The log as a process killed during a turn left it: the latest turn's first new item
-    stored (``first-item``), everything of it but its record (``before-record``), or the
-    session's first turn without its record (``first-turn``). ``before-record`` fails only
-    when the turn's compaction changed the view's tail, which this test cannot force; the
-    chaos test meets it (RefusedRetry)."""
+    stored (``first-item``), everything of it but its record (``before-record``: it ends with
+    the turn's CompactionBoundary, which snipped the tool result the retry sends again), or the
+    session's first turn without its record (``first-turn``)."""
     records = [i for i, e in enumerate(log) if isinstance(e, MetadataSet) and e.key == TURN_KEY]
     if cut == "first-turn":
         return log[: records[0]]
+    if cut == "before-record":
         return log[: records[-1]]
     first = next(i for i in range(records[-2], len(log)) if isinstance(log[i], MessageAdded))
     return log[: first + 1]
@@ -355,8 +355,12 @@ def test_a_retry_after_a_crash_before_the_turn_record_is_stored_once(
             [session] = store.list_sessions()
             log = list(store.log(session))
         crashed = replace(config, store=str(tmp_path / "b.sqlite3"))
+        cut_log = crash_state(log, cut)
+        if cut == "before-record":  # the case this cut is for: compaction changed the tail
+            assert isinstance(cut_log[-1], CompactionBoundary)
+            assert derive_view(cut_log)[-1] != derive_view(cut_log[:-1])[-1]
         with SqliteStore(crashed.store) as store:
-            store.append(session, crash_state(log, cut))
+            store.append(session, cut_log)
         with proxy_server(crashed) as url:
             body = {"model": "m", "max_tokens": 50, "messages": messages}
             retried = httpx.post(f"{url}/v1/messages", json=body, headers=headers, timeout=30)

@@ -107,8 +107,9 @@ def main() -> None:
             for how in WAYS:
                 peak = peak_kb(how, big)
                 above = (peak - base) / 1000
+                name = f"{label} ({args.text}), {size_mb:.0f} MB"
                 print(
-                    f"| {label} ({args.text}), {size_mb:.0f} MB | {how} | {peak / 1000:,.0f} | {above:,.0f} | "
+                    f"| {name} | {how} | {peak / 1000:,.0f} | {above:,.0f} | "
                     f"{above / size_mb:.1f} |"
                 )
 

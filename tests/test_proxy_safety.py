@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from contextwarden.cli import main
+from contextwarden.errors import ProxyConfigError
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
 from contextwarden.proxy.matching import credential_scope, scoped
@@ -250,6 +251,17 @@ def test_requests_beyond_max_connections_are_answered_503(tmp_path: Path) -> Non
     assert crowded.status_code == 503
     assert freed.status_code == 200
     assert len(api.requests) == 1
+
+
+def test_max_connections_is_an_option_and_must_be_positive(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(ProxyConfigError, match="max_connections must be a positive number"):
+        ProxyConfig(upstream="http://127.0.0.1:9", max_connections=0)
+    with pytest.raises(SystemExit) as exited:
+        main(["proxy", "--upstream", "http://127.0.0.1:9", "--max-connections", "3", "--check"])
+    assert exited.value.code == 0
+    assert json.loads(capsys.readouterr().out)["max_connections"] == 3
 
 
 def test_a_reader_that_stops_reading_is_cut_off_and_the_upstream_stream_ends(

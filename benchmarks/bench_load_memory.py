@@ -4,6 +4,7 @@ many ordinary turns.
 
     python benchmarks/bench_load_memory.py            # 100 MB
     python benchmarks/bench_load_memory.py --mb 20    # quicker
+    python benchmarks/bench_load_memory.py --text letter   # a run of one letter (or cjk, emoji)
 
 Each row is one child process; its peak resident memory (``ru_maxrss``) minus that of a child that
 imported the same modules and read a one-line file is what reading the file cost, shown as a
@@ -25,6 +26,9 @@ from pathlib import Path
 MB = 1_000_000
 DEFAULT_MB = 100
 PHRASE = "lorem ipsum dolor sit amet, "
+TEXTS = {"lorem": PHRASE, "letter": "a", "cjk": "上下文窗口管理", "emoji": "🙂🚀"}
+"""What the text of the files is made of (``--text``): the counter's paths differ (runs of one
+character, non-ASCII classes, astral characters: four bytes each, twelve in the JSON file)."""
 TURN_CHARS = 5_000
 """Characters of each turn of the many-turns file."""
 
@@ -55,16 +59,16 @@ print(len(values))
 WAYS = ("whole file", "streamed", "load(), counting nothing", "load(), heuristic counter")
 
 
-def one_message(path: Path, megabytes: float) -> None:
-    """Two records: a user message of ``megabytes`` of text and a short reply."""
-    text = PHRASE * int(megabytes * MB / len(PHRASE))
+def one_message(path: Path, megabytes: float, phrase: str = PHRASE) -> None:
+    """Two records: a user message of about ``megabytes`` of file and a short reply."""
+    text = phrase * int(megabytes * MB / len(json.dumps(phrase)[1:-1]))
     path.write_text(_record("u1", None, "user", text) + _record("a1", "u1", "assistant", "ok"))
 
 
-def many_records(path: Path, megabytes: float) -> None:
-    """Turns of about ``TURN_CHARS`` characters each, ``megabytes`` in all."""
+def many_records(path: Path, megabytes: float, phrase: str = PHRASE) -> None:
+    """Turns of about ``TURN_CHARS`` file bytes each, ``megabytes`` in all."""
     turns = max(int(megabytes * MB / TURN_CHARS), 2)
-    text = PHRASE * (TURN_CHARS // len(PHRASE))
+    text = phrase * (TURN_CHARS // len(json.dumps(phrase)[1:-1]))
     with path.open("w", encoding="utf-8") as file:
         for n in range(turns):
             role = "user" if n % 2 == 0 else "assistant"
@@ -87,6 +91,7 @@ def _record(uuid: str, parent: str | None, role: str, text: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=DEFAULT_MB, help="size of the message")
+    parser.add_argument("--text", choices=tuple(TEXTS), default="lorem", help="what it says")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tiny = Path(tmp) / "tiny.jsonl"
@@ -97,13 +102,14 @@ def main() -> None:
         print("|---|---|---:|---:|---:|")
         for label, make in (("one message", one_message), ("many turns", many_records)):
             big = Path(tmp) / "big.jsonl"
-            make(big, args.mb)
+            make(big, args.mb, TEXTS[args.text])
             size_mb = big.stat().st_size / MB
             for how in WAYS:
                 peak = peak_kb(how, big)
                 above = (peak - base) / 1000
+                name = f"{label} ({args.text}), {size_mb:.0f} MB"
                 print(
-                    f"| {label}, {size_mb:.0f} MB | {how} | {peak / 1000:,.0f} | {above:,.0f} | "
+                    f"| {name} | {how} | {peak / 1000:,.0f} | {above:,.0f} | "
                     f"{above / size_mb:.1f} |"
                 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +17,7 @@ import httpx
 import pytest
 
 from contextwarden.cli import main
+from contextwarden.errors import ProxyConfigError
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
 from contextwarden.proxy.matching import credential_scope, scoped
@@ -201,6 +203,72 @@ def test_a_client_sending_its_body_slowly_is_cut_off(tmp_path: Path) -> None:
     assert b"--client-timeout" in answer
     assert waited < 5
     assert api.requests == []
+
+
+def slowloris(host: str, port: int, pause: float, limit: float) -> tuple[bytes, float]:
+    """Send a request's headers a byte every ``pause`` seconds until the proxy answers or ends
+    the connection: what it answered (b"" when it reset the connection while a byte was on its
+    way), and after how many seconds (``limit`` at most)."""
+    headers = f"POST /v1/messages HTTP/1.1\r\nhost: x\r\nx-api-key: {KEY}\r\n"
+    headers += "x-pad: " + "a" * 1000
+    started = time.monotonic()
+    with socket.create_connection((host, port), timeout=limit) as sock:
+        try:
+            for byte in headers.encode():
+                sock.sendall(bytes([byte]))
+                readable, _, _ = select.select([sock], [], [], pause)
+                if readable or time.monotonic() - started > limit:
+                    break
+            return sock.recv(65536), time.monotonic() - started
+        except OSError:
+            return b"", time.monotonic() - started
+
+
+def test_a_client_sending_its_headers_slowly_is_cut_off_and_others_are_served(
+    tmp_path: Path,
+) -> None:
+    options = {"client_timeout": 1.0}
+    with upstream(say) as api, proxy_server(config(api.url, tmp_path, **options)) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with ThreadPoolExecutor(2) as pool:
+            slow = pool.submit(slowloris, host, int(port), 0.05, 10.0)
+            idle = pool.submit(slowloris, host, int(port), 10.0, 10.0)  # one byte, then nothing
+            with httpx.Client(base_url=url, headers={"x-api-key": KEY}) as client:
+                kept_alive = []  # one connection, each request's headers after a pause
+                for _ in range(3):
+                    kept_alive.append(client.post("/v1/messages", json=body()).status_code)
+                    time.sleep(0.6)
+            (answer, waited), (told, idle_waited) = slow.result(), idle.result()
+    assert told.startswith(b"HTTP/1.1 408") and b"--client-timeout" in told
+    assert answer == b"" or answer.startswith(b"HTTP/1.1 408")
+    assert 1.0 <= waited < 5 and 1.0 <= idle_waited < 5
+    assert kept_alive == [200, 200, 200]  # 1.8 s on one connection: the deadline is per request
+    assert len(api.requests) == 3
+
+
+def test_requests_beyond_max_connections_are_answered_503(tmp_path: Path) -> None:
+    options = {"client_timeout": 1.0, "max_connections": 2}
+    with upstream(say) as api, proxy_server(config(api.url, tmp_path, **options)) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))):  # held open, sending nothing
+            time.sleep(0.2)
+            crowded = httpx.post(f"{url}/v1/messages", json=body(), headers={"x-api-key": KEY})
+            time.sleep(1.5)  # its header deadline closes the idle one
+            freed = httpx.post(f"{url}/v1/messages", json=body(), headers={"x-api-key": KEY})
+    assert crowded.status_code == 503
+    assert freed.status_code == 200
+    assert len(api.requests) == 1
+
+
+def test_max_connections_is_an_option_and_must_be_positive(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(ProxyConfigError, match="max_connections must be a positive number"):
+        ProxyConfig(upstream="http://127.0.0.1:9", max_connections=0)
+    with pytest.raises(SystemExit) as exited:
+        main(["proxy", "--upstream", "http://127.0.0.1:9", "--max-connections", "3", "--check"])
+    assert exited.value.code == 0
+    assert json.loads(capsys.readouterr().out)["max_connections"] == 3
 
 
 def test_a_reader_that_stops_reading_is_cut_off_and_the_upstream_stream_ends(

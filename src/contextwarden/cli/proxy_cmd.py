@@ -60,7 +60,13 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--client-timeout",
         type=positive_float,
-        help="seconds a client may take to send its body or take each reply chunk (default 60)",
+        help="seconds a client may take to send a request's headers, its body, or take each "
+        "reply chunk (default 60)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=positive_int,
+        help="connections and requests served at once; more are answered 503 (default 256)",
     )
     parser.add_argument(
         "--cache",
@@ -94,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         max_body=args.max_body,
         max_sessions=args.max_sessions,
         client_timeout=args.client_timeout,
+        max_connections=args.max_connections,
     )
     options = {
         **asdict(config),

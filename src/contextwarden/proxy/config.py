@@ -19,7 +19,11 @@ DEFAULT_TIMEOUT = 600.0
 DEFAULT_MAX_BODY = 32 * 1024 * 1024
 """Bytes of a request body: the Messages API's own request limit (32 MB)."""
 DEFAULT_CLIENT_TIMEOUT = 60.0
-"""Seconds a client may take to send its request body, or to take each chunk of the reply."""
+"""Seconds a client may take to send its request headers, its body, or to take each chunk of
+the reply."""
+DEFAULT_MAX_CONNECTIONS = 256
+"""Requests (and open connections) served at once; uvicorn answers the others 503. Each request
+may hold up to ``max_body`` bytes and a worker thread's work, so this bounds memory too."""
 DEFAULT_MAX_SESSIONS = 1_000
 """Sessions whose histories stay in memory between requests (0.3-1 MB each at 100,000 tokens):
 the least recently used beyond it is dropped and reloaded from the store on its next request."""
@@ -67,7 +71,10 @@ class ProxyConfig:
     max_body: int = DEFAULT_MAX_BODY
     """Largest request body in bytes; a larger one is refused with 413 before it is read whole."""
     client_timeout: float = DEFAULT_CLIENT_TIMEOUT
-    """Seconds a client may take to send its body, or to take each chunk of the reply."""
+    """Seconds a client may take to send a request's headers (from connecting, or from the
+    previous reply on a kept-alive connection), its body, or to take each chunk of the reply."""
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    """Connections and requests served at once; a request beyond it is answered 503."""
     max_sessions: int = DEFAULT_MAX_SESSIONS
     """Session histories kept in memory, least recently used dropped first: what bounds the
     proxy's memory with many open sessions (a dropped one is reloaded from the store)."""
@@ -103,6 +110,10 @@ class ProxyConfig:
         if self.max_body <= 0:
             raise ProxyConfigError(
                 f"max_body must be a positive number of bytes, got {self.max_body}"
+            )
+        if self.max_connections <= 0:
+            raise ProxyConfigError(
+                f"max_connections must be a positive number, got {self.max_connections}"
             )
         host_port(self.listen)
 

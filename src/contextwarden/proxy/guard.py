@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import posixpath
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -120,5 +121,9 @@ class SlowReaders:
 
 
 def _client(scope: Any) -> str:
-    client = scope.get("client")
+    return peer(scope.get("client"))
+
+
+def peer(client: Sequence[Any] | None) -> str:
+    """A client's address as ``host:port`` for a log line ("unknown" when the server has none)."""
     return f"{client[0]}:{client[1]}" if client else "unknown"

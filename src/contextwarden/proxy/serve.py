@@ -106,7 +106,7 @@ def warn_if_exposed(config: ProxyConfig) -> None:
 
 def serve(config: ProxyConfig) -> None:
     """Serve until interrupted (uvicorn handles SIGINT/SIGTERM and drains open requests)."""
-    uvicorn = require("uvicorn", "proxy")
+    uvicorn: Any = require("uvicorn", "proxy")
     host, port = host_port(config.listen)
     warn_if_exposed(config)
     handler = logging.StreamHandler()
@@ -114,7 +114,23 @@ def serve(config: ProxyConfig) -> None:
     requests_log = logging.getLogger("contextwarden.proxy")
     requests_log.addHandler(handler)  # the one line per request, never headers or keys
     requests_log.setLevel(logging.INFO)
-    uvicorn.run(build_app(config), host=host, port=port, log_level="info")  # type: ignore[attr-defined]
+    uvicorn.Server(server_config(config, host, port, "info")).run()
+
+
+def server_config(config: ProxyConfig, host: str, port: int, log_level: str) -> Any:
+    """uvicorn's config for the proxy: its app, with a deadline for each request's headers
+    (``--client-timeout``) and at most ``--max-connections`` requests served at once."""
+    uvicorn: Any = require("uvicorn", "proxy")
+    from contextwarden.proxy.connections import header_deadline
+
+    return uvicorn.Config(
+        build_app(config),
+        host=host,
+        port=port,
+        log_level=log_level,
+        http=header_deadline(config.client_timeout),
+        limit_concurrency=config.max_connections,
+    )
 
 
 @contextmanager
@@ -123,9 +139,7 @@ def running(config: ProxyConfig) -> Iterator[str]:
     (``config.listen`` is not used); yields its URL and stops it when the block ends. For tests
     and benchmarks that drive it with real clients."""
     uvicorn: Any = require("uvicorn", "proxy")
-    server = uvicorn.Server(
-        uvicorn.Config(build_app(config), host="127.0.0.1", port=0, log_level="warning")
-    )
+    server = uvicorn.Server(server_config(config, "127.0.0.1", 0, "warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + START_TIMEOUT

@@ -28,7 +28,7 @@ from contextwarden.errors import (
     ToolPairingError,
 )
 from contextwarden.history import ConversationHistory
-from contextwarden.log import MessageAdded, derive_view
+from contextwarden.log import LogEntry, MessageAdded, derive_view
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message
 from contextwarden.proxy import edits
@@ -179,7 +179,7 @@ class Sessions:
             turns = self._turns(session_id, history)
             if not turns:  # a first turn that crashed before its record, or none yet
                 new = request.convert(request.items, 0)
-                new = new[_held(history.messages, new) :]
+                new = new[_held(history.log, new) :]
                 check_new(history.messages, new, 0)
                 return self._extend(session_id, history, request, each, new)
             found, latest = best_match(turns, digests), turns[-1]
@@ -195,7 +195,7 @@ class Sessions:
                 kept = history.messages[: len(history.messages) - found.drop]
                 new = request.convert(request.items[found.at :], found.at)
                 if not found.drop and not found.lead:
-                    new = new[_already_added(history, latest, new) :]
+                    new = new[_already_added(history.log, latest, new) :]
                 check_new(kept, new, found.at)
                 if self._rewound(history, request, found):
                     return self._extend(session_id, history, request, each, new)
@@ -512,24 +512,33 @@ def _shapes(messages: Sequence[Message]) -> list[tuple[Any, ...]]:
     ]
 
 
-def _held(view: Sequence[Message], new: Sequence[Message]) -> int:
+def _held(log: Sequence[LogEntry], new: Sequence[Message]) -> int:
     """How many of the request's messages ``new`` a session without a turn record already holds:
-    all of its view, when that view is where ``new`` starts (the session's first turn was written
-    and the process died before recording it, so the client's retry is stored once)."""
-    return len(view) if view and tuple(view) == tuple(new[: len(view)]) else 0
+    all of its written view, when that view is where ``new`` starts (the session's first turn was
+    written and the process died before recording it, so the client's retry is stored once)."""
+    view = _written_view(log, 0)
+    return len(view) if view and view == tuple(new[: len(view)]) else 0
 
 
-def _already_added(history: ConversationHistory, latest: Turn, new: Sequence[Message]) -> int:
-    """How many of ``new`` a turn that crashed before its record already added: the view's
-    tail equals them and the log has messages after the latest turn record (a retry after a
-    crash is stored once)."""
-    if not any(isinstance(e, MessageAdded) for e in history.log[latest.version + 1 :]):
-        return 0
-    view = history.messages
+def _already_added(log: Sequence[LogEntry], latest: Turn, new: Sequence[Message]) -> int:
+    """How many of ``new`` a turn that crashed before its record already added: the tail of the
+    view its adds left equals them (a retry after a crash is stored once)."""
+    view = _written_view(log, latest.version + 1)
     for n in range(min(len(new), len(view)), 0, -1):
-        if tuple(view[-n:]) == tuple(new[:n]):
+        if view[-n:] == tuple(new[:n]):
             return n
     return 0
+
+
+def _written_view(log: Sequence[LogEntry], start: int) -> tuple[Message, ...]:
+    """The view as the messages added from log entry ``start`` on left it, before anything the
+    turn did after them (its compaction snips what the client sends again, so the view it left
+    is no longer where the retry's items start); () when none were added. Found from the log,
+    not the view: the turn that added them was cut off before its record."""
+    for end in range(len(log), start, -1):
+        if isinstance(log[end - 1], MessageAdded):
+            return tuple(derive_view(log[:end]))
+    return ()
 
 
 def prompt_usage(usage: Any) -> dict[str, int]:

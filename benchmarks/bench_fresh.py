@@ -5,12 +5,13 @@
     python benchmarks/bench_fresh.py --data /work/fresh --baseline /tmp/base/src --write FILE
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
-neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` fetches
-them again. Each has a ``probes/<name>.json`` (the format ``eval.probes.load_probes`` reads)
-written by hand from reading the session, before any summarizer ran on it: what the person
-asked, files touched, decisions (a root cause, a chosen approach, a rejected alternative) and
-errors (the distinctive line of a failure). Which half a session is in was fixed before the
-first measurement (see ``SESSIONS``); changes were made looking at the fit half only.
+neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
+them out of clones of those repositories. Each has a ``benchmarks/fresh_probes/<name>.json``
+(the format ``eval.probes.load_probes`` reads) written by hand from reading the session, before
+any summarizer ran on it: what the person asked, files touched, decisions (a root cause, a
+chosen approach, a rejected alternative) and errors (the distinctive line of a failure). Which
+half a session is in was fixed before the first measurement (see ``SESSIONS``); changes were
+made looking at the fit half only.
 
 Each session is replayed twice through the ladder: ``ContextPolicy()`` and
 ``ContextPolicy(recall=True)`` (each summary names the span it covers; a probe missing at the
@@ -43,6 +44,7 @@ from contextwarden.policy import ContextPolicy
 from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
 from contextwarden.tokens.heuristic import HeuristicCounter
 
+PROBES = Path(__file__).resolve().parent / "fresh_probes"
 SECTION = "## Hand-written probes on fresh sessions (issue #26, 40,000-token window)"
 COMMAND = (
     "python benchmarks/bench_fresh.py --data /work/fresh --baseline /tmp/base/src "
@@ -65,7 +67,7 @@ class Session:
     @property
     def probes(self) -> str:
         stem = Path(self.path).name.removesuffix(".jsonl").removesuffix(".md")
-        return f"probes/{stem}{f'#{self.index}' if self.index else ''}.json"
+        return f"{stem}{f'#{self.index}' if self.index else ''}.json"
 
 
 SESSIONS = (
@@ -176,7 +178,7 @@ def measure(data: Path) -> dict[str, Tally]:
     counter = HeuristicCounter()
     for session in SESSIONS:
         history = load(data / session.path, index=session.index, counter=counter)
-        probes = load_probes(data / session.probes)
+        probes = load_probes(PROBES / session.probes)
         runs = []
         for policy in (
             ContextPolicy(context_window=WINDOW),
@@ -225,6 +227,8 @@ def table(half: str, before: Tally, after: Tally) -> list[str]:
         cells += [_frac(_n(t.kept, kind), _n(t.due, kind)) for t in (before, after)]
         cells += [_frac(_n(t.recalled, kind), _n(t.due, kind)) for t in (before, after)]
         lines.append(f"| {kind} | " + " | ".join(str(c) for c in cells) + " |")
+    lines.append(f"| probes said after the last request (not checked) | {after.unchecked} "
+                 "| | | | | | |")  # fmt: skip
     lines.append(
         f"| tokens sent (without / with recall) | | {before.sent:,} / {before.sent_recall:,} "
         f"| {after.sent:,} / {after.sent_recall:,} ({after.sent / max(1, before.sent):.4f}x) "
@@ -269,8 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the raw tallies as JSON")
     parser.add_argument("--write", type=Path, help="update the section in a Markdown file")
     args = parser.parse_args(argv)
-    if not (args.data / "probes").is_dir():
-        raise FormatError("no probes/ folder: fetch the sessions first", path=str(args.data))
+    if not (args.data / SESSIONS[0].path).is_file():
+        raise FormatError("no sessions here: run build_fresh_corpus.py", path=str(args.data))
     if args.json:
         print(json.dumps({h: t.as_json() for h, t in measure(args.data).items()}))
         return 0

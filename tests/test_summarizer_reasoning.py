@@ -57,9 +57,10 @@ def test_decisions_and_further_error_lines_are_facts() -> None:
     facts = extract_facts(session())
     assert [text for _, text in facts.decisions] == [DECISION, DIAGNOSIS]  # not the chatter
     (error,) = facts.errors
+    assert error.excerpt == "FAILED tests/test_a.py::test_two - KeyError: 'tokens'"  # marked
     assert error.more[:2] == (
         "tests/test_a.py::test_two FAILED",
-        "FAILED tests/test_a.py::test_two - KeyError: 'tokens'",
+        "ERROR tests/test_b.py - ImportError: cannot import name 'load'",
     )
     assert all("PASSED" not in line for line in error.more)
 
@@ -84,7 +85,7 @@ def test_a_second_summary_carries_them() -> None:
     ]
     second = summarizer.summarize(carried).text
     assert second.count(DECISION) == 1
-    assert "  > FAILED tests/test_a.py::test_two - KeyError: 'tokens'" in second
+    assert "  > ERROR tests/test_b.py - ImportError: cannot import name 'load'" in second
 
 
 def test_copies_of_requests_go_before_decisions_and_the_budget_holds() -> None:

@@ -37,7 +37,8 @@ _REASONS = (
     r"|given that|that's why|hence|therefore"
     r"|instead|rather than|decid\w*|chose|choose|prefer\w*|better (?:to|than|approach|option)"
     r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? with|switch(?:ed|ing)? to"
-    r"|falls? back|fallback|quick fix|long-term|workaround|trade-?off|no need|not needed|need to keep"
+    r"|falls? back|fallback|quick fix|long-term|workaround|trade-?off|no need|not needed"
+    r"|need to keep"
     # Russian
     r"|потому что|так как|поэтому|из-за|вместо|решил\w*|решени\w*|лучше|не нужно|следует"
     # Spanish, Portuguese

@@ -169,8 +169,10 @@ def _most_telling_line(text: str, status: int | None) -> str:
         if exceptions:
             return _clip(exceptions[-1])
     found = _ERROR_LINE.search(text) or _MARKED_FAILURE.search(text) or _EXCEPTION_LINE.search(text)
-    if found:
-        return _clip(found.group(0))
+    if found:  # the whole line: a marked failure's pattern matches only the mark
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
+        return _clip(text[start : end if end >= 0 else len(text)])
     for line in text.splitlines():
         stripped = line.strip()
         if stripped and not _is_status_line(stripped):

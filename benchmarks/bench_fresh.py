@@ -207,9 +207,19 @@ def baseline(src: Path, data: Path) -> dict[str, Tally]:
 
 
 def _tally(values: dict[str, Any]) -> Tally:
-    counters = {k: Counter(v) for k, v in values.items() if isinstance(v, dict)}
-    plain = {k: v for k, v in values.items() if not isinstance(v, dict)}
-    return Tally(**counters, **plain)
+    def counts(name: str) -> Counter[str]:
+        return Counter(values[name])
+
+    return Tally(
+        counts("checks"),
+        counts("hits"),
+        counts("due"),
+        counts("kept"),
+        counts("recalled"),
+        values["sent"],
+        values["sent_recall"],
+        values["unchecked"],
+    )
 
 
 def table(half: str, before: Tally, after: Tally) -> list[str]:
@@ -222,11 +232,11 @@ def table(half: str, before: Tally, after: Tally) -> list[str]:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for kind in (*KINDS, "all"):
-        cells = [_n(after.due, kind)]
+        cells = [str(_n(after.due, kind))]
         cells += [_share(_n(t.hits, kind), _n(t.checks, kind)) for t in (before, after)]
         cells += [_frac(_n(t.kept, kind), _n(t.due, kind)) for t in (before, after)]
         cells += [_frac(_n(t.recalled, kind), _n(t.due, kind)) for t in (before, after)]
-        lines.append(f"| {kind} | " + " | ".join(str(c) for c in cells) + " |")
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
     lines.append(f"| probes said after the last request (not checked) | {after.unchecked} "
                  "| | | | | | |")  # fmt: skip
     lines.append(

@@ -36,6 +36,7 @@ from typing import Any
 
 from bench_retention import write
 
+from contextwarden.cost.prices import default_prices
 from contextwarden.errors import FormatError
 from contextwarden.eval.probes import load_probes
 from contextwarden.eval.replay import StrategyRun, replay
@@ -51,6 +52,8 @@ COMMAND = (
     "--write docs/benchmarks.md"
 )
 WINDOW = 40_000
+PRICED_AT = "claude-sonnet-4-6"
+"""The model whose prices (with its prompt cache) give the modeled cost of every session."""
 KINDS = ("user_message", "file_path", "decision", "error")
 HALVES = ("blind", "fit")
 
@@ -149,6 +152,8 @@ class Tally:
     sent: int = 0
     sent_recall: int = 0
     unchecked: int = 0
+    cost: float = 0.0
+    cost_recall: float = 0.0
 
     @classmethod
     def empty(cls) -> Tally:
@@ -168,6 +173,8 @@ class Tally:
             self.recalled[kind] += n - lost[kind] + recovered[kind]
         self.sent += run.total_tokens_sent
         self.sent_recall += with_recall.total_tokens_sent
+        self.cost += run.bill.cost if run.bill else 0.0
+        self.cost_recall += with_recall.bill.cost if with_recall.bill else 0.0
 
     def as_json(self) -> dict[str, Any]:
         return {name: value for name, value in vars(self).items()}
@@ -176,6 +183,7 @@ class Tally:
 def measure(data: Path) -> dict[str, Tally]:
     tallies = {half: Tally.empty() for half in HALVES}
     counter = HeuristicCounter()
+    price = default_prices().get(PRICED_AT)
     for session in SESSIONS:
         history = load(data / session.path, index=session.index, counter=counter)
         probes = load_probes(PROBES / session.probes)
@@ -186,7 +194,12 @@ def measure(data: Path) -> dict[str, Tally]:
         ):
             summarizer = StructuredSummarizer(StructuredPolicy(context_window=WINDOW), counter)
             result = replay(
-                history, ("ladder",), probes=probes, summarizer=summarizer, policy=policy
+                history,
+                ("ladder",),
+                probes=probes,
+                summarizer=summarizer,
+                policy=policy,
+                pricing=price,
             )
             runs.append(result.runs["ladder"])
         kinds = {p.text: p.kind for p in result.probes.probes}
@@ -219,6 +232,8 @@ def _tally(values: dict[str, Any]) -> Tally:
         values["sent"],
         values["sent_recall"],
         values["unchecked"],
+        values["cost"],
+        values["cost_recall"],
     )
 
 
@@ -243,6 +258,11 @@ def table(half: str, before: Tally, after: Tally) -> list[str]:
         f"| tokens sent (without / with recall) | | {before.sent:,} / {before.sent_recall:,} "
         f"| {after.sent:,} / {after.sent_recall:,} ({after.sent / max(1, before.sent):.4f}x) "
         "| | | | |"
+    )
+    lines.append(
+        f"| modeled cost at {PRICED_AT} prices, prompt cache (without / with recall) | "
+        f"| ${before.cost:,.2f} / ${before.cost_recall:,.2f} | ${after.cost:,.2f} / "
+        f"${after.cost_recall:,.2f} ({after.cost / max(1e-9, before.cost):.4f}x) | | | | |"
     )
     return lines
 

@@ -186,8 +186,10 @@ def section() -> str:
 
 
 def write(path: Path, text: str) -> None:
+    """Replace the section ``text`` heads (its first line) in ``path``, or append it."""
     doc = path.read_text(encoding="utf-8")
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.M | re.S)
+    title = text.split("\n", 1)[0]
+    pattern = re.compile(rf"^{re.escape(title)}\n.*?(?=^## |\Z)", re.M | re.S)
     found = pattern.search(doc)
     if found:
         doc = doc[: found.start()] + text.rstrip() + "\n\n" + doc[found.end() :]

@@ -30,6 +30,7 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 COUNTER = HeuristicCounter()
 DECISION = "I'll keep the SQLite store as the default because it needs no server to run."
 CHATTER = "Now reading the next file of the package to see what it holds."
+DIAGNOSIS = "Two tests fail; the tokens key is missing."
 TEST_OUTPUT = (
     "collected 3 items\n"
     "tests/test_a.py::test_one PASSED\n"
@@ -45,20 +46,21 @@ def session(ask: str = "Make the store pluggable.") -> list[Message]:
     return [
         Message.user(ask),
         Message.assistant(
-            [TextBlock(f"{CHATTER} {DECISION}"), ToolUseBlock("1", "Bash", {"command": "pytest"})]
+            [TextBlock(f"{CHATTER}\n{DECISION}"), ToolUseBlock("1", "Bash", {"command": "pytest"})]
         ),
         Message.user([ToolResultBlock("1", TEST_OUTPUT, is_error=True)]),
-        Message.assistant("Two tests fail; the tokens key is missing."),
+        Message.assistant(DIAGNOSIS),
     ]
 
 
 def test_decisions_and_further_error_lines_are_facts() -> None:
     facts = extract_facts(session())
-    assert [text for _, text in facts.decisions] == [DECISION]  # not the chatter
+    assert [text for _, text in facts.decisions] == [DECISION, DIAGNOSIS]  # not the chatter
     (error,) = facts.errors
+    assert error.excerpt == "FAILED tests/test_a.py::test_two - KeyError: 'tokens'"  # marked
     assert error.more[:2] == (
         "tests/test_a.py::test_two FAILED",
-        "FAILED tests/test_a.py::test_two - KeyError: 'tokens'",
+        "ERROR tests/test_b.py - ImportError: cannot import name 'load'",
     )
     assert all("PASSED" not in line for line in error.more)
 
@@ -83,7 +85,7 @@ def test_a_second_summary_carries_them() -> None:
     ]
     second = summarizer.summarize(carried).text
     assert second.count(DECISION) == 1
-    assert "  > FAILED tests/test_a.py::test_two - KeyError: 'tokens'" in second
+    assert "  > ERROR tests/test_b.py - ImportError: cannot import name 'load'" in second
 
 
 def test_copies_of_requests_go_before_decisions_and_the_budget_holds() -> None:

@@ -251,7 +251,9 @@ def _lost_facts(
             continue
         seen.add(text)
         refs = _refs(before[index]) if index is not None and index < len(before) else ()
-        items.append(LostItem(kind, _excerpt(text), counter.count_text(text), index, refs))
+        # A path is a name to act on (read it again): clipped, it names nothing.
+        what = text if kind == "file" else _excerpt(text)
+        items.append(LostItem(kind, what, counter.count_text(text), index, refs))
     return items
 
 

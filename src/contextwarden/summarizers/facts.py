@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.carry import carried_decisions, carried_errors, carried_files
+from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.failures import (
     command_key,
     exit_status,
@@ -54,18 +55,6 @@ _NOT_CONCEPT_SUFFIXES = frozenset(
 )
 MAX_ERROR_LINES = 4
 """Further lines kept per failed call, beyond its most telling one (a summary shows fewer)."""
-MAX_SENTENCE_CHARS = 300
-"""A longer decision sentence is kept by its first this-many characters."""
-MIN_DECISION_CHARS = 30
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_DECIDED = re.compile(
-    r"\b(?:because|since|so that|to avoid|instead|rather than|otherwise|due to|which means|"
-    r"so (?:we|it|the|that)|as it|decid\w*|chose|choose|"
-    r"the (?:fix|solution|approach|plan|problem|issue|cause) \w*\s?"
-    r"(?:is|was|would be|will be))\b",
-    re.I,
-)
-"""A sentence of the assistant that gives a reason or names a choice: a decision to keep."""
 _EARLIER_RE = re.compile(r"^(?:earlier: )+")
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 
@@ -319,16 +308,6 @@ def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
             )
         )
     return tuple(errors)
-
-
-def decisions(text: str) -> list[str]:
-    """The sentences of an assistant's text that give a reason or name a choice."""
-    found = []
-    for sentence in _SENTENCE_END.split(text):
-        kept = sentence.strip()
-        if len(kept) >= MIN_DECISION_CHARS and _DECIDED.search(kept):
-            found.append(kept[:MAX_SENTENCE_CHARS])
-    return found
 
 
 def describe_call(call: ToolUseBlock, limit: int = 300) -> str:

@@ -1,8 +1,10 @@
 """Recognising a failed tool call from its result: the error flag, exit codes, error-looking output.
 
 A result is a failure when the tool flagged it (``is_error``), when it shows a non-zero exit code,
-or — for shell tools only, whose output is a program's — when it holds a Python traceback or a
-line starting with ``error:``/``fatal:``. A visible exit code 0 wins over error-looking text (the
+or — for shell tools only, whose output is a program's — when it holds a Python traceback, a
+line starting with ``error:``/``fatal:``, or a line a compiler, linter, test runner or package
+manager prints for a failure (``_MARKED_FAILURE``: an output piped through ``tail`` loses its
+exit code, not these lines). A visible exit code 0 wins over error-looking text (the
 command handled its own error). File contents are never scanned: a file may well say "error:".
 A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
@@ -30,6 +32,17 @@ _EXIT_RES = (
 _TRACEBACK = "Traceback (most recent call last):"
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
 _ERROR_LINE = re.compile(r"^(?:error|fatal|ERROR|FATAL|Error|npm ERR!)(?:\[[^\]]*\])?[:!].*$", re.M)
+_MARKED_FAILURE = re.compile(
+    # tsc, gcc, mypy, rustc: a located error
+    r"^\s*(?:\S+?(?:\(\d+,\d+\)|(?::\d+)+):\s*(?:(?:error|fatal)(?:\[\w+\])?:|error TS\d)"
+    r"|Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
+    # test runners and linters: each failed item (FAIL, (fail), a cross mark)
+    r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717])\s"
+    r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
+    r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
+    r"|ERR_[A-Z][A-Z0-9_]{3,}\b)",  # npm, pnpm and Node error codes
+    re.M,
+)
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
     r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed)\b",
@@ -74,7 +87,9 @@ def failure_excerpt(
         return None
     failed = is_error or (status is not None and status != 0)
     if not failed and shell and status is None:
-        failed = _TRACEBACK in text or _ERROR_LINE.search(text) is not None
+        failed = _TRACEBACK in text or any(
+            p.search(text) is not None for p in (_ERROR_LINE, _MARKED_FAILURE)
+        )
     if not failed:
         return None
     return _most_telling_line(_TOOL_ERROR_TAG.sub("", text), status)
@@ -125,16 +140,17 @@ def failure_lines(
 
 def further_lines(text: str, excerpt: str, limit: int) -> tuple[str, ...]:
     """The first ``limit`` lines of a failed output, other than ``excerpt``, that say what went
-    wrong (a failure word in them), verbatim up to ``EXCERPT_CHARS``: a test run or compiler
-    reports more than the one line a summary quotes first. The summary and microcompact both
-    keep these, so a cleared result and a summary keep the same lines."""
+    wrong (a failure word in them, or the mark a linter or test runner puts before a failure),
+    verbatim up to ``EXCERPT_CHARS``: a test run or compiler reports more than the one line a
+    summary quotes first. The summary and microcompact both keep these, so a cleared result and
+    a summary keep the same lines."""
     found: list[str] = []
     for line in text.splitlines():
         kept = _clip(line)
         if len(found) >= limit:
             break
         if (
-            _FAILURE_WORDS.search(kept)
+            (_FAILURE_WORDS.search(kept) or _MARKED_FAILURE.match(line))
             and kept not in found
             and _TOOL_ERROR_TAG.sub("", kept) != excerpt
         ):
@@ -152,9 +168,11 @@ def _most_telling_line(text: str, status: int | None) -> str:
         exceptions = _EXCEPTION_LINE.findall(text[text.rindex(_TRACEBACK) :])
         if exceptions:
             return _clip(exceptions[-1])
-    found = _ERROR_LINE.search(text) or _EXCEPTION_LINE.search(text)
-    if found:
-        return _clip(found.group(0))
+    found = _ERROR_LINE.search(text) or _MARKED_FAILURE.search(text) or _EXCEPTION_LINE.search(text)
+    if found:  # the whole line: a marked failure's pattern matches only the mark
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
+        return _clip(text[start : end if end >= 0 else len(text)])
     for line in text.splitlines():
         stripped = line.strip()
         if stripped and not _is_status_line(stripped):

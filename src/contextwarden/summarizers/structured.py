@@ -23,6 +23,7 @@ from contextwarden.summarizers.carry import (
     format_item,
     format_more,
 )
+from contextwarden.summarizers.decisions import reasoned
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
 from contextwarden.summarizers.failures import says_what_failed
 from contextwarden.summarizers.sections import Item, fit, head_lines_tail, head_tail, render
@@ -310,13 +311,19 @@ class _Builder:
         return items + self._decisions() + self._answers()
 
     def _decisions(self) -> list[Item]:
-        """What the assistant decided and why, oldest first; the oldest go first, after the
-        answers' excerpts, commands and concepts (they restate what these sentences say)."""
+        """What the assistant decided and why, oldest first; they go after the answers'
+        excerpts, commands and concepts (which restate what these lines say): first those that
+        only diagnose or list a plan's step, then those giving a reason or a choice, each
+        oldest first."""
         if not self.policy.decisions or not self.facts.decisions:
             return []
         items = [Item(DECISIONS_LABEL)]
         items += [
-            Item(f"{DECISION_PREFIX}{text}", (6, index), "decisions")
+            Item(
+                f"{DECISION_PREFIX}{text}",
+                (6, index if reasoned(text) else index - 1_000_000),
+                "decisions",
+            )
             for index, text in self.facts.decisions
         ]
         return items

@@ -1,0 +1,373 @@
+"""Hand-written probes on fresh sessions nobody tuned on (issue #26): what the ladder keeps at a
+40,000-token window with the offline summary, per kind, on a fit half and a blind half.
+
+    python benchmarks/bench_fresh.py --data /work/fresh                       # print the section
+    python benchmarks/bench_fresh.py --data /work/fresh --baseline /tmp/base/src --write FILE
+
+The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
+neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
+them out of clones of those repositories. Each has a ``benchmarks/fresh_probes/<name>.json``
+(the format ``eval.probes.load_probes`` reads) written by hand from reading the session, before
+any summarizer ran on it: what the person asked, files touched, decisions (a root cause, a
+chosen approach, a rejected alternative) and errors (the distinctive line of a failure). Which
+half a session is in was fixed before the first measurement (see ``SESSIONS``); changes were
+made looking at the fit half only.
+
+Each session is replayed twice through the ladder: ``ContextPolicy()`` and
+``ContextPolicy(recall=True)`` (each summary names the span it covers; a probe missing at the
+end counts as recalled when an original the last context names holds it). ``--baseline SRC``
+runs the same measurement with the package found in ``SRC`` (another checkout's ``src``), in a
+subprocess, and shows it as *before*.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_retention import write
+
+from contextwarden.cost.prices import default_prices
+from contextwarden.errors import FormatError
+from contextwarden.eval.probes import load_probes
+from contextwarden.eval.replay import StrategyRun, replay
+from contextwarden.formats import load
+from contextwarden.policy import ContextPolicy
+from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+PROBES = Path(__file__).resolve().parent / "fresh_probes"
+SECTION = "## Hand-written probes on fresh sessions (issue #26, 40,000-token window)"
+COMMAND = (
+    "git archive ab14e75 src | tar -x -C /tmp/base && python benchmarks/bench_fresh.py "
+    "--data /work/fresh --baseline /tmp/base/src --write docs/benchmarks.md"
+)
+"""``ab14e75``: main when this measurement started (the *before*)."""
+WINDOW = 40_000
+PRICED_AT = "claude-sonnet-4-6"
+"""The model whose prices (with its prompt cache) give the modeled cost of every session."""
+KINDS = ("user_message", "file_path", "decision", "error")
+HALVES = ("blind", "fit")
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A session file under the data folder, the chat in it, its half and what it is."""
+
+    path: str
+    index: int
+    half: str
+    about: str
+
+    @property
+    def probes(self) -> str:
+        stem = Path(self.path).name.removesuffix(".jsonl").removesuffix(".md")
+        return f"{stem}{f'#{self.index}' if self.index else ''}.json"
+
+
+SESSIONS = (
+    # Split, fixed before measuring: within each source repository, sessions sorted by name,
+    # odd positions blind; the one Russian session is blind, so no rule is tuned on it.
+    Session(
+        "claude-code/FSM1__cipher-box__29-4ec7fb98f3-0.jsonl",
+        0,
+        "fit",
+        "Claude Code, English: dev servers, ngrok, CORS, DB host, auth e-mail",
+    ),
+    Session(
+        "claude-code/FSM1__cipher-box__49-85d640fadb-3.jsonl",
+        0,
+        "blind",
+        "Claude Code, English: seven review comments on a React file browser, gh API",
+    ),
+    Session(
+        "claude-code/FSM1__cipher-box__b4-b33d460b93-0.jsonl",
+        0,
+        "fit",
+        "Claude Code, English: test-login endpoint for E2E, pnpm store errors",
+    ),
+    Session(
+        "claude-code/PackmindHub__context-evaluator__09-597b5bde42-0.jsonl",
+        0,
+        "fit",
+        "Claude Code, English: evaluator skip rules, failing prompt tests, lint",
+    ),
+    Session(
+        "claude-code/PackmindHub__context-evaluator__18-8f64dd752f-1.jsonl",
+        0,
+        "blind",
+        "Claude Code, English: multi-remediation history UI, unused variable lint",
+    ),
+    Session(
+        "claude-code/PackmindHub__context-evaluator__5f-3390ed3fa8-1.jsonl",
+        0,
+        "fit",
+        "Claude Code, English: AGENTS.md/CLAUDE.md consolidation, tsc errors",
+    ),
+    Session(
+        "claude-code/PackmindHub__context-evaluator__7b-904be9fc93-0.jsonl",
+        0,
+        "blind",
+        "Claude Code, English: remediation progress UI, Edit tool and tabs, hook deps",
+    ),
+    Session(
+        "claude-code/PackmindHub__context-evaluator__b5-ef23574320-0.jsonl",
+        0,
+        "fit",
+        "Claude Code, English: front-end re-run button, tab indentation",
+    ),
+    Session(
+        "claude-code/PackmindHub__context-evaluator__d7-20ae45fb41-0.jsonl",
+        0,
+        "blind",
+        "Claude Code, English: lightweight model per provider, pre-commit hook",
+    ),
+    # Added after the rules were tuned (probes written first, measured once): blind too.
+    Session(
+        "claude-code/FSM1__cipher-box__56-4c4834ac78-1.jsonl",
+        0,
+        "blind",
+        "Claude Code, English: database migration protocol, a duplication the user ruled out",
+    ),
+    Session(
+        "claude-code/FSM1__cipher-box__ce-af0d869e9a-6.jsonl",
+        0,
+        "blind",
+        "Claude Code, English: CI E2E failure (a wrong CSS selector), review comments",
+    ),
+    Session(
+        "aider/AlexShchuka+mozgoslav.md",
+        1,
+        "blind",
+        "aider (local Qwen), Russian: push-to-talk bug hunt in an Electron app",
+    ),
+)
+
+
+EXPLAINED = """\
+Sources (copied byte for byte by `build_fresh_corpus.py`, SHA-256 checked; kept outside the
+repository under `/work/fresh/`): `FSM1/cipher-box` (MIT; 5 Claude Code sessions from its
+`entire/checkpoints/v1` branch at `e227f11`), `PackmindHub/context-evaluator` (Apache-2.0; 6
+Claude Code sessions, same kind of branch at `63679d4`), `AlexShchuka/mozgoslav` (MIT; chat 1 of
+its `.aider.chat.history.md` at `1f66bc9`, an aider session with a local Qwen model, in Russian).
+Only sessions longer than the window were kept (41,000 to 110,000 tokens; a shorter one is never
+compacted and tests nothing). Kinds of work: web back end and front end (React, NestJS), dev
+environment and infrastructure (dev servers, ngrok, CORS, Docker hosts, pnpm stores, pre-commit
+hooks, database migrations, a CI end-to-end failure), code review replies over the GitHub API, an
+Electron app's push-to-talk bug. 173 probes: 30 user requests, 61 files, 54 decisions, 28 errors;
+4 more sit in the last message (no request after them) and cannot be checked. The two FSM1
+sessions listed last in the blind half were added after the rules were tuned (probes written
+first, measured once). The one Russian session is in the blind half, so no rule was
+tuned on it; the rules for other languages were written from the languages, not from sessions.
+
+What changed (looking at the fit half only): *decisions* (`summarizers/decisions.py`): the old
+rule knew one English phrasing of a reason or a choice: the summary's facts held 11 of the fit
+half's 39 decision and error probes (30 now). Now a decision is a line (whole when 160 characters or
+shorter, so the sentence next to a conclusion that gives its reason stays with it) giving a
+reason or a choice, or a diagnosis (`the issue`, `root cause`, `accidentally`, `wrong`,
+`missing`, `conflict`…), or one of the four lines after a line announcing a plan (`Here's the
+plan:`); signals in Russian, Spanish, Portuguese, French, German, Chinese, Japanese and Korean;
+code blocks are read by their comments only. Under a short budget bare diagnoses and plan steps
+go before decisions giving a reason or a choice. *Errors* (`summarizers/failures.py`): a shell
+output that lost its exit code (piped through `tail`) still fails when it holds a line a
+compiler, linter, test runner or package manager prints for a failure (`path:line: error`,
+`path(l,c): error TS…`, `Found N errors`, `FAIL`/`(fail)`/cross marks, `ERR_PNPM_…`, a command's
+usage error); that line is the excerpt and marked lines are kept as further lines. Rules tried
+and dropped: `but`, `should`, `only`, `must` and negations as decision signals, and the plan rule
+on any signal: on the project's own sessions they tripled the decision lines and pushed the
+older reasoned ones out of the budget (its held-out decisions fell to 72.5 %).
+
+Cost: not kept at or below main's, but within 0.11 %: tokens sent +0.06 % on both halves,
+modeled cost +0.03 % (fit) and +0.11 % (blind), tokens sent on the project's held-out sessions
++0.10 %. They are not monotone in the summary's size (a summary a little larger or smaller
+moves every later compaction): shortening decisions to 240 characters, or capping bare
+diagnoses at 8, *raised* the tokens sent on the project's held-out sessions."""
+
+
+@dataclass
+class Tally:
+    """Per kind: (present, checks) over every request; at the last request, due, kept, and
+    kept or recalled with the recall tool."""
+
+    checks: Counter[str]
+    hits: Counter[str]
+    due: Counter[str]
+    kept: Counter[str]
+    recalled: Counter[str]
+    sent: int = 0
+    sent_recall: int = 0
+    unchecked: int = 0
+    cost: float = 0.0
+    cost_recall: float = 0.0
+
+    @classmethod
+    def empty(cls) -> Tally:
+        return cls(Counter(), Counter(), Counter(), Counter(), Counter())
+
+    def add(self, run: StrategyRun, with_recall: StrategyRun, kinds: dict[str, str]) -> None:
+        for kind, (present, checks) in run.retention.by_kind.items():
+            self.hits[kind] += present
+            self.checks[kind] += checks
+        missing = Counter(kinds[t] for t in run.retention.missing_at_end)
+        lost = Counter(kinds[t] for t in with_recall.retention.missing_at_end)
+        back = with_recall.recall.recovered if with_recall.recall else ()
+        recovered = Counter(kinds[t] for t in back)
+        for kind, n in Counter(kinds.values()).items():
+            self.due[kind] += n
+            self.kept[kind] += n - missing[kind]
+            self.recalled[kind] += n - lost[kind] + recovered[kind]
+        self.sent += run.total_tokens_sent
+        self.sent_recall += with_recall.total_tokens_sent
+        self.cost += run.bill.cost if run.bill else 0.0
+        self.cost_recall += with_recall.bill.cost if with_recall.bill else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {name: value for name, value in vars(self).items()}
+
+
+def measure(data: Path) -> dict[str, Tally]:
+    tallies = {half: Tally.empty() for half in HALVES}
+    counter = HeuristicCounter()
+    price = default_prices().get(PRICED_AT)
+    for session in SESSIONS:
+        history = load(data / session.path, index=session.index, counter=counter)
+        probes = load_probes(PROBES / session.probes)
+        runs = []
+        for policy in (
+            ContextPolicy(context_window=WINDOW),
+            ContextPolicy(context_window=WINDOW, recall=True),
+        ):
+            summarizer = StructuredSummarizer(StructuredPolicy(context_window=WINDOW), counter)
+            result = replay(
+                history,
+                ("ladder",),
+                probes=probes,
+                summarizer=summarizer,
+                policy=policy,
+                pricing=price,
+            )
+            runs.append(result.runs["ladder"])
+        kinds = {p.text: p.kind for p in result.probes.probes}
+        tally = tallies[session.half]
+        tally.add(runs[0], runs[1], kinds)
+        tally.unchecked += len(result.probes.unchecked)
+        for probe, why in result.probes.unchecked:
+            print(f"unchecked ({session.probes}): {probe.text!r}: {why}", file=sys.stderr)
+    return tallies
+
+
+def baseline(src: Path, data: Path) -> dict[str, Tally]:
+    """``measure`` run with the package in ``src``, in a subprocess."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    argv = [sys.executable, __file__, "--data", str(data), "--json"]
+    out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
+    return {half: _tally(values) for half, values in json.loads(out).items()}
+
+
+def _tally(values: dict[str, Any]) -> Tally:
+    def counts(name: str) -> Counter[str]:
+        return Counter(values[name])
+
+    return Tally(
+        counts("checks"),
+        counts("hits"),
+        counts("due"),
+        counts("kept"),
+        counts("recalled"),
+        values["sent"],
+        values["sent_recall"],
+        values["unchecked"],
+        values["cost"],
+        values["cost_recall"],
+    )
+
+
+def table(half: str, before: Tally, after: Tally) -> list[str]:
+    n = sum(s.half == half for s in SESSIONS)
+    lines = [
+        f"**{half.capitalize()} half ({n} sessions)**",
+        "",
+        "| kind | probes | checks kept, before | after | at last request, before | after "
+        "| + recall, before | after |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kind in (*KINDS, "all"):
+        cells = [str(_n(after.due, kind))]
+        cells += [_share(_n(t.hits, kind), _n(t.checks, kind)) for t in (before, after)]
+        cells += [_frac(_n(t.kept, kind), _n(t.due, kind)) for t in (before, after)]
+        cells += [_frac(_n(t.recalled, kind), _n(t.due, kind)) for t in (before, after)]
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lines.append(f"| probes said after the last request (not checked) | {after.unchecked} "
+                 "| | | | | | |")  # fmt: skip
+    lines.append(
+        f"| tokens sent (without / with recall) | | {before.sent:,} / {before.sent_recall:,} "
+        f"| {after.sent:,} / {after.sent_recall:,} ({after.sent / max(1, before.sent):.4f}x) "
+        "| | | | |"
+    )
+    lines.append(
+        f"| modeled cost at {PRICED_AT} prices, prompt cache (without / with recall) | "
+        f"| ${before.cost:,.2f} / ${before.cost_recall:,.2f} | ${after.cost:,.2f} / "
+        f"${after.cost_recall:,.2f} ({after.cost / max(1e-9, before.cost):.4f}x) | | | | |"
+    )
+    return lines
+
+
+def _n(counts: Counter[str], kind: str) -> int:
+    return sum(counts.values()) if kind == "all" else counts[kind]
+
+
+def _share(present: int, checks: int) -> str:
+    return f"{present / checks:.1%}" if checks else "n/a"
+
+
+def _frac(n: int, of: int) -> str:
+    return f"{n}/{of} ({n / of:.0%})" if of else "n/a"
+
+
+def section(data: Path, base: Path | None) -> str:
+    started = time.process_time()
+    after = measure(data)
+    before = baseline(base, data) if base is not None else after
+    parts = [SECTION, ""]
+    for half in HALVES:
+        parts += [*table(half, before[half], after[half]), ""]
+    parts.append("| session | half |\n|---|---|")
+    parts += [f"| {s.about} | {s.half} |" for s in SESSIONS]
+    parts += ["", EXPLAINED, "", __doc__.split("\n\n", 2)[2].strip(), ""]
+    parts.append(
+        f"`{COMMAND}` ({sys.platform}, Python {sys.version.split()[0]}; "
+        f"{time.process_time() - started:.0f} s CPU in this process)."
+    )
+    return "\n".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="folder of fresh sessions")
+    parser.add_argument("--baseline", type=Path, help="a src folder to measure as 'before'")
+    parser.add_argument("--json", action="store_true", help="print the raw tallies as JSON")
+    parser.add_argument("--write", type=Path, help="update the section in a Markdown file")
+    args = parser.parse_args(argv)
+    if not (args.data / SESSIONS[0].path).is_file():
+        raise FormatError("no sessions here: run build_fresh_corpus.py", path=str(args.data))
+    if args.json:
+        print(json.dumps({h: t.as_json() for h, t in measure(args.data).items()}))
+        return 0
+    text = section(args.data, args.baseline)
+    if args.write:
+        write(args.write, text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

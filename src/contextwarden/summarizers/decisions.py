@@ -1,0 +1,113 @@
+"""What the assistant decided or found, in its own words: the lines of its text a summary keeps.
+
+A decision is a root cause found, an approach chosen, an alternative ruled out, a constraint kept.
+Agents say these in the languages their users write, so the signals are listed for the
+languages the sessions use: a reason or a choice (``_REASONS``), a diagnosis (``_DIAGNOSES``).
+A short line is the unit: the reason often sits in the sentence next to the conclusion ("The
+file uses tabs. My edit strings were using spaces."). Code is not the assistant's reasoning:
+of a code block only the comments are read. A line that announces a plan or a fix ("Here's the
+plan:") makes the next few lines decisions too, signal or not: they are the plan.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_DECISION_CHARS = 300
+"""A decision is kept by its first this-many characters."""
+WHOLE_LINE_CHARS = 160
+"""A line this long or shorter is kept whole (a conclusion with the sentence next to it that
+gives its reason); a longer one is split into sentences."""
+MIN_DECISION_CHARS = 30
+"""A line with fewer letters says too little to be a decision (a table's rule line has none).
+Wide (CJK) characters count twice: a Chinese or Japanese sentence says in 15 characters what
+an English one says in 30."""
+
+PLAN_LINES = 4
+"""Lines after a line announcing a plan (``_PLAN``, a colon at its end) kept as decisions."""
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_COMMENTS = ("#", "//", "--", "/*", "* ")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
+_LETTERS = re.compile(r"[^\W_]")
+_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+_REASONS = (
+    # English: a reason; a choice, or an alternative ruled out
+    r"because|since|so that|to avoid|otherwise|due to|which means|so (?:we|it|the|that)|as it"
+    r"|given that|that's why|hence|therefore"
+    r"|instead|rather than|decid\w*|chose|choose|prefer\w*|better (?:to|than|approach|option)"
+    r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? with|switch(?:ed|ing)? to"
+    r"|falls? back|fallback|quick fix|long-term|workaround|trade-?off|no need|not needed"
+    r"|need to keep"
+    # Russian
+    r"|потому что|так как|поэтому|из-за|вместо|решил\w*|решени\w*|лучше|не нужно|следует"
+    # Spanish, Portuguese
+    r"|porque|ya que|debido a|en lugar de|en vez de|em vez de|ao invés de|decid\w*|mejor|melhor"
+    r"|por eso|por isso"
+    # French, German
+    r"|parce que|puisque|au lieu de|plutôt que|décid\w*|weil|deshalb|daher|statt|anstatt"
+    r"|stattdessen|entschieden|besser"
+)
+_DIAGNOSES = (
+    # English
+    r"(?:the|this|that|same|real|root) (?:\w+ )?(?:issue|problem|bug|cause|culprit|reason)"
+    r"|root cause|turns out|accidentally|by mistake|wrong|broken|overrid\w*|mismatch\w*"
+    r"|conflict\w*|unrelated|missing"
+    # Russian, Spanish, Portuguese, French, German
+    r"|причин\w*|проблем\w*|ошибк\w*|баг\w*|оказалось"  # noqa: RUF001
+    r"|la causa|a causa|el problema|o problema|la cause|le problème|Ursache|das Problem"
+    r"|der Fehler"
+)
+_WIDE_REASONS = (
+    # Chinese, Japanese, Korean: no word boundaries to anchor on
+    r"因为|所以|由于|而不是|改为|改用|决定|更好|ため|なので|代わりに|決め|때문|대신|결정"
+)
+_WIDE_DIAGNOSES = r"原因|问题|導致|导致|問題|원인|문제"
+_REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
+_SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
+_PLAN = re.compile(
+    r"\b(?:plan|approach|fix|solution|steps|план\w*|подход\w*|исправлени\w*|solución|enfoque"
+    r"|solução|abordagem|correção|correctif|Lösung|Ansatz)\b|方案|计划|修复|計画|方針|修正|계획|해결",
+    re.I,
+)
+
+
+def decisions(text: str) -> list[str]:
+    """The lines (or, of a long line, the sentences) of an assistant's text that give a reason,
+    name a choice or state a diagnosis, or follow a line announcing a plan; outside code blocks,
+    verbatim, stripped."""
+    found: list[str] = []
+    plan_left = 0
+    for line in _prose_lines(text):
+        announces = line.endswith(":") and _PLAN.search(line) is not None
+        units = [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
+        for unit in units:
+            kept = unit.strip()
+            if _weight(kept) >= MIN_DECISION_CHARS and (plan_left or _SIGNALS.search(kept)):
+                found.append(kept[:MAX_DECISION_CHARS])
+        plan_left = PLAN_LINES if announces else max(0, plan_left - 1)
+    return found
+
+
+def _prose_lines(text: str) -> list[str]:
+    """The non-empty lines of ``text``; of a code block, only its comments (the author's reasons
+    for a command, "# since I might have shifted things"), not its code."""
+    lines: list[str] = []
+    in_code = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if _FENCE.match(line):
+            in_code = not in_code
+        elif stripped and (not in_code or stripped.startswith(_COMMENTS)):
+            lines.append(stripped)
+    return lines
+
+
+def _weight(text: str) -> int:
+    return len(_LETTERS.findall(text)) + len(_WIDE.findall(text))
+
+
+def reasoned(decision: str) -> bool:
+    """True when ``decision`` gives a reason or names a choice: the densest kind, which a short
+    budget keeps longest (a bare diagnosis or a plan's step goes first)."""
+    return _REASONED.search(decision) is not None

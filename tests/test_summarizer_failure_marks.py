@@ -1,0 +1,57 @@
+"""A shell output whose exit code was lost (piped through ``tail``) still fails when a compiler,
+linter, test runner or package manager printed its failure line; the marked lines are kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextwarden.summarizers.failures import failure_excerpt, further_lines
+
+BIOME = (
+    "$ biome check --error-on-warnings\n"
+    "  \u00d7 Formatter would have printed the following content:\n"
+    "  \u00d7 The imports and exports are not sorted.\n"
+    "Found 2 errors."
+)
+
+
+@pytest.mark.parametrize(
+    ("output", "excerpt"),
+    [
+        (
+            "> tsc -b\nsrc/main.tsx(15,12): error TS2352: Conversion of type",
+            "src/main.tsx(15,12): error TS2352: Conversion of type",
+        ),
+        (
+            "app.py:3: error: Name 'x' is not defined\nFound 1 error in 1 file",
+            "app.py:3: error: Name 'x' is not defined",
+        ),
+        ("(pass) parser > reads\n(fail) parser > writes [0.4ms]", "(fail) parser > writes [0.4ms]"),
+        ("cat: illegal option -- A\nusage: cat [-belnstuv] [file ...]", "cat: illegal option -- A"),
+        (
+            "Scope: all 6 projects\n\u2009ERR_PNPM_OUTDATED_LOCKFILE\u2009 Cannot install",
+            "ERR_PNPM_OUTDATED_LOCKFILE\u2009 Cannot install",
+        ),
+        (BIOME, "\u00d7 Formatter would have printed the following content:"),
+    ],
+)
+def test_a_failure_line_without_an_exit_code(output: str, excerpt: str) -> None:
+    assert failure_excerpt(output, is_error=False, shell=True) == excerpt
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "src/app.py:12:    error = compute()\nsrc/app.py:30:    return error",  # grep hits
+        "Found 0 errors. Watching for file changes.",
+        "All 1290 tests pass (0 fail).",
+    ],
+)
+def test_output_that_only_mentions_errors_is_not_a_failure(output: str) -> None:
+    assert failure_excerpt(output, is_error=False, shell=True) is None
+
+
+def test_the_marked_lines_are_further_lines() -> None:
+    excerpt = failure_excerpt(BIOME, is_error=False, shell=True)
+    assert excerpt is not None
+    assert "\u00d7 The imports and exports are not sorted." in further_lines(BIOME, excerpt, 3)

@@ -28,7 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 
 import httpx
-from upstreams import messages_reply, proxy_process, serving
+from upstreams import messages_reply, serving
+
+from contextwarden.eval.proxy_process import proxy_process
 
 MB = 1_000_000
 FLOOD = b"data: " + b"a" * (20 * MB)
@@ -99,8 +101,8 @@ def faulty_upstream() -> Iterator[str]:
         yield url
 
 
-def proxy(upstream: str, store: str) -> AbstractContextManager[tuple[str, int]]:
-    """A ``contextwarden proxy`` process on a free port; yields its URL and pid."""
+def proxy(upstream: str, store: str) -> AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
+    """A ``contextwarden proxy`` process on a free port; yields its URL and the process."""
     options = ["--upstream", upstream, "--store", store]
     options += ["--max-body", str(200 * MB), "--timeout", str(TIMEOUT)]
     return proxy_process(options)
@@ -148,12 +150,12 @@ def memory(sizes: list[int], upstream: str, store: str) -> None:
         row: list[float] = []
         for path in ("/v1/messages/count_tokens", "/v1/messages"):
             name = f"{store}/{size}{path.replace('/', '_')}.sqlite3"
-            with proxy(upstream, name) as (url, pid):
-                idle = peak_mb(pid)
+            with proxy(upstream, name) as (url, process):
+                idle = peak_mb(process.pid)
                 started = time.perf_counter()
                 reply = httpx.post(f"{url}{path}", content=body, timeout=600, headers=JSON)
                 took = time.perf_counter() - started
-                row += [idle, peak_mb(pid)]
+                row += [idle, peak_mb(process.pid)]
             said = f"{reply.status_code} in {took:.1f} s: {reply.text[:80]!r}"
             print(f"  {size} MB to {path}: {said}", file=sys.stderr)
         idle, passed, managed = row[0], row[1], row[3]

@@ -40,9 +40,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from upstreams import messages_reply, proxy_process, serving
+from upstreams import messages_reply, serving
 
 from contextwarden.compaction.cache import CachePolicy
+from contextwarden.eval.proxy_process import proxy_process
 from contextwarden.eval.proxy_replay import proxy_server
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -22,7 +21,7 @@ from contextwarden.model import Message
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.wire.gemini import messages_from_gemini
-from tests.scripted_http import ScriptedHandler, ScriptedServer, serving
+from tests.scripted_http import RecordingUpstream, ScriptedHandler, serving
 
 Script = Callable[[dict[str, Any]], list[dict[str, Any]]]
 OUTPUT_TOKENS = 20
@@ -79,23 +78,16 @@ def _bytes(value: Any) -> bytes | None:
     return base64.b64decode(value.replace("-", "+").replace("_", "/"))
 
 
-class GeminiUpstream:
-    """The scripted API; ``requests`` holds (path, headers, body) of each generate request."""
+class GeminiUpstream(RecordingUpstream):
+    """The scripted API; it records each generate request (``alt=sse`` in the query of a
+    stream), not the token counts."""
 
     def __init__(self, script: Script, limit: int | None = None) -> None:
         self.script = script
         self.limit = limit
         """Prompt tokens above which a request is refused as the API refuses one too long."""
         self.refused = 0
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.queries: list[str] = []
-        """The query string of each generate request (``alt=sse`` for streams)."""
-        self.lock = threading.Lock()
-        self.server = ScriptedServer(_handler(self))
-
-    @property
-    def url(self) -> str:
-        return self.server.url
+        super().__init__(_handler)
 
     def bodies(self) -> list[dict[str, Any]]:
         with self.lock:
@@ -159,9 +151,7 @@ def _handler(api: GeminiUpstream) -> type[ScriptedHandler]:
             if method == "countTokens":
                 self._json(200, {"totalTokens": prompt_tokens(body)})
                 return
-            with api.lock:
-                api.requests.append((path, {k.lower(): v for k, v in self.headers.items()}, body))
-                api.queries.append(query)
+            api.record(path, query, self.headers, body)
             missing = unsigned_calls(body)
             if missing:
                 message = f"Function call is missing a thought_signature in {missing}"

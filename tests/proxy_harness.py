@@ -8,7 +8,6 @@ real thing. It records every request and answers from ``reply(body) -> Scripted`
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.wire.anthropic import message_from_wire
 from contextwarden.wire.openai_in import messages_from_openai
 from contextwarden.wire.responses import messages_from_responses
-from tests.scripted_http import ScriptedHandler, ScriptedServer, serving
+from tests.scripted_http import RecordingUpstream, ScriptedHandler, serving
 
 T = TypeVar("T")
 
@@ -76,20 +75,13 @@ def last_results(path: str, body: dict[str, Any]) -> list[str]:
     return [r.tool_use_id for r in last.tool_results]
 
 
-class ScriptedUpstream:
-    """The scripted Anthropic API; ``requests`` holds (path, headers, body) of each request."""
+class ScriptedUpstream(RecordingUpstream):
+    """The scripted Anthropic API; ``queries`` holds the query string of each POST (Claude Code
+    sends ``?beta=true``), ``requests`` each GET too."""
 
     def __init__(self, reply: Callable[[str, dict[str, Any]], Scripted]) -> None:
         self.reply = reply
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.queries: list[str] = []
-        """The query string of each POST (Claude Code sends ``?beta=true``)."""
-        self.lock = threading.Lock()
-        self.server = ScriptedServer(_handler(self))
-
-    @property
-    def url(self) -> str:
-        return self.server.url
+        super().__init__(_handler)
 
     def messages_requests(self, path: str = "/v1/messages") -> list[dict[str, Any]]:
         with self.lock:
@@ -124,12 +116,7 @@ def _handler(api: ScriptedUpstream) -> type[ScriptedHandler]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
             self.path, _, query = self.path.partition("?")
-            with api.lock:
-                api.queries.append(query)
-            with api.lock:
-                api.requests.append(
-                    (self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                )
+            api.record(self.path, query, self.headers, body)
             if self.path == "/v1/messages/count_tokens":
                 self._json(200, {"input_tokens": prompt_tokens(body)})
                 return

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import socketserver
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, TypeVar
 
@@ -66,6 +67,26 @@ class ScriptedServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
+
+
+class RecordingUpstream:
+    """A scripted upstream's server and its record of the requests that reached it:
+    ``requests`` holds (path, headers, body) of each, ``queries`` its query string."""
+
+    def __init__(self, handler: Callable[[Any], type[BaseHTTPRequestHandler]]) -> None:
+        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        self.queries: list[str] = []
+        self.lock = threading.Lock()
+        self.server = ScriptedServer(handler(self))
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def record(self, path: str, query: str, headers: Message, body: dict[str, Any]) -> None:
+        with self.lock:
+            self.requests.append((path, {k.lower(): v for k, v in headers.items()}, body))
+            self.queries.append(query)
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """The HTTP plumbing the scripted upstreams of the tests share: a handler that answers JSON or
-server-sent events, a server on a free port of 127.0.0.1, and serving one for a ``with`` block.
-What each upstream answers stays in its own module.
+server-sent events, a server on a free port of 127.0.0.1, the record of what reached an upstream,
+and serving one for a ``with`` block. What each upstream answers stays in its own module.
 """
 
 from __future__ import annotations

@@ -22,28 +22,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 import httpx
+from upstreams import messages_reply, serving
+
+from contextwarden.eval.proxy_process import proxy_process
 
 MB = 1_000_000
 FLOOD = b"data: " + b"a" * (20 * MB)
-REPLY = json.dumps(
-    {
-        "id": "msg_bench",
-        "type": "message",
-        "role": "assistant",
-        "model": "bench",
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1},
-    }
-).encode()
+REPLY = messages_reply(10)
 COUNT = b'{"input_tokens": 1}'
 JSON = {"content-type": "application/json"}
 TIMEOUT = 5.0
@@ -106,41 +97,15 @@ def faulty_upstream() -> Iterator[str]:
             except OSError:
                 pass
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield url
 
 
-@contextmanager
-def proxy_process(upstream: str, store: str) -> Iterator[tuple[str, int]]:
-    """A ``contextwarden proxy`` process on a free port; yields its URL and pid."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    args = [sys.executable, "-c", "from contextwarden.cli import main; main()", "proxy"]
-    args += ["--upstream", upstream, "--store", store, "--listen", f"127.0.0.1:{port}"]
-    args += ["--max-body", str(200 * MB), "--timeout", str(TIMEOUT)]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{url}/v1/models", timeout=1)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("the proxy did not start") from None
-                time.sleep(0.2)
-        yield url, process.pid
-    finally:
-        process.kill()
-        process.wait(timeout=30)
+def proxy(upstream: str, store: str) -> AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
+    """A ``contextwarden proxy`` process on a free port; yields its URL and the process."""
+    options = ["--upstream", upstream, "--store", store]
+    options += ["--max-body", str(200 * MB), "--timeout", str(TIMEOUT)]
+    return proxy_process(options)
 
 
 def peak_mb(pid: int) -> float:
@@ -185,12 +150,12 @@ def memory(sizes: list[int], upstream: str, store: str) -> None:
         row: list[float] = []
         for path in ("/v1/messages/count_tokens", "/v1/messages"):
             name = f"{store}/{size}{path.replace('/', '_')}.sqlite3"
-            with proxy_process(upstream, name) as (url, pid):
-                idle = peak_mb(pid)
+            with proxy(upstream, name) as (url, process):
+                idle = peak_mb(process.pid)
                 started = time.perf_counter()
                 reply = httpx.post(f"{url}{path}", content=body, timeout=600, headers=JSON)
                 took = time.perf_counter() - started
-                row += [idle, peak_mb(pid)]
+                row += [idle, peak_mb(process.pid)]
             said = f"{reply.status_code} in {took:.1f} s: {reply.text[:80]!r}"
             print(f"  {size} MB to {path}: {said}", file=sys.stderr)
         idle, passed, managed = row[0], row[1], row[3]
@@ -224,16 +189,10 @@ FAULTS = {
 }
 
 
-FAULTS = {
-    "flood": "upstream streams 20 MB without an event separator",
-    "drip": "upstream drips a reply a byte per 0.5 s",
-}
-
-
 def latency(seconds: float, upstream: str, store: str) -> None:
     print("| while | other clients' requests | p50 ms | max ms | the faulty request |")
     print("|---|--:|--:|--:|---|")
-    with proxy_process(upstream, f"{store}/latency.sqlite3") as (url, _):
+    with proxy(upstream, f"{store}/latency.sqlite3") as (url, _):
         others(url, 1.0)  # warm up
         for fault in ("nothing (baseline)", "flood", "drip"):
             with ThreadPoolExecutor(1) as pool:

@@ -29,23 +29,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import socket
 import statistics
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import httpx
+from upstreams import messages_reply, serving
 
 from contextwarden.compaction.cache import CachePolicy
+from contextwarden.eval.proxy_process import proxy_process
 from contextwarden.eval.proxy_replay import proxy_server
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
@@ -58,20 +56,7 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.wire.anthropic import message_from_wire
 
 WINDOW = 200_000
-START_SECONDS = 60
-"""How long a proxy process may take to start listening (or to stop)."""
-REPLY = json.dumps(
-    {
-        "id": "msg_bench",
-        "type": "message",
-        "role": "assistant",
-        "model": "bench",
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 100_000, "output_tokens": 1},
-    }
-).encode()
+REPLY = messages_reply(100_000)
 
 
 @contextmanager
@@ -103,14 +88,8 @@ def instant_upstream(one_send: bool = False) -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield url
 
 
 def tool_turn(n: int, chars: int) -> list[dict[str, Any]]:
@@ -196,35 +175,6 @@ def in_process(messages: list[dict[str, Any]], turns: int) -> tuple[float, list[
     return first, steps
 
 
-@contextmanager
-def proxy_process(src: str, upstream: str, folder: str) -> Iterator[str]:
-    """``contextwarden proxy`` in a process of its own, its modules from ``src``; yields its URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    store = f"{folder}/{port}.sqlite3"
-    command = [sys.executable, "-m", "contextwarden", "proxy", "--upstream", upstream]
-    command += ["--listen", f"127.0.0.1:{port}", "--store", store, "--window", str(WINDOW)]
-    path = os.pathsep.join(str(Path(part).resolve()) for part in src.split(os.pathsep))
-    env = {**os.environ, "PYTHONPATH": path}
-    quiet = subprocess.DEVNULL  # its log line per request
-    process = subprocess.Popen(command, env=env, stdout=quiet, stderr=quiet)
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError(f"the proxy from {src} did not start") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=START_SECONDS)
-
-
 def compare(sources: list[str], tokens: int, turns: int, firsts: int) -> None:
     """Added p50/p99 (paired with a direct request in the same turn) and the p50 of ``firsts``
     sessions' first requests, for a proxy process per source, taking turns within each turn."""
@@ -235,7 +185,11 @@ def compare(sources: list[str], tokens: int, turns: int, firsts: int) -> None:
         httpx.Client(timeout=120) as client,
         ExitStack() as stack,
     ):
-        urls = [stack.enter_context(proxy_process(s, upstream, folder)) for s in sources]
+        options = ["--upstream", upstream, "--window", str(WINDOW)]
+        urls = [
+            stack.enter_context(proxy_process([*options, "--store", f"{folder}/{n}.db"], src))[0]
+            for n, src in enumerate(sources)
+        ]
 
         def timed(url: str, body: dict[str, Any], session: str = "latency") -> float:
             headers = {"x-api-key": "bench", "x-contextwarden-session": session}

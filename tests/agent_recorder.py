@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.scripted_http import serving
+
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "content-length", "host"}
 RELAY_TIMEOUT = 120.0
 """Seconds the relay waits for the proxy's reply (a summary may be written first)."""
@@ -93,12 +95,5 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def recording(socket_path: Path, target: str) -> Iterator[Recorder]:
     """A started recorder relaying ``socket_path`` to ``target`` for the ``with`` block."""
-    server = Recorder(socket_path, target)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Recorder(socket_path, target)) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

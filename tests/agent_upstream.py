@@ -10,7 +10,6 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.agent_task import ScriptedTask, request_tokens
@@ -21,6 +20,7 @@ from tests.proxy_harness import (
     responses_reply,
     sse_events,
 )
+from tests.scripted_http import ScriptedHandler, ScriptedServer, serving
 
 MESSAGES = "/v1/messages"
 CHAT = "/v1/chat/completions"
@@ -32,25 +32,16 @@ MODEL_LIST = {
 }
 
 
-class ScriptedModelServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-
+class ScriptedModelServer(ScriptedServer):
     def __init__(self, task: ScriptedTask) -> None:
         self.task = task
         self.lock = threading.Lock()
         self.others: list[tuple[str, str]] = []
         """(method, path) of every request that was not a model request."""
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(_Handler)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(ScriptedHandler):
     server: ScriptedModelServer
 
     def do_HEAD(self) -> None:
@@ -115,34 +106,14 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(
         self, body: dict[str, Any], whole: Any, events: Iterator[tuple[str | None, Any]]
     ) -> None:
-        if not body.get("stream"):
+        if body.get("stream"):
+            self._events(events)
+        else:
             self._json(200, whole)
-            return
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("connection", "close")
-        self.end_headers()
-        for name, data in events:
-            head = f"event: {name}\n" if name else ""
-            payload = data if isinstance(data, str) else json.dumps(data)
-            self.wfile.write(f"{head}data: {payload}\n\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
-
-    def _json(self, status: int, value: Any) -> None:
-        data = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def _note(self) -> None:
         with self.server.lock:
             self.server.others.append((self.command, self.path))
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 def _error(path: str, error: dict[str, Any]) -> dict[str, Any]:
@@ -155,12 +126,5 @@ def _error(path: str, error: dict[str, Any]) -> dict[str, Any]:
 @contextmanager
 def scripted_model(task: ScriptedTask) -> Iterator[ScriptedModelServer]:
     """The server for ``task``, serving for the ``with`` block."""
-    server = ScriptedModelServer(task)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(ScriptedModelServer(task)) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

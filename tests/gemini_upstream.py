@@ -13,16 +13,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 from contextwarden.model import Message
 from contextwarden.rules import validate
 from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.wire.gemini import messages_from_gemini
+from tests.scripted_http import RecordingUpstream, ScriptedHandler, serving
 
 Script = Callable[[dict[str, Any]], list[dict[str, Any]]]
 OUTPUT_TOKENS = 20
@@ -79,26 +78,16 @@ def _bytes(value: Any) -> bytes | None:
     return base64.b64decode(value.replace("-", "+").replace("_", "/"))
 
 
-class GeminiUpstream:
-    """The scripted API; ``requests`` holds (path, headers, body) of each generate request."""
+class GeminiUpstream(RecordingUpstream):
+    """The scripted API; it records each generate request (``alt=sse`` in the query of a
+    stream), not the token counts."""
 
     def __init__(self, script: Script, limit: int | None = None) -> None:
         self.script = script
         self.limit = limit
         """Prompt tokens above which a request is refused as the API refuses one too long."""
         self.refused = 0
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.queries: list[str] = []
-        """The query string of each generate request (``alt=sse`` for streams)."""
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(_handler)
 
     def bodies(self) -> list[dict[str, Any]]:
         with self.lock:
@@ -149,9 +138,10 @@ def chunks(whole: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield {**whole, "candidates": [chunk_candidate]}
 
 
-def _handler(api: GeminiUpstream) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def _handler(api: GeminiUpstream) -> type[ScriptedHandler]:
+    class Handler(ScriptedHandler):
+        json_headers: ClassVar[dict[str, str]] = {"content-type": "application/json; charset=UTF-8"}
+        line_end = "\r\n"
 
         def do_POST(self) -> None:  # http.server's naming
             length = int(self.headers.get("content-length") or 0)
@@ -161,9 +151,7 @@ def _handler(api: GeminiUpstream) -> type[BaseHTTPRequestHandler]:
             if method == "countTokens":
                 self._json(200, {"totalTokens": prompt_tokens(body)})
                 return
-            with api.lock:
-                api.requests.append((path, {k.lower(): v for k, v in self.headers.items()}, body))
-                api.queries.append(query)
+            api.record(path, query, self.headers, body)
             missing = unsigned_calls(body)
             if missing:
                 message = f"Function call is missing a thought_signature in {missing}"
@@ -183,30 +171,9 @@ def _handler(api: GeminiUpstream) -> type[BaseHTTPRequestHandler]:
                 return
             whole = reply(body, api.script(body), model)
             if method == "streamGenerateContent":
-                self._events(chunks(whole))
+                self._events((None, chunk) for chunk in chunks(whole))
             else:
                 self._json(200, whole)
-
-        def _json(self, status: int, value: Any) -> None:
-            data = json.dumps(value).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json; charset=UTF-8")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _events(self, events: Iterator[dict[str, Any]]) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("connection", "close")
-            self.end_headers()
-            for event in events:
-                self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
-                self.wfile.flush()
-            self.close_connection = True
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
 
     return Handler
 
@@ -214,9 +181,5 @@ def _handler(api: GeminiUpstream) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def gemini_upstream(script: Script, limit: int | None = None) -> Iterator[GeminiUpstream]:
     api = GeminiUpstream(script, limit)
-    api.thread.start()
-    try:
+    with serving(api.server):
         yield api
-    finally:
-        api.server.shutdown()
-        api.server.server_close()

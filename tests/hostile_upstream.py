@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.scripted_http import serving
+
 HEADER_END = b"\r\n\r\n"
 
 
@@ -79,13 +81,8 @@ def hostile(behave: Behaviour) -> Iterator[Hostile]:
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def reply_json(sock: socket.socket, value: Any, status: str = "200 OK") -> None:

@@ -8,12 +8,10 @@ real thing. It records every request and answers from ``reply(body) -> Scripted`
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 
@@ -24,6 +22,7 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.wire.anthropic import message_from_wire
 from contextwarden.wire.openai_in import messages_from_openai
 from contextwarden.wire.responses import messages_from_responses
+from tests.scripted_http import RecordingUpstream, ScriptedHandler, serving
 
 T = TypeVar("T")
 
@@ -76,32 +75,25 @@ def last_results(path: str, body: dict[str, Any]) -> list[str]:
     return [r.tool_use_id for r in last.tool_results]
 
 
-class ScriptedUpstream:
-    """The scripted Anthropic API; ``requests`` holds (path, headers, body) of each request."""
+class ScriptedUpstream(RecordingUpstream):
+    """The scripted Anthropic API; ``queries`` holds the query string of each POST (Claude Code
+    sends ``?beta=true``), ``requests`` each GET too."""
 
     def __init__(self, reply: Callable[[str, dict[str, Any]], Scripted]) -> None:
         self.reply = reply
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.queries: list[str] = []
-        """The query string of each POST (Claude Code sends ``?beta=true``)."""
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(_handler)
 
     def messages_requests(self, path: str = "/v1/messages") -> list[dict[str, Any]]:
         with self.lock:
             return [body for at, _, body in self.requests if at == path]
 
 
-def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def _handler(api: ScriptedUpstream) -> type[ScriptedHandler]:
+    class Handler(ScriptedHandler):
+        json_headers: ClassVar[dict[str, str]] = {
+            "content-type": "application/json",
+            "request-id": "req_scripted",
+        }
 
         def do_GET(self) -> None:
             with api.lock:
@@ -124,12 +116,7 @@ def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
             self.path, _, query = self.path.partition("?")
-            with api.lock:
-                api.queries.append(query)
-            with api.lock:
-                api.requests.append(
-                    (self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                )
+            api.record(self.path, query, self.headers, body)
             if self.path == "/v1/messages/count_tokens":
                 self._json(200, {"input_tokens": prompt_tokens(body)})
                 return
@@ -157,33 +144,9 @@ def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
                 "usage": usage,
             }
             if body.get("stream"):
-                self._stream(message)
+                self._events(sse_events(message))
             else:
                 self._json(200, message)
-
-        def _json(self, status: int, value: Any) -> None:
-            data = json.dumps(value).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("request-id", "req_scripted")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _stream(self, message: dict[str, Any]) -> None:
-            self._events((name, data) for name, data in sse_events(message))
-
-        def _events(self, events: Iterator[tuple[str | None, Any]]) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("connection", "close")
-            self.end_headers()
-            for name, data in events:
-                head = f"event: {name}\n" if name else ""
-                payload = data if isinstance(data, str) else json.dumps(data)
-                self.wfile.write(f"{head}data: {payload}\n\n".encode())
-                self.wfile.flush()
-            self.close_connection = True
 
         def _openai(self, body: dict[str, Any], answer: Scripted) -> None:
             tokens = prompt_tokens(body, self.path)
@@ -199,9 +162,6 @@ def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
                 self._events(responses_events(response))
             else:
                 self._json(200, response)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
 
     return Handler
 
@@ -369,12 +329,8 @@ def responses_events(response: dict[str, Any]) -> Iterator[tuple[str | None, Any
 @contextmanager
 def upstream(reply: Callable[[str, dict[str, Any]], Scripted]) -> Iterator[ScriptedUpstream]:
     api = ScriptedUpstream(reply)
-    api.thread.start()
-    try:
+    with serving(api.server):
         yield api
-    finally:
-        api.server.shutdown()
-        api.server.server_close()
 
 
 ADMIN_TOKEN = "test-admin-token-0123456789"

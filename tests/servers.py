@@ -15,8 +15,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.scripted_http import ScriptedServer
+from tests.scripted_http import serving as serving_server
 
 ANTHROPIC_PATH = "/v1/messages"
 OPENAI_PATH = "/v1/chat/completions"
@@ -243,15 +246,11 @@ class FakeAPI:
         self.script = script
         self.requests: list[Captured] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._server.block_on_close = False  # a handler still sleeping must not block shutdown
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.server = ScriptedServer(_handler(self))
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.server.url
 
     def reply_for(self, captured: Captured) -> Reply:
         with self._lock:
@@ -259,15 +258,6 @@ class FakeAPI:
             if callable(self.script):
                 return self.script(captured)
             return self.script[min(len(self.requests), len(self.script)) - 1]
-
-    def start(self) -> FakeAPI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
 
 def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
@@ -335,8 +325,6 @@ def _handler(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def serving(path: str, script: Script) -> Iterator[FakeAPI]:
     """A started FakeAPI for the ``with`` block."""
-    api = FakeAPI(path, script).start()
-    try:
+    api = FakeAPI(path, script)
+    with serving_server(api.server):
         yield api
-    finally:
-        api.stop()

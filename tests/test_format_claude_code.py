@@ -18,7 +18,7 @@ from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import TextBlock, ToolResultBlock, UnknownBlock
 from contextwarden.rules import validate
-from tests.jsonpaths import set_path
+from tests.jsonpaths import assert_wrong_types_never_crash
 
 FILES = [p for p in TRANSCRIPTS if p.parent.name == "claude-code"]  # the corpus's, when present
 SESSIONS = session_params("claude-code")
@@ -300,7 +300,6 @@ def test_bad_lines_are_reported_by_line_and_good_records_kept(tmp_path: Path) ->
     assert any("placeholder" in r.action for r in history.repairs)
 
 
-WRONG_VALUES = (None, 5, "x", [], {"a": 1})
 PATHS: tuple[tuple[str | int, ...], ...] = (
     ("type",),
     ("uuid",),
@@ -334,22 +333,8 @@ PATHS: tuple[tuple[str | int, ...], ...] = (
 def test_wrong_types_anywhere_never_crash_the_loader(
     path_: tuple[str | int, ...], tmp_path: Path
 ) -> None:
-    source = COMPACTED  # compact and microcompact boundaries
-    records = raw_records(source)
-    for value in WRONG_VALUES:
-        mutated = [json.loads(json.dumps(x)) for x in records]
-        hits = [set_path(r, path_, value) for r in mutated]
-        assert any(hits)
-        file = tmp_path / "session.jsonl"
-        file.write_text("\n".join(json.dumps(r) for r in mutated) + "\n", encoding="utf-8")
-        try:
-            history = load(file, "claude-code", lenient=True)  # every record is corrupt
-        except FormatError as exc:  # nothing left to salvage: refused whatever the flags
-            assert "no message could be read" in str(exc)
-            continue
-        assert history.source is not None and history.source.records == len(records)
-        assert validate(history.messages) == []
-        assert all(i.line is not None for i in history.source.issues)
+    records = raw_records(COMPACTED)  # compact and microcompact boundaries
+    assert_wrong_types_never_crash(records, path_, tmp_path / "session.jsonl", NAME)
 
 
 # ----------------------------------------------------------------------------- resumed, partial

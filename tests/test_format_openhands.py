@@ -16,7 +16,7 @@ from contextwarden.formats import detect_format, load
 from contextwarden.model import ToolResultBlock
 from contextwarden.repair import MISSING_RESULT_TEXT
 from contextwarden.rules import validate
-from tests.jsonpaths import json_paths
+from tests.jsonpaths import draw_mutations
 
 PONYC = fixture_path("openhands/All-Hands-AI__OpenHands__multi-swe-bench-ponyc-llama4-output.jsonl")
 RESOLVER = fixture_path("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl")
@@ -313,12 +313,7 @@ def test_mutated_events_load_valid_or_raise_format_error(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
 ) -> None:
     events = json.loads(json.dumps(data.draw(st.sampled_from(SEEDS))))
-    for _ in range(data.draw(st.integers(1, 4))):
-        path = data.draw(st.sampled_from(json_paths(events)[1:]))
-        parent = events
-        for key in path[:-1]:
-            parent = parent[key]
-        parent[path[-1]] = data.draw(_ODD)
+    draw_mutations(data, events, _ODD)
     directory = tmp_path_factory.mktemp("fuzz")
     (directory / "events.json").write_text(json.dumps(events))
     (directory / "output.jsonl").write_text(

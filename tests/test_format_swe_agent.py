@@ -22,7 +22,7 @@ from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.model import TextBlock
 from contextwarden.rules import validate
-from tests.jsonpaths import json_paths
+from tests.jsonpaths import draw_mutations
 
 TRAJECTORIES = session_params("swe-agent", "openai-chat")
 FIXTURE_TRAJECTORIES = [
@@ -231,13 +231,7 @@ def test_mutated_trajectories_load_valid_or_raise_format_error(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
 ) -> None:
     document = json.loads(json.dumps(data.draw(st.sampled_from(SEEDS))))
-    for _ in range(data.draw(st.integers(1, 4))):
-        path = data.draw(st.sampled_from(json_paths(document)[1:]))
-        parent = document
-        for key in path[:-1]:
-            parent = parent[key]
-        if isinstance(parent, dict | list) and (isinstance(parent, dict) or path[-1] < len(parent)):
-            parent[path[-1]] = data.draw(_ODD)
+    draw_mutations(data, document, _ODD)
     file = tmp_path_factory.mktemp("fuzz") / "case.traj.json"
     file.write_text(json.dumps(document))
     for fmt in ("swe-agent", "openai"):

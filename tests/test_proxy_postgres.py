@@ -5,20 +5,17 @@ killing a process mid-request loses nothing it acknowledged. Loopback only, boun
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import httpx
 import pytest
 
+from contextwarden.eval.proxy_process import proxy_process
 from contextwarden.log import MessageAdded
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy.matching import credential_scope, scoped
@@ -46,48 +43,12 @@ def script(path: str, body: dict[str, Any]) -> Scripted:
     return tool_call("Read", f"call_{step}", file_path=f"f{step}.py")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def proxy_args(upstream_url: str, dsn: str, schema: str, port: int) -> list[str]:
-    """The command line of a proxy process on ``port`` over the PostgreSQL store."""
-    code = "from contextwarden.cli import main; main()"
-    return [
-        *(sys.executable, "-c", code, "proxy", "--upstream", upstream_url),
-        *("--store", dsn, "--schema", schema, "--window", str(WINDOW)),
-        *("--listen", f"127.0.0.1:{port}"),
-    ]
-
-
-@contextmanager
-def proxy_process(
+def proxy(
     upstream_url: str, dsn: str, schema: str
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port()
-    process = subprocess.Popen(
-        proxy_args(upstream_url, dsn, schema, port),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=os.environ,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{url}/metrics", timeout=1)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("proxy process did not start") from None
-                time.sleep(0.1)
-        yield url, process
-    finally:
-        process.kill()
-        process.wait(timeout=10)
+) -> AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
+    """A proxy process over the PostgreSQL store."""
+    options = ["--upstream", upstream_url, "--store", dsn, "--schema", schema]
+    return proxy_process([*options, "--window", str(WINDOW)])
 
 
 def stored(name: str) -> str:
@@ -129,8 +90,8 @@ def added(store: PostgresStore, session: str) -> int:
 def test_two_processes_share_sessions_without_loss(postgres_dsn: str, schema: str) -> None:
     with (
         upstream(script) as api,
-        proxy_process(api.url, postgres_dsn, schema) as (a, _),
-        proxy_process(api.url, postgres_dsn, schema) as (b, _),
+        proxy(api.url, postgres_dsn, schema) as (a, _),
+        proxy(api.url, postgres_dsn, schema) as (b, _),
         ThreadPoolExecutor(SESSIONS) as pool,
     ):
         finals = list(pool.map(lambda i: converse([a, b], i), range(SESSIONS)))
@@ -163,8 +124,8 @@ def test_two_processes_share_sessions_without_loss(postgres_dsn: str, schema: st
 def test_killing_a_process_mid_request_loses_nothing_acknowledged(
     postgres_dsn: str, schema: str
 ) -> None:
-    with upstream(script) as api, proxy_process(api.url, postgres_dsn, schema) as (b, _):
-        with proxy_process(api.url, postgres_dsn, schema) as (a, victim):
+    with upstream(script) as api, proxy(api.url, postgres_dsn, schema) as (b, _):
+        with proxy(api.url, postgres_dsn, schema) as (a, victim):
             messages: list[Any] = [{"role": "user", "content": f"{SLOW}: read the files"}]
             headers = {"x-contextwarden-session": "victim", "x-api-key": "k"}
             first = httpx.post(

@@ -9,7 +9,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -22,6 +22,8 @@ from contextwarden.errors import (
     UpstreamError,
     require,
 )
+from contextwarden.model import Message
+from contextwarden.proxy import recalling
 from contextwarden.proxy.apis import (
     ANTHROPIC,
     BAD_REQUEST,
@@ -255,6 +257,17 @@ async def send(
 ) -> Response:
     """Forward the managed request; on "prompt is too long", compact once and retry."""
     started = time.perf_counter()
+    offered = proxy.config.recall and await proxy.offload(
+        managed.tokens * BYTES_PER_TOKEN,
+        recalling.offer,
+        True,
+        api.name,
+        body,
+        managed.messages,
+    )
+    if offered:
+        body = recalling.with_tool(api.name, body)
+    rounds = None
     try:
         reply = await post(proxy, api, request, body, managed)
         retried = False
@@ -267,6 +280,9 @@ async def send(
                         proxy.sessions.force_compact, incoming.key, managed, incoming.items
                     )
                 reply, retried = await post(proxy, api, request, body, managed), True
+        if offered and reply.status_code == 200:
+            rounds = await hidden_rounds(proxy, api, request, body, incoming, managed, reply)
+            reply = rounds.reply
     except Exception as exc:  # the upstream failed, or a forced compaction did
         kind, reason = classify(exc)
         return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
@@ -280,8 +296,35 @@ async def send(
         retried=retried,
         new_items=managed.new_items,
         fixed_share_warned=managed.fixed_share_warned,
+        recall_rounds=rounds.rounds if rounds else 0,
+        recall_hidden_tokens=rounds.hidden_tokens if rounds else 0,
     )
     return await relay(proxy, api, reply, body, incoming.key, managed, record, started)
+
+
+async def hidden_rounds(
+    proxy: Proxy,
+    api: Api,
+    request: Request,
+    body: dict[str, Any],
+    incoming: Incoming,
+    managed: Managed,
+    reply: httpx.Response,
+) -> recalling.Rounds:
+    """Answer the model's recall calls (``proxy.recalling``); the ledger is anchored on the
+    first reply (the view alone) and the rounds are noted in the session."""
+
+    async def follow_up(messages: Sequence[Message]) -> httpx.Response:
+        return await post(proxy, api, request, body, replace(managed, messages=tuple(messages)))
+
+    rounds = await recalling.answer(
+        proxy, api.name, incoming.key, managed.session_id, managed.messages, reply, follow_up
+    )
+    if rounds.rounds:
+        await anchor(proxy, rounds.first_usage, incoming.key, managed)
+        async with proxy.hold(incoming.key):
+            await proxy.run(recalling.note, proxy.sessions, managed.session_id, rounds, incoming)
+    return rounds
 
 
 async def post(

@@ -20,6 +20,11 @@ HELP = {
     "tokens_out_total": ("counter", "Estimated tokens of managed conversations sent upstream."),
     "upstream_seconds_total": ("counter", "Seconds spent waiting for upstream replies."),
     "retries_total": ("counter", "Requests retried after a forced compaction."),
+    "recall_rounds_total": ("counter", "Recall calls the proxy answered itself (--recall)."),
+    "recall_hidden_tokens_total": (
+        "counter",
+        "Tokens of the proxy's own recall rounds: follow-up prompts and recall-calling replies.",
+    ),
     "fixed_share_warnings_total": (
         "counter",
         "Sessions whose system prompt and tools take over half the window (warned once each).",
@@ -43,6 +48,9 @@ class RequestRecord:
     new_items: int = 0
     fixed_share_warned: bool = False
     """This request's session was found to have a large fixed part (the first such request)."""
+    recall_rounds: int = 0
+    """Hidden rounds the proxy answered recall in before the agent's reply (``--recall``)."""
+    recall_hidden_tokens: int = 0
 
 
 @dataclass
@@ -76,6 +84,9 @@ class Metrics:
             self.add("retries_total")
         if record.fixed_share_warned:
             self.add("fixed_share_warnings_total")
+        if record.recall_rounds:
+            self.add("recall_rounds_total", record.recall_rounds)
+            self.add("recall_hidden_tokens_total", record.recall_hidden_tokens)
         line = {
             "session": record.session,
             "api": record.api,
@@ -85,6 +96,8 @@ class Metrics:
             "rungs": list(record.rungs),
             "upstream_ms": round(record.upstream_seconds * 1000, 1),
         }
+        if record.recall_rounds:
+            line["recall_rounds"] = record.recall_rounds
         if record.error:
             line["error"] = record.error
         log.info(json.dumps(line))

@@ -1,0 +1,233 @@
+"""The proxy answering the ``recall`` tool itself (``--recall``), unseen by the agent.
+
+Once a session's context names something to recall (a summary's span id, a cleared result), the
+upstream request carries the recall tool. A reply that calls it is answered here from the
+session's log (``contextwarden.recall``, a page at a time) and the follow-up is sent upstream by
+the proxy, up to ``MAX_RECALL_ROUNDS`` times; the agent gets only the reply that calls no recall.
+
+The hidden rounds are never added to the session: the model's final reply carries what it took
+from the recalled text, the agent's next request continues the session exactly where its view
+ends (so matching needs nothing new and a retry replays the same turn), and the upstream prefix
+(the view) stays as the prompt cache saw it; only the hidden tail is not cached. The
+session's ledger is anchored on the first round's usage, which measured the view itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from contextwarden.errors import ContextWardenError, UpstreamError
+from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.proxy.replies import Said, read_reply
+from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
+from contextwarden.recall import RECALL_TOOL, RECALL_TOOL_NAME, named_ids
+
+if TYPE_CHECKING:
+    import httpx
+
+    from contextwarden.proxy.app import Proxy
+
+log = logging.getLogger("contextwarden.proxy")
+
+MAX_RECALL_ROUNDS = 3
+"""Recall rounds the proxy answers for one agent request; a model still asking after them is
+reported to the agent as an upstream error (a retry samples again) instead of looping."""
+RECALL_KEY = "recall_rounds"
+"""Session metadata key of each turn's hidden rounds (``/sessions/{id}`` lists them)."""
+NOT_RUN = (
+    "Not run: this reply also called recall, which the proxy answered first. Call this tool "
+    "again if it is still needed."
+)
+"""The answer to an agent tool called next to recall: the agent never saw the call (it is in a
+hidden round), so the model is asked again with the recalled text in front of it."""
+FORBIDDING_CHOICES = frozenset({"none", "tool", "function", "allowed_tools", "custom"})
+"""``tool_choice`` types under which the model may not call recall (it must call a named tool,
+or none): the tool is not offered then."""
+
+Post = Callable[[Sequence[Message]], Awaitable["httpx.Response"]]
+"""Sends the request with these messages in place of the view (``app.post``)."""
+
+
+def tool_for(api: str) -> dict[str, Any] | None:
+    """The recall tool in ``api``'s tool shape; None for an API the proxy does not answer it on."""
+    schema = RECALL_TOOL["input_schema"]
+    description = RECALL_TOOL["description"]
+    if api == "anthropic":
+        return RECALL_TOOL
+    if api == "openai-chat":
+        function = {"name": RECALL_TOOL_NAME, "description": description, "parameters": schema}
+        return {"type": "function", "function": function}
+    if api == "openai-responses":
+        return {
+            "type": "function",
+            "name": RECALL_TOOL_NAME,
+            "description": description,
+            "parameters": schema,
+        }
+    return None
+
+
+def offer(enabled: bool, api: str, body: Mapping[str, Any], view: Sequence[Message]) -> bool:
+    """Whether this request gets the recall tool: ``--recall`` is on, the API is one the proxy
+    answers it on, the view names something to recall, the agent has no tool of that name,
+    and its ``tool_choice`` lets the model pick it."""
+    if not enabled or tool_for(api) is None:
+        return False
+    tools = body.get("tools") or []
+    if any(_tool_name(t) == RECALL_TOOL_NAME for t in tools if isinstance(t, Mapping)):
+        return False  # the agent's own tool of that name is the agent's to answer
+    choice = body.get("tool_choice")
+    kind = choice.get("type") if isinstance(choice, Mapping) else choice
+    return kind not in FORBIDDING_CHOICES and bool(named_ids(view))
+
+
+def with_tool(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """``body`` with the recall tool after the agent's own (their prefix stays as it was)."""
+    return {**body, "tools": [*(body.get("tools") or []), tool_for(api)]}
+
+
+def _tool_name(tool: Mapping[str, Any]) -> Any:
+    function = tool.get("function")
+    return function.get("name") if isinstance(function, Mapping) else tool.get("name")
+
+
+@dataclass(frozen=True, slots=True)
+class Rounds:
+    """What the hidden rounds of one agent request did."""
+
+    reply: httpx.Response
+    """The reply the agent gets (its body held in memory), or the first error reply."""
+    ids: tuple[str, ...] = ()
+    """Every id recalled, in order (one round may recall several)."""
+    rounds: int = 0
+    first_usage: Mapping[str, Any] | None = None
+    """The first reply's usage: what the view alone cost (the ledger's anchor)."""
+    hidden_prompt_tokens: int = 0
+    """Prompt tokens of the follow-up requests the proxy sent itself."""
+    hidden_output_tokens: int = 0
+    """Output tokens of the replies that called recall (the agent never got them)."""
+    seconds: float = 0.0
+    """Time spent after the first reply: what the rounds added to the agent's wait."""
+
+    @property
+    def hidden_tokens(self) -> int:
+        return self.hidden_prompt_tokens + self.hidden_output_tokens
+
+    def as_json(self, incoming_items: int) -> dict[str, Any]:
+        return {
+            "incoming_items": incoming_items,
+            "rounds": self.rounds,
+            "ids": list(self.ids),
+            "hidden_prompt_tokens": self.hidden_prompt_tokens,
+            "hidden_output_tokens": self.hidden_output_tokens,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+async def answer(
+    proxy: Proxy,
+    api: str,
+    key: str,
+    session_id: str,
+    view: Sequence[Message],
+    reply: httpx.Response,
+    post: Post,
+) -> Rounds:
+    """Answer each reply that calls recall and send the follow-up, until a reply calls none
+    (returned, buffered, for the agent) or an error reply comes (returned as it is)."""
+    hidden: list[Message] = []
+    found = Rounds(reply)
+    started = 0.0
+    for n in range(MAX_RECALL_ROUNDS + 1):
+        data, streamed = await _whole(proxy, reply)
+        held = _held(reply, data)
+        if reply.status_code != 200:
+            return _with(found, reply=held)
+        said = await proxy.offload(len(data), read_reply, api, data, streamed)
+        found = _counted(found, said, n, held)
+        calls = [u for u in said.message.tool_uses if u.name == RECALL_TOOL_NAME]
+        if not calls:
+            return _with(found, seconds=time.perf_counter() - started if n else 0.0)
+        if n == MAX_RECALL_ROUNDS:
+            raise UpstreamError(
+                f"the model still called recall after {MAX_RECALL_ROUNDS} answered rounds",
+                phase="recall",
+                upstream=proxy.upstream.base_url,
+                timed_out=False,
+            )
+        started = started or time.perf_counter()
+        async with proxy.hold(key):
+            results = await proxy.run(_results, proxy, session_id, said.message)
+        hidden += [said.message, results]
+        found = _with(found, ids=found.ids + tuple(str(c.input.get("id")) for c in calls))
+        found = _with(found, rounds=n + 1)
+        reply = await post([*view, *hidden])
+    raise AssertionError("unreachable: the last round returns or raises")
+
+
+def note(sessions: Sessions, session_id: str, rounds: Rounds, incoming: Incoming) -> None:
+    """Log the turn's rounds in the session (``RECALL_KEY``); a failure only costs the note."""
+    try:
+        sessions.note(session_id, RECALL_KEY, rounds.as_json(len(incoming.items)))
+    except ContextWardenError as exc:
+        log.warning("session %s: recall rounds not noted: %s", session_id, exc)
+
+
+def _counted(found: Rounds, said: Said, n: int, held: httpx.Response) -> Rounds:
+    usage = said.usage or {}
+    output = usage.get("output_tokens", usage.get("completion_tokens", 0))
+    output = output if isinstance(output, int) else 0
+    if n == 0:
+        return _with(found, reply=held, first_usage=said.usage, hidden_output_tokens=output)
+    prompt = sum(prompt_usage(dict(usage)).values())
+    return _with(
+        found,
+        reply=held,
+        hidden_prompt_tokens=found.hidden_prompt_tokens + prompt,
+        hidden_output_tokens=found.hidden_output_tokens + output,
+    )
+
+
+def _with(found: Rounds, **changes: Any) -> Rounds:
+    from dataclasses import replace
+
+    return replace(found, **changes)
+
+
+def _results(proxy: Proxy, session_id: str, asked: Message) -> Message:
+    """The user message answering every call of ``asked``: recall from the session's log,
+    the agent's own tools with ``NOT_RUN`` (the agent never saw them)."""
+    blocks = [_result(proxy, session_id, call) for call in asked.tool_uses]
+    return Message("user", tuple(blocks))
+
+
+def _result(proxy: Proxy, session_id: str, call: ToolUseBlock) -> ToolResultBlock:
+    if call.name != RECALL_TOOL_NAME:
+        return ToolResultBlock(call.id, NOT_RUN, is_error=True)
+    recalled = proxy.sessions.recalled(session_id, call.input)
+    return ToolResultBlock(call.id, recalled.text, is_error=recalled.is_error)
+
+
+async def _whole(proxy: Proxy, reply: httpx.Response) -> tuple[bytes, bool]:
+    """The reply's whole body (within ``--timeout``), and whether it is an SSE stream."""
+    streamed = reply.headers.get("content-type", "").startswith("text/event-stream")
+    if not streamed:
+        return await proxy.upstream.read(reply), False
+    parts = bytearray()
+    try:
+        async for chunk in proxy.upstream.chunks(reply):
+            parts += chunk
+    finally:
+        await reply.aclose()
+    return bytes(parts), True
+
+
+def _held(reply: httpx.Response, data: bytes) -> httpx.Response:
+    """``reply`` again, its body from memory, for the app to relay as it relays any reply."""
+    import httpx
+
+    return httpx.Response(reply.status_code, headers=reply.headers, stream=httpx.ByteStream(data))

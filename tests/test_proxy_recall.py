@@ -1,0 +1,310 @@
+"""``--recall``: the proxy offers the recall tool once a session was compacted, answers it from the
+session's log and sends the follow-up itself; the agent, driven through the real SDKs, sees only
+the final reply, and its next request continues the same session."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from contextwarden.policy import CLEARED_MARKER as CLEARED
+from contextwarden.proxy import ProxyConfig
+from contextwarden.proxy.recalling import MAX_RECALL_ROUNDS, NOT_RUN
+from contextwarden.recall import PAGE_CHARS, RECALL_TOOL_NAME, original
+from contextwarden.stores import open_store
+from contextwarden.tokens.heuristic import HeuristicCounter
+from tests.proxy_harness import (
+    ADMIN_TOKEN,
+    Scripted,
+    admin_get,
+    conversation,
+    opened,
+    proxy_server,
+    text,
+    tool_call,
+    upstream,
+)
+from tests.test_proxy import KEY, file_text
+
+WINDOW = 8_000
+MODULES = 12
+QUESTION = "What exactly did reading module 0 return?"
+THANKS = "Thanks."
+SPAN = re.compile(r'recall\(id="([^"]+)"\)')
+MORE = re.compile(r"\n\n\[[\d,]+ more characters: recall again with offset=(\d+)\]\Z")
+MESSAGES, CHAT = "/v1/messages", "/v1/chat/completions"
+
+
+class Model:
+    """A scripted model following the markers: asked ``QUESTION`` with the recall tool offered,
+    it recalls the id the summary names (else the first cleared result's call id), page after
+    page (next to an agent tool call when ``mixed``), then answers from the whole text.
+    ``recalled`` keeps each whole text it got back; ``endless`` never stops recalling."""
+
+    def __init__(self, mixed: bool = False, endless: bool = False) -> None:
+        self.mixed = mixed
+        self.endless = endless
+        self.pages: list[str] = []
+        self.recalled: list[str] = []
+
+    def __call__(self, path: str, body: dict[str, Any]) -> Scripted:
+        messages = conversation(body, path)
+        answered = [r for r in messages[-1].tool_results if r.tool_use_id.startswith("recall_")]
+        if answered:
+            page = answered[0].text
+            more = MORE.search(page)
+            self.pages.append(page[: more.start()] if more else page)
+            if more or self.endless:
+                return self._recall(messages, len(self.pages), int(more[1]) if more else 0)
+            self.recalled.append("".join(self.pages))
+            self.pages = []
+            return text(f"Module 0 returned: {self.recalled[-1][-60:]}")
+        if RECALL_TOOL_NAME in tool_names(body) and messages[-1].text == QUESTION:
+            return self._recall(messages, 0, 0)
+        return text("You are welcome.")
+
+    def _recall(self, messages: list[Any], n: int, offset: int) -> Scripted:
+        """Recall what the summary names, else the first result a marker says was cleared."""
+        said = "\n".join(b.text for m in messages for b in m.content if b.type == "text")
+        cleared = [r.tool_use_id for m in messages for r in m.tool_results if r.text == CLEARED]
+        ids = SPAN.findall(said)[-1:] or cleared[:1]
+        assert ids, "nothing in the context names a recall id"
+        asked = tool_call(RECALL_TOOL_NAME, f"recall_{n}", id=ids[0], offset=offset)
+        if self.mixed:
+            asked.content.append(tool_call("Read", f"call_extra_{n}", path="m0.py").content[0])
+        return asked
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    return [t.get("name") or t.get("function", {}).get("name") for t in body.get("tools") or []]
+
+
+def prior(api_path: str, tool: str = "Deploy") -> list[dict[str, Any]]:
+    """An agent's conversation so far: ``MODULES`` calls of ``tool`` whose results are far over
+    the window, then ``QUESTION``, in the wire shape of ``api_path``. Results of ``Deploy`` may
+    not be cleared (a summary takes them), results of ``Read`` may (microcompact clears them)."""
+    if api_path == MESSAGES:
+        out: list[dict[str, Any]] = [{"role": "user", "content": "Read every module."}]
+        for n in range(MODULES):
+            call = {"type": "tool_use", "id": f"call_{n}", "name": tool, "input": {"n": n}}
+            result = {"type": "tool_result", "tool_use_id": f"call_{n}", "content": file_text(n)}
+            out += [{"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]
+        out.append({"role": "assistant", "content": "All modules read."})
+        return [*out, {"role": "user", "content": QUESTION}]
+    chat: list[dict[str, Any]] = [{"role": "user", "content": "Read every module."}]
+    for n in range(MODULES):
+        function = {"name": tool, "arguments": json.dumps({"n": n})}
+        chat.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": f"call_{n}", "type": "function", "function": function}],
+            }
+        )
+        chat.append({"role": "tool", "tool_call_id": f"call_{n}", "content": file_text(n)})
+    chat.append({"role": "assistant", "content": "All modules read."})
+    return [*chat, {"role": "user", "content": QUESTION}]
+
+
+READ_TOOL = {"name": "Read", "description": "Read a module", "input_schema": {"type": "object"}}
+READ_FUNCTION = {
+    "type": "function",
+    "function": {"name": "Read", "description": "Read a module", "parameters": {"type": "object"}},
+}
+DEPLOY_TOOL = {**READ_TOOL, "name": "Deploy", "description": "Deploy a module"}
+DEPLOY_FUNCTION = {"type": "function", "function": {**READ_FUNCTION["function"], "name": "Deploy"}}
+
+
+def ask(url: str, path: str, messages: list[dict[str, Any]], stream: bool) -> tuple[str, list[Any]]:
+    """The agent's request through the real SDK: the reply's text and its tool calls."""
+    if path == MESSAGES:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        create: dict[str, Any] = {
+            "model": "m",
+            "max_tokens": 200,
+            "tools": [READ_TOOL, DEPLOY_TOOL],
+        }
+        if stream:
+            with client.messages.stream(**create, messages=messages) as events:
+                reply = events.get_final_message()
+        else:
+            reply = client.messages.create(**create, messages=messages)
+        uses = [b for b in reply.content if b.type == "tool_use"]
+        return "".join(b.text for b in reply.content if b.type == "text"), uses
+    chat = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
+    tools = [READ_FUNCTION, DEPLOY_FUNCTION]
+    kwargs: dict[str, Any] = {"model": "m", "tools": tools, "messages": messages}
+    if not stream:
+        message = chat.chat.completions.create(**kwargs).choices[0].message
+        return message.content or "", list(message.tool_calls or [])
+    said, calls = [], []
+    usage = {"include_usage": True}  # else the proxy cannot count the hidden rounds' tokens
+    for chunk in chat.chat.completions.create(**kwargs, stream=True, stream_options=usage):
+        for choice in chunk.choices:
+            said.append(choice.delta.content or "")
+            calls += choice.delta.tool_calls or []
+    return "".join(said), calls
+
+
+def config(api_url: str, tmp_path: Path, recall: bool = True) -> ProxyConfig:
+    return ProxyConfig(
+        upstream=api_url,
+        window=WINDOW,
+        store=str(tmp_path / "p.sqlite3"),
+        admin_token=ADMIN_TOKEN,
+        recall=recall,
+    )
+
+
+def without_breakpoints(value: Any) -> Any:
+    """``value`` with every ``cache_control`` dropped (the proxy moves them to the tail)."""
+    if isinstance(value, dict):
+        return {k: without_breakpoints(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_breakpoints(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+@pytest.mark.parametrize("path", [MESSAGES, CHAT], ids=["anthropic", "openai-chat"])
+def test_the_proxy_answers_recall_unseen_by_the_agent(
+    tmp_path: Path, path: str, stream: bool
+) -> None:
+    model = Model()
+    messages = prior(path)
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        answer, calls = ask(url, path, messages, stream)
+        messages += [{"role": "assistant", "content": answer}, {"role": "user", "content": THANKS}]
+        thanks, _ = ask(url, path, messages, stream)
+        sessions = admin_get(url, "/sessions").json()["sessions"]
+        shown = admin_get(url, f"/sessions/{sessions[0]}").json()
+        metrics = admin_get(url, "/metrics").text
+    store = open_store(str(tmp_path / "p.sqlite3"))
+    try:
+        history = store.load(sessions[0], counter=HeuristicCounter(), mode="merge")
+    finally:
+        store.close()
+    asked, *follow_ups, after = api.messages_requests(path)
+    span = SPAN.findall(said_text(asked, path))[-1]
+    pages = -(-len(original(history, span) or "") // PAGE_CHARS)
+    assert pages >= 2  # the span is recalled a page a round: two rounds at least
+    assert len(follow_ups) == pages  # the proxy's own requests; the agent sent two
+    # the agent saw no recall call, only the reply the model wrote from what it recalled
+    assert calls == []
+    [recalled] = model.recalled
+    assert answer == f"Module 0 returned: {recalled[-60:]}"
+    assert thanks == "You are welcome."
+    # the recalled text is the log's original, byte for byte, and holds the question's answer
+    assert recalled == original(history, span)
+    assert file_text(0) in recalled
+    # one session, no fork; its view shows the rounds, with the id the summary named
+    assert len(sessions) == 1
+    [noted] = shown["recall_rounds"]
+    assert noted["rounds"] == pages and noted["ids"] == [span] * pages
+    assert noted["hidden_prompt_tokens"] > 0 and noted["hidden_output_tokens"] > 0
+    assert f"contextwarden_proxy_recall_rounds_total {pages}" in metrics
+    # the ledger was anchored on the question's own usage (the view), not a hidden round's
+    assert shown["usage_records"] >= 1
+    # the tool is offered after the agent's own; the hidden turns are not kept: the next
+    # request continues the view the question was sent with (the cached prefix)
+    assert tool_names(asked)[-1] == RECALL_TOOL_NAME and tool_names(after) == tool_names(asked)
+    key = "messages"
+    sent = without_breakpoints(asked[key])
+    for body in (*follow_ups, after):
+        assert without_breakpoints(body[key])[: len(sent)] == sent
+    assert "recall_0" not in json.dumps(after[key])
+
+
+def said_text(body: dict[str, Any], path: str) -> str:
+    messages = conversation(body, path)
+    return "\n".join(b.text for m in messages for b in m.content if b.type == "text")
+
+
+def test_a_cleared_result_is_recalled_by_its_call_id(tmp_path: Path) -> None:
+    model = Model()
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        answer, calls = ask(url, MESSAGES, prior(MESSAGES, tool="Read"), stream=False)
+    asked = conversation(api.messages_requests()[0])
+    assert [r.text for r in asked[2].tool_results] == [CLEARED]  # call_0's result was cleared
+    assert calls == [] and model.recalled == [file_text(0)]  # the original, as it was added
+    assert answer == f"Module 0 returned: {file_text(0)[-60:]}"
+
+
+def test_off_by_default_and_not_offered_before_a_compaction(tmp_path: Path) -> None:
+    model = Model()
+    small = [{"role": "user", "content": QUESTION}]
+    with upstream(model) as api:
+        with proxy_server(config(api.url, tmp_path, recall=False)) as url:
+            off, _ = ask(url, MESSAGES, prior(MESSAGES), stream=False)
+        with proxy_server(config(api.url, tmp_path / "b")) as url:
+            nothing_yet, _ = ask(url, MESSAGES, small, stream=False)
+    assert off == nothing_yet == "You are welcome."
+    assert all(RECALL_TOOL_NAME not in tool_names(b) for b in api.messages_requests())
+    assert model.recalled == []
+
+
+def test_forbidding_tool_choice_gets_no_recall_tool(tmp_path: Path) -> None:
+    with upstream(Model()) as api, proxy_server(config(api.url, tmp_path)) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        client.messages.create(
+            model="m",
+            max_tokens=10,
+            tools=[READ_TOOL],
+            tool_choice={"type": "tool", "name": "Read"},
+            messages=prior(MESSAGES),
+        )
+    [body] = api.messages_requests()
+    assert tool_names(body) == ["Read"]
+
+
+def test_recall_next_to_an_agent_call_is_answered_and_asked_again(tmp_path: Path) -> None:
+    model = Model(mixed=True)
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=False)
+    assert calls == [] and answer.startswith("Module 0 returned:")
+    follow_up = api.messages_requests()[1]
+    [results] = [
+        r for r in conversation(follow_up)[-1].tool_results if r.tool_use_id == "call_extra_0"
+    ]
+    assert results.text == NOT_RUN and results.is_error
+
+
+def test_a_model_that_keeps_recalling_gets_the_agent_an_error(tmp_path: Path) -> None:
+    model = Model(endless=True)
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        with pytest.raises(anthropic.APIStatusError) as caught:
+            client.messages.create(
+                model="m", max_tokens=10, tools=[READ_TOOL], messages=prior(MESSAGES)
+            )
+    assert caught.value.status_code == 502
+    assert f"after {MAX_RECALL_ROUNDS} answered rounds" in str(caught.value)
+    assert len(api.messages_requests()) == MAX_RECALL_ROUNDS + 1
+
+
+def test_an_error_in_a_hidden_round_reaches_the_agent_in_the_api_shape(tmp_path: Path) -> None:
+    model = Model()
+
+    def failing(path: str, body: dict[str, Any]) -> Scripted:
+        if conversation(body, path)[-1].tool_results:
+            error = {"type": "overloaded_error", "message": "Overloaded"}
+            return Scripted(status=529, error=error)
+        return model(path, body)
+
+    with upstream(failing) as api, proxy_server(config(api.url, tmp_path)) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        with pytest.raises(anthropic.APIStatusError) as caught:
+            client.messages.create(
+                model="m", max_tokens=10, tools=[READ_TOOL], messages=prior(MESSAGES)
+            )
+    assert caught.value.status_code == 529
+    assert caught.value.body == {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+    }

@@ -17,19 +17,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from contextwarden.errors import ContextWardenError, UpstreamError
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.proxy.replies import Said, read_reply
 from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
+from contextwarden.proxy.upstream import Upstream
 from contextwarden.recall import RECALL_TOOL, RECALL_TOOL_NAME, named_ids
 
 if TYPE_CHECKING:
     import httpx
 
-    from contextwarden.proxy.app import Proxy
+T = TypeVar("T")
 
 log = logging.getLogger("contextwarden.proxy")
 
@@ -47,6 +49,20 @@ hidden round), so the model is asked again with the recalled text in front of it
 FORBIDDING_CHOICES = frozenset({"none", "tool", "function", "allowed_tools", "custom"})
 """``tool_choice`` types under which the model may not call recall (it must call a named tool,
 or none): the tool is not offered then."""
+
+
+class Proxy(Protocol):
+    """What the rounds use of the running proxy (``proxy.app.Proxy`` is one)."""
+
+    sessions: Sessions
+    upstream: Upstream
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+    async def offload(self, size: int, fn: Callable[..., T], *args: Any) -> T: ...
+
+    def hold(self, key: str) -> AbstractAsyncContextManager[None]: ...
+
 
 Post = Callable[[Sequence[Message]], Awaitable["httpx.Response"]]
 """Sends the request with these messages in place of the view (``app.post``)."""

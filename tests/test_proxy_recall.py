@@ -25,6 +25,7 @@ from tests.proxy_harness import (
     admin_get,
     conversation,
     opened,
+    prompt_tokens,
     proxy_server,
     text,
     tool_call,
@@ -207,7 +208,10 @@ def test_the_proxy_answers_recall_unseen_by_the_agent(
     assert len(sessions) == 1
     [noted] = shown["recall_rounds"]
     assert noted["rounds"] == pages and noted["ids"] == [span] * pages
-    assert noted["hidden_prompt_tokens"] > 0 and noted["hidden_output_tokens"] > 0
+    # its tokens are the upstream's usage of the proxy's own requests, and of the replies
+    # that called recall (the scripted upstream reports 20 output tokens a reply)
+    assert noted["hidden_prompt_tokens"] == sum(prompt_tokens(b, path) for b in follow_ups)
+    assert noted["hidden_output_tokens"] == 20 * pages
     assert f"contextwarden_proxy_recall_rounds_total {pages}" in metrics
     # the ledger was anchored on the question's own usage (the view), not a hidden round's
     assert shown["usage_records"] >= 1

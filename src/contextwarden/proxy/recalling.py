@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from contextwarden.errors import ContextWardenError, UpstreamError
@@ -156,19 +156,19 @@ async def answer(
     """Answer each reply that calls recall and send the follow-up, until a reply calls none
     (returned, buffered, for the agent) or an error reply comes (returned as it is)."""
     hidden: list[Message] = []
-    found = Rounds(reply)
-    started = 0.0
-    for n in range(MAX_RECALL_ROUNDS + 1):
+    found, started = Rounds(reply), 0.0
+    while True:
         data, streamed = await _whole(proxy, reply)
-        held = _held(reply, data)
+        found = replace(found, reply=_held(reply, data))
         if reply.status_code != 200:
-            return _with(found, reply=held)
+            return found
         said = await proxy.offload(len(data), read_reply, api, data, streamed)
-        found = _counted(found, said, n, held)
         calls = [u for u in said.message.tool_uses if u.name == RECALL_TOOL_NAME]
+        found = _counted(found, said, calling=bool(calls))
         if not calls:
-            return _with(found, seconds=time.perf_counter() - started if n else 0.0)
-        if n == MAX_RECALL_ROUNDS:
+            waited = time.perf_counter() - started if found.rounds else 0.0
+            return replace(found, seconds=waited)
+        if found.rounds == MAX_RECALL_ROUNDS:
             raise UpstreamError(
                 f"the model still called recall after {MAX_RECALL_ROUNDS} answered rounds",
                 phase="recall",
@@ -179,10 +179,9 @@ async def answer(
         async with proxy.hold(key):
             results = await proxy.run(_results, proxy, session_id, said.message)
         hidden += [said.message, results]
-        found = _with(found, ids=found.ids + tuple(str(c.input.get("id")) for c in calls))
-        found = _with(found, rounds=n + 1)
+        ids = found.ids + tuple(str(c.input.get("id")) for c in calls)
+        found = replace(found, rounds=found.rounds + 1, ids=ids)
         reply = await post([*view, *hidden])
-    raise AssertionError("unreachable: the last round returns or raises")
 
 
 def note(sessions: Sessions, session_id: str, rounds: Rounds, incoming: Incoming) -> None:
@@ -193,25 +192,23 @@ def note(sessions: Sessions, session_id: str, rounds: Rounds, incoming: Incoming
         log.warning("session %s: recall rounds not noted: %s", session_id, exc)
 
 
-def _counted(found: Rounds, said: Said, n: int, held: httpx.Response) -> Rounds:
-    usage = said.usage or {}
-    output = usage.get("output_tokens", usage.get("completion_tokens", 0))
-    output = output if isinstance(output, int) else 0
-    if n == 0:
-        return _with(found, reply=held, first_usage=said.usage, hidden_output_tokens=output)
-    prompt = sum(prompt_usage(dict(usage)).values())
-    return _with(
+def _counted(found: Rounds, said: Said, *, calling: bool) -> Rounds:
+    """``found`` with ``said``'s usage counted: the first reply's is the view's own (the anchor);
+    a later one's prompt is a hidden request's, and the output of a reply calling recall never
+    reached the agent."""
+    usage = dict(said.usage or {})
+    output = usage.get("output_tokens", usage.get("completion_tokens"))
+    if not found.rounds:
+        first, prompt = said.usage, 0
+    else:
+        first, prompt = found.first_usage, sum(prompt_usage(usage).values())
+    hidden = output if calling and isinstance(output, int) else 0
+    return replace(
         found,
-        reply=held,
+        first_usage=first,
         hidden_prompt_tokens=found.hidden_prompt_tokens + prompt,
-        hidden_output_tokens=found.hidden_output_tokens + output,
+        hidden_output_tokens=found.hidden_output_tokens + hidden,
     )
-
-
-def _with(found: Rounds, **changes: Any) -> Rounds:
-    from dataclasses import replace
-
-    return replace(found, **changes)
 
 
 def _results(proxy: Proxy, session_id: str, asked: Message) -> Message:

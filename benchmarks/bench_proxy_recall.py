@@ -42,6 +42,8 @@ ASK_RECALL = "Quote what deploying module 0 printed."
 ASK_PLAIN = "Say done."
 SPAN = re.compile(r'recall\(id=\\"([^"\\]+)\\"\)')
 ADMIN = "bench-admin-token-0123456789"
+QUESTION_PROMPTS: list[int] = []
+"""Prompt tokens of each request the proxy sent for ``ASK_RECALL`` itself (the view)."""
 
 
 def conversation(question: str) -> list[dict[str, Any]]:
@@ -62,6 +64,8 @@ def reply_events(body: dict[str, Any], raw: bytes, deltas: int) -> Iterator[tupl
     last = "".join(b.get("text", "") for b in blocks)
     offered = any(t.get("name") == "recall" for t in body.get("tools") or [])
     usage = {"input_tokens": len(raw) // 4, "output_tokens": 1}
+    if last == ASK_RECALL:
+        QUESTION_PROMPTS.append(usage["input_tokens"])
     message = {"id": "msg_b", "type": "message", "role": "assistant", "model": "b", "content": []}
     yield "message_start", {"type": "message_start", "message": {**message, "usage": usage}}
     span = SPAN.findall(raw.decode())
@@ -193,11 +197,14 @@ def main() -> None:
         first = statistics.median(t for t, _ in values)
         whole = statistics.median(w for _, w in values)
         print(f"| {name} | {first * 1000:.1f} ({first / base:.1f}x) | {whole * 1000:.1f} |")
+    view = statistics.median(QUESTION_PROMPTS)
+    print(f"\nthe question's own request: {view:.0f} prompt tokens p50")
     prompt = statistics.median(r["hidden_prompt_tokens"] for r in rounds)
     output = statistics.median(r["hidden_output_tokens"] for r in rounds)
     added = statistics.median(r["seconds"] for r in rounds)
     print(
-        f"\none recall round: {len(rounds)} recorded; hidden prompt tokens p50 {prompt:.0f}, "
+        f"one recall round: {len(rounds)} recorded; hidden prompt tokens p50 {prompt:.0f} "
+        f"({prompt / view:.1f}x the question's), "
         f"hidden output tokens p50 {output:.0f}, "
         f"time after the first reply p50 {added * 1000:.1f} ms"
     )

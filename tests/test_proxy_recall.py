@@ -39,7 +39,7 @@ QUESTION = "What exactly did reading module 0 return?"
 THANKS = "Thanks."
 SPAN = re.compile(r'recall\(id="([^"]+)"\)')
 MORE = re.compile(r"\n\n\[[\d,]+ more characters: recall again with offset=(\d+)\]\Z")
-MESSAGES, CHAT = "/v1/messages", "/v1/chat/completions"
+MESSAGES, CHAT, RESPONSES = "/v1/messages", "/v1/chat/completions", "/v1/responses"
 
 
 class Model:
@@ -98,6 +98,17 @@ def prior(api_path: str, tool: str = "Deploy") -> list[dict[str, Any]]:
             out += [{"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]
         out.append({"role": "assistant", "content": "All modules read."})
         return [*out, {"role": "user", "content": QUESTION}]
+    if api_path == RESPONSES:
+        items: list[dict[str, Any]] = [{"role": "user", "content": "Read every module."}]
+        for n in range(MODULES):
+            arguments = json.dumps({"n": n})
+            call = {"type": "function_call", "call_id": f"call_{n}", "name": tool}
+            items.append({**call, "arguments": arguments})
+            items.append(
+                {"type": "function_call_output", "call_id": f"call_{n}", "output": file_text(n)}
+            )
+        items.append({"role": "assistant", "content": "All modules read."})
+        return [*items, {"role": "user", "content": QUESTION}]
     chat: list[dict[str, Any]] = [{"role": "user", "content": "Read every module."}]
     for n in range(MODULES):
         function = {"name": tool, "arguments": json.dumps({"n": n})}
@@ -139,6 +150,18 @@ def ask(url: str, path: str, messages: list[dict[str, Any]], stream: bool) -> tu
         uses = [b for b in reply.content if b.type == "tool_use"]
         return "".join(b.text for b in reply.content if b.type == "text"), uses
     chat = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
+    if path == RESPONSES:
+        functions = [
+            {"type": "function", **f["function"]} for f in (READ_FUNCTION, DEPLOY_FUNCTION)
+        ]
+        asked: dict[str, Any] = {"model": "m", "tools": functions, "input": messages}
+        if stream:
+            events = chat.responses.create(**asked, stream=True)
+            response = next(e.response for e in events if e.type == "response.completed")
+        else:
+            response = chat.responses.create(**asked)
+        calls = [o for o in response.output if o.type == "function_call"]
+        return response.output_text, calls
     tools = [READ_FUNCTION, DEPLOY_FUNCTION]
     kwargs: dict[str, Any] = {"model": "m", "tools": tools, "messages": messages}
     if not stream:
@@ -173,7 +196,9 @@ def without_breakpoints(value: Any) -> Any:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
-@pytest.mark.parametrize("path", [MESSAGES, CHAT], ids=["anthropic", "openai-chat"])
+@pytest.mark.parametrize(
+    "path", [MESSAGES, CHAT, RESPONSES], ids=["anthropic", "openai-chat", "responses"]
+)
 def test_the_proxy_answers_recall_unseen_by_the_agent(
     tmp_path: Path, path: str, stream: bool
 ) -> None:
@@ -218,7 +243,7 @@ def test_the_proxy_answers_recall_unseen_by_the_agent(
     # the tool is offered after the agent's own; the hidden turns are not kept: the next
     # request continues the view the question was sent with (the cached prefix)
     assert tool_names(asked)[-1] == RECALL_TOOL_NAME and tool_names(after) == tool_names(asked)
-    key = "messages"
+    key = "input" if path == RESPONSES else "messages"
     sent = without_breakpoints(asked[key])
     for body in (*follow_ups, after):
         assert without_breakpoints(body[key])[: len(sent)] == sent
@@ -312,3 +337,48 @@ def test_an_error_in_a_hidden_round_reaches_the_agent_in_the_api_shape(tmp_path:
         "type": "error",
         "error": {"type": "overloaded_error", "message": "Overloaded"},
     }
+
+
+# ----------------------------------------------------------------------------- when it is offered
+def test_the_flag_and_the_variable_turn_it_on(capsys: pytest.CaptureFixture[str]) -> None:
+    from contextwarden.cli import main
+    from contextwarden.errors import ProxyConfigError
+
+    with pytest.raises(SystemExit):
+        main(["proxy", "--upstream", "http://127.0.0.1:9", "--recall", "--check", "--json"])
+    assert json.loads(capsys.readouterr().out)["recall"] is True
+    env = {"CONTEXTWARDEN_UPSTREAM": "http://127.0.0.1:9"}
+    assert ProxyConfig.from_env(env).recall is False
+    assert ProxyConfig.from_env({**env, "CONTEXTWARDEN_RECALL": "Yes"}).recall is True
+    assert ProxyConfig.from_env({**env, "CONTEXTWARDEN_RECALL": "0"}).recall is False
+    with pytest.raises(ProxyConfigError, match="CONTEXTWARDEN_RECALL must be one of 1/true"):
+        ProxyConfig.from_env({**env, "CONTEXTWARDEN_RECALL": "sometimes"})
+
+
+@pytest.mark.parametrize(
+    ("api", "body", "offered"),
+    [
+        ("openai-chat", {"tools": [READ_FUNCTION]}, True),
+        ("openai-chat", {}, True),  # an agent without tools: the tool is the proxy's to answer
+        ("openai-chat", {"tools": [READ_FUNCTION], "tool_choice": "required"}, True),
+        ("openai-chat", {"tools": [READ_FUNCTION], "tool_choice": "none"}, False),
+        ("openai-chat", {"tool_choice": {"type": "function", "function": {"name": "Read"}}}, False),
+        ("openai-responses", {"tool_choice": {"type": "allowed_tools", "tools": []}}, False),
+        ("anthropic", {"tool_choice": {"type": "any"}}, True),
+        ("anthropic", {"tool_choice": {"type": "none"}}, False),
+        ("anthropic", {"tools": [{**READ_TOOL, "name": RECALL_TOOL_NAME}]}, False),
+        ("openai-chat", {"tools": [{"type": "function", "function": {"name": "recall"}}]}, False),
+        ("gemini", {}, False),
+    ],
+)
+def test_offered_only_where_the_model_may_call_it(
+    api: str, body: dict[str, Any], offered: bool
+) -> None:
+    from contextwarden.model import Message, TextBlock
+    from contextwarden.proxy.recalling import offer
+
+    summary = Message("user", (TextBlock('The summary. recall(id="sha256-abc")'),))
+    plain = Message("user", (TextBlock("Nothing was compacted."),))
+    assert offer(True, api, body, [summary]) is offered
+    assert offer(True, api, body, [plain]) is False  # nothing to recall yet
+    assert offer(False, api, body, [summary]) is False

@@ -14,15 +14,17 @@ import openai
 import pytest
 
 from contextwarden.policy import CLEARED_MARKER as CLEARED
+from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
-from contextwarden.proxy.recalling import MAX_RECALL_ROUNDS, NOT_RUN
-from contextwarden.recall import PAGE_CHARS, RECALL_TOOL_NAME, original
+from contextwarden.proxy.recalling import MAX_RECALL_ROUNDS, NO_ROOM, NOT_RUN, OVER_LIMIT
+from contextwarden.recall import RECALL_TOOL_NAME, original
 from contextwarden.stores import open_store
 from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.proxy_harness import (
     ADMIN_TOKEN,
     Scripted,
     admin_get,
+    check_request,
     conversation,
     opened,
     prompt_tokens,
@@ -33,9 +35,11 @@ from tests.proxy_harness import (
 )
 from tests.test_proxy import KEY, file_text
 
-WINDOW = 8_000
-MODULES = 12
-QUESTION = "What exactly did reading module 0 return?"
+WINDOW = 24_000
+MODULES = 36
+QUESTION = "What exactly did reading module 9 return?"
+NEEDLE = file_text(9)
+"""What the question asks about: past the first page of the summary's span."""
 THANKS = "Thanks."
 SPAN = re.compile(r'recall\(id="([^"]+)"\)')
 MORE = re.compile(r"\n\n\[[\d,]+ more characters: recall again with offset=(\d+)\]\Z")
@@ -45,10 +49,14 @@ MESSAGES, CHAT, RESPONSES = "/v1/messages", "/v1/chat/completions", "/v1/respons
 class Model:
     """A scripted model following the markers: asked ``QUESTION`` with the recall tool offered,
     it recalls the id the summary names (else the first cleared result's call id), page after
-    page (next to an agent tool call when ``mixed``), then answers from the whole text.
-    ``recalled`` keeps each whole text it got back; ``endless`` never stops recalling."""
+    page (next to an agent tool call when ``mixed``) until the pages hold ``needle`` (None:
+    until the end, or until there is no room), then answers from them. ``recalled`` keeps the
+    text each question got back; ``endless`` never stops recalling."""
 
-    def __init__(self, mixed: bool = False, endless: bool = False) -> None:
+    def __init__(
+        self, needle: str | None = NEEDLE, mixed: bool = False, endless: bool = False
+    ) -> None:
+        self.needle = needle
         self.mixed = mixed
         self.endless = endless
         self.pages: list[str] = []
@@ -60,12 +68,16 @@ class Model:
         if answered:
             page = answered[0].text
             more = MORE.search(page)
-            self.pages.append(page[: more.start()] if more else page)
-            if more or self.endless:
+            refused = page in (NO_ROOM, OVER_LIMIT)
+            if not refused:
+                self.pages.append(page[: more.start()] if more else page)
+            joined = "".join(self.pages)
+            found = self.needle is not None and self.needle in joined
+            if self.endless or (more and not found and not refused):
                 return self._recall(messages, len(self.pages), int(more[1]) if more else 0)
-            self.recalled.append("".join(self.pages))
+            self.recalled.append(joined)
             self.pages = []
-            return text(f"Module 0 returned: {self.recalled[-1][-60:]}")
+            return text(f"It returned: {self.needle[-60:]}" if found else "I could not recall it.")
         if RECALL_TOOL_NAME in tool_names(body) and messages[-1].text == QUESTION:
             return self._recall(messages, 0, 0)
         return text("You are welcome.")
@@ -217,27 +229,28 @@ def test_the_proxy_answers_recall_unseen_by_the_agent(
     finally:
         store.close()
     asked, *follow_ups, after = api.messages_requests(path)
+    for body in (asked, *follow_ups, after):  # the proxy's own requests fit the window too
+        check_request(body, ContextPolicy(context_window=WINDOW).effective_window, path)
     span = SPAN.findall(said_text(asked, path))[-1]
-    pages = -(-len(original(history, span) or "") // PAGE_CHARS)
-    assert pages >= 2  # the span is recalled a page a round: two rounds at least
-    assert len(follow_ups) == pages  # the proxy's own requests; the agent sent two
+    rounds = len(follow_ups)  # the proxy's own requests; the agent sent two
+    assert 2 <= rounds <= MAX_RECALL_ROUNDS  # the span is longer than what one round has room for
     # the agent saw no recall call, only the reply the model wrote from what it recalled
     assert calls == []
     [recalled] = model.recalled
-    assert answer == f"Module 0 returned: {recalled[-60:]}"
+    assert answer == f"It returned: {NEEDLE[-60:]}"
     assert thanks == "You are welcome."
-    # the recalled text is the log's original, byte for byte, and holds the question's answer
-    assert recalled == original(history, span)
-    assert file_text(0) in recalled
+    # the recalled pages are the log's original, byte for byte, up to the question's answer
+    whole = original(history, span) or ""
+    assert recalled == whole[: len(recalled)] and NEEDLE in recalled
     # one session, no fork; its view shows the rounds, with the id the summary named
     assert len(sessions) == 1
     [noted] = shown["recall_rounds"]
-    assert noted["rounds"] == pages and noted["ids"] == [span] * pages
+    assert noted["rounds"] == rounds and noted["ids"] == [span] * rounds
     # its tokens are the upstream's usage of the proxy's own requests, and of the replies
     # that called recall (the scripted upstream reports 20 output tokens a reply)
     assert noted["hidden_prompt_tokens"] == sum(prompt_tokens(b, path) for b in follow_ups)
-    assert noted["hidden_output_tokens"] == 20 * pages
-    assert f"contextwarden_proxy_recall_rounds_total {pages}" in metrics
+    assert noted["hidden_output_tokens"] == 20 * rounds
+    assert f"contextwarden_proxy_recall_rounds_total {rounds}" in metrics
     # the ledger was anchored on the question's own usage (the view), not a hidden round's
     assert shown["usage_records"] >= 1
     # the tool is offered after the agent's own; the hidden turns are not kept: the next
@@ -256,13 +269,13 @@ def said_text(body: dict[str, Any], path: str) -> str:
 
 
 def test_a_cleared_result_is_recalled_by_its_call_id(tmp_path: Path) -> None:
-    model = Model()
+    model = Model(needle=file_text(0))
     with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
         answer, calls = ask(url, MESSAGES, prior(MESSAGES, tool="Read"), stream=False)
     asked = conversation(api.messages_requests()[0])
     assert [r.text for r in asked[2].tool_results] == [CLEARED]  # call_0's result was cleared
     assert calls == [] and model.recalled == [file_text(0)]  # the original, as it was added
-    assert answer == f"Module 0 returned: {file_text(0)[-60:]}"
+    assert answer == f"It returned: {file_text(0)[-60:]}"
 
 
 def test_off_by_default_and_not_offered_before_a_compaction(tmp_path: Path) -> None:
@@ -296,7 +309,7 @@ def test_recall_next_to_an_agent_call_is_answered_and_asked_again(tmp_path: Path
     model = Model(mixed=True)
     with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
         answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=False)
-    assert calls == [] and answer.startswith("Module 0 returned:")
+    assert calls == [] and answer == f"It returned: {NEEDLE[-60:]}"
     follow_up = api.messages_requests()[1]
     [results] = [
         r for r in conversation(follow_up)[-1].tool_results if r.tool_use_id == "call_extra_0"
@@ -314,7 +327,10 @@ def test_a_model_that_keeps_recalling_gets_the_agent_an_error(tmp_path: Path) ->
             )
     assert caught.value.status_code == 502
     assert f"after {MAX_RECALL_ROUNDS} answered rounds" in str(caught.value)
-    assert len(api.messages_requests()) == MAX_RECALL_ROUNDS + 1
+    *_, told, last = api.messages_requests()
+    assert len(api.messages_requests()) == MAX_RECALL_ROUNDS + 2  # and the limit round
+    assert [r.text for r in conversation(last)[-1].tool_results] == [OVER_LIMIT]
+    assert OVER_LIMIT not in str(told)
 
 
 def test_an_error_in_a_hidden_round_reaches_the_agent_in_the_api_shape(tmp_path: Path) -> None:
@@ -382,3 +398,17 @@ def test_offered_only_where_the_model_may_call_it(
     assert offer(True, api, body, [summary]) is offered
     assert offer(True, api, body, [plain]) is False  # nothing to recall yet
     assert offer(False, api, body, [summary]) is False
+
+
+def test_recalled_pages_fit_the_room_left_and_then_there_is_none(tmp_path: Path) -> None:
+    model = Model(needle=None)  # reads the whole span: far more than the window holds
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=False)
+    asked, *follow_ups = api.messages_requests()
+    limit = ContextPolicy(context_window=WINDOW).effective_window
+    for body in (asked, *follow_ups):
+        check_request(body, limit)
+    pages = [conversation(b)[-1].tool_results[0].text for b in follow_ups]
+    assert pages[-1] in (NO_ROOM, OVER_LIMIT) and all(MORE.search(p) for p in pages[:-1])
+    assert len(pages[1]) < len(pages[0])  # the second page is cut to the room the first left
+    assert calls == [] and answer == "I could not recall it."

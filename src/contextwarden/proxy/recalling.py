@@ -14,6 +14,7 @@ session's ledger is anchored on the first round's usage, which measured the view
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -26,7 +27,7 @@ from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.proxy.replies import Said, read_reply
 from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
 from contextwarden.proxy.upstream import Upstream
-from contextwarden.recall import RECALL_TOOL, RECALL_TOOL_NAME, named_ids
+from contextwarden.recall import PAGE_CHARS, RECALL_TOOL, RECALL_TOOL_NAME, named_ids
 
 if TYPE_CHECKING:
     import httpx
@@ -36,8 +37,13 @@ T = TypeVar("T")
 log = logging.getLogger("contextwarden.proxy")
 
 MAX_RECALL_ROUNDS = 3
-"""Recall rounds the proxy answers for one agent request; a model still asking after them is
-reported to the agent as an upstream error (a retry samples again) instead of looping."""
+"""Recall rounds the proxy answers with pages for one agent request. One more round answers
+each call with ``OVER_LIMIT``; a model still asking after that is reported to the agent as an
+upstream error (a retry samples again) instead of looping."""
+OVER_LIMIT = (
+    f"Recall limit reached: {MAX_RECALL_ROUNDS} rounds in one turn. Answer with what you have "
+    "recalled; recall more in a later turn."
+)
 RECALL_KEY = "recall_rounds"
 """Session metadata key of each turn's hidden rounds (``/sessions/{id}`` lists them)."""
 NOT_RUN = (
@@ -46,6 +52,23 @@ NOT_RUN = (
 )
 """The answer to an agent tool called next to recall: the agent never saw the call (it is in a
 hidden round), so the model is asked again with the recalled text in front of it."""
+ROOM_SHARE = 0.9
+"""Share of the tokens left under the effective window a hidden round's recalled pages may take
+(the rest covers what the count of the follow-up request misses: its wire overhead)."""
+RESULT_TOKENS = 50
+"""Tokens one tool result block costs beside its text (its id and wrapping)."""
+CHARS_PER_TOKEN = 4
+"""Characters a page is first tried at per token of room; a page counted over the room is cut
+to its share of it and tried again (``FIT_TRIES`` times)."""
+FIT_TRIES = 3
+FIT_SHRINK = 0.9
+"""A page's share is cut a further 10 %: token counts do not scale exactly with characters."""
+MIN_PAGE_CHARS = 500
+"""A page shorter than this is no use to the model: it is told there is no room instead."""
+NO_ROOM = (
+    "No room left in the context window to recall into now: answer with what the context "
+    "holds, or recall it in a later turn."
+)
 FORBIDDING_CHOICES = frozenset({"none", "tool", "function", "allowed_tools", "custom"})
 """``tool_choice`` types under which the model may not call recall (it must call a named tool,
 or none): the tool is not offered then."""
@@ -168,16 +191,20 @@ async def answer(
         if not calls:
             waited = time.perf_counter() - started if found.rounds else 0.0
             return replace(found, seconds=waited)
-        if found.rounds == MAX_RECALL_ROUNDS:
+        if found.rounds > MAX_RECALL_ROUNDS:
             raise UpstreamError(
-                f"the model still called recall after {MAX_RECALL_ROUNDS} answered rounds",
+                f"the model still called recall after {MAX_RECALL_ROUNDS} answered rounds and "
+                "one telling it the limit was reached",
                 phase="recall",
                 upstream=proxy.upstream.base_url,
                 timed_out=False,
             )
         started = started or time.perf_counter()
         async with proxy.hold(key):
-            results = await proxy.run(_results, proxy, session_id, said.message)
+            if found.rounds == MAX_RECALL_ROUNDS:
+                results = _refused(said.message)
+            else:
+                results = await proxy.run(_results, proxy, session_id, api, said.message, hidden)
         hidden += [said.message, results]
         ids = found.ids + tuple(str(c.input.get("id")) for c in calls)
         found = replace(found, rounds=found.rounds + 1, ids=ids)
@@ -211,18 +238,49 @@ def _counted(found: Rounds, said: Said, *, calling: bool) -> Rounds:
     )
 
 
-def _results(proxy: Proxy, session_id: str, asked: Message) -> Message:
-    """The user message answering every call of ``asked``: recall from the session's log,
-    the agent's own tools with ``NOT_RUN`` (the agent never saw them)."""
-    blocks = [_result(proxy, session_id, call) for call in asked.tool_uses]
+def _results(
+    proxy: Proxy, session_id: str, api: str, asked: Message, hidden: Sequence[Message]
+) -> Message:
+    """The user message answering every call of ``asked``: recall from the session's log, a
+    page that fits the room the follow-up leaves under the window, and the agent's own tools
+    with ``NOT_RUN`` (the agent never saw them)."""
+    counter = proxy.sessions.counter
+    sent = [*hidden, asked]
+    used = counter.count_text(json.dumps(tool_for(api))) + sum(map(counter.count_message, sent))
+    room = int((proxy.sessions.headroom(session_id) - used) * ROOM_SHARE)
+    wanted = sum(u.name == RECALL_TOOL_NAME for u in asked.tool_uses)
+    share = room // max(wanted, 1) - RESULT_TOKENS * len(asked.tool_uses)
+    blocks = [
+        _fitted(proxy, session_id, call, share)
+        if call.name == RECALL_TOOL_NAME
+        else ToolResultBlock(call.id, NOT_RUN, is_error=True)
+        for call in asked.tool_uses
+    ]
     return Message("user", tuple(blocks))
 
 
-def _result(proxy: Proxy, session_id: str, call: ToolUseBlock) -> ToolResultBlock:
-    if call.name != RECALL_TOOL_NAME:
-        return ToolResultBlock(call.id, NOT_RUN, is_error=True)
-    recalled = proxy.sessions.recalled(session_id, call.input)
-    return ToolResultBlock(call.id, recalled.text, is_error=recalled.is_error)
+def _refused(asked: Message) -> Message:
+    """Every call of ``asked`` answered with ``OVER_LIMIT`` (the agent's with ``NOT_RUN``)."""
+    blocks = [
+        ToolResultBlock(u.id, OVER_LIMIT if u.name == RECALL_TOOL_NAME else NOT_RUN, is_error=True)
+        for u in asked.tool_uses
+    ]
+    return Message("user", tuple(blocks))
+
+
+def _fitted(proxy: Proxy, session_id: str, call: ToolUseBlock, room: int) -> ToolResultBlock:
+    """The recall answer to ``call`` in at most ``room`` tokens: a shorter page when the full
+    one would not fit, ``NO_ROOM`` when not even ``MIN_PAGE_CHARS`` would."""
+    chars = min(PAGE_CHARS, max(room, 0) * CHARS_PER_TOKEN)
+    for _ in range(FIT_TRIES):
+        if chars < MIN_PAGE_CHARS:
+            break
+        recalled = proxy.sessions.recalled(session_id, call.input, chars)
+        tokens = proxy.sessions.counter.count_text(recalled.text)
+        if recalled.is_error or tokens <= room:
+            return ToolResultBlock(call.id, recalled.text, is_error=recalled.is_error)
+        chars = int(chars * room / tokens * FIT_SHRINK)
+    return ToolResultBlock(call.id, NO_ROOM, is_error=True)
 
 
 async def _whole(proxy: Proxy, reply: httpx.Response) -> tuple[bytes, bool]:

@@ -251,10 +251,18 @@ class Sessions:
             self._current(managed.session_id).record_usage(prompt)
             return True
 
-    def recalled(self, session_id: str, tool_input: Mapping[str, Any]) -> Recalled:
-        """The ``recall`` tool's answer to ``tool_input`` from the session's log."""
+    def recalled(self, session_id: str, tool_input: Mapping[str, Any], page_chars: int) -> Recalled:
+        """The ``recall`` tool's answer to ``tool_input`` from the session's log, a page of at
+        most ``page_chars`` characters."""
         with self.lock(session_id):
-            return recall(self._current(session_id), tool_input)
+            return recall(self._current(session_id), tool_input, page_chars=page_chars)
+
+    def headroom(self, session_id: str) -> int:
+        """Tokens the session's view (with its system prompt and tools) leaves under the
+        effective window: what a request may add to it and still fit."""
+        with self.lock(session_id):
+            history = self._current(session_id)
+            return self.manager.policy.effective_window - history.estimate_tokens()
 
     def note(self, session_id: str, key: str, value: Any) -> None:
         """Record a fact about the session that is not conversation (logged metadata)."""

@@ -13,6 +13,7 @@ import anthropic
 import openai
 import pytest
 
+from contextwarden.log import UsageRecorded
 from contextwarden.policy import CLEARED_MARKER as CLEARED
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
@@ -252,7 +253,8 @@ def test_the_proxy_answers_recall_unseen_by_the_agent(
     assert noted["hidden_output_tokens"] == 20 * rounds
     assert f"contextwarden_proxy_recall_rounds_total {rounds}" in metrics
     # the ledger was anchored on the question's own usage (the view), not a hidden round's
-    assert shown["usage_records"] >= 1
+    anchored = [e.total for e in history.log if isinstance(e, UsageRecorded)]
+    assert anchored == [prompt_tokens(asked, path), prompt_tokens(after, path)]
     # the tool is offered after the agent's own; the hidden turns are not kept: the next
     # request continues the view the question was sent with (the cached prefix)
     assert tool_names(asked)[-1] == RECALL_TOOL_NAME and tool_names(after) == tool_names(asked)

@@ -382,6 +382,8 @@ def test_the_flag_and_the_variable_turn_it_on(capsys: pytest.CaptureFixture[str]
         ("openai-chat", {"tools": [READ_FUNCTION], "tool_choice": "none"}, False),
         ("openai-chat", {"tool_choice": {"type": "function", "function": {"name": "Read"}}}, False),
         ("openai-responses", {"tool_choice": {"type": "allowed_tools", "tools": []}}, False),
+        ("openai-responses", {"tool_choice": {"type": "file_search"}}, False),
+        ("openai-responses", {"tool_choice": "auto"}, True),
         ("anthropic", {"tool_choice": {"type": "any"}}, True),
         ("anthropic", {"tool_choice": {"type": "none"}}, False),
         ("anthropic", {"tools": [{**READ_TOOL, "name": RECALL_TOOL_NAME}]}, False),
@@ -397,9 +399,8 @@ def test_offered_only_where_the_model_may_call_it(
 
     summary = Message("user", (TextBlock('The summary. recall(id="sha256-abc")'),))
     plain = Message("user", (TextBlock("Nothing was compacted."),))
-    assert offer(True, api, body, [summary]) is offered
-    assert offer(True, api, body, [plain]) is False  # nothing to recall yet
-    assert offer(False, api, body, [summary]) is False
+    assert offer(api, body, [summary]) is offered
+    assert offer(api, body, [plain]) is False  # nothing to recall yet
 
 
 def test_recalled_pages_fit_the_room_left_and_then_there_is_none(tmp_path: Path) -> None:
@@ -414,3 +415,56 @@ def test_recalled_pages_fit_the_room_left_and_then_there_is_none(tmp_path: Path)
     assert pages[-1] in (NO_ROOM, OVER_LIMIT) and all(MORE.search(p) for p in pages[:-1])
     assert len(pages[1]) < len(pages[0])  # the second page is cut to the room the first left
     assert calls == [] and answer == "I could not recall it."
+
+
+# ----------------------------------------------------------------------------- reading replies
+def sse(events: list[tuple[str | None, Any]]) -> bytes:
+    return b"".join(
+        (f"event: {n}\n" if n else "").encode() + b"data: " + json.dumps(d).encode() + b"\n\n"
+        for n, d in events
+    )
+
+
+def test_a_streamed_reply_reads_as_the_whole_reply_does() -> None:
+    from contextwarden.proxy.replies import read_reply
+    from tests.proxy_harness import chat_chunks, chat_completion, sse_events
+
+    content = [
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "recall_0", "name": "recall", "input": {"id": "sha256-ab"}},
+    ]
+    usage = {"input_tokens": 900, "output_tokens": 20}
+    message = {"id": "m", "type": "message", "role": "assistant", "model": "m", "usage": usage}
+    message |= {"content": content, "stop_reason": "tool_use"}
+    whole = read_reply("anthropic", json.dumps(message).encode(), streamed=False)
+    streamed = read_reply("anthropic", sse(list(sse_events(message))), streamed=True)
+    assert streamed.message == whole.message
+    assert [(u.name, dict(u.input)) for u in streamed.message.tool_uses] == [
+        ("recall", {"id": "sha256-ab"})
+    ]
+    assert streamed.usage == {"input_tokens": 900, "output_tokens": 20}
+
+    completion = chat_completion({}, Scripted(content, "tool_use"), 900)
+    chunks = json.loads(
+        json.dumps(list(chat_chunks(completion, {"stream_options": {"include_usage": True}})))
+    )
+    # arguments split across deltas, as servers stream them
+    call = chunks[0]["choices"][0]["delta"]["tool_calls"][0]
+    arguments = call["function"]["arguments"]
+    call["function"]["arguments"] = arguments[:5]
+    more = {"index": 0, "function": {"arguments": arguments[5:]}}
+    extra = {**chunks[0], "choices": [{"index": 0, "delta": {"tool_calls": [more]}}]}
+    stream = sse([(None, c) for c in [chunks[0], extra, *chunks[1:]]])
+    whole = read_reply("openai-chat", json.dumps(completion).encode(), streamed=False)
+    streamed = read_reply("openai-chat", stream, streamed=True)
+    assert streamed.message == whole.message and streamed.usage == completion["usage"]
+
+
+def test_a_reply_that_is_no_message_is_a_format_error() -> None:
+    from contextwarden.errors import FormatError
+    from contextwarden.proxy.replies import read_reply
+
+    with pytest.raises(FormatError, match="not JSON"):
+        read_reply("anthropic", b"<html>bad gateway</html>", streamed=False)
+    with pytest.raises(FormatError, match=r"without response\.completed"):
+        read_reply("openai-responses", sse([("response.created", {"type": "x"})]), streamed=True)

@@ -260,7 +260,6 @@ async def send(
     offered = proxy.config.recall and await proxy.offload(
         managed.tokens * BYTES_PER_TOKEN,
         recalling.offer,
-        True,
         api.name,
         body,
         managed.messages,

@@ -22,7 +22,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from contextwarden.errors import ContextWardenError, UpstreamError
+from contextwarden.errors import ContextWardenError, FormatError, UpstreamError
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.proxy.replies import Said, read_reply
 from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
@@ -69,9 +69,9 @@ NO_ROOM = (
     "No room left in the context window to recall into now: answer with what the context "
     "holds, or recall it in a later turn."
 )
-FORBIDDING_CHOICES = frozenset({"none", "tool", "function", "allowed_tools", "custom"})
-"""``tool_choice`` types under which the model may not call recall (it must call a named tool,
-or none): the tool is not offered then."""
+FREE_CHOICES = frozenset({None, "auto", "any", "required"})
+"""``tool_choice`` values (or types) that let the model pick any tool: the tool is offered only
+then (not under ``none``, nor when a named tool, a hosted tool or a subset is forced)."""
 
 
 class Proxy(Protocol):
@@ -110,18 +110,18 @@ def tool_for(api: str) -> dict[str, Any] | None:
     return None
 
 
-def offer(enabled: bool, api: str, body: Mapping[str, Any], view: Sequence[Message]) -> bool:
-    """Whether this request gets the recall tool: ``--recall`` is on, the API is one the proxy
-    answers it on, the view names something to recall, the agent has no tool of that name,
-    and its ``tool_choice`` lets the model pick it."""
-    if not enabled or tool_for(api) is None:
+def offer(api: str, body: Mapping[str, Any], view: Sequence[Message]) -> bool:
+    """Whether a request gets the recall tool (when ``--recall`` is on): the API is one the
+    proxy answers it on, the view names something to recall, the agent has no tool of that
+    name, and its ``tool_choice`` lets the model pick it."""
+    if tool_for(api) is None:
         return False
     tools = body.get("tools") or []
     if any(_tool_name(t) == RECALL_TOOL_NAME for t in tools if isinstance(t, Mapping)):
         return False  # the agent's own tool of that name is the agent's to answer
     choice = body.get("tool_choice")
     kind = choice.get("type") if isinstance(choice, Mapping) else choice
-    return kind not in FORBIDDING_CHOICES and bool(named_ids(view))
+    return kind in FREE_CHOICES and bool(named_ids(view))
 
 
 def with_tool(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -185,7 +185,11 @@ async def answer(
         found = replace(found, reply=_held(reply, data))
         if reply.status_code != 200:
             return found
-        said = await proxy.offload(len(data), read_reply, api, data, streamed)
+        try:
+            said = await proxy.offload(len(data), read_reply, api, data, streamed)
+        except (FormatError, ValueError) as exc:  # the agent's to read, as it came
+            log.warning("session %s: a reply the proxy cannot read: %s", session_id, exc)
+            return found
         calls = [u for u in said.message.tool_uses if u.name == RECALL_TOOL_NAME]
         found = _counted(found, said, calling=bool(calls))
         if not calls:
@@ -200,10 +204,10 @@ async def answer(
                 timed_out=False,
             )
         started = started or time.perf_counter()
-        async with proxy.hold(key):
-            if found.rounds == MAX_RECALL_ROUNDS:
-                results = _refused(said.message)
-            else:
+        if found.rounds == MAX_RECALL_ROUNDS:
+            results = _refused(said.message)
+        else:
+            async with proxy.hold(key):
                 results = await proxy.run(_results, proxy, session_id, api, said.message, hidden)
         hidden += [said.message, results]
         ids = found.ids + tuple(str(c.input.get("id")) for c in calls)

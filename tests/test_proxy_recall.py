@@ -468,3 +468,20 @@ def test_a_reply_that_is_no_message_is_a_format_error() -> None:
         read_reply("anthropic", b"<html>bad gateway</html>", streamed=False)
     with pytest.raises(FormatError, match=r"without response\.completed"):
         read_reply("openai-responses", sse([("response.created", {"type": "x"})]), streamed=True)
+
+
+def test_a_retried_question_replays_its_turn_with_its_rounds_on_one_session(
+    tmp_path: Path,
+) -> None:
+    model = Model()
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        first, _ = ask(url, MESSAGES, prior(MESSAGES), stream=False)
+        again, _ = ask(url, MESSAGES, prior(MESSAGES), stream=True)  # the agent retries
+        sessions = admin_get(url, "/sessions").json()["sessions"]
+        shown = admin_get(url, f"/sessions/{sessions[0]}").json()
+    assert first == again == f"It returned: {NEEDLE[-60:]}"
+    assert len(sessions) == 1 and len(shown["recall_rounds"]) == 2
+    requests = api.messages_requests()
+    questions = [b for b in requests if conversation(b)[-1].text == QUESTION]
+    assert len(questions) == 2 and questions[0]["messages"] == questions[1]["messages"]
+    assert shown["compactions"] and len(shown["compactions"]) == 1  # not compacted twice

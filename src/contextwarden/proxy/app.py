@@ -9,7 +9,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,7 +23,7 @@ from contextwarden.errors import (
     require,
 )
 from contextwarden.model import Message
-from contextwarden.proxy import recalling
+from contextwarden.proxy import recall_stream, recalling
 from contextwarden.proxy.apis import (
     ANTHROPIC,
     BAD_REQUEST,
@@ -266,7 +266,7 @@ async def send(
     )
     if offered:
         body = recalling.with_tool(api.name, body)
-    rounds = None
+    rounds, source = None, None
     try:
         reply = await post(proxy, api, request, body, managed)
         retried = False
@@ -280,8 +280,13 @@ async def send(
                     )
                 reply, retried = await post(proxy, api, request, body, managed), True
         if offered and reply.status_code == 200:
-            rounds = await hidden_rounds(proxy, api, request, body, incoming, managed, reply)
-            reply = rounds.reply
+            turn = hidden_turn(proxy, api, request, body, incoming, managed, reply)
+            if recall_stream.gates(api.name, body):
+                source = recall_stream.gated(turn, reply, noted(proxy, incoming, managed))
+            else:
+                rounds = await recalling.answer(turn, reply)
+                await noted(proxy, incoming, managed)(rounds)
+                reply = rounds.reply
     except Exception as exc:  # the upstream failed, or a forced compaction did
         kind, reason = classify(exc)
         return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
@@ -295,13 +300,11 @@ async def send(
         retried=retried,
         new_items=managed.new_items,
         fixed_share_warned=managed.fixed_share_warned,
-        recall_rounds=rounds.rounds if rounds else 0,
-        recall_hidden_tokens=rounds.hidden_tokens if rounds else 0,
     )
-    return await relay(proxy, api, reply, body, incoming.key, managed, record, started)
+    return await relay(proxy, api, reply, body, incoming.key, managed, record, started, source)
 
 
-async def hidden_rounds(
+def hidden_turn(
     proxy: Proxy,
     api: Api,
     request: Request,
@@ -309,21 +312,33 @@ async def hidden_rounds(
     incoming: Incoming,
     managed: Managed,
     reply: httpx.Response,
-) -> recalling.Rounds:
-    """Answer the model's recall calls (``proxy.recalling``); the ledger is anchored on the
-    first reply (the view alone) and the rounds are noted in the session."""
+) -> recalling.HiddenTurn:
+    """The recall rounds of this request (``proxy.recalling``), each follow-up sent as ``post``
+    sends the request, with the hidden turns after the view."""
 
     async def follow_up(messages: Sequence[Message]) -> httpx.Response:
         return await post(proxy, api, request, body, replace(managed, messages=tuple(messages)))
 
-    rounds = await recalling.answer(
-        proxy, api.name, incoming.key, managed.session_id, managed.messages, reply, follow_up
+    return recalling.HiddenTurn(
+        proxy, api.name, incoming.key, managed.session_id, managed.messages, follow_up, reply
     )
-    if rounds.rounds:
+
+
+def noted(
+    proxy: Proxy, incoming: Incoming, managed: Managed
+) -> Callable[[recalling.Rounds], Awaitable[None]]:
+    """What is kept of a request's recall rounds: the ledger anchored on the first reply (the
+    view alone; a stream anchors on it as it passes), the rounds in the session and counters."""
+
+    async def note(rounds: recalling.Rounds) -> None:
+        if not rounds.rounds:
+            return
         await anchor(proxy, rounds.first_usage, incoming.key, managed)
         async with proxy.hold(incoming.key):
             await proxy.run(recalling.note, proxy.sessions, managed.session_id, rounds, incoming)
-    return rounds
+        proxy.metrics.recalled(rounds.rounds, rounds.hidden_tokens)
+
+    return note
 
 
 async def post(
@@ -346,8 +361,10 @@ async def relay(
     managed: Managed,
     record: RequestRecord,
     started: float,
+    source: AsyncIterator[bytes] | None = None,
 ) -> Response:
-    """Return the upstream reply as it is; read its usage on the way to anchor the ledger."""
+    """Return the upstream reply as it is; read its usage on the way to anchor the ledger.
+    ``source``: the stream's bytes as the recall gate passes them (``proxy.recall_stream``)."""
     from dataclasses import replace
 
     from starlette.responses import Response, StreamingResponse
@@ -375,7 +392,7 @@ async def relay(
         # send its next turn before that, so the next turn is counted from the anchor.
         reader, anchored = EventReader(), False
         try:
-            async for chunk in proxy.upstream.chunks(reply):
+            async for chunk in source or proxy.upstream.chunks(reply):
                 size = len(chunk) + reader.buffered
                 for raw, usage in await proxy.offload(
                     size, read_events, api, body, managed, reader, chunk

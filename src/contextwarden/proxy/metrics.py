@@ -48,9 +48,6 @@ class RequestRecord:
     new_items: int = 0
     fixed_share_warned: bool = False
     """This request's session was found to have a large fixed part (the first such request)."""
-    recall_rounds: int = 0
-    """Hidden rounds the proxy answered recall in before the agent's reply (``--recall``)."""
-    recall_hidden_tokens: int = 0
 
 
 @dataclass
@@ -84,9 +81,6 @@ class Metrics:
             self.add("retries_total")
         if record.fixed_share_warned:
             self.add("fixed_share_warnings_total")
-        if record.recall_rounds:
-            self.add("recall_rounds_total", record.recall_rounds)
-            self.add("recall_hidden_tokens_total", record.recall_hidden_tokens)
         line = {
             "session": record.session,
             "api": record.api,
@@ -96,11 +90,14 @@ class Metrics:
             "rungs": list(record.rungs),
             "upstream_ms": round(record.upstream_seconds * 1000, 1),
         }
-        if record.recall_rounds:
-            line["recall_rounds"] = record.recall_rounds
         if record.error:
             line["error"] = record.error
         log.info(json.dumps(line))
+
+    def recalled(self, rounds: int, hidden_tokens: int) -> None:
+        """Count one request's hidden recall rounds (``--recall``) and their tokens."""
+        self.add("recall_rounds_total", rounds)
+        self.add("recall_hidden_tokens_total", hidden_tokens)
 
     def render(self) -> str:
         """The Prometheus text exposition of every counter."""

@@ -167,52 +167,81 @@ class Rounds:
         }
 
 
-async def answer(
-    proxy: Proxy,
-    api: str,
-    key: str,
-    session_id: str,
-    view: Sequence[Message],
-    reply: httpx.Response,
-    post: Post,
-) -> Rounds:
-    """Answer each reply that calls recall and send the follow-up, until a reply calls none
-    (returned, buffered, for the agent) or an error reply comes (returned as it is)."""
-    hidden: list[Message] = []
-    found, started = Rounds(reply), 0.0
-    while True:
-        data, streamed = await _whole(proxy, reply)
-        found = replace(found, reply=_held(reply, data))
-        if reply.status_code != 200:
-            return found
-        try:
-            said = await proxy.offload(len(data), read_reply, api, data, streamed)
-        except (FormatError, ValueError) as exc:  # the agent's to read, as it came
-            log.warning("session %s: a reply the proxy cannot read: %s", session_id, exc)
-            return found
+class HiddenTurn:
+    """One agent request's hidden rounds so far: the recall calls answered and the follow-ups
+    sent. ``step`` takes each reply the upstream gave, whole (``answer``) or streamed
+    (``proxy.recall_stream``)."""
+
+    def __init__(
+        self,
+        proxy: Proxy,
+        api: str,
+        key: str,
+        session_id: str,
+        view: Sequence[Message],
+        post: Post,
+        reply: httpx.Response,
+    ) -> None:
+        self.proxy, self.api, self.key, self.session_id = proxy, api, key, session_id
+        self.view, self.post = view, post
+        self.hidden: list[Message] = []
+        self.found = Rounds(reply)
+        self._started = 0.0
+
+    async def step(self, said: Said) -> httpx.Response | None:
+        """The follow-up's reply when ``said`` calls recall (answered here), else None: the
+        reply the agent gets."""
         calls = [u for u in said.message.tool_uses if u.name == RECALL_TOOL_NAME]
-        found = _counted(found, said, calling=bool(calls))
         if not calls:
-            waited = time.perf_counter() - started if found.rounds else 0.0
-            return replace(found, seconds=waited)
+            self.finish(said)
+            return None
+        found = self.found = _counted(self.found, said, calling=True)
         if found.rounds > MAX_RECALL_ROUNDS:
             raise UpstreamError(
                 f"the model still called recall after {MAX_RECALL_ROUNDS} answered rounds and "
                 "one telling it the limit was reached",
                 phase="recall",
-                upstream=proxy.upstream.base_url,
+                upstream=self.proxy.upstream.base_url,
                 timed_out=False,
             )
-        started = started or time.perf_counter()
+        self._started = self._started or time.perf_counter()
         if found.rounds == MAX_RECALL_ROUNDS:
             results = _refused(said.message)
         else:
-            async with proxy.hold(key):
-                results = await proxy.run(_results, proxy, session_id, api, said.message, hidden)
-        hidden += [said.message, results]
+            async with self.proxy.hold(self.key):
+                results = await self.proxy.run(
+                    _results, self.proxy, self.session_id, self.api, said.message, self.hidden
+                )
+        self.hidden += [said.message, results]
         ids = found.ids + tuple(str(c.input.get("id")) for c in calls)
-        found = replace(found, rounds=found.rounds + 1, ids=ids)
-        reply = await post([*view, *hidden])
+        self.found = replace(found, rounds=found.rounds + 1, ids=ids)
+        return await self.post([*self.view, *self.hidden])
+
+    def finish(self, said: Said) -> None:
+        """Count the reply the agent gets (its recall calls, if any, dropped by the caller)."""
+        found = _counted(self.found, said, calling=False)
+        waited = time.perf_counter() - self._started if found.rounds else 0.0
+        self.found = replace(found, seconds=waited)
+
+
+async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
+    """Answer each reply that calls recall and send the follow-up, each reply read whole, until
+    a reply calls none (returned, held in memory, for the agent) or an error reply comes
+    (returned as it is)."""
+    while True:
+        data, streamed = await _whole(turn.proxy, reply)
+        turn.found = replace(turn.found, reply=_held(reply, data))
+        if reply.status_code != 200:
+            return turn.found
+        try:
+            said = await turn.proxy.offload(len(data), read_reply, turn.api, data, streamed)
+        except (FormatError, ValueError) as exc:  # the agent's to read, as it came
+            log.warning("session %s: a reply the proxy cannot read: %s", turn.session_id, exc)
+            return turn.found
+        follow_up = await turn.step(said)
+        if follow_up is None:
+            return turn.found
+        reply = follow_up
 
 
 def note(sessions: Sessions, session_id: str, rounds: Rounds, incoming: Incoming) -> None:

@@ -29,13 +29,24 @@ def read_reply(api: str, data: bytes, streamed: bool) -> Said:
     """The reply of ``api`` (an ``Api.name``) in ``data``; FormatError when it holds none."""
     if streamed:
         reader = EventReader()
-        events = [e.data for e in reader.feed(data + b"\n\n") if isinstance(e.data, Mapping)]
-        reply = ASSEMBLERS[api](events)
-    else:
-        try:
-            reply = json.loads(data)
-        except ValueError as exc:
-            raise FormatError(f"the upstream's reply is not JSON: {exc}") from exc
+        return read_events(api, [e.data for e in reader.feed(data + b"\n\n")])
+    try:
+        reply = json.loads(data)
+    except ValueError as exc:
+        raise FormatError(f"the upstream's reply is not JSON: {exc}") from exc
+    return _said(api, reply)
+
+
+def read_events(api: str, events: Sequence[Any]) -> Said:
+    """The reply a stream's events (their parsed ``data``) make up."""
+    try:
+        reply = ASSEMBLERS[api]([e for e in events if isinstance(e, Mapping)])
+    except ValueError as exc:  # a tool call's arguments that are not JSON
+        raise FormatError(f"the upstream's stream is not a reply: {exc}") from exc
+    return _said(api, reply)
+
+
+def _said(api: str, reply: Any) -> Said:
     if not isinstance(reply, Mapping):
         raise FormatError("the upstream's reply holds no message")
     usage = reply.get("usage")

@@ -55,10 +55,17 @@ class Model:
     text each question got back; ``endless`` never stops recalling."""
 
     def __init__(
-        self, needle: str | None = NEEDLE, mixed: bool = False, endless: bool = False
+        self,
+        needle: str | None = NEEDLE,
+        mixed: str = "",
+        endless: bool = False,
+        lead: str = "",
     ) -> None:
         self.needle = needle
         self.mixed = mixed
+        """"after": an agent tool call after each recall call, "before": before it."""
+        self.lead = lead
+        """Text the model writes before each recall call."""
         self.endless = endless
         self.pages: list[str] = []
         self.recalled: list[str] = []
@@ -90,8 +97,12 @@ class Model:
         ids = SPAN.findall(said)[-1:] or cleared[:1]
         assert ids, "nothing in the context names a recall id"
         asked = tool_call(RECALL_TOOL_NAME, f"recall_{n}", id=ids[0], offset=offset)
+        extra = tool_call("Read", f"call_extra_{n}", path="m0.py").content
         if self.mixed:
-            asked.content.append(tool_call("Read", f"call_extra_{n}", path="m0.py").content[0])
+            before, after = (extra, []) if self.mixed == "before" else ([], extra)
+            asked.content = [*before, *asked.content, *after]
+        if self.lead:
+            asked.content.insert(0, {"type": "text", "text": self.lead})
         return asked
 
 
@@ -307,16 +318,103 @@ def test_forbidding_tool_choice_gets_no_recall_tool(tmp_path: Path) -> None:
     assert tool_names(body) == ["Read"]
 
 
-def test_recall_next_to_an_agent_call_is_answered_and_asked_again(tmp_path: Path) -> None:
-    model = Model(mixed=True)
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_recall_next_to_an_agent_call_is_answered_and_asked_again(
+    tmp_path: Path, stream: bool
+) -> None:
+    model = Model(mixed="after")
     with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
-        answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=False)
+        answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=stream)
     assert calls == [] and answer == f"It returned: {NEEDLE[-60:]}"
     follow_up = api.messages_requests()[1]
     [results] = [
         r for r in conversation(follow_up)[-1].tool_results if r.tool_use_id == "call_extra_0"
     ]
     assert results.text == NOT_RUN and results.is_error
+
+
+def test_a_recall_after_a_streamed_agent_call_is_dropped(tmp_path: Path) -> None:
+    """The agent already has its call when recall starts: it cannot be asked again, so the
+    recall block is left out and the rest of the message goes on, renumbered."""
+    model = Model(mixed="before", lead="Checking.")
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        with client.messages.stream(
+            model="m", max_tokens=100, tools=[READ_TOOL], messages=prior(MESSAGES)
+        ) as events:
+            reply = events.get_final_message()
+    assert [(b.type, getattr(b, "name", None)) for b in reply.content] == [
+        ("text", None),
+        ("tool_use", "Read"),
+    ]
+    assert reply.stop_reason == "tool_use" and len(api.messages_requests()) == 1
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_text_before_a_recall_call(tmp_path: Path, stream: bool) -> None:
+    """Streamed, the text went to the agent before recall started: the final reply continues
+    the same message. Whole, only the final reply is the agent's."""
+    model = Model(lead="Let me look that up. ")
+    with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
+        answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=stream)
+    final = f"It returned: {NEEDLE[-60:]}"
+    rounds = len(api.messages_requests()) - 1  # the model says it before each recall call
+    assert rounds >= 2 and calls == []
+    assert answer == ("Let me look that up. " * rounds + final if stream else final)
+
+
+def test_a_stream_is_passed_on_before_it_ends(tmp_path: Path) -> None:
+    """The upstream holds its reply's end until the agent has its first text: were the stream
+    held whole while recall is offered, the agent would get nothing before the end."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import httpx
+
+    from tests.proxy_harness import sse_events
+
+    first_text = threading.Event()
+    seen: list[dict[str, Any]] = []
+    released: list[bool] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            seen.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+            usage = {"input_tokens": 10, "output_tokens": 2}
+            message = {"id": "m", "type": "message", "role": "assistant", "model": "m"}
+            message |= {"content": [{"type": "text", "text": "Done."}], "usage": usage}
+            message |= {"stop_reason": "end_turn", "stop_sequence": None}
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("connection", "close")
+            self.end_headers()
+            for name, data in sse_events(message):
+                if name == "content_block_stop":  # the text is out: wait for the agent to see it
+                    released.append(first_text.wait(timeout=10))
+                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+            self.close_connection = True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    body = {"model": "m", "max_tokens": 10, "stream": True, "messages": prior(MESSAGES)}
+    body["tools"] = [READ_TOOL]
+    try:
+        with proxy_server(config(f"http://127.0.0.1:{server.server_address[1]}", tmp_path)) as url:
+            with httpx.stream("POST", f"{url}/v1/messages", json=body, timeout=30) as response:
+                for line in response.iter_lines():
+                    if "text_delta" in line:
+                        first_text.set()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert released == [True]
+    assert RECALL_TOOL_NAME in tool_names(seen[0])  # the tool was offered: the gate was on
 
 
 def test_a_model_that_keeps_recalling_gets_the_agent_an_error(tmp_path: Path) -> None:

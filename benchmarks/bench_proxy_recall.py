@@ -7,8 +7,9 @@ A local Anthropic upstream streams each reply as ``--deltas`` text deltas ``--de
 as a model generating would. Three cases, interleaved per iteration:
 
 - ``off``: ``--recall`` off (the baseline);
-- ``offered``: ``--recall`` on, the tool offered, the model does not call it: the price of
-  holding a streamed reply whole while the tool is offered (first byte = last byte);
+- ``offered``: ``--recall`` on, the tool offered, the model does not call it: an Anthropic
+  stream passes through the recall gate (``proxy.recall_stream``), held only from a recall
+  block on, so this is what the gate costs;
 - ``recalled``: ``--recall`` on, the model recalls the summary's span (one page) and answers.
 
 Tokens are the upstream's usage (request bytes / 4, the same for every case), as the proxy's

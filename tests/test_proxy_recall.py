@@ -453,6 +453,15 @@ def test_an_error_in_a_hidden_round_reaches_the_agent_in_the_api_shape(tmp_path:
         "type": "error",
         "error": {"type": "overloaded_error", "message": "Overloaded"},
     }
+    # streamed, the message has begun: the error comes as the stream's error event
+    with upstream(failing) as api, proxy_server(config(api.url, tmp_path / "s")) as url:
+        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+        with pytest.raises(anthropic.APIStatusError) as streamed:
+            with client.messages.stream(
+                model="m", max_tokens=10, tools=[READ_TOOL], messages=prior(MESSAGES)
+            ) as events:
+                events.get_final_message()
+    assert "a recall round got 529" in str(streamed.value) and "Overloaded" in str(streamed.value)
 
 
 # ----------------------------------------------------------------------------- when it is offered

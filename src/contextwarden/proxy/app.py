@@ -9,7 +9,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -266,7 +266,7 @@ async def send(
     )
     if offered:
         body = recalling.with_tool(api.name, body)
-    rounds, source = None, None
+    source = None
     try:
         reply = await post(proxy, api, request, body, managed)
         retried = False
@@ -280,13 +280,7 @@ async def send(
                     )
                 reply, retried = await post(proxy, api, request, body, managed), True
         if offered and reply.status_code == 200:
-            turn = hidden_turn(proxy, api, request, body, incoming, managed, reply)
-            if recall_stream.gates(api.name, body):
-                source = recall_stream.gated(turn, reply, noted(proxy, incoming, managed))
-            else:
-                rounds = await recalling.answer(turn, reply)
-                await noted(proxy, incoming, managed)(rounds)
-                reply = rounds.reply
+            reply, source = await recall_rounds(proxy, api, request, body, incoming, managed, reply)
     except Exception as exc:  # the upstream failed, or a forced compaction did
         kind, reason = classify(exc)
         return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
@@ -304,7 +298,7 @@ async def send(
     return await relay(proxy, api, reply, body, incoming.key, managed, record, started, source)
 
 
-def hidden_turn(
+async def recall_rounds(
     proxy: Proxy,
     api: Api,
     request: Request,
@@ -312,33 +306,27 @@ def hidden_turn(
     incoming: Incoming,
     managed: Managed,
     reply: httpx.Response,
-) -> recalling.HiddenTurn:
-    """The recall rounds of this request (``proxy.recalling``), each follow-up sent as ``post``
-    sends the request, with the hidden turns after the view."""
+) -> tuple[httpx.Response, AsyncIterator[bytes] | None]:
+    """The model's recall calls answered (``proxy.recalling``): the reply the agent gets, and
+    the stream the recall gate passes on instead of it (``proxy.recall_stream``), if any."""
 
     async def follow_up(messages: Sequence[Message]) -> httpx.Response:
         return await post(proxy, api, request, body, replace(managed, messages=tuple(messages)))
 
-    return recalling.HiddenTurn(
+    async def kept(rounds: recalling.Rounds) -> None:
+        # the ledger anchors on the first reply, the view alone (a stream's as it passed)
+        await anchor(proxy, rounds.first_usage, incoming.key, managed)
+        await recalling.keep(proxy, rounds, incoming, managed.session_id)
+
+    turn = recalling.HiddenTurn(
         proxy, api.name, incoming.key, managed.session_id, managed.messages, follow_up, reply
     )
-
-
-def noted(
-    proxy: Proxy, incoming: Incoming, managed: Managed
-) -> Callable[[recalling.Rounds], Awaitable[None]]:
-    """What is kept of a request's recall rounds: the ledger anchored on the first reply (the
-    view alone; a stream anchors on it as it passes), the rounds in the session and counters."""
-
-    async def note(rounds: recalling.Rounds) -> None:
-        if not rounds.rounds:
-            return
-        await anchor(proxy, rounds.first_usage, incoming.key, managed)
-        async with proxy.hold(incoming.key):
-            await proxy.run(recalling.note, proxy.sessions, managed.session_id, rounds, incoming)
-        proxy.metrics.recalled(rounds.rounds, rounds.hidden_tokens)
-
-    return note
+    if recall_stream.gates(api.name, body):
+        return reply, recall_stream.gated(turn, reply, kept)
+    rounds = await recalling.answer(turn, reply)
+    if rounds.rounds:
+        await kept(rounds)
+    return rounds.reply, None
 
 
 async def post(

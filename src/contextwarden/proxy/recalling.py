@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from contextwarden.errors import ContextWardenError, FormatError, UpstreamError
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.proxy.metrics import Metrics
 from contextwarden.proxy.replies import Said, read_reply
 from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
 from contextwarden.proxy.upstream import Upstream
@@ -79,6 +80,7 @@ class Proxy(Protocol):
 
     sessions: Sessions
     upstream: Upstream
+    metrics: Metrics
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T: ...
 
@@ -244,8 +246,15 @@ async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
         reply = follow_up
 
 
-def note(sessions: Sessions, session_id: str, rounds: Rounds, incoming: Incoming) -> None:
-    """Log the turn's rounds in the session (``RECALL_KEY``); a failure only costs the note."""
+async def keep(proxy: Proxy, rounds: Rounds, incoming: Incoming, session_id: str) -> None:
+    """The request's rounds logged in the session (``RECALL_KEY``) and counted."""
+    async with proxy.hold(incoming.key):
+        await proxy.run(_note, proxy.sessions, session_id, rounds, incoming)
+    proxy.metrics.recalled(rounds.rounds, rounds.hidden_tokens)
+
+
+def _note(sessions: Sessions, session_id: str, rounds: Rounds, incoming: Incoming) -> None:
+    """A failure only costs the note: the agent has its reply."""
     try:
         sessions.note(session_id, RECALL_KEY, rounds.as_json(len(incoming.items)))
     except ContextWardenError as exc:

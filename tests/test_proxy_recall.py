@@ -63,7 +63,8 @@ class Model:
     ) -> None:
         self.needle = needle
         self.mixed = mixed
-        """"after": an agent tool call after each recall call, "before": before it."""
+        """"after": an agent tool call after each recall call, "before": before it, "around":
+        one before and one after."""
         self.lead = lead
         """Text the model writes before each recall call."""
         self.endless = endless
@@ -98,8 +99,11 @@ class Model:
         assert ids, "nothing in the context names a recall id"
         asked = tool_call(RECALL_TOOL_NAME, f"recall_{n}", id=ids[0], offset=offset)
         extra = tool_call("Read", f"call_extra_{n}", path="m0.py").content
+        later = tool_call("Read", f"call_later_{n}", path="m1.py").content
         if self.mixed:
-            before, after = (extra, []) if self.mixed == "before" else ([], extra)
+            before, after = {"before": (extra, []), "after": ([], extra)}.get(
+                self.mixed, (extra, later)
+            )
             asked.content = [*before, *asked.content, *after]
         if self.lead:
             asked.content.insert(0, {"type": "text", "text": self.lead})
@@ -319,35 +323,36 @@ def test_forbidding_tool_choice_gets_no_recall_tool(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+@pytest.mark.parametrize("path", [MESSAGES, CHAT], ids=["anthropic", "openai-chat"])
 def test_recall_next_to_an_agent_call_is_answered_and_asked_again(
-    tmp_path: Path, stream: bool
+    tmp_path: Path, path: str, stream: bool
 ) -> None:
     model = Model(mixed="after")
     with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
-        answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=stream)
+        answer, calls = ask(url, path, prior(path), stream=stream)
     assert calls == [] and answer == f"It returned: {NEEDLE[-60:]}"
-    follow_up = api.messages_requests()[1]
+    follow_up = api.messages_requests(path)[1]
     [results] = [
-        r for r in conversation(follow_up)[-1].tool_results if r.tool_use_id == "call_extra_0"
+        r for r in conversation(follow_up, path)[-1].tool_results if r.tool_use_id == "call_extra_0"
     ]
-    assert results.text == NOT_RUN and results.is_error
+    assert results.text == NOT_RUN
 
 
-def test_a_recall_after_a_streamed_agent_call_is_dropped(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", [MESSAGES, CHAT], ids=["anthropic", "openai-chat"])
+def test_a_recall_after_a_streamed_agent_call_is_dropped(tmp_path: Path, path: str) -> None:
     """The agent already has its call when recall starts: it cannot be asked again, so the
-    recall block is left out and the rest of the message goes on, renumbered."""
-    model = Model(mixed="before", lead="Checking.")
+    recall call is left out and the rest of the message goes on, renumbered."""
+    model = Model(mixed="around", lead="Checking.")
     with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
-        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
-        with client.messages.stream(
-            model="m", max_tokens=100, tools=[READ_TOOL], messages=prior(MESSAGES)
-        ) as events:
-            reply = events.get_final_message()
-    assert [(b.type, getattr(b, "name", None)) for b in reply.content] == [
-        ("text", None),
-        ("tool_use", "Read"),
-    ]
-    assert reply.stop_reason == "tool_use" and len(api.messages_requests()) == 1
+        answer, calls = ask(url, path, prior(path), stream=True)
+    assert answer == "Checking." and len(api.messages_requests(path)) == 1
+    if path == MESSAGES:  # the SDK builds the message by block index: a gap would break it
+        assert [(c.name, c.id) for c in calls] == [
+            ("Read", "call_extra_0"),
+            ("Read", "call_later_0"),
+        ]
+    else:
+        assert [(c.id, c.index) for c in calls] == [("call_extra_0", 0), ("call_later_0", 1)]
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
@@ -363,7 +368,8 @@ def test_text_before_a_recall_call(tmp_path: Path, stream: bool) -> None:
     assert answer == ("Let me look that up. " * rounds + final if stream else final)
 
 
-def test_a_stream_is_passed_on_before_it_ends(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", [MESSAGES, CHAT], ids=["anthropic", "openai-chat"])
+def test_a_stream_is_passed_on_before_it_ends(tmp_path: Path, path: str) -> None:
     """The upstream holds its reply's end until the agent has its first text: were the stream
     held whole while recall is offered, the agent would get nothing before the end."""
     import threading
@@ -371,29 +377,36 @@ def test_a_stream_is_passed_on_before_it_ends(tmp_path: Path) -> None:
 
     import httpx
 
-    from tests.proxy_harness import sse_events
+    from tests.proxy_harness import chat_chunks, chat_completion, sse_events
 
     first_text = threading.Event()
     seen: list[dict[str, Any]] = []
     released: list[bool] = []
+
+    def events(body: dict[str, Any]) -> list[tuple[str | None, Any]]:
+        if path == CHAT:
+            reply = chat_completion(body, text("Done."), 10)
+            return [(None, c) for c in chat_chunks(reply, body)]
+        usage = {"input_tokens": 10, "output_tokens": 2}
+        message = {"id": "m", "type": "message", "role": "assistant", "model": "m"}
+        message |= {"content": [{"type": "text", "text": "Done."}], "usage": usage}
+        return list(sse_events(message | {"stop_reason": "end_turn", "stop_sequence": None}))
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
             seen.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            usage = {"input_tokens": 10, "output_tokens": 2}
-            message = {"id": "m", "type": "message", "role": "assistant", "model": "m"}
-            message |= {"content": [{"type": "text", "text": "Done."}], "usage": usage}
-            message |= {"stop_reason": "end_turn", "stop_sequence": None}
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")
             self.end_headers()
-            for name, data in sse_events(message):
-                if name == "content_block_stop":  # the text is out: wait for the agent to see it
+            for n, (name, data) in enumerate(events(seen[-1])):
+                if n == 3 or (path == CHAT and n == 1):  # the text is out: the agent sees it?
                     released.append(first_text.wait(timeout=10))
-                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                head = f"event: {name}\n" if name else ""
+                payload = data if isinstance(data, str) else json.dumps(data)
+                self.wfile.write(f"{head}data: {payload}\n\n".encode())
                 self.wfile.flush()
             self.close_connection = True
 
@@ -402,13 +415,13 @@ def test_a_stream_is_passed_on_before_it_ends(tmp_path: Path) -> None:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    body = {"model": "m", "max_tokens": 10, "stream": True, "messages": prior(MESSAGES)}
-    body["tools"] = [READ_TOOL]
+    body = {"model": "m", "max_tokens": 10, "stream": True, "messages": prior(path)}
+    body["tools"] = [READ_TOOL if path == MESSAGES else READ_FUNCTION]
     try:
         with proxy_server(config(f"http://127.0.0.1:{server.server_address[1]}", tmp_path)) as url:
-            with httpx.stream("POST", f"{url}/v1/messages", json=body, timeout=30) as response:
+            with httpx.stream("POST", f"{url}{path}", json=body, timeout=30) as response:
                 for line in response.iter_lines():
-                    if "text_delta" in line:
+                    if "Done." in line:
                         first_text.set()
     finally:
         server.shutdown()

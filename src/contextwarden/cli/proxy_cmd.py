@@ -74,6 +74,13 @@ def register(sub: Any) -> None:
         help="auto (default): plan compaction for the prompt cache and add cache breakpoints "
         "to Anthropic requests that carry none; off: neither",
     )
+    parser.add_argument(
+        "--recall",
+        action="store_const",
+        const=True,
+        help="once a session was compacted, offer the model a recall tool and answer it from "
+        "the session's log, unseen by the agent (CONTEXTWARDEN_RECALL; default off)",
+    )
     add_json_options(parser, "print the resolved options as JSON, then serve")
     parser.add_argument(
         "--check", action="store_true", help="resolve and print the options, do not serve"
@@ -101,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         max_sessions=args.max_sessions,
         client_timeout=args.client_timeout,
         max_connections=args.max_connections,
+        recall=args.recall,
     )
     options = {
         **asdict(config),

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,6 +24,8 @@ from contextwarden.errors import (
     UpstreamError,
     require,
 )
+from contextwarden.model import Message
+from contextwarden.proxy import recall_stream, recalling
 from contextwarden.proxy.anchors import Anchors
 from contextwarden.proxy.apis import (
     ANTHROPIC,
@@ -74,6 +76,8 @@ A parse holds the interpreter lock throughout, so a smaller one stalls the loop 
 thread as inline (0.45 ms for 0.28 MB, a 100,000-token request), and the hop there and back is
 a wait of its own on a busy machine (p90 +2 ms at load 19); from about a megabyte the thread
 lets the loop in between (a 19 MB parse: its longest stall 118 ms threaded, 203 ms inline)."""
+BYTES_PER_TOKEN = 4
+"""About how many bytes of JSON a token is: enough to tell a large render from a small one."""
 API_PREFIX = "/v1/"
 """Every path the proxy passes through stays under it, in normal form (``guard.confined``)."""
 
@@ -237,8 +241,12 @@ def rendered(
     """``work(*args)`` (managing the request) and the upstream body for what it returns, in
     one call, so that a worker thread does both in one hop."""
     managed = work(*args)
-    out = dump_body(api.render(body, managed.messages, cache=proxy.place_breakpoints))
-    return managed, out
+    return managed, render_body(proxy, api, body, managed.messages)
+
+
+def render_body(proxy: Proxy, api: Api, body: dict[str, Any], messages: Sequence[Message]) -> bytes:
+    """The upstream body: ``body`` with ``messages`` as its conversation."""
+    return dump_body(api.render(body, messages, cache=proxy.place_breakpoints))
 
 
 def classify(exc: Exception) -> tuple[ErrorKind, str]:
@@ -280,6 +288,19 @@ async def send(
     """Forward the managed request (rendered as ``out``); on "prompt is too long", compact
     once and retry."""
     started = time.perf_counter()
+    offered = proxy.config.recall and await proxy.offload(
+        managed.tokens * BYTES_PER_TOKEN,
+        recalling.offer,
+        api.name,
+        body,
+        managed.messages,
+    )
+    if offered:
+        body = recalling.with_tool(api.name, body)
+        out = await proxy.offload(
+            managed.tokens * BYTES_PER_TOKEN, render_body, proxy, api, body, managed.messages
+        )
+    source = None
     try:
         reply = await post(proxy, api, request, out)
         retried = False
@@ -293,6 +314,8 @@ async def send(
                         rendered, proxy, api, body, work, key, managed, items
                     )
                 reply, retried = await post(proxy, api, request, out), True
+        if offered and reply.status_code == 200:
+            reply, source = await recall_rounds(proxy, api, request, body, incoming, managed, reply)
     except Exception as exc:  # the upstream failed, or a forced compaction did
         kind, reason = classify(exc)
         return refuse(proxy, api, kind, f"contextwarden proxy: {exc}", reason, incoming.key)
@@ -307,7 +330,40 @@ async def send(
         new_items=managed.new_items,
         fixed_share_warned=managed.fixed_share_warned,
     )
-    return await relay(proxy, api, reply, body, incoming.key, managed, record, started)
+    return await relay(proxy, api, reply, body, incoming.key, managed, record, started, source)
+
+
+async def recall_rounds(
+    proxy: Proxy,
+    api: Api,
+    request: Request,
+    body: dict[str, Any],
+    incoming: Incoming,
+    managed: Managed,
+    reply: httpx.Response,
+) -> tuple[httpx.Response, AsyncIterator[bytes] | None]:
+    """The model's recall calls answered (``proxy.recalling``): the reply the agent gets, and
+    the stream the recall gate passes on instead of it (``proxy.recall_stream``), if any."""
+
+    async def follow_up(messages: Sequence[Message]) -> httpx.Response:
+        size = managed.tokens * BYTES_PER_TOKEN
+        out = await proxy.offload(size, render_body, proxy, api, body, messages)
+        return await post(proxy, api, request, out)
+
+    async def kept(rounds: recalling.Rounds) -> None:
+        # the ledger anchors on the first reply, the view alone (a stream's as it passed)
+        await proxy.anchors.start(proxy, rounds.first_usage, incoming.key, managed)
+        await recalling.keep(proxy, rounds, incoming, managed.session_id)
+
+    turn = recalling.HiddenTurn(
+        proxy, api.name, incoming.key, managed.session_id, managed.messages, follow_up, reply
+    )
+    if recall_stream.gates(api.name, body):
+        return reply, recall_stream.gated(turn, reply, kept)
+    rounds = await recalling.answer(turn, reply)
+    if rounds.rounds:
+        await kept(rounds)
+    return rounds.reply, None
 
 
 async def post(proxy: Proxy, api: Api, request: Request, out: bytes) -> httpx.Response:
@@ -324,8 +380,10 @@ async def relay(
     managed: Managed,
     record: RequestRecord,
     started: float,
+    source: AsyncIterator[bytes] | None = None,
 ) -> Response:
-    """Return the upstream reply as it is; read its usage on the way to anchor the ledger."""
+    """Return the upstream reply as it is; read its usage on the way to anchor the ledger.
+    ``source``: the stream's bytes as the recall gate passes them (``proxy.recall_stream``)."""
     from dataclasses import replace
 
     from starlette.responses import Response, StreamingResponse
@@ -353,7 +411,7 @@ async def relay(
         # goes out: the client's next turn waits for it, so it is counted from the anchor.
         reader, anchored = EventReader(), False
         try:
-            async for chunk in proxy.upstream.chunks(reply):
+            async for chunk in source or proxy.upstream.chunks(reply):
                 size = len(chunk) + reader.buffered
                 for raw, usage in await proxy.offload(
                     size, read_events, api, body, managed, reader, chunk

@@ -84,6 +84,11 @@ class ProxyConfig:
     carries no ``cache_control`` of its own gets breakpoints where they pay
     (``wire.anthropic_cache``); a client's own breakpoints are always kept. ``off``: the plain
     ladder, and no breakpoints added."""
+    recall: bool = False
+    """The proxy offers the model the ``recall`` tool once compaction took something out of a
+    session, and answers it itself from the session's log (``proxy.recalling``); the agent
+    never sees it. Off by default: it changes what the upstream is sent (a tool, a note in each
+    summary), hidden rounds cost tokens, and a streamed reply is held whole while it is offered."""
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
@@ -149,9 +154,24 @@ def _parse(name: str, text: str, kind: object) -> object:
             return int(text)
         if kind == "float":
             return float(text)
+        if kind == "bool":
+            return _flag(name, text)
     except ValueError:
         raise ProxyConfigError(f"${name} must be a number, got {text!r}") from None
     return text
+
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
+
+
+def _flag(name: str, text: str) -> bool:
+    word = text.strip().lower()
+    if word not in TRUE_WORDS | FALSE_WORDS:
+        raise ProxyConfigError(
+            f"${name} must be one of 1/true/yes/on or 0/false/no/off, got {text!r}"
+        )
+    return word in TRUE_WORDS
 
 
 def host_port(listen: str) -> tuple[str, int]:

@@ -20,6 +20,11 @@ HELP = {
     "tokens_out_total": ("counter", "Estimated tokens of managed conversations sent upstream."),
     "upstream_seconds_total": ("counter", "Seconds spent waiting for upstream replies."),
     "retries_total": ("counter", "Requests retried after a forced compaction."),
+    "recall_rounds_total": ("counter", "Recall calls the proxy answered itself (--recall)."),
+    "recall_hidden_tokens_total": (
+        "counter",
+        "Tokens of the proxy's own recall rounds: follow-up prompts and recall-calling replies.",
+    ),
     "fixed_share_warnings_total": (
         "counter",
         "Sessions whose system prompt and tools take over half the window (warned once each).",
@@ -88,6 +93,11 @@ class Metrics:
         if record.error:
             line["error"] = record.error
         log.info(json.dumps(line))
+
+    def recalled(self, rounds: int, hidden_tokens: int) -> None:
+        """Count one request's hidden recall rounds (``--recall``) and their tokens."""
+        self.add("recall_rounds_total", rounds)
+        self.add("recall_hidden_tokens_total", hidden_tokens)
 
     def render(self) -> str:
         """The Prometheus text exposition of every counter."""

@@ -60,7 +60,7 @@ def build_app(config: ProxyConfig) -> Starlette:
         Path(location).parent.mkdir(parents=True, exist_ok=True)
     counter = HeuristicCounter()
     cache = CachePolicy() if config.cache == "auto" else None
-    policy = ContextPolicy(context_window=config.window)
+    policy = ContextPolicy(context_window=config.window, recall=config.recall)
     manager = ContextManager(policy, summarizer(config), cache=cache)
     store = open_store(location, **options)
     sessions = Sessions(store, manager, counter, max_open=config.max_sessions)

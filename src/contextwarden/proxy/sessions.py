@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import Any
@@ -53,6 +53,7 @@ from contextwarden.proxy.matching import (
     turn_record,
 )
 from contextwarden.proxy.rewind import EDIT_TRIGGER, DropTail, ReplaceLead, summarized_lead
+from contextwarden.recall import Recalled, recall
 from contextwarden.rules import DEFAULT_RULES, RoleAlternation, validate
 from contextwarden.stores.base import SessionStore, StoreConflictError
 from contextwarden.stores.binding import WriteThrough, open_history
@@ -255,6 +256,24 @@ class Sessions:
                 return False
             self._current(managed.session_id).record_usage(prompt)
             return True
+
+    def recalled(self, session_id: str, tool_input: Mapping[str, Any], page_chars: int) -> Recalled:
+        """The ``recall`` tool's answer to ``tool_input`` from the session's log, a page of at
+        most ``page_chars`` characters."""
+        with self.lock(session_id):
+            return recall(self._current(session_id), tool_input, page_chars=page_chars)
+
+    def headroom(self, session_id: str) -> int:
+        """Tokens the session's view (with its system prompt and tools) leaves under the
+        effective window: what a request may add to it and still fit."""
+        with self.lock(session_id):
+            history = self._current(session_id)
+            return self.manager.policy.effective_window - history.estimate_tokens()
+
+    def note(self, session_id: str, key: str, value: Any) -> None:
+        """Record a fact about the session that is not conversation (logged metadata)."""
+        with self.lock(session_id):
+            self._current(session_id).set_metadata(key, value)
 
     # ----------------------------------------------------------------- steps
     def _rewound(self, history: ConversationHistory, request: Incoming, found: Match) -> bool:

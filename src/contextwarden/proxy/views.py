@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from contextwarden.compaction.loss import log_losses
 from contextwarden.errors import ContextWardenError
 from contextwarden.history import ConversationHistory
-from contextwarden.log import CompactionBoundary, LogEntry, UsageRecorded
+from contextwarden.log import CompactionBoundary, LogEntry, MetadataSet, UsageRecorded
+from contextwarden.model import thaw
 from contextwarden.proxy.anchors import Anchors
 from contextwarden.proxy.metrics import Metrics
+from contextwarden.proxy.recalling import RECALL_KEY
 from contextwarden.proxy.sessions import Sessions, recorded_turns
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.wire.anthropic import messages_to_wire
@@ -108,6 +110,9 @@ def describe(session_id: str, history: ConversationHistory) -> dict[str, Any]:
         "incoming_items": turns[-1].incoming if turns else 0,
         "compactions": compactions(history.log, history.counter),
         "usage_records": sum(isinstance(e, UsageRecorded) for e in history.log),
+        "recall_rounds": [
+            thaw(e.value) for e in history.log if isinstance(e, MetadataSet) and e.key == RECALL_KEY
+        ],
         "system": history.system,
         "view": messages_to_wire(history.messages),
     }

@@ -20,7 +20,7 @@ T = TypeVar("T")
 
 
 class Holder(Protocol):
-    """What anchoring needs of the running proxy (``proxy.app.Proxy`` is one)."""
+    """What anchoring needs of the running proxy (``proxy.state.Proxy`` is one)."""
 
     sessions: Sessions
 

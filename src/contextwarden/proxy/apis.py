@@ -1,6 +1,6 @@
 """The model APIs the proxy speaks, one descriptor each: where a request keeps its conversation,
 how the managed conversation goes back into it (both through wire/), where a reply reports
-usage, and the API's own error shape. The app (``proxy.app``) is written once over these."""
+usage, and the API's own error shape. ``proxy.handling`` is written once over these."""
 
 from __future__ import annotations
 

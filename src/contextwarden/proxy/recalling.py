@@ -76,7 +76,7 @@ then (not under ``none``, nor when a named tool, a hosted tool or a subset is fo
 
 
 class Proxy(Protocol):
-    """What the rounds use of the running proxy (``proxy.app.Proxy`` is one)."""
+    """What the rounds use of the running proxy (``proxy.state.Proxy`` is one)."""
 
     sessions: Sessions
     upstream: Upstream
@@ -90,7 +90,7 @@ class Proxy(Protocol):
 
 
 Post = Callable[[Sequence[Message]], Awaitable["httpx.Response"]]
-"""Sends the request with these messages in place of the view (``app.post``)."""
+"""Sends the request with these messages in place of the view (``outgoing.post``)."""
 
 
 def tool_for(api: str) -> dict[str, Any] | None:

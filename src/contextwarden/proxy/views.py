@@ -29,7 +29,7 @@ T = TypeVar("T")
 
 
 class Shown(Protocol):
-    """What these views read of the running proxy (``proxy.app.Proxy`` is one)."""
+    """What these views read of the running proxy (``proxy.state.Proxy`` is one)."""
 
     metrics: Metrics
     sessions: Sessions

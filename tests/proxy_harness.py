@@ -8,6 +8,7 @@ real thing. It records every request and answers from ``reply(body) -> Scripted`
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -81,6 +82,8 @@ class ScriptedUpstream:
 
     def __init__(self, reply: Callable[[str, dict[str, Any]], Scripted]) -> None:
         self.reply = reply
+        self.usage_scale = 1.0
+        """Real tokens per heuristic token in the reported usage (a tokenizer counting more)."""
         self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
         self.queries: list[str] = []
         """The query string of each POST (Claude Code sends ``?beta=true``)."""
@@ -93,6 +96,10 @@ class ScriptedUpstream:
     def url(self) -> str:
         host, port = self.server.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    def upstream_tokens(self, body: dict[str, Any]) -> int:
+        """What this model says a Messages request's prompt cost: ``prompt_tokens`` scaled."""
+        return math.ceil(prompt_tokens(body) * self.usage_scale)
 
     def messages_requests(self, path: str = "/v1/messages") -> list[dict[str, Any]]:
         with self.lock:
@@ -141,7 +148,7 @@ def _handler(api: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
                 self._openai(body, answer)
                 return
             usage = {
-                "input_tokens": prompt_tokens(body),
+                "input_tokens": api.upstream_tokens(body),
                 "output_tokens": 20,
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0,

@@ -81,6 +81,12 @@ class Api(Protocol):
         ...
 
 
+def model_of(body: Mapping[str, Any]) -> str | None:
+    """The model a request names (its session's token calibration follows it), None if none."""
+    model = body.get("model")
+    return model if isinstance(model, str) else None
+
+
 def streaming(body: Mapping[str, Any]) -> bool:
     return body.get("stream") is True
 
@@ -118,7 +124,7 @@ class AnthropicMessages:
         key = session_key(header, system, _first_user(items), bool(tools))
         ours, _ = edits.parse(body)
         counted = stable(_with_interjected(system, [m for _, m in interjected]))
-        return Incoming(key, counted, tools, items, _anthropic_messages, ours)
+        return Incoming(key, counted, tools, items, _anthropic_messages, ours, model_of(body))
 
     def render(
         self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False

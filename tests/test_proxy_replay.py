@@ -12,7 +12,8 @@ import pytest
 from contextwarden.eval.proxy_replay import replay
 from contextwarden.formats import load
 from contextwarden.policy import ContextPolicy
-from tests.conftest import FIXTURE_TRANSCRIPTS
+from tests.conftest import FIXTURE_TRANSCRIPTS, FIXTURES_DIR
+from tests.usage_replay import upstream_scale
 
 
 @pytest.mark.parametrize("window", [30_000, 6_000])
@@ -35,3 +36,27 @@ def test_real_sessions_through_the_proxy(window: int) -> None:
         over = [n for n, h in histories.items() if h.estimate_tokens() > limit]
         assert len(over) >= 2
         assert all(seen[n].peak <= limit for n in over)
+
+
+CLAUDE_SESSION = FIXTURES_DIR / "claude-code" / "claude-code-viewer-5c0375b4-main.jsonl"
+SMALL_WINDOW = 6_000
+"""Small enough that the session's requests must be compacted, and its last uncalibrated one
+lands over the window by Claude's count."""
+
+
+def test_a_claude_session_fits_by_claudes_count_only_calibrated() -> None:
+    """A real Claude Code session (Claude counted 1.34 tokens per heuristic token of its growth,
+    by its recorded usage) through the proxy, counted by an upstream that counts like that: named
+    as its own model, every request fits; named as a model the calibration does not know (the
+    proxy's count before it passed the model on), one does not."""
+    found = upstream_scale(CLAUDE_SESSION)
+    assert found is not None
+    model, scale = found
+    assert scale > 1.2
+    history = {"s": load(CLAUDE_SESSION)}
+    over = {
+        name: replay(history, SMALL_WINDOW, models={"s": name}, scales={"s": scale})["s"].over
+        for name in (model, "recorded")
+    }
+    assert over[model] == 0
+    assert over["recorded"] >= 1

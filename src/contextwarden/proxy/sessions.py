@@ -231,7 +231,7 @@ class Sessions:
         does not continue the session's latest turn."""
         history = self._fresh(key)
         if history is None and self.store.version(key):
-            history = self.store.load(key, counter=self.counter, mode="merge", model=request.model)
+            history = self.store.load(key, counter=self.counter, mode="merge")
         turns = recorded_turns(history.log) if history is not None else []
         if history is None or not turns:
             return None

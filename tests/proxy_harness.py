@@ -8,6 +8,7 @@ real thing. It records every request and answers from ``reply(body) -> Scripted`
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -82,6 +83,12 @@ class ScriptedUpstream(RecordingUpstream):
     def __init__(self, reply: Callable[[str, dict[str, Any]], Scripted]) -> None:
         self.reply = reply
         super().__init__(_handler)
+        self.usage_scale = 1.0
+        """Real tokens per heuristic token in the reported usage (a tokenizer counting more)."""
+
+    def upstream_tokens(self, body: dict[str, Any]) -> int:
+        """What this model says a Messages request's prompt cost: ``prompt_tokens`` scaled."""
+        return math.ceil(prompt_tokens(body) * self.usage_scale)
 
     def messages_requests(self, path: str = "/v1/messages") -> list[dict[str, Any]]:
         with self.lock:
@@ -128,7 +135,7 @@ def _handler(api: ScriptedUpstream) -> type[ScriptedHandler]:
                 self._openai(body, answer)
                 return
             usage = {
-                "input_tokens": prompt_tokens(body),
+                "input_tokens": api.upstream_tokens(body),
                 "output_tokens": 20,
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0,

@@ -15,6 +15,7 @@ from contextwarden.agent.providers import make_provider
 from contextwarden.agent.workspace import Workspace
 from contextwarden.cli.chat_cmd import Chat, latest_session, piped
 from contextwarden.cli.chat_ui import ConsoleUI
+from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
 from contextwarden.stores import SqliteStore
@@ -117,3 +118,24 @@ def test_cost_with_an_unknown_model_says_why_there_is_no_figure(
     capsys.readouterr()
     chat.command("/cost")
     assert f"no cost: no price for {UNPRICED} in the" in shown(capsys)
+
+
+def test_a_resumed_session_of_a_claude_model_is_counted_calibrated(
+    api: FakeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chat's model reaches the history it resumes: a Claude model's session (here through
+    an OpenAI-compatible gateway) is counted with the family's calibration, not the heuristic."""
+    monkeypatch.setenv("OPENAI_API_KEY", "scripted")
+    store = SqliteStore(tmp_path / "claude.db")
+    ConversationHistory.open(store, OLD_ID).add_user_message("some words to count " * 200)
+    counts = {}
+    for model in (UNPRICED, "claude-sonnet-4-5"):
+        provider = make_provider("openai", model, f"{api.url}/v1")
+        manager = ContextManager(ContextPolicy(context_window=30_000))
+        chat = Chat(store, Workspace(tmp_path), manager, provider, ConsoleUI(lambda _: None))
+        chat.open(OLD_ID)
+        counts[model] = (chat.history.estimate_tokens(), chat.history.counted_tokens())
+    store.close()
+    plain, claude = counts[UNPRICED], counts["claude-sonnet-4-5"]
+    assert plain[0] == plain[1]
+    assert claude[0] > claude[1] * 1.1

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
+from contextwarden.eval.proxy_process import free_port, proxy_command
 from contextwarden.log import CompactionBoundary, MessageAdded, MetadataSet, derive_view
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy.matching import TURN_KEY
@@ -30,7 +31,7 @@ from contextwarden.stores import PostgresStore, SqliteStore
 from contextwarden.wire.anthropic import message_to_wire
 from tests.proxy_harness import Scripted, check_request, last_results, text, tool_call, upstream
 from tests.test_proxy import file_text
-from tests.test_proxy_postgres import WINDOW, free_port, proxy_args
+from tests.test_proxy_postgres import WINDOW, store_options
 
 AGENTS = 50
 TURNS = 4
@@ -228,7 +229,7 @@ def test_sigkill_under_fifty_agents_loses_and_duplicates_nothing(
     chaos_over = threading.Event()
     with upstream(script) as api:
         proxies = [
-            Restartable(proxy_args(api.url, postgres_dsn, schema, port), port)
+            Restartable(proxy_command(store_options(api.url, postgres_dsn, schema), port), port)
             for port in (free_port(), free_port())
         ]
         for proxy in proxies:

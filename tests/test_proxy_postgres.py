@@ -43,12 +43,16 @@ def script(path: str, body: dict[str, Any]) -> Scripted:
     return tool_call("Read", f"call_{step}", file_path=f"f{step}.py")
 
 
+def store_options(upstream_url: str, dsn: str, schema: str) -> list[str]:
+    """The options of a proxy process over the PostgreSQL store."""
+    return ["--upstream", upstream_url, "--store", dsn, "--schema", schema, "--window", str(WINDOW)]
+
+
 def proxy(
     upstream_url: str, dsn: str, schema: str
 ) -> AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
     """A proxy process over the PostgreSQL store."""
-    options = ["--upstream", upstream_url, "--store", dsn, "--schema", schema]
-    return proxy_process([*options, "--window", str(WINDOW)])
+    return proxy_process(store_options(upstream_url, dsn, schema))
 
 
 def stored(name: str) -> str:

@@ -35,3 +35,7 @@ def test_real_sessions_through_the_proxy(window: int) -> None:
         over = [n for n, h in histories.items() if h.estimate_tokens() > limit]
         assert len(over) >= 2
         assert all(seen[n].peak <= limit for n in over)
+
+
+"""Small enough that the session's requests must be compacted, and its last uncalibrated one
+lands over the window by Claude's count."""

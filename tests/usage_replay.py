@@ -18,6 +18,7 @@ from contextwarden.loadreport import LoadReport
 from contextwarden.model import Message, thaw
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.calibration import tool_blocks
+from contextwarden.tokens.heuristic import HeuristicCounter
 from contextwarden.tokens.ledger import usage_prompt
 
 MIN_GROWTH = 1_000
@@ -78,6 +79,20 @@ def replay(session: Session, counter: TokenCounter, model: str | None) -> Iterat
         else:
             history.add(message)
             calls += tool_blocks(message)
+
+
+def upstream_scale(path: Path) -> tuple[str, float] | None:
+    """The session's model and its reported tokens per counted (heuristic) token over the
+    requests that grew by ``MIN_GROWTH`` or more (a model of what Claude would count for any
+    request of the session); None when it names no Claude model or grew too little to tell."""
+    session = load_session(path)
+    if session is None:
+        return None
+    growths = [g for g in replay(session, HeuristicCounter(), None) if g.reported >= MIN_GROWTH]
+    counted = sum(g.counted for g in growths)
+    if counted <= 0:
+        return None
+    return session.model, sum(g.reported for g in growths) / counted
 
 
 def quantile(values: Sequence[float], q: float) -> float:

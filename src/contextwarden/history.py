@@ -106,6 +106,8 @@ class ConversationHistory:
     ) -> None:
         self.mode: Mode = mode
         self.rules = tuple(rules)
+        self.model = model
+        """The model the counter and the calibration were chosen for (None: not known)."""
         self.counter: TokenCounter = counter or counter_for_model(model)
         self._count_key = _cache_key(self.counter)
         """Stored with each count in the log (``MessageAdded.counter``); None: counts not kept."""
@@ -132,14 +134,16 @@ class ConversationHistory:
         mode: Mode = "strict",
         counter: TokenCounter | None = None,
         rules: Sequence[Rule] = DEFAULT_RULES,
+        model: str | None = None,
     ) -> Self:
         """A history rebuilt from a recorded log (a store's, or another history's ``log``): the
-        same view, log, token ledger and metadata, without recording anything again.
+        same view, log, token ledger and metadata, without recording anything again (``model``:
+        as for the constructor; the log does not record it).
 
         The view the log leads to is checked against ``rules`` first, because a log read back
         from disk may have been edited: HistoryError names the first message that breaks one.
         """
-        history = cls(mode=mode, counter=counter, rules=rules)
+        history = cls(mode=mode, counter=counter, rules=rules, model=model)
         view = derive_view(entries)
         problems = validate(view, history.rules)
         if problems:
@@ -151,7 +155,7 @@ class ConversationHistory:
     def open(cls, store: Opener, session_id: str, **kwargs: Any) -> ConversationHistory:
         """Resume ``session_id`` from ``store`` or create it, bound write-through: every entry
         recorded from now on is appended to the store as it happens (``stores.open_history``;
-        ``kwargs``: ``system``, ``tools``, ``mode``, ``counter``, ``rules``).
+        ``kwargs``: ``system``, ``tools``, ``mode``, ``counter``, ``rules``, ``model``).
 
         The store does the binding (``SessionStore.open``): stores sit above the history and
         use its public API, so the history never imports them."""

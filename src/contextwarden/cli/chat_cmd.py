@@ -121,6 +121,7 @@ class Chat:
             system=SYSTEM_PROMPT.format(root=self.workspace.root),
             tools=(*TOOL_DEFINITIONS, RECALL_TOOL),
             mode="merge",  # a turn whose request failed is followed by the next one, merged
+            model=self.provider.model,  # its counter, and a Claude model's calibration
         )
         tools = Tools(self.workspace)
         self.agent = Agent(

@@ -21,7 +21,8 @@ STOP_SECONDS = 30.0
 POLL_SECONDS = 0.05
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A 127.0.0.1 port nothing listens on now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -35,6 +36,19 @@ def _listening(port: int) -> bool:
     return True
 
 
+def proxy_command(options: Sequence[str], port: int) -> list[str]:
+    """The command line of ``contextwarden proxy`` with ``options`` on 127.0.0.1:``port``."""
+    return [
+        sys.executable,
+        "-m",
+        "contextwarden",
+        "proxy",
+        *options,
+        "--listen",
+        f"127.0.0.1:{port}",
+    ]
+
+
 @contextmanager
 def proxy_process(
     options: Sequence[str], src: str | None = None
@@ -42,9 +56,8 @@ def proxy_process(
     """``contextwarden proxy`` with ``options`` (all but ``--listen``), its modules from ``src``
     (a ``PYTHONPATH``) or from where this process has them, for the ``with`` block; yields its
     URL once it listens (uvicorn listens after the app has started) and the process."""
-    port = _free_port()
-    command = [sys.executable, "-m", "contextwarden", "proxy", *options]
-    command += ["--listen", f"127.0.0.1:{port}"]
+    port = free_port()
+    command = proxy_command(options, port)
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in src.split(os.pathsep))

@@ -7,6 +7,7 @@ it a prompt cache would have served (the unchanged prefix)."""
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
@@ -77,6 +78,9 @@ class RecordedModel:
         self.counter = counter or HeuristicCounter()
         self.replies: dict[tuple[str, int], Message] = {}
         self.seen: dict[str, Seen] = {}
+        self.scales: dict[str, float] = {}
+        """Per session: the model's tokens per counted token (a Claude tokenizer counts more
+        than ours; 1.0 when not given). What it measures and reports is the scaled count."""
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
@@ -94,7 +98,8 @@ class RecordedModel:
         counts = [self.counter.count_message(m) for m in messages]
         system, tools = _plain_system(_unmarked(body.get("system"))), _unmarked(body.get("tools"))
         preamble = self.counter.count_text(json.dumps([system, tools]))
-        total = preamble + sum(counts)
+        scale = self.scales.get(session, 1.0)
+        total = math.ceil((preamble + sum(counts)) * scale)
         with self._lock:
             seen = self.seen.setdefault(session, Seen())
             seen.requests += 1
@@ -104,7 +109,7 @@ class RecordedModel:
             seen.input_tokens += total
             if seen.last:
                 same = _common_prefix(seen.last, keys)
-                seen.cached_tokens += preamble + sum(counts[:same])
+                seen.cached_tokens += math.ceil((preamble + sum(counts[:same])) * scale)
             seen.last = keys
         return total
 
@@ -198,19 +203,25 @@ def proxy_server(
 
 
 def replay(
-    sessions: dict[str, ConversationHistory], window: int, cache: CacheChoice = "auto"
+    sessions: dict[str, ConversationHistory],
+    window: int,
+    cache: CacheChoice = "auto",
+    models: dict[str, str] | None = None,
+    scales: dict[str, float] | None = None,
 ) -> dict[str, Seen]:
     """Send every turn of every session through a proxy (``--cache cache``); what its upstream
-    measured, by session."""
+    measured, by session. ``models``: the model each session's requests name ("recorded" when
+    not given); ``scales``: the upstream's tokens per counted token, by session."""
     import httpx
 
     from contextwarden.policy import ContextPolicy
 
     limit = ContextPolicy(context_window=window).effective_window
     with recorded_model(limit) as model, proxy_server(model.url, window, cache=cache) as url:
+        model.scales.update(scales or {})
         with httpx.Client(timeout=REQUEST_TIMEOUT) as client:
             for name, history in sessions.items():
-                for turn in turns(name, history):
+                for turn in turns(name, history, (models or {}).get(name, "recorded")):
                     model.replies[(name, turn.index)] = history.messages[turn.index]
                     headers = {
                         "x-contextwarden-session": name,

@@ -13,6 +13,7 @@ from contextwarden.model import Message
 from contextwarden.proxy import edits
 from contextwarden.proxy.matching import session_key, stable
 from contextwarden.proxy.sessions import Incoming, Managed
+from contextwarden.tokens.calibration import measured_calibration
 from contextwarden.wire.anthropic import block_to_wire, message_from_wire
 from contextwarden.wire.anthropic_cache import MAX_BREAKPOINTS, add_breakpoints, count_markers
 
@@ -81,6 +82,16 @@ class Api(Protocol):
         ...
 
 
+def model_of(body: Mapping[str, Any]) -> str | None:
+    """The model a request names when its session's count is calibrated for it: a Claude family
+    with a measured prior. Else None, and the count rests on each reply's usage alone: the
+    proxy anchors before the reply joins the view, so its ledger never learns a session's own
+    ratio, and an unseen family's deliberately high prior (``UNSEEN_CLAUDE``, 1.7 plus margin)
+    would halve the window for the whole session."""
+    model = body.get("model")
+    return model if isinstance(model, str) and measured_calibration(model) else None
+
+
 def streaming(body: Mapping[str, Any]) -> bool:
     return body.get("stream") is True
 
@@ -118,7 +129,7 @@ class AnthropicMessages:
         key = session_key(header, system, _first_user(items), bool(tools))
         ours, _ = edits.parse(body)
         counted = stable(_with_interjected(system, [m for _, m in interjected]))
-        return Incoming(key, counted, tools, items, _anthropic_messages, ours)
+        return Incoming(key, counted, tools, items, _anthropic_messages, ours, model_of(body))
 
     def render(
         self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False

@@ -10,7 +10,7 @@ from typing import Any
 
 from contextwarden.errors import FormatError
 from contextwarden.model import Message
-from contextwarden.proxy.apis import ErrorKind
+from contextwarden.proxy.apis import ErrorKind, model_of
 from contextwarden.proxy.matching import session_key, stable
 from contextwarden.proxy.sessions import Incoming, Managed
 from contextwarden.wire.openai_in import messages_from_openai
@@ -49,13 +49,18 @@ def _converter(
 
 
 def _incoming(
-    items: Sequence[Any], system: Any, tools: Any, header: str | None, convert: Any
+    body: Mapping[str, Any],
+    items: Sequence[Any],
+    system: Any,
+    tools: Any,
+    header: str | None,
+    convert: Any,
 ) -> Incoming:
     if not isinstance(tools, list):
         raise FormatError(f"'tools' must be a list, got {type(tools).__name__}")
     first = next((m for m in items if isinstance(m, Mapping) and m.get("role") == "user"), None)
     key = session_key(header, system, first, bool(tools))
-    return Incoming(key, stable(system), tools, items, convert)
+    return Incoming(key, stable(system), tools, items, convert, model=model_of(body))
 
 
 class OpenAIBase:
@@ -95,7 +100,7 @@ class ChatCompletions(OpenAIBase):
         if not rest:
             raise FormatError("'messages' holds no conversation after the system messages")
         convert = _converter(messages_from_openai)
-        return _incoming(rest, system or None, body.get("tools") or [], header, convert)
+        return _incoming(body, rest, system or None, body.get("tools") or [], header, convert)
 
     def render(
         self, body: Mapping[str, Any], messages: Sequence[Message], *, cache: bool = False
@@ -125,7 +130,7 @@ class Responses(OpenAIBase):
             raise FormatError("'input' holds no conversation after the system messages")
         convert = _converter(messages_from_responses)
         preamble = _preamble(body.get("instructions"), system)
-        return _incoming(rest, preamble, body.get("tools") or [], header, convert)
+        return _incoming(body, rest, preamble, body.get("tools") or [], header, convert)
 
     def managed(self, body: Mapping[str, Any]) -> bool:
         """Not when the request continues server-side state (``previous_response_id``) or uses

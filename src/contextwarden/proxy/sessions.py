@@ -101,6 +101,8 @@ class Incoming:
     convert: Converter
     edits: tuple[ClearToolUses, ...] = ()
     """Context edits the client asked for (Anthropic ``context_management``)."""
+    model: str | None = None
+    """The model the body names: the session's count is calibrated for it (Claude models)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,8 @@ class Managed:
     ``FIXED_SHARE_WARNING`` (compaction can then free little: summaries come often)."""
     fixed_share_warned: bool = False
     """This is the session's first request found over the share in this process (logged)."""
+    model: str | None = None
+    """The model the session's count was calibrated for (its reload after the reply keeps it)."""
 
 
 class Sessions:
@@ -176,7 +180,7 @@ class Sessions:
                 history, added = created
                 managed = self._extend(session_id, history, request, each, ())
                 return replace(managed, new_items=added)
-            history = self.history(session_id, request.system, request.tools)
+            history = self.history(session_id, request.system, request.tools, request.model)
             turns = self._turns(session_id, history)
             if not turns:  # a first turn that crashed before its record, or none yet
                 new = request.convert(request.items, 0)
@@ -210,7 +214,7 @@ class Sessions:
             return None
         new = checked((), request, 0)
         history = ConversationHistory(
-            request.system, request.tools, mode="merge", counter=self.counter
+            request.system, request.tools, mode="merge", counter=self.counter, model=request.model
         )
         for message in new:
             history.add(message)
@@ -241,7 +245,7 @@ class Sessions:
         """Summarize now (the upstream said the prompt is too long) and re-record the turn, so
         a retry of this request gets the compacted view too."""
         with self.lock(key):
-            history = self._current(managed.session_id)
+            history = self._current(managed.session_id, managed.model)
             report = self.manager.compact(history)
             turn = Turn(len(items), chain(items)[len(items)], len(history.log))
             return self._record(managed.session_id, history, turn, 0, report)
@@ -254,7 +258,7 @@ class Sessions:
         with self.lock(key):
             if self.store.version(managed.session_id) != managed.version:
                 return False
-            self._current(managed.session_id).record_usage(prompt)
+            self._current(managed.session_id, managed.model).record_usage(prompt)
             return True
 
     def recalled(self, session_id: str, tool_input: Mapping[str, Any], page_chars: int) -> Recalled:
@@ -356,6 +360,7 @@ class Sessions:
             turn.applied_edits,
             share,
             warned,
+            history.model,
         )
 
     def _fixed_share(
@@ -389,15 +394,23 @@ class Sessions:
             messages = tuple(derive_view(history.log[: turn.version]))
             tokens = sum(self.counter.count_message(m) for m in messages)
         applied = turn.applied_edits
-        return Managed(session_id, messages, len(history.log), 0, tokens, None, applied)
+        return Managed(
+            session_id, messages, len(history.log), 0, tokens, None, applied, model=history.model
+        )
 
     # ----------------------------------------------------------------- histories
     def history(
-        self, session_id: str, system: Any = None, tools: list[dict[str, Any]] | None = None
+        self,
+        session_id: str,
+        system: Any = None,
+        tools: list[dict[str, Any]] | None = None,
+        model: str | None = None,
     ) -> ConversationHistory:
-        """The session's history, up to date with the store and with this preamble."""
+        """The session's history, up to date with the store and with this preamble, its count
+        calibrated for ``model`` (the latest request's: a session whose model changed is
+        reloaded, since what the old model's tokenizer counted does not hold for the new one)."""
         cached = self._fresh(session_id)
-        if cached is not None:
+        if cached is not None and cached.model == model:
             cached.set_preamble(system, tools or [])
             return cached
         history = open_history(
@@ -407,6 +420,7 @@ class Sessions:
             tools=tools or [],
             mode="merge",
             counter=self.counter,
+            model=model,
         )
         self._keep(session_id, history)
         return history
@@ -457,11 +471,13 @@ class Sessions:
             self._seen[session_id] = (len(log), turns)
         return turns
 
-    def _current(self, session_id: str) -> ConversationHistory:
+    def _current(self, session_id: str, model: str | None = None) -> ConversationHistory:
+        """The session's history, reloaded for ``model`` if it is not in memory (recall's
+        calls come right after their request was managed, so theirs always is)."""
         cached = self._fresh(session_id)
         if cached is not None:
             return cached
-        return self.history(session_id, *self._preamble(session_id))
+        return self.history(session_id, *self._preamble(session_id), model)
 
     def _preamble(self, session_id: str) -> tuple[Any, list[dict[str, Any]]]:
         history = self.store.load(session_id, counter=self.counter, mode="merge")

@@ -67,11 +67,13 @@ def open_history(
     counter: TokenCounter | None = None,
     rules: Sequence[Rule] = DEFAULT_RULES,
     history_class: type[ConversationHistory] | None = None,
+    model: str | None = None,
 ) -> ConversationHistory:
     """Resume ``session_id`` from ``store``, or create it; the history is bound write-through.
 
     On resume, a ``system`` or ``tools`` that differs from the stored one is recorded as a new
-    Preamble (so the change is in the log too); ``None`` keeps what is stored.
+    Preamble (so the change is in the log too); ``None`` keeps what is stored. ``model`` picks
+    the counter and calibration as for ``ConversationHistory`` (the log does not record it).
     """
     validate_session_id(session_id)
     cls = history_class or ConversationHistory
@@ -86,11 +88,12 @@ def open_history(
                 mode=mode,
                 counter=counter,
                 rules=rules,
+                model=model,
             )
             history.subscribe(WriteThrough(store, session_id, len(entries)))
             history.set_preamble(system, tools)
             return history
-        history = cls(system, tools, mode=mode, counter=counter, rules=rules)
+        history = cls(system, tools, mode=mode, counter=counter, rules=rules, model=model)
         try:
             version = store.append(session_id, history.log, expected_version=0)
         except StoreConflictError:

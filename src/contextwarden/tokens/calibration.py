@@ -71,12 +71,22 @@ CLAUDE_PREFIX: Final = "claude"
 def calibration_for_model(model: str | None) -> Calibration | None:
     """The calibration for ``model``: a family prior for Claude models (longest matching prefix;
     case, a provider path such as ``anthropic/`` or Bedrock's ``anthropic.`` and a date
-    suffix ignored), None for others,
+    suffix ignored; ``UNSEEN_CLAUDE`` for a family with no measured prior), None for others,
     whose counters are exact or need no correction."""
-    if not model:
-        return None
-    name = model.strip().lower().rsplit("/", 1)[-1].rsplit("anthropic.", 1)[-1]
+    name = _name(model)
     if not name.startswith(CLAUDE_PREFIX):
         return None
+    return measured_calibration(model) or UNSEEN_CLAUDE
+
+
+def measured_calibration(model: str | None) -> Calibration | None:
+    """The prior measured for ``model``'s family (``CLAUDE_CALIBRATIONS``), None when there is
+    none: for a count that cannot learn the session's own ratio, where ``UNSEEN_CLAUDE``'s
+    deliberately high prior would stay for good."""
+    name = _name(model)
     matches = [prefix for prefix in CLAUDE_CALIBRATIONS if name.startswith(prefix)]
-    return CLAUDE_CALIBRATIONS[max(matches, key=len)] if matches else UNSEEN_CLAUDE
+    return CLAUDE_CALIBRATIONS[max(matches, key=len)] if matches else None
+
+
+def _name(model: str | None) -> str:
+    return (model or "").strip().lower().rsplit("/", 1)[-1].rsplit("anthropic.", 1)[-1]

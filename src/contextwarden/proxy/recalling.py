@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from contextwarden.errors import ContextWardenError, FormatError, UpstreamError
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.proxy.metrics import Metrics
+from contextwarden.proxy.recall_reply import lead_text, restated_reply
 from contextwarden.proxy.replies import Said, read_reply
 from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
 from contextwarden.proxy.upstream import Upstream
@@ -187,6 +188,8 @@ class HiddenTurn:
         self.proxy, self.api, self.key, self.session_id = proxy, api, key, session_id
         self.view, self.post = view, post
         self.hidden: list[Message] = []
+        self.lead: tuple[str, ...] = ()
+        """The text each reply calling recall wrote before its first call, in order."""
         self.found = Rounds(reply)
         self._started = 0.0
 
@@ -215,6 +218,7 @@ class HiddenTurn:
                     _results, self.proxy, self.session_id, self.api, said.message, self.hidden
                 )
         self.hidden += [said.message, results]
+        self.lead += lead_text(said.message)
         ids = found.ids + tuple(str(c.input.get("id")) for c in calls)
         self.found = replace(found, rounds=found.rounds + 1, ids=ids)
         return await self.post([*self.view, *self.hidden])
@@ -228,8 +232,8 @@ class HiddenTurn:
 
 async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
     """Answer each reply that calls recall and send the follow-up, each reply read whole, until
-    a reply calls none (returned, held in memory, for the agent) or an error reply comes
-    (returned as it is)."""
+    a reply calls none (returned, held in memory, for the agent, as ``recall_reply`` restates
+    it) or an error reply comes (returned as it is)."""
     while True:
         data, streamed = await _whole(turn.proxy, reply)
         turn.found = replace(turn.found, reply=_held(reply, data))
@@ -242,6 +246,12 @@ async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
             return turn.found
         follow_up = await turn.step(said)
         if follow_up is None:
+            if turn.found.rounds:
+                first, lead = turn.found.first_usage, turn.lead
+                data = await turn.proxy.offload(
+                    len(data), restated_reply, turn.api, data, streamed, first, lead
+                )
+                turn.found = replace(turn.found, reply=_held(reply, data))
             return turn.found
         reply = follow_up
 

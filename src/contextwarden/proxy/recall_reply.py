@@ -1,0 +1,131 @@
+"""The reply the agent gets after hidden recall rounds, told as if they never happened.
+
+Agents act on a reply's usage: Claude Code, qwen-code, opencode and Gemini CLI compact their own
+conversation when the reported input nears their window, and show it as a context meter. The
+final reply's prompt is the agent's request plus the hidden tail (recall calls and pages), which
+the agent never sent, so its prompt-side usage is replaced by the first reply's: what the
+agent's own request cost, cache reads and writes included (the hidden rounds' cache reads are
+the proxy's, listed in ``/sessions/{id}``). The output side stays the final reply's.
+
+Text the model wrote before calling recall is part of the agent's reply: a stream passes it on
+before the call is known, so a whole (JSON) Messages or chat reply gets it in front too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from contextwarden.model import Message, TextBlock, ToolUseBlock
+from contextwarden.proxy.sse import EventReader
+
+PROMPT_FIELDS: dict[str, tuple[str, ...]] = {
+    "anthropic": (
+        "input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "cache_creation",
+    ),
+    "openai-chat": ("prompt_tokens", "prompt_tokens_details"),
+    "openai-responses": ("input_tokens", "input_tokens_details"),
+}
+"""Usage fields that describe the request's prompt, per API (the rest describe the reply)."""
+TOTALS: dict[str, tuple[str, str]] = {
+    "openai-chat": ("prompt_tokens", "completion_tokens"),
+    "openai-responses": ("input_tokens", "output_tokens"),
+}
+"""The two fields an API's ``total_tokens`` adds up."""
+
+
+def agent_usage(api: str, first: Mapping[str, Any] | None, final: Any) -> Any:
+    """``final`` usage with ``first``'s prompt side (and the total they make); ``final`` as it
+    is when either is not a usage object."""
+    if not isinstance(final, Mapping) or not isinstance(first, Mapping):
+        return final
+    fields = PROMPT_FIELDS.get(api, ())
+    usage = {k: v for k, v in final.items() if k not in fields}
+    usage.update((k, first[k]) for k in fields if k in first)
+    if api in TOTALS and "total_tokens" in final:
+        parts = [usage.get(k) for k in TOTALS[api]]
+        if all(isinstance(p, int) for p in parts):
+            usage["total_tokens"] = sum(p for p in parts if isinstance(p, int))
+    return usage
+
+
+def restated_event(api: str, data: Any, first: Mapping[str, Any] | None) -> Any:
+    """A streamed event of the final reply with the agent's usage; None when it carries none
+    (``message_delta``, chat's usage chunk, Responses' ``response.completed``)."""
+    if not isinstance(data, Mapping) or first is None:
+        return None
+    kind = data.get("type")
+    if api == "anthropic" and kind == "message_delta" and "usage" in data:
+        return {**data, "usage": agent_usage(api, first, data["usage"])}
+    if api == "openai-chat" and isinstance(data.get("usage"), Mapping):
+        return {**data, "usage": agent_usage(api, first, data["usage"])}
+    response = data.get("response")
+    if api == "openai-responses" and kind == "response.completed" and isinstance(response, Mapping):
+        usage = agent_usage(api, first, response.get("usage"))
+        return {**data, "response": {**response, "usage": usage}}
+    return None
+
+
+def lead_text(message: Message) -> tuple[str, ...]:
+    """The text of ``message`` before its first tool call: what a stream passed on already."""
+    texts: list[str] = []
+    for block in message.content:
+        if isinstance(block, ToolUseBlock):
+            break
+        if isinstance(block, TextBlock) and block.text:
+            texts.append(block.text)
+    return tuple(texts)
+
+
+def restated_reply(
+    api: str, data: bytes, streamed: bool, first: Mapping[str, Any] | None, lead: Sequence[str]
+) -> bytes:
+    """The final reply's body as the agent gets it: its usage restated, and (a JSON Messages
+    or chat reply) the ``lead`` text in front. A body that does not read is left as it came."""
+    if streamed:
+        return _restated_stream(data, lambda event: restated_event(api, event, first))
+    try:
+        reply = json.loads(data)
+    except ValueError:
+        return data
+    if not isinstance(reply, dict):
+        return data
+    if "usage" in reply:
+        reply["usage"] = agent_usage(api, first, reply["usage"])
+    leader = LEADERS.get(api)  # Responses: held whole when streamed, so neither shows it
+    if lead and leader is not None:
+        leader(reply, lead)
+    return json.dumps(reply).encode()
+
+
+def _restated_stream(data: bytes, restate: Callable[[Any], Any]) -> bytes:
+    reader, out = EventReader(), bytearray()
+    for event in reader.feed(data):
+        changed = restate(event.data)
+        out += event.raw if changed is None else event.with_data(changed)
+    return bytes(out + reader.rest())
+
+
+def _messages_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:
+    content = reply.get("content")
+    if isinstance(content, list):
+        reply["content"] = [*({"type": "text", "text": t} for t in lead), *content]
+
+
+def _chat_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:
+    """In front of the first choice's content, joined as its streamed deltas would be."""
+    choices = reply.get("choices")
+    message = choices[0].get("message") if isinstance(choices, list) and choices else None
+    if isinstance(message, dict):
+        content = message.get("content")
+        message["content"] = "".join([*lead, content if isinstance(content, str) else ""])
+
+
+LEADERS: dict[str, Callable[[dict[str, Any], Sequence[str]], None]] = {
+    "anthropic": _messages_lead,
+    "openai-chat": _chat_lead,
+}

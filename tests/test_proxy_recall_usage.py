@@ -4,6 +4,7 @@ still counts the hidden tokens."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +173,28 @@ def test_what_carries_no_usage_is_left_as_it_is() -> None:
     assert restated_event("anthropic", {"type": "message_delta", "usage": {}}, None) is None
     # a body that does not read goes to the agent as it came
     assert restated_reply("anthropic", b"not json", False, FIRST, ["lead"]) == b"not json"
+
+
+def test_the_lead_goes_after_the_final_replys_thinking() -> None:
+    """With extended thinking the message the agent sends back must start with thinking."""
+    thinking = {"type": "thinking", "thinking": "Hmm.", "signature": "sig"}
+    call = {"type": "tool_use", "id": "call_1", "name": "Read", "input": {}}
+    reply = {"content": [thinking, call], "usage": FINAL}
+    data = restated_reply("anthropic", json.dumps(reply).encode(), False, FIRST, ["Looking."])
+    content = json.loads(data)["content"]
+    assert content == [thinking, {"type": "text", "text": "Looking."}, call]
+
+
+def test_a_whole_chat_reply_with_no_content_gets_the_lead_as_its_content() -> None:
+    message = {"role": "assistant", "content": None, "tool_calls": []}
+    reply = {"choices": [{"index": 0, "message": message}]}
+    data = restated_reply("openai-chat", json.dumps(reply).encode(), False, None, ["A ", "B"])
+    assert json.loads(data)["choices"][0]["message"]["content"] == "A B"
+
+
+def test_an_incomplete_response_tells_the_agents_usage_too() -> None:
+    first = {"input_tokens": 900, "input_tokens_details": {"cached_tokens": 512}}
+    final = {"input_tokens": 1_500, "output_tokens": 5, "total_tokens": 1_505}
+    event = {"type": "response.incomplete", "response": {"status": "incomplete", "usage": final}}
+    changed = restated_event("openai-responses", event, first)
+    assert changed["response"]["usage"] == {**first, "output_tokens": 5, "total_tokens": 905}

@@ -19,6 +19,7 @@ from typing import Any
 
 from contextwarden.model import Message, TextBlock, ToolUseBlock
 from contextwarden.proxy.sse import EventReader
+from contextwarden.wire.common import as_mapping
 
 PROMPT_FIELDS: dict[str, tuple[str, ...]] = {
     "anthropic": (
@@ -36,6 +37,9 @@ TOTALS: dict[str, tuple[str, str]] = {
     "openai-responses": ("input_tokens", "output_tokens"),
 }
 """The two fields an API's ``total_tokens`` adds up."""
+THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+RESPONSE_ENDS = frozenset({"response.completed", "response.incomplete"})
+"""The Responses stream events that carry the whole response, usage included."""
 
 
 def agent_usage(api: str, first: Mapping[str, Any] | None, final: Any) -> Any:
@@ -64,7 +68,7 @@ def restated_event(api: str, data: Any, first: Mapping[str, Any] | None) -> Any:
     if api == "openai-chat" and isinstance(data.get("usage"), Mapping):
         return {**data, "usage": agent_usage(api, first, data["usage"])}
     response = data.get("response")
-    if api == "openai-responses" and kind == "response.completed" and isinstance(response, Mapping):
+    if api == "openai-responses" and kind in RESPONSE_ENDS and isinstance(response, Mapping):
         usage = agent_usage(api, first, response.get("usage"))
         return {**data, "response": {**response, "usage": usage}}
     return None
@@ -111,9 +115,16 @@ def _restated_stream(data: bytes, restate: Callable[[Any], Any]) -> bytes:
 
 
 def _messages_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:
+    """After the final reply's leading thinking blocks: with extended thinking an assistant
+    message the agent sends back with tool results must start with one."""
     content = reply.get("content")
-    if isinstance(content, list):
-        reply["content"] = [*({"type": "text", "text": t} for t in lead), *content]
+    if not isinstance(content, list):
+        return
+    at = 0
+    while at < len(content) and as_mapping(content[at]).get("type") in THINKING_BLOCKS:
+        at += 1
+    texts = [{"type": "text", "text": t} for t in lead]
+    reply["content"] = [*content[:at], *texts, *content[at:]]
 
 
 def _chat_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:

@@ -509,7 +509,21 @@ def test_the_flag_and_the_variable_turn_it_on(capsys: pytest.CaptureFixture[str]
         ("anthropic", {"tool_choice": {"type": "none"}}, False),
         ("anthropic", {"tools": [{**READ_TOOL, "name": RECALL_TOOL_NAME}]}, False),
         ("openai-chat", {"tools": [{"type": "function", "function": {"name": "recall"}}]}, False),
-        ("gemini", {}, False),
+        ("gemini", {}, True),
+        ("gemini", {"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}, True),
+        ("gemini", {"toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}, False),
+        (
+            "gemini",
+            {"toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["read"]}}},
+            False,
+        ),
+        (
+            "gemini",
+            {"tools": [{"functionDeclarations": [{"name": "x"}, {"name": "recall"}]}]},
+            False,
+        ),
+        ("gemini", {"tools": [{"function_declarations": [{"name": "recall"}]}]}, False),
+        ("gemini", {"tools": [{"googleSearch": {}}]}, False),  # may not mix with functions
     ],
 )
 def test_offered_only_where_the_model_may_call_it(

@@ -163,6 +163,15 @@ def test_the_cache_read_the_agent_sees_is_its_own_requests() -> None:
         "output_tokens": 5,
         "total_tokens": 905,
     }
+    first = {"promptTokenCount": 900, "cachedContentTokenCount": 600, "toolUsePromptTokenCount": 4}
+    final = {"promptTokenCount": 1_500, "cachedContentTokenCount": 900, "candidatesTokenCount": 5}
+    final |= {"thoughtsTokenCount": 30, "totalTokenCount": 1_535}
+    assert agent_usage("gemini", first, final) == {
+        **first,
+        "candidatesTokenCount": 5,
+        "thoughtsTokenCount": 30,
+        "totalTokenCount": 939,
+    }
 
 
 def test_what_carries_no_usage_is_left_as_it_is() -> None:

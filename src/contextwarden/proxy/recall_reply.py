@@ -30,13 +30,32 @@ PROMPT_FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "openai-chat": ("prompt_tokens", "prompt_tokens_details"),
     "openai-responses": ("input_tokens", "input_tokens_details"),
+    "gemini": (
+        "promptTokenCount",
+        "cachedContentTokenCount",
+        "toolUsePromptTokenCount",
+        "promptTokensDetails",
+        "cacheTokensDetails",
+        "toolUsePromptTokensDetails",
+    ),
 }
 """Usage fields that describe the request's prompt, per API (the rest describe the reply)."""
-TOTALS: dict[str, tuple[str, str]] = {
-    "openai-chat": ("prompt_tokens", "completion_tokens"),
-    "openai-responses": ("input_tokens", "output_tokens"),
+TOTALS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "openai-chat": ("total_tokens", ("prompt_tokens", "completion_tokens")),
+    "openai-responses": ("total_tokens", ("input_tokens", "output_tokens")),
+    "gemini": (
+        "totalTokenCount",
+        (
+            "promptTokenCount",
+            "toolUsePromptTokenCount",
+            "candidatesTokenCount",
+            "thoughtsTokenCount",
+        ),
+    ),
 }
-"""The two fields an API's ``total_tokens`` adds up."""
+"""An API's total field and the fields it adds up (an absent one counts nothing)."""
+USAGE_FIELD = {"gemini": "usageMetadata"}
+"""Where a whole reply keeps its usage, when not in ``usage``."""
 THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 RESPONSE_ENDS = frozenset({"response.completed", "response.incomplete"})
 """The Responses stream events that carry the whole response, usage included."""
@@ -50,10 +69,9 @@ def agent_usage(api: str, first: Mapping[str, Any] | None, final: Any) -> Any:
     fields = PROMPT_FIELDS.get(api, ())
     usage = {k: v for k, v in final.items() if k not in fields}
     usage.update((k, first[k]) for k in fields if k in first)
-    if api in TOTALS and "total_tokens" in final:
-        parts = [usage.get(k) for k in TOTALS[api]]
-        if all(isinstance(p, int) for p in parts):
-            usage["total_tokens"] = sum(p for p in parts if isinstance(p, int))
+    total, parts = TOTALS.get(api, ("", ()))
+    if total in final:
+        usage[total] = sum(v for k in parts if isinstance(v := usage.get(k), int))
     return usage
 
 
@@ -67,6 +85,8 @@ def restated_event(api: str, data: Any, first: Mapping[str, Any] | None) -> Any:
         return {**data, "usage": agent_usage(api, first, data["usage"])}
     if api == "openai-chat" and isinstance(data.get("usage"), Mapping):
         return {**data, "usage": agent_usage(api, first, data["usage"])}
+    if api == "gemini" and isinstance(data.get("usageMetadata"), Mapping):
+        return {**data, "usageMetadata": agent_usage(api, first, data["usageMetadata"])}
     response = data.get("response")
     if api == "openai-responses" and kind in RESPONSE_ENDS and isinstance(response, Mapping):
         usage = agent_usage(api, first, response.get("usage"))
@@ -91,25 +111,35 @@ def restated_reply(
     """The final reply's body as the agent gets it: its usage restated, and (a JSON Messages
     or chat reply) the ``lead`` text in front. A body that does not read is left as it came."""
     if streamed:
-        return _restated_stream(data, lambda event: restated_event(api, event, first))
+        return _restated_stream(api, data, first, lead)
     try:
         reply = json.loads(data)
     except ValueError:
         return data
     if not isinstance(reply, dict):
         return data
-    if "usage" in reply:
-        reply["usage"] = agent_usage(api, first, reply["usage"])
+    field = USAGE_FIELD.get(api, "usage")
+    if field in reply:
+        reply[field] = agent_usage(api, first, reply[field])
     leader = LEADERS.get(api)  # Responses: held whole when streamed, so neither shows it
     if lead and leader is not None:
         leader(reply, lead)
     return json.dumps(reply).encode()
 
 
-def _restated_stream(data: bytes, restate: Callable[[Any], Any]) -> bytes:
-    reader, out = EventReader(), bytearray()
+def _restated_stream(
+    api: str, data: bytes, first: Mapping[str, Any] | None, lead: Sequence[str]
+) -> bytes:
+    """Each event's usage restated; a Gemini stream's first chunk (a whole response of its
+    own) gets the lead in front, as a whole reply does. A Messages or chat stream held whole
+    passed its lead already (``recall_stream``); a Responses stream shows none."""
+    reader, out, led = EventReader(), bytearray(), not lead or api != "gemini"
     for event in reader.feed(data):
-        changed = restate(event.data)
+        changed = restated_event(api, event.data, first)
+        if not led and isinstance(event.data, dict) and event.data.get("candidates"):
+            changed = {**(changed or event.data)}
+            _gemini_lead(changed, lead)
+            led = True
         out += event.raw if changed is None else event.with_data(changed)
     return bytes(out + reader.rest())
 
@@ -127,6 +157,15 @@ def _messages_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:
     reply["content"] = [*content[:at], *texts, *content[at:]]
 
 
+def _gemini_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:
+    """In front of the first candidate's parts."""
+    candidates = reply.get("candidates")
+    first = candidates[0] if isinstance(candidates, list) and candidates else None
+    content = first.get("content") if isinstance(first, dict) else None
+    if isinstance(content, dict) and isinstance(content.get("parts"), list):
+        content["parts"] = [*({"text": t} for t in lead), *content["parts"]]
+
+
 def _chat_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:
     """In front of the first choice's content, joined as its streamed deltas would be."""
     choices = reply.get("choices")
@@ -139,4 +178,5 @@ def _chat_lead(reply: dict[str, Any], lead: Sequence[str]) -> None:
 LEADERS: dict[str, Callable[[dict[str, Any], Sequence[str]], None]] = {
     "anthropic": _messages_lead,
     "openai-chat": _chat_lead,
+    "gemini": _gemini_lead,
 }

@@ -38,8 +38,9 @@ ERROR_PREVIEW = 300
 
 def gates(api: str, body: Mapping[str, Any]) -> bool:
     """Whether the reply to ``body`` is passed through a gate (a Messages or chat completions
-    stream); a Responses stream is held whole while the tool is offered (``recalling.answer``):
-    its events number themselves and carry the whole response, too much to splice."""
+    stream); a Responses or Gemini stream is held whole while the tool is offered
+    (``recalling.answer``): Responses events number themselves and carry the whole response,
+    too much to splice, and a Gemini call's thought signature may come in a later chunk."""
     return api in GATES and body.get("stream") is True
 
 
@@ -216,7 +217,7 @@ async def gated(
             if turn.found.rounds:
                 _counted_last(turn, gate)
                 await noted(turn.found)
-            yield gate.end(turn.found.first_usage if turn.found.rounds else None) + rest
+            yield gate.end(turn.found.first_reported if turn.found.rounds else None) + rest
             return
         reply = await _follow_up(turn, gate)
         offset, first = offset + gate.passed, False

@@ -40,7 +40,7 @@ def gates(api: str, body: Mapping[str, Any]) -> bool:
     """Whether the reply to ``body`` is passed through a gate (a Messages or chat completions
     stream); a Responses or Gemini stream is held whole while the tool is offered
     (``recalling.answer``): Responses events number themselves and carry the whole response,
-    too much to splice, and a Gemini call's thought signature may come in a later chunk."""
+    too much to splice, and no gate splices Gemini's chunks (each a whole response)."""
     return api in GATES and body.get("stream") is True
 
 

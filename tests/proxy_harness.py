@@ -210,7 +210,8 @@ def sse_events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         {
             "type": "message_delta",
             "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-            "usage": {"output_tokens": message["usage"]["output_tokens"]},
+            # the API's message_delta repeats the prompt's usage (cumulative counts)
+            "usage": message["usage"],
         },
     )
     yield "message_stop", {"type": "message_stop"}

@@ -356,16 +356,17 @@ def test_a_recall_after_a_streamed_agent_call_is_dropped(tmp_path: Path, path: s
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
-def test_text_before_a_recall_call(tmp_path: Path, stream: bool) -> None:
+@pytest.mark.parametrize("path", [MESSAGES, CHAT], ids=["anthropic", "openai-chat"])
+def test_text_before_a_recall_call(tmp_path: Path, path: str, stream: bool) -> None:
     """Streamed, the text went to the agent before recall started: the final reply continues
-    the same message. Whole, only the final reply is the agent's."""
+    the same message. Whole, the reply gets the same text in front."""
     model = Model(lead="Let me look that up. ")
     with upstream(model) as api, proxy_server(config(api.url, tmp_path)) as url:
-        answer, calls = ask(url, MESSAGES, prior(MESSAGES), stream=stream)
+        answer, calls = ask(url, path, prior(path), stream=stream)
     final = f"It returned: {NEEDLE[-60:]}"
-    rounds = len(api.messages_requests()) - 1  # the model says it before each recall call
+    rounds = len(api.messages_requests(path)) - 1  # the model says it before each recall call
     assert rounds >= 2 and calls == []
-    assert answer == ("Let me look that up. " * rounds + final if stream else final)
+    assert answer == "Let me look that up. " * rounds + final
 
 
 @pytest.mark.parametrize("path", [MESSAGES, CHAT], ids=["anthropic", "openai-chat"])
@@ -508,7 +509,21 @@ def test_the_flag_and_the_variable_turn_it_on(capsys: pytest.CaptureFixture[str]
         ("anthropic", {"tool_choice": {"type": "none"}}, False),
         ("anthropic", {"tools": [{**READ_TOOL, "name": RECALL_TOOL_NAME}]}, False),
         ("openai-chat", {"tools": [{"type": "function", "function": {"name": "recall"}}]}, False),
-        ("gemini", {}, False),
+        ("gemini", {}, True),
+        ("gemini", {"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}, True),
+        ("gemini", {"toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}, False),
+        (
+            "gemini",
+            {"toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["read"]}}},
+            False,
+        ),
+        (
+            "gemini",
+            {"tools": [{"functionDeclarations": [{"name": "x"}, {"name": "recall"}]}]},
+            False,
+        ),
+        ("gemini", {"tools": [{"function_declarations": [{"name": "recall"}]}]}, False),
+        ("gemini", {"tools": [{"googleSearch": {}}]}, False),  # may not mix with functions
     ],
 )
 def test_offered_only_where_the_model_may_call_it(

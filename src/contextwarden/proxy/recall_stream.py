@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from contextwarden.errors import ContextWardenError, UpstreamError
+from contextwarden.proxy.recall_reply import restated_event
 from contextwarden.proxy.recalling import HiddenTurn, Rounds
 from contextwarden.proxy.replies import read_events
 from contextwarden.proxy.sse import Event, EventReader
@@ -37,13 +38,16 @@ ERROR_PREVIEW = 300
 
 def gates(api: str, body: Mapping[str, Any]) -> bool:
     """Whether the reply to ``body`` is passed through a gate (a Messages or chat completions
-    stream); a Responses stream is held whole while the tool is offered (``recalling.answer``):
-    its events number themselves and carry the whole response, too much to splice."""
+    stream); a Responses or Gemini stream is held whole while the tool is offered
+    (``recalling.answer``): Responses events number themselves and carry the whole response,
+    too much to splice, and no gate splices Gemini's chunks (each a whole response)."""
     return api in GATES and body.get("stream") is True
 
 
 class Gate:
     """One reply's events: what passes at once, and what is held from a recall call on."""
+
+    api: ClassVar[str]
 
     def __init__(self, offset: int, first: bool) -> None:
         self.offset, self.first = offset, first
@@ -64,8 +68,17 @@ class Gate:
         """The bytes to pass for ``event`` now (none when it is held or dropped)."""
         raise NotImplementedError
 
-    def end(self) -> bytes:
-        """The held events of a reply that calls no recall, or whose recall calls are dropped."""
+    def end(self, first: Mapping[str, Any] | None) -> bytes:
+        """The held events of a reply that calls no recall, or whose recall calls are dropped;
+        after hidden rounds (``first``: the first reply's usage) with the agent's usage."""
+        out = bytearray()
+        for event in self.held:
+            changed = restated_event(self.api, event.data, first)
+            out += self._ended(event) if changed is None else event.with_data(changed)
+        return bytes(out)
+
+    def _ended(self, event: Event) -> bytes:
+        """A held event as it goes out at the end."""
         raise NotImplementedError
 
     def _seen_call(self, name: Any, index: Any) -> None:
@@ -78,6 +91,8 @@ class Gate:
 class MessagesGate(Gate):
     """A Messages API stream: blocks pass until a recall tool_use block starts; the message's
     end (``message_delta``, ``message_stop``) is held to the end of the reply."""
+
+    api = "anthropic"
 
     def feed(self, event: Event) -> bytes:
         """The bytes to pass for ``event`` now (none when it is held or dropped)."""
@@ -96,17 +111,14 @@ class MessagesGate(Gate):
             self.passed += 1
         return self._shifted(event, data, 0)
 
-    def end(self) -> bytes:
+    def _ended(self, event: Event) -> bytes:
         """Its message_delta and stop; dropped recall blocks leave the rest renumbered."""
-        out = bytearray()
-        for event in self.held:
-            data = event.data if isinstance(event.data, Mapping) else {}
-            index = data.get("index")
-            if data.get("type") in BLOCK_EVENTS and index in self.recall_blocks:
-                continue
-            dropped = sum(1 for i in self.recall_blocks if isinstance(index, int) and i < index)
-            out += self._shifted(event, data, dropped)
-        return bytes(out)
+        data = event.data if isinstance(event.data, Mapping) else {}
+        index = data.get("index")
+        if data.get("type") in BLOCK_EVENTS and index in self.recall_blocks:
+            return b""
+        dropped = sum(1 for i in self.recall_blocks if isinstance(index, int) and i < index)
+        return self._shifted(event, data, dropped)
 
     def _shifted(self, event: Event, data: Mapping[str, Any], dropped: int) -> bytes:
         index = data.get("index")
@@ -122,6 +134,8 @@ class ChatGate(Gate):
     with the finish reason, the usage chunk and ``[DONE]`` are held to the end of the reply.
     Tool calls passed are the agent's own, so a later reply's need no renumbering."""
 
+    api = "openai-chat"
+
     def feed(self, event: Event) -> bytes:
         data = event.data
         self.events.append(data)
@@ -129,19 +143,35 @@ class ChatGate(Gate):
         if not choices:  # the usage chunk, "[DONE]"
             self.held.append(event)
             return b""
+        was_holding = self.holding
         for choice in choices:
             for call in (choice.get("delta") or {}).get("tool_calls") or []:
                 self._seen_call((call.get("function") or {}).get("name"), call.get("index"))
+        if self.holding and not was_holding:
+            return self._split(event, data, choices)
         if self.holding or any(choice.get("finish_reason") for choice in choices):
             self.held.append(event)
             return b""
         return event.raw
 
-    def end(self) -> bytes:
-        """The held chunks; dropped recall calls leave the other calls renumbered."""
-        return b"".join(self._without_recall(event) for event in self.held)
+    def _split(self, event: Event, data: Mapping[str, Any], choices: list[Any]) -> bytes:
+        """The chunk a recall call starts in: text it carries passes, as text before the call
+        in chunks of its own would (and as a whole reply shows it); its calls are held."""
+        if not any((choice.get("delta") or {}).get("content") for choice in choices):
+            self.held.append(event)
+            return b""
+        said, calls = [], []
+        for choice in choices:
+            delta = choice.get("delta") or {}
+            text = {k: v for k, v in delta.items() if k != "tool_calls"}
+            said.append({**choice, "delta": text, "finish_reason": None})
+            calls.append({**choice, "delta": {k: v for k, v in delta.items() if k != "content"}})
+        held = {**data, "choices": calls}
+        self.held.append(Event(event.with_data(held), event.name, held))
+        return event.with_data({**data, "choices": said})
 
-    def _without_recall(self, event: Event) -> bytes:
+    def _ended(self, event: Event) -> bytes:
+        """A held chunk; dropped recall calls leave the other calls renumbered."""
         data = event.data
         if not self.recall_blocks or not isinstance(data, Mapping) or not data.get("choices"):
             return event.raw
@@ -187,7 +217,7 @@ async def gated(
             if turn.found.rounds:
                 _counted_last(turn, gate)
                 await noted(turn.found)
-            yield gate.end() + rest
+            yield gate.end(turn.found.first_reported if turn.found.rounds else None) + rest
             return
         reply = await _follow_up(turn, gate)
         offset, first = offset + gate.passed, False

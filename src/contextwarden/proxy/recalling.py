@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from contextwarden.errors import ContextWardenError, FormatError, UpstreamError
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.proxy.metrics import Metrics
+from contextwarden.proxy.recall_reply import lead_text, restated_reply
 from contextwarden.proxy.replies import Said, read_reply
 from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
 from contextwarden.proxy.upstream import Upstream
 from contextwarden.recall import PAGE_CHARS, RECALL_TOOL, RECALL_TOOL_NAME, named_ids
+from contextwarden.wire.common import as_mapping
 
 if TYPE_CHECKING:
     import httpx
@@ -73,6 +75,9 @@ NO_ROOM = (
 FREE_CHOICES = frozenset({None, "auto", "any", "required"})
 """``tool_choice`` values (or types) that let the model pick any tool: the tool is offered only
 then (not under ``none``, nor when a named tool, a hosted tool or a subset is forced)."""
+GEMINI_FREE_MODES = frozenset({None, "MODE_UNSPECIFIED", "AUTO", "ANY", "VALIDATED"})
+"""Gemini's ``toolConfig.functionCallingConfig.mode`` values that let the model call any
+declared function (when no ``allowedFunctionNames`` narrows them)."""
 
 
 class Proxy(Protocol):
@@ -109,6 +114,9 @@ def tool_for(api: str) -> dict[str, Any] | None:
             "description": description,
             "parameters": schema,
         }
+    if api == "gemini":
+        declared = {"name": RECALL_TOOL_NAME, "description": description}
+        return {"functionDeclarations": [{**declared, "parametersJsonSchema": schema}]}
     return None
 
 
@@ -119,11 +127,23 @@ def offer(api: str, body: Mapping[str, Any], view: Sequence[Message]) -> bool:
     if tool_for(api) is None:
         return False
     tools = body.get("tools") or []
-    if any(_tool_name(t) == RECALL_TOOL_NAME for t in tools if isinstance(t, Mapping)):
+    names = [n for t in tools if isinstance(t, Mapping) for n in _tool_names(t)]
+    if RECALL_TOOL_NAME in names:
         return False  # the agent's own tool of that name is the agent's to answer
+    return _free_choice(api, body) and bool(named_ids(view))
+
+
+def _free_choice(api: str, body: Mapping[str, Any]) -> bool:
+    """Whether the model may call any function; on Gemini also that the agent has no built-in
+    tool (``googleSearch``, ``codeExecution``…), which some models take with no functions."""
+    if api == "gemini":
+        config = as_mapping(as_mapping(body.get("toolConfig")).get("functionCallingConfig"))
+        builtin = any(None in _tool_names(as_mapping(t)) for t in body.get("tools") or [])
+        free = config.get("mode") in GEMINI_FREE_MODES and not config.get("allowedFunctionNames")
+        return free and not builtin
     choice = body.get("tool_choice")
     kind = choice.get("type") if isinstance(choice, Mapping) else choice
-    return kind in FREE_CHOICES and bool(named_ids(view))
+    return kind in FREE_CHOICES
 
 
 def with_tool(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -131,9 +151,13 @@ def with_tool(api: str, body: Mapping[str, Any]) -> dict[str, Any]:
     return {**body, "tools": [*(body.get("tools") or []), tool_for(api)]}
 
 
-def _tool_name(tool: Mapping[str, Any]) -> Any:
+def _tool_names(tool: Mapping[str, Any]) -> list[Any]:
+    """The function names a tool entry declares (a Gemini one may declare several)."""
+    declared = tool.get("functionDeclarations", tool.get("function_declarations"))
+    if isinstance(declared, list):
+        return [as_mapping(d).get("name") for d in declared]
     function = tool.get("function")
-    return function.get("name") if isinstance(function, Mapping) else tool.get("name")
+    return [function.get("name") if isinstance(function, Mapping) else tool.get("name")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +171,8 @@ class Rounds:
     rounds: int = 0
     first_usage: Mapping[str, Any] | None = None
     """The first reply's usage: what the view alone cost (the ledger's anchor)."""
+    first_reported: Mapping[str, Any] | None = None
+    """The same as the upstream reported it (what the agent is told, ``recall_reply``)."""
     hidden_prompt_tokens: int = 0
     """Prompt tokens of the follow-up requests the proxy sent itself."""
     hidden_output_tokens: int = 0
@@ -187,6 +213,8 @@ class HiddenTurn:
         self.proxy, self.api, self.key, self.session_id = proxy, api, key, session_id
         self.view, self.post = view, post
         self.hidden: list[Message] = []
+        self.lead: tuple[str, ...] = ()
+        """The text each reply calling recall wrote before its first call, in order."""
         self.found = Rounds(reply)
         self._started = 0.0
 
@@ -215,6 +243,7 @@ class HiddenTurn:
                     _results, self.proxy, self.session_id, self.api, said.message, self.hidden
                 )
         self.hidden += [said.message, results]
+        self.lead += lead_text(said.message)
         ids = found.ids + tuple(str(c.input.get("id")) for c in calls)
         self.found = replace(found, rounds=found.rounds + 1, ids=ids)
         return await self.post([*self.view, *self.hidden])
@@ -228,8 +257,8 @@ class HiddenTurn:
 
 async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
     """Answer each reply that calls recall and send the follow-up, each reply read whole, until
-    a reply calls none (returned, held in memory, for the agent) or an error reply comes
-    (returned as it is)."""
+    a reply calls none (returned, held in memory, for the agent, as ``recall_reply`` restates
+    it) or an error reply comes (returned as it is)."""
     while True:
         data, streamed = await _whole(turn.proxy, reply)
         turn.found = replace(turn.found, reply=_held(reply, data))
@@ -242,6 +271,12 @@ async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
             return turn.found
         follow_up = await turn.step(said)
         if follow_up is None:
+            if turn.found.rounds:
+                first, lead = turn.found.first_reported, turn.lead
+                data = await turn.proxy.offload(
+                    len(data), restated_reply, turn.api, data, streamed, first, lead
+                )
+                turn.found = replace(turn.found, reply=_held(reply, data))
             return turn.found
         reply = follow_up
 
@@ -268,13 +303,15 @@ def _counted(found: Rounds, said: Said, *, calling: bool) -> Rounds:
     usage = dict(said.usage or {})
     output = usage.get("output_tokens", usage.get("completion_tokens"))
     if not found.rounds:
-        first, prompt = said.usage, 0
+        first, reported, prompt = said.usage, said.reported, 0
     else:
-        first, prompt = found.first_usage, sum(prompt_usage(usage).values())
+        first, reported = found.first_usage, found.first_reported
+        prompt = sum(prompt_usage(usage).values())
     hidden = output if calling and isinstance(output, int) else 0
     return replace(
         found,
         first_usage=first,
+        first_reported=reported,
         hidden_prompt_tokens=found.hidden_prompt_tokens + prompt,
         hidden_output_tokens=found.hidden_output_tokens + hidden,
     )

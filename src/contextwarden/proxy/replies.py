@@ -1,6 +1,6 @@
 """A whole upstream reply read back as the assistant message it carries, for the proxy's own
 rounds (``proxy.recalling``): a JSON reply or a buffered SSE stream of the Messages API, chat
-completions or Responses, assembled as the SDKs assemble it, then read by wire/."""
+completions, Responses or Gemini, assembled as the SDKs assemble it, then read by wire/."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from contextwarden.errors import FormatError
 from contextwarden.model import Message
 from contextwarden.proxy.sse import EventReader
 from contextwarden.wire.anthropic import message_from_wire
+from contextwarden.wire.gemini_response import message_from_gemini_response, usage_as_anthropic
+from contextwarden.wire.gemini_stream import assemble_stream
 from contextwarden.wire.openai_in import message_from_chat_reply
 from contextwarden.wire.responses import message_from_response
 
@@ -23,6 +25,9 @@ class Said:
 
     message: Message
     usage: Mapping[str, Any] | None
+    """In the ledger's terms (Gemini's ``usageMetadata`` read as Anthropic's fields)."""
+    reported: Mapping[str, Any] | None = None
+    """As the upstream reported it."""
 
 
 def read_reply(api: str, data: bytes, streamed: bool) -> Said:
@@ -49,8 +54,11 @@ def read_events(api: str, events: Sequence[Any]) -> Said:
 def _said(api: str, reply: Any) -> Said:
     if not isinstance(reply, Mapping):
         raise FormatError("the upstream's reply holds no message")
-    usage = reply.get("usage")
-    return Said(READERS[api](reply), usage if isinstance(usage, Mapping) else None)
+    reported = reply.get("usageMetadata" if api == "gemini" else "usage")
+    if not isinstance(reported, Mapping):
+        return Said(READERS[api](reply), None)
+    usage = usage_as_anthropic(reported) if api == "gemini" else reported
+    return Said(READERS[api](reply), usage, reported)
 
 
 def _anthropic(reply: Mapping[str, Any]) -> Message:
@@ -132,9 +140,11 @@ ASSEMBLERS = {
     "anthropic": _messages_stream,
     "openai-chat": _chat_stream,
     "openai-responses": _responses_stream,
+    "gemini": assemble_stream,
 }
 READERS = {
     "anthropic": _anthropic,
     "openai-chat": message_from_chat_reply,
     "openai-responses": message_from_response,
+    "gemini": message_from_gemini_response,
 }

@@ -6,6 +6,8 @@ line starting with ``error:``/``fatal:``, or a line a compiler, linter, test run
 manager prints for a failure (``_MARKED_FAILURE``: an output piped through ``tail`` loses its
 exit code, not these lines). A visible exit code 0 wins over error-looking text (the
 command handled its own error). File contents are never scanned: a file may well say "error:".
+The excerpt is the line that says what failed (an error line, a marked failure, an exception,
+then any line with a failure word), the output's first line only when none does.
 A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
 
@@ -31,13 +33,21 @@ _EXIT_RES = (
 )
 _TRACEBACK = "Traceback (most recent call last):"
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
-_ERROR_LINE = re.compile(r"^(?:error|fatal|ERROR|FATAL|Error|npm ERR!)(?:\[[^\]]*\])?[:!].*$", re.M)
+_ERROR_LINE = re.compile(
+    r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\])?[:!]"
+    r"|npm (?:ERR!|error) "  # npm before and since v10
+    # the same prefix where the tools print it translated (German, French, Spanish,
+    # Portuguese, Russian, Chinese, Japanese, Korean)
+    r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
+    r").*$",
+    re.M,
+)
 _MARKED_FAILURE = re.compile(
     # tsc, gcc, mypy, rustc: a located error
     r"^\s*(?:\S+?(?:\(\d+,\d+\)|(?::\d+)+):\s*(?:(?:error|fatal)(?:\[\w+\])?:|error TS\d)"
     r"|Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
     # test runners and linters: each failed item (FAIL, (fail), a cross mark)
-    r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717])\s"
+    r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])\s"
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
     r"|ERR_[A-Z][A-Z0-9_]{3,}\b)",  # npm, pnpm and Node error codes
@@ -45,11 +55,14 @@ _MARKED_FAILURE = re.compile(
 )
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
-    r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed)\b",
+    r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed"
+    r"|fehler|fehlgeschlagen|erreur|échec|échoué|ошибка|ошибки|не удалось)\b"
+    r"|错误|錯誤|失败|失敗|エラー|오류|실패",  # no word boundary between CJK characters
     re.I,
 )
-"""A line of a failed output that says what went wrong uses one of these words ("Traceback
-(most recent call last):" is a header saying nothing of what went wrong, so not "traceback")."""
+"""A line of a failed output that says what went wrong uses one of these words, in the languages
+the tools print them in ("Traceback (most recent call last):" is a header saying nothing of
+what went wrong, so not "traceback")."""
 _YES_NO_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
 )
@@ -168,12 +181,17 @@ def _most_telling_line(text: str, status: int | None) -> str:
         exceptions = _EXCEPTION_LINE.findall(text[text.rindex(_TRACEBACK) :])
         if exceptions:
             return _clip(exceptions[-1])
-    found = _ERROR_LINE.search(text) or _MARKED_FAILURE.search(text) or _EXCEPTION_LINE.search(text)
-    if found:  # the whole line: a marked failure's pattern matches only the mark
+    found = (
+        _ERROR_LINE.search(text)
+        or _MARKED_FAILURE.search(text)
+        or _EXCEPTION_LINE.search(text)
+        or _FAILURE_WORDS.search(text)
+    )
+    if found:  # the whole line: a pattern matches only a mark or a word of it
         start = text.rfind("\n", 0, found.start()) + 1
         end = text.find("\n", found.start())
         return _clip(text[start : end if end >= 0 else len(text)])
-    for line in text.splitlines():
+    for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
         if stripped and not _is_status_line(stripped):
             return _clip(stripped)

@@ -1,4 +1,6 @@
-"""The excerpt of a failure is the line that says what failed, not the output's first line."""
+"""The excerpt of a failure is the line that says what failed, not the output's first line; a
+command that masks its program's exit code (``|| true``) or shows another run's log is read as
+if the code were lost, so the failure lines its output holds still count."""
 
 # ruff: noqa: RUF001 (CJK colons and Cyrillic text on purpose)
 
@@ -14,6 +16,16 @@ NPM_PUBLISH = (
     "npm error code ENEEDAUTH\n"
     "npm error need auth This command requires you to be logged in\n"
     "Exit code: 1"
+)
+GH_LOG = (
+    "release\tCheck tag\t2026-11-30T10:04:05.1234567Z Checking tags\n"
+    "release\tCheck tag\t2026-11-30T10:04:06.0000000Z \u274c Tag v4.40.1 already exists\n"
+    "Process exited with code 0"
+)
+NPM_VIEW = (
+    "npm error code E404\n"
+    "npm error 404 'agentv@4.40.1' is not in this registry.\n"
+    "Process exited with code 0"
 )
 
 
@@ -47,4 +59,49 @@ def test_the_first_line_when_no_line_says_what_failed() -> None:
     output = "\U0001f4e6 Publishing agentv@4.40.1\ndone in 2s\nExit code: 1"
     assert (
         failure_excerpt(output, is_error=False, shell=True) == "\U0001f4e6 Publishing agentv@4.40.1"
+    )
+
+
+def test_a_masked_exit_code_does_not_hide_the_failure() -> None:
+    command = "npm view agentv@4.40.1 version || true"
+    assert failure_excerpt(NPM_VIEW, is_error=False, shell=True, command=command) == (
+        "npm error code E404"
+    )
+    unmasked = "npm view agentv@4.40.1 version"
+    assert failure_excerpt(NPM_VIEW, is_error=False, shell=True, command=unmasked) is None
+
+
+def test_a_ci_log_shows_the_failure_of_its_run() -> None:
+    excerpt = failure_excerpt(GH_LOG, is_error=False, shell=True, command="gh run view 42 --log")
+    assert excerpt == "\u274c Tag v4.40.1 already exists"
+    assert failure_excerpt(GH_LOG, is_error=False, shell=True, command="gh run list") is None
+
+
+@pytest.mark.parametrize(
+    ("output", "command"),
+    [
+        (
+            "error: the word in a file\nProcess exited with code 0",
+            "grep -h error notes.txt || true",
+        ),
+        ("Checked 12 files\nProcess exited with code 0", "biome check . || true"),
+        (
+            "app\tbuild\t2026-11-30T10:04:05Z 0 errors\nProcess exited with code 0",
+            "gh run view 1 --log",
+        ),
+    ],
+)
+def test_a_masked_or_logged_output_without_a_failure_line_is_not_a_failure(
+    output: str, command: str
+) -> None:
+    assert failure_excerpt(output, is_error=False, shell=True, command=command) is None
+
+
+def test_a_tool_error_is_its_first_line_not_the_text_it_echoes() -> None:
+    output = (
+        "Found 2 matches of the string to replace, but replace_all is false.\n"
+        'String: return fmt.Errorf("failed to open %s", path)'
+    )
+    assert failure_excerpt(output, is_error=True, shell=False) == (
+        "Found 2 matches of the string to replace, but replace_all is false."
     )

@@ -5,9 +5,11 @@ or — for shell tools only, whose output is a program's — when it holds a Pyt
 line starting with ``error:``/``fatal:``, or a line a compiler, linter, test runner or package
 manager prints for a failure (``_MARKED_FAILURE``: an output piped through ``tail`` loses its
 exit code, not these lines). A visible exit code 0 wins over error-looking text (the
-command handled its own error). File contents are never scanned: a file may well say "error:".
-The excerpt is the line that says what failed (an error line, a marked failure, an exception,
-then any line with a failure word), the output's first line only when none does.
+command handled its own error), unless the command masked its program's code (``|| true``) or
+shows another run's log (``gh run view --log``). File contents are never scanned: a file may
+well say "error:". The excerpt is the line that says what failed (an error line, a marked
+failure, an exception, then in a program's output any line with a failure word), the first
+line only when none does.
 A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
 
@@ -71,6 +73,16 @@ REJECTION_NOTICES = (
     "Action rejected:",  # OpenHands V1's UserRejectObservation (formats.openhands_v1)
 )
 """How an agent harness opens the result of a tool call the person refused to let run."""
+_MASKED_EXIT = re.compile(r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true)\s*$")
+"""A command ending so (``npm view pkg || true``) exits 0 whatever its program did."""
+_LOG_VIEWER = re.compile(
+    r"\bgh run view\b.*--log|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
+)
+"""A command showing another run's log: its own exit code says nothing of that run."""
+_LOG_PREFIX = re.compile(
+    r"^(?:[^\t\n]*\t){0,2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?", re.M
+)
+"""The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
@@ -99,13 +111,15 @@ def failure_excerpt(
     if status == 1 and command is not None and _answers_no(command):
         return None
     failed = is_error or (status is not None and status != 0)
-    if not failed and shell and status is None:
+    if command is not None and _LOG_VIEWER.search(command):
+        text = _LOG_PREFIX.sub("", text)
+    if not failed and shell and (status is None or _hides_failure(command)):
         failed = _TRACEBACK in text or any(
             p.search(text) is not None for p in (_ERROR_LINE, _MARKED_FAILURE)
         )
     if not failed:
         return None
-    return _most_telling_line(_TOOL_ERROR_TAG.sub("", text), status)
+    return _most_telling_line(_TOOL_ERROR_TAG.sub("", text), status, shell=shell)
 
 
 def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | None:
@@ -171,12 +185,26 @@ def further_lines(text: str, excerpt: str, limit: int) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _hides_failure(command: str | None) -> bool:
+    """True when the exit code shown is not that of the program whose output this is: the
+    command masks it (``|| true``) or shows another run's log. A search masked so
+    (``grep x || true``) still only searches."""
+    if command is None:
+        return False
+    if _LOG_VIEWER.search(command):
+        return True
+    unmasked = _MASKED_EXIT.sub("", command)
+    return unmasked != command and not _answers_no(unmasked)
+
+
 def _answers_no(command: str) -> bool:
     last = re.split(r"&&|\|\||;|\n", command.strip())[-1].rsplit("|", 1)[-1].split()
     return bool(last) and last[0].rsplit("/", 1)[-1] in _YES_NO_PROGRAMS
 
 
-def _most_telling_line(text: str, status: int | None) -> str:
+def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
+    """A program's output (``shell``) may say what failed on any line; another tool's error
+    opens with its harness's message, and what follows is often the text it echoes back."""
     if _TRACEBACK in text:
         exceptions = _EXCEPTION_LINE.findall(text[text.rindex(_TRACEBACK) :])
         if exceptions:
@@ -185,7 +213,7 @@ def _most_telling_line(text: str, status: int | None) -> str:
         _ERROR_LINE.search(text)
         or _MARKED_FAILURE.search(text)
         or _EXCEPTION_LINE.search(text)
-        or _FAILURE_WORDS.search(text)
+        or (_FAILURE_WORDS.search(text) if shell else None)
     )
     if found:  # the whole line: a pattern matches only a mark or a word of it
         start = text.rfind("\n", 0, found.start()) + 1

@@ -16,7 +16,8 @@ import pytest
 from contextwarden.errors import StoreError
 from contextwarden.log import UsageRecorded
 from contextwarden.proxy.anchors import Anchors
-from contextwarden.proxy.sessions import Managed, Sessions
+from contextwarden.proxy.sessions import Sessions
+from contextwarden.proxy.values import Managed
 from tests.test_proxy_sessions import make, request
 
 T = TypeVar("T")

@@ -14,7 +14,8 @@ from contextwarden.manager import ContextManager
 from contextwarden.model import TextBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy.apis_openai import CHAT
-from contextwarden.proxy.sessions import Managed, Sessions
+from contextwarden.proxy.sessions import Sessions
+from contextwarden.proxy.values import Managed
 from contextwarden.stores import SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter
 

@@ -18,8 +18,7 @@ import pytest
 from contextwarden.eval.proxy_process import proxy_process
 from contextwarden.log import MessageAdded
 from contextwarden.policy import ContextPolicy
-from contextwarden.proxy.matching import credential_scope, scoped
-from contextwarden.proxy.sessions import recorded_turns
+from contextwarden.proxy.matching import credential_scope, recorded_turns, scoped
 from contextwarden.stores import PostgresStore
 from tests.proxy_harness import Scripted, check_request, last_results, text, tool_call, upstream
 from tests.test_proxy import file_text

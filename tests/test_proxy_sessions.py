@@ -10,7 +10,8 @@ from contextwarden.compaction.cache import CachePolicy
 from contextwarden.manager import ContextManager
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy.apis import ANTHROPIC
-from contextwarden.proxy.sessions import Sessions, session_key
+from contextwarden.proxy.matching import session_key
+from contextwarden.proxy.sessions import Sessions
 from contextwarden.proxy.wording import dump_body
 from contextwarden.stores import SqliteStore
 from contextwarden.tokens.heuristic import HeuristicCounter

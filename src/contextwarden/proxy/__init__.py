@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from contextwarden.errors import ProxyConfigError
 from contextwarden.proxy.config import ProxyConfig
+from contextwarden.proxy.matching import session_key
 from contextwarden.proxy.serve import build_app, running, serve
-from contextwarden.proxy.sessions import Sessions, session_key
+from contextwarden.proxy.sessions import Sessions
 
 __all__ = [
     "ProxyConfig",

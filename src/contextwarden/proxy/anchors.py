@@ -13,7 +13,8 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any, Protocol, TypeVar
 
 from contextwarden.errors import ContextWardenError
-from contextwarden.proxy.sessions import Managed, Sessions
+from contextwarden.proxy.sessions import Sessions
+from contextwarden.proxy.values import Managed
 
 log = logging.getLogger("contextwarden.proxy")
 T = TypeVar("T")

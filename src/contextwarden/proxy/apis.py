@@ -12,7 +12,7 @@ from contextwarden.errors import FormatError
 from contextwarden.model import Message
 from contextwarden.proxy import edits
 from contextwarden.proxy.matching import session_key, stable
-from contextwarden.proxy.sessions import Incoming, Managed
+from contextwarden.proxy.values import Incoming, Managed
 from contextwarden.tokens.calibration import measured_calibration
 from contextwarden.wire.anthropic import block_to_wire, message_from_wire
 from contextwarden.wire.anthropic_cache import MAX_BREAKPOINTS, add_breakpoints, count_markers

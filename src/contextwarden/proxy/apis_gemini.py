@@ -12,7 +12,8 @@ from typing import Any
 from contextwarden.errors import FormatError
 from contextwarden.model import Message
 from contextwarden.proxy.apis import ErrorKind
-from contextwarden.proxy.sessions import Incoming, Managed, session_key
+from contextwarden.proxy.matching import session_key
+from contextwarden.proxy.values import Incoming, Managed
 from contextwarden.wire.common import as_mapping
 from contextwarden.wire.gemini import new_messages, system_blocks
 from contextwarden.wire.gemini_out import gemini_contents

@@ -12,7 +12,7 @@ from contextwarden.errors import FormatError
 from contextwarden.model import Message
 from contextwarden.proxy.apis import ErrorKind, model_of
 from contextwarden.proxy.matching import session_key, stable
-from contextwarden.proxy.sessions import Incoming, Managed
+from contextwarden.proxy.values import Incoming, Managed
 from contextwarden.wire.openai_in import messages_from_openai
 from contextwarden.wire.openai_out import history_to_openai
 from contextwarden.wire.responses import messages_from_responses

@@ -18,7 +18,7 @@ from contextwarden.proxy.passthrough import forward
 from contextwarden.proxy.recall_hook import recall_rounds
 from contextwarden.proxy.refusals import classify, refuse
 from contextwarden.proxy.relaying import relay
-from contextwarden.proxy.sessions import Incoming, Managed
+from contextwarden.proxy.values import Incoming, Managed
 from contextwarden.proxy.wording import parse_body, reworded
 
 if TYPE_CHECKING:

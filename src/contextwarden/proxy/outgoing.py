@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from contextwarden.model import Message
 from contextwarden.proxy.apis import Api
-from contextwarden.proxy.sessions import Managed
+from contextwarden.proxy.values import Managed
 from contextwarden.proxy.wording import dump_body
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from contextwarden.model import Message
 from contextwarden.proxy import recall_stream, recalling
 from contextwarden.proxy.apis import Api
 from contextwarden.proxy.outgoing import BYTES_PER_TOKEN, post, render_body
-from contextwarden.proxy.sessions import Incoming, Managed
+from contextwarden.proxy.values import Incoming, Managed
 
 if TYPE_CHECKING:
     import httpx

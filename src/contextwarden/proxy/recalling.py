@@ -27,8 +27,10 @@ from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.proxy.metrics import Metrics
 from contextwarden.proxy.recall_reply import lead_text, restated_reply
 from contextwarden.proxy.replies import Said, read_reply
-from contextwarden.proxy.sessions import Incoming, Sessions, prompt_usage
+from contextwarden.proxy.sessions import Sessions
 from contextwarden.proxy.upstream import Upstream
+from contextwarden.proxy.usage import prompt_usage
+from contextwarden.proxy.values import Incoming
 from contextwarden.recall import PAGE_CHARS, RECALL_TOOL, RECALL_TOOL_NAME, named_ids
 from contextwarden.wire.common import as_mapping
 

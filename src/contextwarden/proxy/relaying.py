@@ -14,9 +14,9 @@ from contextwarden.errors import UpstreamError
 from contextwarden.proxy.apis import Api
 from contextwarden.proxy.metrics import RequestRecord
 from contextwarden.proxy.refusals import classify, refuse
-from contextwarden.proxy.sessions import FIXED_SHARE_HEADER, Managed
 from contextwarden.proxy.sse import EventReader
 from contextwarden.proxy.upstream import response_headers
+from contextwarden.proxy.values import FIXED_SHARE_HEADER, Managed
 from contextwarden.proxy.wording import dump_body
 
 if TYPE_CHECKING:

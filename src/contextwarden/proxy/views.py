@@ -14,9 +14,10 @@ from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, LogEntry, MetadataSet, UsageRecorded
 from contextwarden.model import thaw
 from contextwarden.proxy.anchors import Anchors
+from contextwarden.proxy.matching import recorded_turns
 from contextwarden.proxy.metrics import Metrics
 from contextwarden.proxy.recalling import RECALL_KEY
-from contextwarden.proxy.sessions import Sessions, recorded_turns
+from contextwarden.proxy.sessions import Sessions
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.wire.anthropic import messages_to_wire
 

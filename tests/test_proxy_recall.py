@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -161,8 +162,17 @@ DEPLOY_TOOL = {**READ_TOOL, "name": "Deploy", "description": "Deploy a module"}
 DEPLOY_FUNCTION = {"type": "function", "function": {**READ_FUNCTION["function"], "name": "Deploy"}}
 
 
-def ask(url: str, path: str, messages: list[dict[str, Any]], stream: bool) -> tuple[str, list[Any]]:
-    """The agent's request through the real SDK: the reply's text and its tool calls."""
+@dataclass(frozen=True)
+class Answer:
+    """What the agent got back through the real SDK."""
+
+    text: str
+    calls: list[Any]
+    usage: dict[str, Any] | None
+
+
+def answer(url: str, path: str, messages: list[dict[str, Any]], stream: bool) -> Answer:
+    """The agent's request through the real SDK (a stream read to its end)."""
     if path == MESSAGES:
         client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
         create: dict[str, Any] = {
@@ -176,7 +186,8 @@ def ask(url: str, path: str, messages: list[dict[str, Any]], stream: bool) -> tu
         else:
             reply = client.messages.create(**create, messages=messages)
         uses = [b for b in reply.content if b.type == "tool_use"]
-        return "".join(b.text for b in reply.content if b.type == "text"), uses
+        text = "".join(b.text for b in reply.content if b.type == "text")
+        return Answer(text, uses, reply.usage.model_dump(exclude_none=True))
     chat = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
     if path == RESPONSES:
         functions = [
@@ -189,19 +200,30 @@ def ask(url: str, path: str, messages: list[dict[str, Any]], stream: bool) -> tu
         else:
             response = chat.responses.create(**asked)
         calls = [o for o in response.output if o.type == "function_call"]
-        return response.output_text, calls
+        used = response.usage.model_dump(exclude_none=True) if response.usage else None
+        return Answer(response.output_text, calls, used)
     tools = [READ_FUNCTION, DEPLOY_FUNCTION]
     kwargs: dict[str, Any] = {"model": "m", "tools": tools, "messages": messages}
     if not stream:
-        message = chat.chat.completions.create(**kwargs).choices[0].message
-        return message.content or "", list(message.tool_calls or [])
-    said, calls = [], []
-    usage = {"include_usage": True}  # else the proxy cannot count the hidden rounds' tokens
-    for chunk in chat.chat.completions.create(**kwargs, stream=True, stream_options=usage):
+        completion = chat.chat.completions.create(**kwargs)
+        message = completion.choices[0].message
+        used = completion.usage.model_dump(exclude_none=True) if completion.usage else None
+        return Answer(message.content or "", list(message.tool_calls or []), used)
+    said, calls, usage = [], [], None
+    options = {"include_usage": True}  # else the proxy cannot count the hidden rounds' tokens
+    for chunk in chat.chat.completions.create(**kwargs, stream=True, stream_options=options):
         for choice in chunk.choices:
             said.append(choice.delta.content or "")
             calls += choice.delta.tool_calls or []
-    return "".join(said), calls
+        usage = chunk.usage or usage
+    used = usage.model_dump(exclude_none=True) if usage else None
+    return Answer("".join(said), calls, used)
+
+
+def ask(url: str, path: str, messages: list[dict[str, Any]], stream: bool) -> tuple[str, list[Any]]:
+    """The agent's request through the real SDK: the reply's text and its tool calls."""
+    got = answer(url, path, messages, stream)
+    return got.text, got.calls
 
 
 def config(api_url: str, tmp_path: Path, recall: bool = True) -> ProxyConfig:

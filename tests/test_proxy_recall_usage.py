@@ -8,23 +8,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
 from contextwarden.proxy.recall_reply import agent_usage, restated_event, restated_reply
-from tests.proxy_harness import admin_get, opened, prompt_tokens, proxy_server, upstream
-from tests.test_proxy import KEY
+from tests.proxy_harness import admin_get, prompt_tokens, proxy_server, upstream
 from tests.test_proxy_recall import (
     CHAT,
-    DEPLOY_FUNCTION,
-    DEPLOY_TOOL,
     MESSAGES,
     NEEDLE,
-    READ_FUNCTION,
-    READ_TOOL,
     RESPONSES,
     Model,
+    answer,
     config,
     prior,
 )
@@ -35,49 +29,9 @@ OUTPUT_TOKENS = 20
 
 def ask_usage(url: str, path: str, stream: bool) -> tuple[str, dict[str, Any]]:
     """The question asked through the real SDK: the reply's text and the usage it reports."""
-    messages = prior(path)
-    if path == MESSAGES:
-        client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
-        create: dict[str, Any] = {
-            "model": "m",
-            "max_tokens": 200,
-            "tools": [READ_TOOL, DEPLOY_TOOL],
-        }
-        if stream:
-            with client.messages.stream(**create, messages=messages) as events:
-                reply = events.get_final_message()
-        else:
-            reply = client.messages.create(**create, messages=messages)
-        said = "".join(b.text for b in reply.content if b.type == "text")
-        return said, reply.usage.model_dump(exclude_none=True)
-    client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
-    if path == RESPONSES:
-        tools = [{"type": "function", **f["function"]} for f in (READ_FUNCTION, DEPLOY_FUNCTION)]
-        asked: dict[str, Any] = {"model": "m", "tools": tools, "input": messages}
-        if stream:
-            events = client.responses.create(**asked, stream=True)
-            response = next(e.response for e in events if e.type == "response.completed")
-        else:
-            response = client.responses.create(**asked)
-        assert response.usage is not None
-        return response.output_text, response.usage.model_dump(exclude_none=True)
-    kwargs: dict[str, Any] = {
-        "model": "m",
-        "tools": [READ_FUNCTION, DEPLOY_FUNCTION],
-        "messages": messages,
-    }
-    if not stream:
-        completion = client.chat.completions.create(**kwargs)
-        assert completion.usage is not None
-        said = completion.choices[0].message.content or ""
-        return said, completion.usage.model_dump(exclude_none=True)
-    texts, usage = [], None
-    options = {"include_usage": True}
-    for chunk in client.chat.completions.create(**kwargs, stream=True, stream_options=options):
-        texts += [c.delta.content or "" for c in chunk.choices]
-        usage = chunk.usage or usage
-    assert usage is not None
-    return "".join(texts), usage.model_dump(exclude_none=True)
+    got = answer(url, path, prior(path), stream)
+    assert got.usage is not None
+    return got.text, got.usage
 
 
 def prompt_side(path: str, tokens: int) -> dict[str, int]:

@@ -104,7 +104,7 @@ class Sessions(OpenHistories):
             created = self._create(session_id, request)
             if created is not None:
                 history, added = created
-                managed = self._extend(session_id, history, request, each, ())
+                managed = self._extend(session_id, history, request, each, digests, ())
                 return replace(managed, new_items=added)
             history = self.history(session_id, request.system, request.tools, request.model)
             turns = self._turns(session_id, history)
@@ -112,7 +112,7 @@ class Sessions(OpenHistories):
                 new = request.convert(request.items, 0)
                 new = new[held(history.log, new) :]
                 check_new(history.messages, new, 0)
-                return self._extend(session_id, history, request, each, new)
+                return self._extend(session_id, history, request, each, digests, new)
             found, latest = best_match(turns, digests), turns[-1]
             if found is None or found.turn != latest:
                 found = lead_match(latest, request.items, each) or found
@@ -129,7 +129,7 @@ class Sessions(OpenHistories):
                     new = new[already_added(history.log, latest, new) :]
                 check_new(kept, new, found.at)
                 if self._rewound(history, request, found):
-                    return self._extend(session_id, history, request, each, new)
+                    return self._extend(session_id, history, request, each, digests, new)
             session_id = fork_key(session_id, digests, found.at if found is not None else 0)
 
     def _create(self, session_id: str, request: Incoming) -> tuple[ConversationHistory, int] | None:
@@ -244,9 +244,11 @@ class Sessions(OpenHistories):
         history: ConversationHistory,
         request: Incoming,
         each: Sequence[bytes],
+        digests: Sequence[str],
         new: Sequence[Message],
     ) -> Managed:
-        """Add the request's checked ``new`` messages, manage, and record the turn."""
+        """Add the request's checked ``new`` messages, manage, and record the turn (``each``:
+        the request's item hashes, ``digests``: their chain, as ``_manage`` matched with)."""
         try:
             for message in new:
                 history.add(message)
@@ -259,7 +261,6 @@ class Sessions(OpenHistories):
         if history.estimate_tokens() > limit:  # prepare() raises first unless told to flag
             raise ContextOverflowError(history.estimate_tokens(), limit)
         count = len(request.items)
-        digests = prefix_chain(each)
         marks = tail_marks(history.messages, request, digests)
         lead, bodies = lead_of(each, count), body_marks(each, count, marks)
         turn = Turn(count, digests[count], len(history.log), tuple(applied), marks, lead, bodies)

@@ -225,3 +225,15 @@ def test_a_postgresql_store_is_read_by_its_dsn(
         postgres.close()
         with psycopg.connect(postgres_dsn, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def test_an_unreachable_postgresql_store_is_one_line() -> None:
+    """The connection pool's warning per failed attempt stays off the terminal: the person sees
+    the store's one line saying what failed, and exit code 2."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    argv = [sys.executable, "-m", "contextwarden", "inspect", "postgresql://postgres@127.0.0.1:1/x"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "contextwarden: error: cannot connect to PostgreSQL at postgres@127.0.0.1:1/x within 10 s"
+    ]

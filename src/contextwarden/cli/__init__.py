@@ -7,6 +7,7 @@ command line that cannot be carried out, 1 for a failure while running, 130 on C
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Sequence
 
 from contextwarden import __version__
@@ -25,7 +26,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+QUIET_LOGGERS = ("psycopg.pool",)
+"""Libraries whose warnings would reach the terminal through logging's last resort: the
+connection pool warns of every failed attempt before the store's one-line error says why."""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``contextwarden`` console script."""
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).addHandler(logging.NullHandler())
     args = build_parser().parse_args(argv)
     raise SystemExit(run_command(lambda: int(args.run(args))))

@@ -13,6 +13,7 @@ import pytest
 
 from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
+from contextwarden.proxy.config import SummaryApiChoice
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
 from tests.proxy_harness import (
     Scripted,
@@ -42,6 +43,18 @@ def deployer(path: str, body: dict[str, Any]) -> Scripted:
     return tool_call("Deploy", f"call_{step}", module=f"m{step}")
 
 
+def summarizing(url: str, tmp_path: Path, api: SummaryApiChoice) -> ProxyConfig:
+    """A proxy whose summaries the scripted upstream writes, asked over ``api``."""
+    return ProxyConfig(
+        upstream=url,
+        window=WINDOW,
+        store=str(tmp_path / "p.sqlite3"),
+        summarizer="upstream",
+        summary_model="scripted-summarizer",
+        summary_api=api,
+    )
+
+
 def test_upstream_model_writes_the_summaries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -51,13 +64,7 @@ def test_upstream_model_writes_the_summaries(
         {"name": "Deploy", "description": "Deploy a module", "input_schema": {"type": "object"}}
     ]
     with upstream(deployer) as api:
-        config = ProxyConfig(
-            upstream=api.url,
-            window=WINDOW,
-            store=str(tmp_path / "p.sqlite3"),
-            summarizer="upstream",
-            summary_model="scripted-summarizer",
-        )
+        config = summarizing(api.url, tmp_path, "anthropic")
         with proxy_server(config) as url:
             client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
             messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
@@ -120,14 +127,7 @@ def test_an_openai_upstream_writes_the_summaries_over_chat_completions(
     tools = [{"type": "function", "function": {"name": "Deploy", "parameters": {"type": "object"}}}]
     path = "/v1/chat/completions"
     with upstream(deployer) as api:
-        config = ProxyConfig(
-            upstream=api.url,
-            window=WINDOW,
-            store=str(tmp_path / "p.sqlite3"),
-            summarizer="upstream",
-            summary_model="scripted-summarizer",
-            summary_api="openai",
-        )
+        config = summarizing(api.url, tmp_path, "openai")
         with proxy_server(config) as url:
             client = opened(openai.OpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0))
             messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]

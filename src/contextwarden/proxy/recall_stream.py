@@ -15,6 +15,7 @@ agent has the call): its recall calls are dropped instead and the rest goes on r
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -44,7 +45,7 @@ def gates(api: str, body: Mapping[str, Any]) -> bool:
     return api in GATES and body.get("stream") is True
 
 
-class Gate:
+class Gate(ABC):
     """One reply's events: what passes at once, and what is held from a recall call on."""
 
     api: ClassVar[str]
@@ -64,9 +65,9 @@ class Gate:
     def holding(self) -> bool:
         return bool(self.recall_blocks)
 
+    @abstractmethod
     def feed(self, event: Event) -> bytes:
         """The bytes to pass for ``event`` now (none when it is held or dropped)."""
-        raise NotImplementedError
 
     def end(self, first: Mapping[str, Any] | None) -> bytes:
         """The held events of a reply that calls no recall, or whose recall calls are dropped;
@@ -77,9 +78,9 @@ class Gate:
             out += self._ended(event) if changed is None else event.with_data(changed)
         return bytes(out)
 
+    @abstractmethod
     def _ended(self, event: Event) -> bytes:
         """A held event as it goes out at the end."""
-        raise NotImplementedError
 
     def _seen_call(self, name: Any, index: Any) -> None:
         if name == RECALL_TOOL_NAME:

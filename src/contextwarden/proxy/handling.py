@@ -9,11 +9,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from contextwarden.errors import ContextWardenError, RequestRefused
-from contextwarden.proxy import recalling
 from contextwarden.proxy.apis import BAD_REQUEST, SESSION_HEADER, Api
 from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.metrics import RequestRecord
-from contextwarden.proxy.outgoing import BYTES_PER_TOKEN, post, render_body, rendered
+from contextwarden.proxy.outgoing import post, prepared, rendered
 from contextwarden.proxy.passthrough import forward
 from contextwarden.proxy.recall_hook import recall_rounds
 from contextwarden.proxy.refusals import classify, refuse
@@ -52,12 +51,12 @@ async def handle(proxy: Proxy, api: Api, request: Request) -> Response:
     try:
         async with proxy.hold(incoming.key):
             work = proxy.sessions.manage
-            managed, out = await proxy.run(rendered, proxy, api, body, work, incoming)
+            managed, sent, out = await proxy.run(prepared, proxy, api, body, work, incoming)
     except Exception as exc:  # every failure becomes an API error, never a crash
         kind, reason = classify(exc)
         message = reworded(api.name, exc) or f"contextwarden proxy: {exc}"
         return refuse(proxy, api, kind, message, reason, incoming.key)
-    return await send(proxy, api, request, body, incoming, managed, out)
+    return await send(proxy, api, request, sent, incoming, managed, out, offered=sent is not body)
 
 
 async def send(
@@ -68,22 +67,12 @@ async def send(
     incoming: Incoming,
     managed: Managed,
     out: bytes,
+    *,
+    offered: bool,
 ) -> Response:
-    """Forward the managed request (rendered as ``out``); on "prompt is too long", compact
-    once and retry."""
+    """Forward the managed request (``body`` rendered as ``out``; ``offered``: it carries the
+    recall tool the proxy added); on "prompt is too long", compact once and retry."""
     started = time.perf_counter()
-    offered = proxy.config.recall and await proxy.offload(
-        managed.tokens * BYTES_PER_TOKEN,
-        recalling.offer,
-        api.name,
-        body,
-        managed.messages,
-    )
-    if offered:
-        body = recalling.with_tool(api.name, body)
-        out = await proxy.offload(
-            managed.tokens * BYTES_PER_TOKEN, render_body, proxy, api, body, managed.messages
-        )
     source = None
     try:
         reply = await post(proxy, api, request, out)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from contextwarden.model import Message
+from contextwarden.proxy import recalling
 from contextwarden.proxy.apis import Api
 from contextwarden.proxy.values import Managed
 from contextwarden.proxy.wording import dump_body
@@ -28,6 +29,18 @@ def rendered(
     one call, so that a worker thread does both in one hop."""
     managed = work(*args)
     return managed, render_body(proxy, api, body, managed.messages)
+
+
+def prepared(
+    proxy: Proxy, api: Api, body: dict[str, Any], work: Callable[..., Managed], *args: Any
+) -> tuple[Managed, dict[str, Any], bytes]:
+    """``rendered``, with the recall tool added to ``body`` when ``--recall`` offers it for the
+    managed view (decided in the same hop, so the body is rendered once): the request as it
+    goes upstream, and its bytes."""
+    managed = work(*args)
+    if proxy.config.recall and recalling.offer(api.name, body, managed.messages):
+        body = recalling.with_tool(api.name, body)
+    return managed, body, render_body(proxy, api, body, managed.messages)
 
 
 def render_body(proxy: Proxy, api: Api, body: dict[str, Any], messages: Sequence[Message]) -> bytes:

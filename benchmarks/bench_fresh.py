@@ -3,6 +3,7 @@
 
     python benchmarks/bench_fresh.py --data /work/fresh                       # print the section
     python benchmarks/bench_fresh.py --data /work/fresh --baseline /tmp/base/src --write FILE
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes3 --data /work/fresh3
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
 neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
@@ -18,6 +19,11 @@ Each session is replayed twice through the ladder: ``ContextPolicy()`` and
 end counts as recalled when an original the last context names holds it). ``--baseline SRC``
 runs the same measurement with the package found in ``SRC`` (another checkout's ``src``), in a
 subprocess, and shows it as *before*.
+
+``--probes DIR`` measures another folder of probes written the same way (``fresh_probes3``, the
+third set, built by ``build_fresh_corpus.py --set 3``): one file per session, named after the
+session file under the data folder; every session of such a set is blind. Each probe missing
+from the last request's context is listed under the table, with whether recall got it back.
 """
 
 from __future__ import annotations
@@ -72,6 +78,18 @@ class Session:
     def probes(self) -> str:
         stem = Path(self.path).name.removesuffix(".jsonl").removesuffix(".md")
         return f"{stem}{f'#{self.index}' if self.index else ''}.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Bench:
+    """A folder of hand-written probes, the sessions they were written for, and the title,
+    command and account the section gives."""
+
+    probes: Path
+    sessions: tuple[Session, ...]
+    title: str
+    command: str
+    explained: str
 
 
 SESSIONS = (
@@ -193,6 +211,50 @@ moves every later compaction): shortening decisions to 240 characters, or cappin
 diagnoses at 8, *raised* the tokens sent on the project's held-out sessions."""
 
 
+FIRST = Bench(PROBES, SESSIONS, SECTION, COMMAND, EXPLAINED)
+"""The first set: its own sessions, halves and account of what was tuned on its fit half."""
+
+
+def bench_for(probes: Path, data: Path) -> Bench:
+    """The set whose probes are in ``probes``: the first set, or a blind set found on disk."""
+    if probes.resolve() == PROBES:
+        return FIRST
+    sessions = tuple(_session_for(path, data) for path in sorted(probes.glob("*.json")))
+    if not sessions:
+        raise FormatError("no probe files (*.json) here", path=str(probes))
+    name = probes.name
+    return Bench(
+        probes,
+        sessions,
+        f"## Hand-written probes on the blind set `{name}` (issue #26, 40,000-token window)",
+        f"python benchmarks/bench_fresh.py --probes benchmarks/{name} --data DATA "
+        "--write docs/benchmarks.md",
+        f"Sessions, sources, licences and what each is about: `benchmarks/{name}/README.md`; "
+        "`DATA` is the folder `build_fresh_corpus.py` wrote them into. Every session is blind: "
+        "its probes were written and committed before any summarizer or replay ran on it, and "
+        "nothing is tuned on it.",
+    )
+
+
+def _session_for(probes: Path, data: Path) -> Session:
+    stem, _, index = probes.stem.partition("#")
+    found = sorted(data.glob(f"*/{stem}.*"))
+    if not found:
+        raise FormatError(f"no session {stem}.* under {data}/*/", path=str(probes))
+    path = found[0].relative_to(data).as_posix()
+    return Session(path, int(index or 0), "blind", path)
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """A probe missing from the last request's context, and whether recall got it back."""
+
+    session: str
+    kind: str
+    text: str
+    recalled: bool
+
+
 @dataclass
 class Tally:
     """Per kind: (present, checks) over every request; at the last request, due, kept, and
@@ -234,13 +296,14 @@ class Tally:
         return {name: value for name, value in vars(self).items()}
 
 
-def measure(data: Path) -> dict[str, Tally]:
+def measure(data: Path, bench: Bench) -> tuple[dict[str, Tally], list[Lost]]:
     tallies = {half: Tally.empty() for half in HALVES}
+    lost: list[Lost] = []
     counter = HeuristicCounter()
     price = default_prices().get(PRICED_AT)
-    for session in SESSIONS:
+    for session in bench.sessions:
         history = load(data / session.path, index=session.index, counter=counter)
-        probes = load_probes(PROBES / session.probes)
+        probes = load_probes(bench.probes / session.probes)
         runs = []
         for policy in (
             ContextPolicy(context_window=WINDOW),
@@ -262,13 +325,19 @@ def measure(data: Path) -> dict[str, Tally]:
         tally.unchecked += len(result.probes.unchecked)
         for probe, why in result.probes.unchecked:
             print(f"unchecked ({session.probes}): {probe.text!r}: {why}", file=sys.stderr)
-    return tallies
+        back = set(runs[1].recall.recovered) if runs[1].recall else set()
+        kept_with_recall = back | (set(kinds) - set(runs[1].retention.missing_at_end))
+        lost += [
+            Lost(session.path, kinds[text], text, text in kept_with_recall)
+            for text in runs[0].retention.missing_at_end
+        ]
+    return tallies, lost
 
 
-def baseline(src: Path, data: Path) -> dict[str, Tally]:
+def baseline(src: Path, data: Path, probes: Path) -> dict[str, Tally]:
     """``measure`` run with the package in ``src``, in a subprocess."""
     env = {**os.environ, "PYTHONPATH": str(src)}
-    argv = [sys.executable, __file__, "--data", str(data), "--json"]
+    argv = [sys.executable, __file__, "--data", str(data), "--probes", str(probes), "--json"]
     out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
     return {half: _tally(values) for half, values in json.loads(out).items()}
 
@@ -291,32 +360,38 @@ def _tally(values: dict[str, Any]) -> Tally:
     )
 
 
-def table(half: str, before: Tally, after: Tally) -> list[str]:
-    n = sum(s.half == half for s in SESSIONS)
+def table(title: str, before: Tally | None, after: Tally) -> list[str]:
+    """The per-kind table; without a *before*, one column per measure instead of two."""
+    tallies = (after,) if before is None else (before, after)
+    heads = ("checks kept", "at last request", "+ recall")
+    head = heads if before is None else [f"{h}, {w}" for h in heads for w in ("before", "after")]
+    blank = "| " * (len(head) - 1)
     lines = [
-        f"**{half.capitalize()} half ({n} sessions)**",
+        title,
         "",
-        "| kind | probes | checks kept, before | after | at last request, before | after "
-        "| + recall, before | after |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| kind | probes | " + " | ".join(head) + " |",
+        "|---|---:|" + "---:|" * len(head),
     ]
     for kind in (*KINDS, "all"):
         cells = [str(_n(after.due, kind))]
-        cells += [_share(_n(t.hits, kind), _n(t.checks, kind)) for t in (before, after)]
-        cells += [_frac(_n(t.kept, kind), _n(t.due, kind)) for t in (before, after)]
-        cells += [_frac(_n(t.recalled, kind), _n(t.due, kind)) for t in (before, after)]
+        cells += [_share(_n(t.hits, kind), _n(t.checks, kind)) for t in tallies]
+        cells += [_frac(_n(t.kept, kind), _n(t.due, kind)) for t in tallies]
+        cells += [_frac(_n(t.recalled, kind), _n(t.due, kind)) for t in tallies]
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
-    lines.append(f"| probes said after the last request (not checked) | {after.unchecked} "
-                 "| | | | | | |")  # fmt: skip
     lines.append(
-        f"| tokens sent (without / with recall) | | {before.sent:,} / {before.sent_recall:,} "
-        f"| {after.sent:,} / {after.sent_recall:,} ({after.sent / max(1, before.sent):.4f}x) "
-        "| | | | |"
+        f"| probes said after the last request (not checked) | {after.unchecked} | {blank}|"
     )
+    sent = [f"{t.sent:,} / {t.sent_recall:,}" for t in tallies]
+    cost = [f"${t.cost:,.2f} / ${t.cost_recall:,.2f}" for t in tallies]
+    if before is not None:
+        sent[-1] += f" ({after.sent / max(1, before.sent):.4f}x)"
+        cost[-1] += f" ({after.cost / max(1e-9, before.cost):.4f}x)"
+    rest = "| " * (len(head) - len(tallies))
+    lines.append("| tokens sent (without / with recall) | | " + " | ".join(sent) + f" {rest}|")
     lines.append(
-        f"| modeled cost at {PRICED_AT} prices, prompt cache (without / with recall) | "
-        f"| ${before.cost:,.2f} / ${before.cost_recall:,.2f} | ${after.cost:,.2f} / "
-        f"${after.cost_recall:,.2f} ({after.cost / max(1e-9, before.cost):.4f}x) | | | | |"
+        f"| modeled cost at {PRICED_AT} prices, prompt cache (without / with recall) | | "
+        + " | ".join(cost)
+        + f" {rest}|"
     )
     return lines
 
@@ -333,18 +408,26 @@ def _frac(n: int, of: int) -> str:
     return f"{n}/{of} ({n / of:.0%})" if of else "n/a"
 
 
-def section(data: Path, base: Path | None) -> str:
+def section(data: Path, bench: Bench, base: Path | None) -> str:
     started = time.process_time()
-    after = measure(data)
-    before = baseline(base, data) if base is not None else after
-    parts = [SECTION, ""]
+    after, lost = measure(data, bench)
+    before = baseline(base, data, bench.probes) if base is not None else None
+    parts = [bench.title, ""]
     for half in HALVES:
-        parts += [*table(half, before[half], after[half]), ""]
+        n = sum(s.half == half for s in bench.sessions)
+        if n:
+            title = f"**{half.capitalize()} half ({n} sessions)**"
+            parts += [*table(title, before[half] if before else None, after[half]), ""]
     parts.append("| session | half |\n|---|---|")
-    parts += [f"| {s.about} | {s.half} |" for s in SESSIONS]
-    parts += ["", EXPLAINED, "", __doc__.split("\n\n", 2)[2].strip(), ""]
+    parts += [f"| {s.about} | {s.half} |" for s in bench.sessions]
+    parts += ["", f"Missing from the last request's context ({len(lost)}):", ""]
+    parts += [
+        f"- `{x.session}` {x.kind}: “{x.text}”{' (back with recall)' if x.recalled else ''}"
+        for x in lost
+    ]
+    parts += ["", bench.explained, "", __doc__.split("\n\n", 2)[2].strip(), ""]
     parts.append(
-        f"`{COMMAND}` ({sys.platform}, Python {sys.version.split()[0]}; "
+        f"`{bench.command}` ({sys.platform}, Python {sys.version.split()[0]}; "
         f"{time.process_time() - started:.0f} s CPU in this process)."
     )
     return "\n".join(parts)
@@ -354,15 +437,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="folder of fresh sessions")
     parser.add_argument("--baseline", type=Path, help="a src folder to measure as 'before'")
+    parser.add_argument("--probes", type=Path, default=PROBES, help="folder of probe files")
     parser.add_argument("--json", action="store_true", help="print the raw tallies as JSON")
     parser.add_argument("--write", type=Path, help="update the section in a Markdown file")
     args = parser.parse_args(argv)
-    if not (args.data / SESSIONS[0].path).is_file():
+    bench = bench_for(args.probes, args.data)
+    if not (args.data / bench.sessions[0].path).is_file():
         raise FormatError("no sessions here: run build_fresh_corpus.py", path=str(args.data))
     if args.json:
-        print(json.dumps({h: t.as_json() for h, t in measure(args.data).items()}))
+        tallies, _ = measure(args.data, bench)
+        print(json.dumps({h: t.as_json() for h, t in tallies.items()}))
         return 0
-    text = section(args.data, args.baseline)
+    text = section(args.data, bench, args.baseline)
     if args.write:
         write(args.write, text)
     print(text)

@@ -1,19 +1,22 @@
 """Rebuild the fresh sessions ``bench_fresh`` replays, from local clones of their repositories.
 
-    python benchmarks/build_fresh_corpus.py MIRRORS OUT   # MIRRORS/<owner>+<name>/repo (git dirs)
+    python benchmarks/build_fresh_corpus.py MIRRORS OUT            # the first set
+    python benchmarks/build_fresh_corpus.py --set 3 MIRRORS OUT    # the third, blind set
+    # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
-Claude Code ones on the ``entire/checkpoints/v1`` branch the Entire CLI pushes, the aider one
-the commit before the chat log was deleted), copied byte for byte and checked against its
-SHA-256. They stay outside this repository (they hold people's paths and, in one case, an
-e-mail address in a log line); the probes written for them are ``benchmarks/fresh_probes/``.
+Claude Code and Codex ones on the checkpoint refs the Entire CLI pushes, the aider one the
+commit before the chat log was deleted), copied byte for byte and checked against its SHA-256.
+They stay outside this repository (they hold people's paths and, in one case, an e-mail address
+in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1) and
+``benchmarks/fresh_probes3/`` (set 3, whose README says where each session comes from).
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -44,7 +47,7 @@ CHECKPOINTS = (
     (PM, "b5/ef23574320/0", "e8be48dad6f93e44a6c5a13594ed58dc2497364dcf04c2b07eb324e51ae58ae7"),
     (PM, "d7/20ae45fb41/0", "d2879859b01fccf13f7aae0c011b6a340e8d8a9bf13b7371c6c13cb4c6559b8b"),
 )
-SOURCES = (
+SET1 = (
     *(
         Source(
             repo,
@@ -63,9 +66,50 @@ SOURCES = (
     ),
 )
 
+# Set 3 (issue #26's third, blind set): each Codex session is the newest full.jsonl of its own
+# checkpoint ref (refs/entire/checkpoints/<id>) in chikachow/cyspbot (MIT); the Claude Code one
+# is on stat-guy/imessage-mail's (MIT) entire/checkpoints/v1 branch.
+CYSPBOT = "chikachow/cyspbot"
+CYSPBOT_CHECKPOINTS = (
+    ("08/40a5c20d5108", "0938c271235295c910d3b21337cd2f1bf9c940ec",
+     "866809be5aa43d76e52ef8cf79c647f037fab79cda7e2f4ae38b7f5eeb7b0067"),
+    ("08/1cbadb653608", "e0c03cc15a4f774c160c10170795db1f72de9d3e",
+     "07163401be4413cb1cc5a576c703d1e99b536465bf9e2b477ed0560cec08225e"),
+    ("2c/ee170305c92c", "46f238558eb193f6ed171c6ebe125834f2340806",
+     "e53a53ff5dc4036fd10e165c5b9277c2260f424909f1d279a8b521694e8af732"),
+    ("4d/22222ed5984d", "779a53cef43471f113c5a16d938f052263006034",
+     "c64fa927c9e6e6f0a6297974ab499ae99cc7b7e923de44d454c157d30562d1cd"),
+    ("2a/49ea1f60292a", "36f589d27f59340f65c4f762c6e5b7ab10d73097",
+     "c8c0ee78b56dac0cf6a180e66e5d47e8fdca8ce8cb217f1dacf64073edc819a9"),
+    ("0d/ea03077ace0d", "f12c1daf251fa260361212bb62c7f57241cab9d2",
+     "3ae19c5b120fb2c2ae127c4b1c1cd9e0b1b4f4cf02b916873d7302a7cdf91c99"),
+    ("38/f34522128a38", "3a7abf1d292e2394ec9e236ee60aaef01d6114be",
+     "e1588b7082ddddf318dc012204dc69bd43ec0a713f0fbdf318e9b4b67f55b2f5"),
+)  # fmt: skip
+SET3 = (
+    *(
+        Source(
+            CYSPBOT,
+            commit,
+            "0/full.jsonl",
+            f"codex/chikachow__cyspbot__{checkpoint.replace('/', '-')}.jsonl",
+            sha,
+        )
+        for checkpoint, commit, sha in CYSPBOT_CHECKPOINTS
+    ),
+    Source(
+        "stat-guy/imessage-mail",
+        "caf82d9179a43ac9662afe7c39cc8132490adf37",
+        "57/e8437ebd48/0/full.jsonl",
+        "claude-code/stat-guy__imessage-mail__57-e8437ebd48-0.jsonl",
+        "158e7b127d83da8bd27bae681d7939c5df0ab20b6084d4c47dbba5afc03fb994",
+    ),
+)
+SETS = {1: SET1, 3: SET3}
 
-def build(mirrors: Path, out: Path) -> None:
-    for source in SOURCES:
+
+def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:
+    for source in sources:
         git_dir = mirrors / source.repository.replace("/", "+") / "repo"
         blob = subprocess.run(
             ["git", "--git-dir", str(git_dir), "show", f"{source.commit}:{source.path}"],
@@ -83,6 +127,9 @@ def build(mirrors: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        raise SystemExit(__doc__.split("\n\n")[1])
-    build(Path(sys.argv[1]), Path(sys.argv[2]))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", type=int, choices=sorted(SETS), default=1, help="which set")
+    parser.add_argument("mirrors", type=Path, help="folder of <owner>+<name>/repo git dirs")
+    parser.add_argument("out", type=Path, help="folder to write the sessions into")
+    args = parser.parse_args()
+    build(args.mirrors, args.out, SETS[args.set])

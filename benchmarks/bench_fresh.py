@@ -425,10 +425,15 @@ def section(data: Path, bench: Bench, base: Path | None) -> str:
         f"- `{x.session}` {x.kind}: “{x.text}”{' (back with recall)' if x.recalled else ''}"
         for x in lost
     ]
-    parts += ["", bench.explained, "", __doc__.split("\n\n", 2)[2].strip(), ""]
+    # The first set's section also says how its sessions were chosen and split (the third
+    # paragraph of this docstring); another set's README says that for it.
+    method = __doc__.split("\n\n", 2 if bench is FIRST else 3)[-1]
+    parts += ["", bench.explained, "", method.strip(), ""]
     parts.append(
         f"`{bench.command}` ({sys.platform}, Python {sys.version.split()[0]}; "
-        f"{time.process_time() - started:.0f} s CPU in this process)."
+        f"{time.process_time() - started:.0f} s CPU in this process; run "
+        f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)."
     )
     return "\n".join(parts)
 

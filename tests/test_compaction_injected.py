@@ -57,6 +57,20 @@ def test_codex_wrappers_are_not_typed_without_a_loaders_marks() -> None:
     assert clean_typed_text(mixed.text) == TYPED
 
 
+def test_copilot_wrappers_around_typed_text_are_dropped() -> None:
+    # transformedContent of the first user.message in
+    # tests/data/copilot/EntityProcess__agentv__269e1b9e5502-events.jsonl, shortened.
+    sent = (
+        "<current_datetime>2026-06-25T03:50:44.763+02:00</current_datetime>\n\n"
+        "investigate why i get  Check hook recovered and main state (shell)\n\nand fix\n\n"
+        "<system_reminder>\n<sql_tables>Available tables: todos, todo_deps</sql_tables>\n"
+        "</system_reminder>"
+    )
+    assert clean_typed_text(sent) == (
+        "investigate why i get  Check hook recovered and main state (shell)\n\nand fix"
+    )
+
+
 def test_loader_marks_decide_first() -> None:
     listed = first("[bd prime] read the full permission list first", TYPED)
     marked = first(*(b.text for b in listed.content if isinstance(b, TextBlock)),
@@ -111,6 +125,8 @@ def test_summarize_carries_the_reference_and_the_original_comes_back() -> None:
     texts = [b.text for b in lead.content if isinstance(b, TextBlock)]
     assert AGENTS_MD not in texts and TYPED in texts and ENVIRONMENT in texts
     assert lead.meta.extra[FIRST_BLOCKS_KEY] == 3
+    # Read back, the lead's copy of the first message is the person's words alone.
+    assert [m.text for m in user_messages(result.messages)] == [TYPED]
     # The model gets the original back by the id the reference names.
     (wanted,) = named_ids(result.messages[:1])
     assert recall(history, {"id": wanted}).text.startswith(AGENTS_MD[:2_000])

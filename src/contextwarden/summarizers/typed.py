@@ -30,7 +30,8 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    so a request that reaches us without a loader's marks (through the proxy) reads alike:
    ``<environment_context>``, ``<user_instructions>``, ``<permissions instructions>``, its
    ``*_instructions``, ``<collaboration_mode>``, ``<personality_spec>``, ``<turn_aborted>``, and
-   ``# AGENTS.md instructions for <dir>`` with its ``<INSTRUCTIONS>`` element.
+   ``# AGENTS.md instructions for <dir>`` with its ``<INSTRUCTIONS>`` element; and Copilot CLI's
+   ``<current_datetime>`` and ``<system_reminder>`` around what the person typed.
 5. Text an agent harness writes in the user role is not typed: markers such as ``[Request
    interrupted by user…]``, and the environment observations of text-action agents, recognised by
    their fixed formats — mini-swe-agent's ``<returncode>N</returncode>`` outputs and its "Please
@@ -90,6 +91,9 @@ _DROPPED_ELEMENTS = (
     "collaboration_mode",
     "personality_spec",
     "turn_aborted",
+    # Copilot CLI wraps what the person typed in these when it sends it (``transformedContent``)
+    "current_datetime",
+    "system_reminder",
 )
 _DROP_RE = re.compile(
     r"<(" + "|".join(_DROPPED_ELEMENTS) + r")>.*?</\1>"

@@ -17,6 +17,7 @@ from contextwarden.compaction.injected import (
     carried_first_blocks,
     injected_reference,
 )
+from contextwarden.compaction.loss import losses
 from contextwarden.history import ConversationHistory, content_id
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.recall import named_ids, recall
@@ -127,8 +128,10 @@ def test_summarize_carries_the_reference_and_the_original_comes_back() -> None:
     assert lead.meta.extra[FIRST_BLOCKS_KEY] == 3
     # Read back, the lead's copy of the first message is the person's words alone.
     assert [m.text for m in user_messages(result.messages)] == [TYPED]
-    # The model gets the original back by the id the reference names.
+    # The model gets the original back by the id the reference names, the one the loss report
+    # of this compaction gives for it.
     (wanted,) = named_ids(result.messages[:1])
+    assert wanted in losses(history.messages, result.messages, COUNTER).refs
     assert recall(history, {"id": wanted}).text.startswith(AGENTS_MD[:2_000])
     assert history.rehydrate(wanted).text == AGENTS_MD
     # A second compaction keeps the same lead.

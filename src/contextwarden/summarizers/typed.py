@@ -81,7 +81,7 @@ _DROPPED_ELEMENTS = (
     "bash-stderr",
     "command-message",
     "environment_details",  # Cline and Roo Code append it to every user turn
-    # Codex (rule 4's second sentence; its loader marks them too, the proxy's requests do not)
+    # Codex's (its loader marks them too; the proxy's requests come unmarked)
     "environment_context",
     "user_instructions",
     "permissions instructions",
@@ -175,16 +175,19 @@ def clean_typed_text(text: str) -> str:
 
 
 def is_injected_block(message: Message, block: TextBlock) -> bool:
-    """True for a text of a user message the agent tool wrote, not the person: marked so by its
-    loader (rule 2; one holding the tool's typed syntax excepted) or nothing but the tool's
-    elements (rule 4). What it is typed and what it is not are the same rule for a summary."""
+    """True for a non-blank text of a user message that holds nothing the person typed: marked
+    so by its loader (rule 2) or nothing left once the tool's elements and markers are removed
+    (rules 4 and 5)."""
     if message.role != "user" or not block.text.strip():
         return False
-    injected = _injected_texts(message)
-    marked = injected is None or block.text in injected
-    if marked and not any(tag in block.text for tag in _TYPED_SYNTAX):
-        return True
-    return not clean_typed_text(block.text)
+    return _marked(block.text, _injected_texts(message)) or not clean_typed_text(block.text)
+
+
+def _marked(text: str, injected: frozenset[str] | None) -> bool:
+    """Rule 2: a loader marked ``text`` as the tool's, and it holds none of the tool's typed
+    syntax (rule 4's exception)."""
+    listed = injected is None or text in injected
+    return listed and not any(tag in text for tag in _TYPED_SYNTAX)
 
 
 def _typed_command(match: re.Match[str]) -> str:
@@ -208,8 +211,7 @@ def _typed_in(message: Message, blocks: Sequence[Block], answers: Message | None
     injected = _injected_texts(message)
     for block in blocks:
         if isinstance(block, TextBlock):
-            marked = injected is None or block.text in injected
-            if marked and not any(tag in block.text for tag in _TYPED_SYNTAX):
+            if _marked(block.text, injected):
                 continue
             text = clean_typed_text(block.text)
             if answers is not None and _PROMPT_TRAILER_RE.search(text):

@@ -17,6 +17,7 @@ from contextwarden.cost.recorded import recorded_cost
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.rules import validate
+from contextwarden.summarizers.typed import user_messages
 
 DIR = FIXTURES_DIR / "opencode"
 SHORT = DIR / "victoryforphil__dark-factory__jolly-eagle.json"
@@ -234,3 +235,14 @@ def test_a_sqlite_file_of_another_kind_is_not_taken_for_opencode(tmp_path: Path)
         load(path)
     with pytest.raises(FormatError, match="not an OpenCode database"):
         load(path, "opencode-db")
+
+
+def test_synthetic_parts_are_listed_as_injected_and_not_typed() -> None:
+    # The first message of RUNNING: the person's request, then the directories its @-mentions
+    # named, which OpenCode read and sent as synthetic texts.
+    first = load(RUNNING).messages[0]
+    listed = first.meta.extra["injected_texts"]
+    assert len(listed) == 6 and first.meta.extra["injected"] is False
+    assert all(t.startswith(("Called the Read tool", "<path>")) for t in listed)
+    (typed,) = user_messages([first])
+    assert typed.text.startswith("make @scripts/ useing @docs/external/opencode/")

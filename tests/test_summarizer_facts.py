@@ -190,6 +190,14 @@ def test_our_summary_carries_every_user_message_exactly() -> None:
     assert [m.carried for m in found] == [True] * 4 + [False, False]
 
 
+def test_an_empty_user_messages_section_carries_no_message() -> None:
+    # Only tool calls after the first message: section 6 is empty, and "(none)" is no message.
+    summary = StructuredSummarizer().summarize([Message.assistant("ok")])
+    assert "6. All User Messages:\n(none)" in summary.text
+    assert carried_user_messages(summary.text) == ()
+    assert carried_user_messages("6. All user messages:\n- fix the build\n") == ("- fix the build",)
+
+
 def test_repeated_compactions_keep_every_user_message_file_and_error() -> None:
     summarizer = StructuredSummarizer()
     calls = [Use("r", "Read", {"file_path": "src/kept.py"}), Use("b", "Bash", {"command": "make"})]

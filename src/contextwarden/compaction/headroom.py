@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 from contextwarden.compaction.base import CompactionContext, CompactionResult
 from contextwarden.compaction.cache import CachePolicy, Interval, growth_per_request, interval
-from contextwarden.compaction.cuts import SUMMARY_KEY, CutPlan, first_user_blocks, plan_cut
+from contextwarden.compaction.cuts import SUMMARY_KEY, CutPlan, plan_cut
+from contextwarden.compaction.injected import carried_first_blocks
 from contextwarden.model import Message
 
 SUMMARY_TOKENS = 4_000
@@ -89,4 +90,4 @@ def expected_lead(messages: Sequence[Message], ctx: CompactionContext, summary_t
     first = messages[0]
     if first.meta.extra.get(SUMMARY_KEY):
         return ctx.count(first)
-    return ctx.count(Message("user", first_user_blocks(messages))) + summary_tokens
+    return ctx.count(Message("user", carried_first_blocks(messages, ctx.counter))) + summary_tokens

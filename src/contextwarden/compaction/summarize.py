@@ -1,8 +1,9 @@
 """Summarize (autocompact): the messages before a safe cut become one summary user message.
 
-The summary message starts with the conversation's first user message (kept verbatim), then the
-continuation note and the summary, then re-attached files and hook output; the latest messages
-follow verbatim. A summarizer failure raises SummarizerError (the manager's breaker counts them).
+The summary message starts with the conversation's first user message (typed text verbatim,
+long injected context as a reference: ``compaction.injected``), then the continuation note and
+the summary, then re-attached files and hook output; the latest messages follow verbatim. A
+summarizer failure raises SummarizerError (the manager's breaker counts them).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from contextwarden.compaction.cuts import (
     plan_cut,
     turn_starts,
 )
+from contextwarden.compaction.injected import carried_first_blocks
 from contextwarden.compaction.observations import named_id, observation_texts, with_text
 from contextwarden.errors import CompactionError, SummarizerError
 from contextwarden.model import Block, FrozenDict, Message, MessageMeta, TextBlock, ToolResultBlock
@@ -150,7 +152,7 @@ class Summarize:
         tail: Sequence[Message],
         ctx: CompactionContext,
     ) -> Message:
-        first = first_user_blocks(messages)
+        first = carried_first_blocks(messages, ctx.counter)
         recall = RECALL_NOTE.format(id=span_id(summary.text)) if ctx.policy.recall else ""
         note = TextBlock(
             f"{CONTINUATION_NOTE}{recall}\n\n<summary>\n{summary.text.strip()}\n</summary>"

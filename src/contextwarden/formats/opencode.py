@@ -5,8 +5,10 @@ Mapping rules (from real exports and OpenCode's ``MessageV2`` types):
 
 - ``info`` (the session: id, title, version, directory…) → ``metadata["session"]``.
 - A user message: its ``text`` parts → text (``synthetic`` ones too: OpenCode sends them, e.g.
-  the content of a file the user attached); ``file`` parts → ``meta.extra["files"]`` (OpenCode
-  sends the file as those synthetic texts), ``agent`` parts → ``meta.extra["agents"]``; a
+  the content of a file the user attached; OpenCode wrote those, not the person, so they are
+  listed in ``meta.extra["injected_texts"]``, and ``["injected"]`` is True when every text is);
+  ``file`` parts → ``meta.extra["files"]`` (OpenCode sends the file as those synthetic texts),
+  ``agent`` parts → ``meta.extra["agents"]``; a
   ``compaction`` part asks OpenCode to compact there: ``metadata["compactions"]``.
 - An assistant message is one or more steps (``step-start`` … ``step-finish``), each one API
   request: every step becomes an assistant message (its ``text`` parts and one ``tool_use`` per
@@ -123,7 +125,10 @@ def _user(
     if any(p.get("type") == "compaction" for p in parts):
         report.metadata.setdefault("compactions", []).append({"index": index, "id": info.get("id")})
     texts = [TextBlock(p["text"]) for p in parts if _is_text(p)]
+    written = tuple(p["text"] for p in parts if _is_text(p) and p.get("synthetic") is True)
     extra = {
+        "injected_texts": written or None,
+        "injected": (len(written) == len(texts)) if written else None,
         "files": [dict(p) for p in parts if p.get("type") == "file"] or None,
         "agents": [p.get("name") for p in parts if p.get("type") == "agent"] or None,
         "model": as_mapping(info.get("model")).get("modelID"),

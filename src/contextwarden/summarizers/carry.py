@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from contextwarden.summarizers.sections import EMPTY_SECTION
+
 # Our section 6 lists each message as a header giving its length, then exactly that many
 # characters: the length makes parsing exact even when a message contains header-like lines.
 _ITEM_RE = re.compile(r"\[#(\d+), (\d+) chars(?:, ([^\]\n]*))?\]\n")
@@ -114,7 +116,7 @@ def carried_user_messages(summary_text: str) -> tuple[str, ...]:
             rest = summary_text[heading.end() :]
             nxt = _SECTION_SEVEN_RE.search(rest)
             body = (rest[: nxt.start()] if nxt else rest).strip()
-            found = (body,) if body else ()
+            found = (body,) if body and body != EMPTY_SECTION else ()
     added = summary_text.find(ADDED_USERS_LABEL)
     if added >= 0:
         found += _parse_items(summary_text, added + len(ADDED_USERS_LABEL) + 1)

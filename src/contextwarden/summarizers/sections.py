@@ -30,13 +30,17 @@ class Item:
     """What the item is, plural, for the omission note (``"commands"``)."""
 
 
+EMPTY_SECTION = "(none)"
+"""The body of a section with nothing in it."""
+
+
 def heading(number: int) -> str:
     return f"{number}. {SECTION_TITLES[number - 1]}:"
 
 
 def render(bodies: Mapping[int, str]) -> str:
     """The summary text: every section 1..9 under its heading, in order."""
-    return "\n\n".join(f"{heading(n)}\n{bodies.get(n) or '(none)'}" for n in range(1, 10))
+    return "\n\n".join(f"{heading(n)}\n{bodies.get(n) or EMPTY_SECTION}" for n in range(1, 10))
 
 
 _LINE = re.compile(r"[^\n]+")

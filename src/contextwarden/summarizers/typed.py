@@ -26,15 +26,24 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    own syntax is rewritten as typed, and counts even when a loader listed it as injected:
    ``<command-name>/x</command-name><command-args>a</command-args>`` becomes ``/x a`` (a session's
    real primary request can be ``/orchestrator create TODO app by Next.js``), and
-   ``<bash-input>ls</bash-input>`` becomes ``! ls``.
+   ``<bash-input>ls</bash-input>`` becomes ``! ls``. Codex's wrappers are removed the same way,
+   so a request that reaches us without a loader's marks (through the proxy) reads alike:
+   ``<environment_context>``, ``<user_instructions>``, ``<permissions instructions>``, its
+   ``*_instructions``, ``<collaboration_mode>``, ``<personality_spec>``, ``<turn_aborted>``, and
+   ``# AGENTS.md instructions for <dir>`` with its ``<INSTRUCTIONS>`` element; and Copilot CLI's
+   ``<current_datetime>`` and ``<system_reminder>`` around what the person typed.
 5. Text an agent harness writes in the user role is not typed: markers such as ``[Request
    interrupted by user…]``, and the environment observations of text-action agents, recognised by
    their fixed formats — mini-swe-agent's ``<returncode>N</returncode>`` outputs and its "Please
    always provide EXACTLY ONE action" reminder, and SWE-agent's outputs ending in the
    ``(Current directory: …)`` / ``bash-$`` prompt when they answer an assistant message (the
    task statement ends with that prompt too), and the final diff mini-swe-agent prints when the
-   agent runs its ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command. A text that is empty after
-   steps 4 and 5 is not a message.
+   agent runs its ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command; and the reference a
+   summary message carries in place of injected context (``INJECTED_REFERENCE``). A text that is
+   empty after steps 4 and 5 is not a message.
+
+``is_injected_block`` applies rules 2 and 4 to one text: the agent tool wrote it (a summary
+message carries it as a reference, ``compaction.injected``).
 """
 
 from __future__ import annotations
@@ -72,8 +81,27 @@ _DROPPED_ELEMENTS = (
     "bash-stderr",
     "command-message",
     "environment_details",  # Cline and Roo Code append it to every user turn
+    # Codex's (its loader marks them too; the proxy's requests come unmarked)
+    "environment_context",
+    "user_instructions",
+    "permissions instructions",
+    "apps_instructions",
+    "skills_instructions",
+    "plugins_instructions",
+    "collaboration_mode",
+    "personality_spec",
+    "turn_aborted",
+    # Copilot CLI wraps what the person typed in these when it sends it (``transformedContent``)
+    "current_datetime",
+    "system_reminder",
 )
-_DROP_RE = re.compile(r"<(" + "|".join(_DROPPED_ELEMENTS) + r")>.*?</\1>", re.DOTALL)
+_DROP_RE = re.compile(
+    r"<(" + "|".join(_DROPPED_ELEMENTS) + r")>.*?</\1>"
+    r"|(?:# AGENTS\.md instructions for [^\n]*\s*)?<(INSTRUCTIONS)>.*?</\2>",  # Codex's AGENTS.md
+    re.DOTALL,
+)
+INJECTED_REFERENCE = "[Injected by the agent tool, not typed: "
+"""How the reference a summary message carries in place of injected context begins."""
 _COMMAND_RE = re.compile(
     r"<command-name>\s*(.*?)\s*</command-name>\s*(?:<command-args>(.*?)</command-args>)?",
     re.DOTALL,
@@ -141,7 +169,25 @@ def clean_typed_text(text: str) -> str:
     text = _COMMAND_RE.sub(_typed_command, text)
     text = _ARGS_RE.sub(lambda m: m.group(1).strip(), text)
     text = _BASH_INPUT_RE.sub(lambda m: "! " + m.group(1).strip(), text).strip()
+    if text.startswith(INJECTED_REFERENCE):
+        return ""
     return "" if _TOOL_MARKER_RE.match(text) or _OBSERVATION_RE.search(text) else text
+
+
+def is_injected_block(message: Message, block: TextBlock) -> bool:
+    """True for a non-blank text of a user message that holds nothing the person typed: marked
+    so by its loader (rule 2) or nothing left once the tool's elements and markers are removed
+    (rules 4 and 5)."""
+    if message.role != "user" or not block.text.strip():
+        return False
+    return _marked(block.text, _injected_texts(message)) or not clean_typed_text(block.text)
+
+
+def _marked(text: str, injected: frozenset[str] | None) -> bool:
+    """Rule 2: a loader marked ``text`` as the tool's, and it holds none of the tool's typed
+    syntax (rule 4's exception)."""
+    listed = injected is None or text in injected
+    return listed and not any(tag in text for tag in _TYPED_SYNTAX)
 
 
 def _typed_command(match: re.Match[str]) -> str:
@@ -165,8 +211,7 @@ def _typed_in(message: Message, blocks: Sequence[Block], answers: Message | None
     injected = _injected_texts(message)
     for block in blocks:
         if isinstance(block, TextBlock):
-            marked = injected is None or block.text in injected
-            if marked and not any(tag in block.text for tag in _TYPED_SYNTAX):
+            if _marked(block.text, injected):
                 continue
             text = clean_typed_text(block.text)
             if answers is not None and _PROMPT_TRAILER_RE.search(text):

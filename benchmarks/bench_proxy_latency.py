@@ -121,6 +121,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def unacknowledged(reply: upstream_module.Reply) -> None:
+    """The proxy without TCP_QUICKACK: the ACK waits for the kernel's delayed-ACK timer."""
+
+
 def small_requests(count: int) -> None:
     """p50 of ``count`` one-turn requests, direct and through the proxy (acknowledging at once,
     and not), against an upstream writing its reply in one send and in two."""
@@ -133,7 +137,7 @@ def small_requests(count: int) -> None:
         row: list[float] = []
         with instant_upstream(one_send) as upstream, httpx.Client() as client:
             for url, quickack in ((upstream, True), (None, True), (None, False)):
-                upstream_module.acknowledge = acknowledge if quickack else lambda response: None
+                upstream_module.acknowledge = acknowledge if quickack else unacknowledged
                 with proxy_server(upstream, WINDOW) as proxy:
                     target = url or proxy
                     times = []

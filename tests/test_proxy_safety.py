@@ -22,7 +22,7 @@ from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
 from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
-from tests.hostile_upstream import Seen, hostile, message, reply_json
+from tests.hostile_upstream import HEADER_END, Seen, hostile, message, reply_json
 from tests.proxy_harness import (
     ADMIN_TOKEN,
     admin_get,
@@ -258,6 +258,29 @@ def test_requests_beyond_max_connections_are_answered_503(tmp_path: Path) -> Non
     assert crowded.status_code == 503
     assert freed.status_code == 200
     assert len(api.requests) == 1
+
+
+def test_the_upstream_gets_the_callers_headers_and_the_proxy_keeps_no_cookie_or_redirect(
+    tmp_path: Path,
+) -> None:
+    def answer(seen: Seen, sock: socket.socket) -> None:
+        if seen.path == "/v1/models":
+            head = "HTTP/1.1 307 Temporary Redirect\r\nlocation: /v1/elsewhere\r\ncontent-length: 0"
+            sock.sendall(head.encode() + HEADER_END)
+            return
+        data = json.dumps(message()).encode()
+        head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nset-cookie: caller=one\r\n"
+        sock.sendall(f"{head}content-length: {len(data)}".encode() + HEADER_END + data)
+
+    with hostile(answer) as api, proxy_server(config(api.url, tmp_path)) as url:
+        first = httpx.post(f"{url}/v1/messages", json=body(), headers={"x-api-key": KEY})
+        other = httpx.post(f"{url}/v1/messages", json=body("x"), headers={"x-api-key": "sk-2"})
+        moved = httpx.get(f"{url}/v1/models", headers={"x-api-key": KEY})
+    assert first.headers["set-cookie"] == "caller=one" and other.status_code == 200
+    assert "cookie" not in api.seen[1].headers  # one caller's cookie never goes with another's
+    assert api.seen[0].headers["user-agent"] == first.request.headers["user-agent"]
+    assert moved.status_code == 307 and moved.headers["location"] == "/v1/elsewhere"
+    assert [s.path for s in api.seen] == ["/v1/messages", "/v1/messages", "/v1/models"]
 
 
 def test_max_connections_is_an_option_and_must_be_positive(

@@ -29,9 +29,11 @@ HOP_BY_HOP = frozenset(
     }
 )
 """Headers that describe one connection, not the message (RFC 9110 §7.6.1): never forwarded."""
-NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "accept-encoding"}
-"""Also recomputed per hop: the body changes size, and asking for identity encoding lets the
-proxy read usage out of the reply while passing its bytes through as they arrive."""
+NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "accept-encoding", "expect"}
+"""Also recomputed per hop: the body changes size, asking for identity encoding lets the proxy
+read usage out of the reply while passing its bytes through as they arrive, and the proxy holds
+the whole body already (a client's ``expect: 100-continue`` would make the upstream client wait
+a round trip for leave to send it)."""
 NOT_RETURNED = HOP_BY_HOP | {"content-length", "content-encoding"}
 OWN_HEADER_PREFIX = "x-contextwarden-"
 """Headers meant for the proxy itself (the session id); the upstream does not see them."""

@@ -223,10 +223,18 @@ def test_branching_conversation_continues_in_a_fork(tmp_path: Path) -> None:
     assert len(ids) == 2 and any(i.startswith("f-") for i in ids)
 
 
-def test_upstream_errors_come_back_unchanged(tmp_path: Path) -> None:
-    error = {"type": "rate_limit_error", "message": "Number of requests has exceeded your rate"}
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [
+        (429, {"type": "rate_limit_error", "message": "Number of requests has exceeded your rate"}),
+        (400, {"type": "invalid_request_error", "message": "max_tokens: 10 > 8 (read first)"}),
+    ],
+)
+def test_upstream_errors_come_back_unchanged(
+    tmp_path: Path, status: int, error: dict[str, str]
+) -> None:
     with (
-        upstream(lambda path, body: Scripted(status=429, error=error)) as api,
+        upstream(lambda path, body: Scripted(status=status, error=error)) as api,
         proxy_server(config(api.url, tmp_path)) as url,
     ):
         reply = httpx.post(
@@ -234,7 +242,7 @@ def test_upstream_errors_come_back_unchanged(tmp_path: Path) -> None:
             headers={"x-api-key": KEY},
             json={"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]},
         )
-    assert reply.status_code == 429
+    assert reply.status_code == status
     assert reply.json() == {"type": "error", "error": error}
     assert reply.headers["request-id"] == "req_scripted"
 

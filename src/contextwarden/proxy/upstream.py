@@ -72,7 +72,7 @@ class Reply:
         status_code: int,
         headers: Mapping[str, str],
         response: aiohttp.ClientResponse | None = None,
-        data: bytes = b"",
+        data: bytes | None = None,
     ) -> None:
         self.status_code = status_code
         self.headers = headers
@@ -93,13 +93,16 @@ class Reply:
         return transport.get_extra_info("socket") if transport is not None else None
 
     async def body(self) -> bytes:
-        """The whole body (kept: reading it again returns the same bytes)."""
-        return self._data if self._response is None else await self._response.read()
+        """The whole body, kept: reading it again (a 400 read to see whether it says "prompt is
+        too long", then relayed) returns the same bytes after the connection is given back."""
+        if self._data is None:
+            self._data = await self._response.read() if self._response is not None else b""
+        return self._data
 
     async def parts(self) -> AsyncIterator[bytes]:
-        """The body's bytes as they arrive."""
-        if self._response is None:
-            yield self._data
+        """The body's bytes as they arrive (all at once when read already)."""
+        if self._data is not None or self._response is None:
+            yield await self.body()
             return
         async for chunk in self._response.content.iter_any():
             yield chunk

@@ -19,7 +19,10 @@ body until the headers are acknowledged; Linux delays that ACK); the proxy ackno
 With ``--compare SRC`` (repeatable) the same requests also go, in rotation within each turn, to
 proxies run as processes of their own (``contextwarden proxy``) with ``PYTHONPATH=SRC``: an older
 ``src`` (``git archive <commit> src``) beside this one, in the same minutes of a shared machine.
-A proxy in its own process does not share the benchmark's interpreter lock either.
+A proxy in its own process does not share the benchmark's interpreter lock either. Then
+``--small`` one-message requests, each on a new session, the same way: the fixed cost of a
+request, whatever the conversation's size. Each proxy's CPU time per request is read from the
+kernel too (Linux): unlike the wall-clock figures, it hardly moves with the machine's load.
 
     python benchmarks/bench_proxy_latency.py [--turns 60] [--tokens 100000] [--small 40]
         [--compare /tmp/base/src --compare src]
@@ -57,6 +60,8 @@ from contextwarden.wire.anthropic import message_from_wire
 
 WINDOW = 200_000
 REPLY = messages_reply(100_000)
+SETTLE_SECONDS = 0.5
+"""Wait before reading the proxies' CPU time at the end, so their last anchors are counted."""
 
 
 @contextmanager
@@ -121,6 +126,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def unacknowledged(reply: upstream_module.Reply) -> None:
+    """The proxy without TCP_QUICKACK: the ACK waits for the kernel's delayed-ACK timer."""
+
+
 def small_requests(count: int) -> None:
     """p50 of ``count`` one-turn requests, direct and through the proxy (acknowledging at once,
     and not), against an upstream writing its reply in one send and in two."""
@@ -133,7 +142,7 @@ def small_requests(count: int) -> None:
         row: list[float] = []
         with instant_upstream(one_send) as upstream, httpx.Client() as client:
             for url, quickack in ((upstream, True), (None, True), (None, False)):
-                upstream_module.acknowledge = acknowledge if quickack else lambda response: None
+                upstream_module.acknowledge = acknowledge if quickack else unacknowledged
                 with proxy_server(upstream, WINDOW) as proxy:
                     target = url or proxy
                     times = []
@@ -175,9 +184,10 @@ def in_process(messages: list[dict[str, Any]], turns: int) -> tuple[float, list[
     return first, steps
 
 
-def compare(sources: list[str], tokens: int, turns: int, firsts: int) -> None:
-    """Added p50/p99 (paired with a direct request in the same turn) and the p50 of ``firsts``
-    sessions' first requests, for a proxy process per source, taking turns within each turn."""
+def compare(sources: list[str], tokens: int, turns: int, firsts: int, small: int) -> None:
+    """Added p50/p99 (paired with a direct request in the same turn), the p50 of ``firsts``
+    sessions' first requests and of ``small`` one-message requests (each a new session), for a
+    proxy process per source, taking turns within each turn."""
     messages = conversation(tokens)
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -186,10 +196,12 @@ def compare(sources: list[str], tokens: int, turns: int, firsts: int) -> None:
         ExitStack() as stack,
     ):
         options = ["--upstream", upstream, "--window", str(WINDOW)]
-        urls = [
-            stack.enter_context(proxy_process([*options, "--store", f"{folder}/{n}.db"], src))[0]
+        started = [
+            stack.enter_context(proxy_process([*options, "--store", f"{folder}/{n}.db"], src))
             for n, src in enumerate(sources)
         ]
+        urls = [url for url, _ in started]
+        pids = [process.pid for _, process in started]
 
         def timed(url: str, body: dict[str, Any], session: str = "latency") -> float:
             headers = {"x-api-key": "bench", "x-contextwarden-session": session}
@@ -213,6 +225,7 @@ def compare(sources: list[str], tokens: int, turns: int, firsts: int) -> None:
                 direct = timed(upstream, body)
                 first[which].append(timed(url, body, f"first-{n}") - direct)
         added: list[list[float]] = [[] for _ in urls]
+        before = [cpu_ms(pid) for pid in pids]
         for turn in range(turns):
             messages = messages + tool_turn(10_000 + turn, 400)
             body = {"model": "bench", "max_tokens": 100, "messages": messages}
@@ -220,14 +233,41 @@ def compare(sources: list[str], tokens: int, turns: int, firsts: int) -> None:
                 which = (turn + k) % len(urls)  # each proxy goes first in turn
                 direct = timed(upstream, body)
                 added[which].append(timed(urls[which], body) - direct)
+        middle = [cpu_ms(pid) for pid in pids]
+        fixed: list[list[float]] = [[] for _ in urls]
+        for n in range(small):
+            for k in range(len(urls)):
+                which = (n + k) % len(urls)
+                direct = timed(upstream, hello)
+                fixed[which].append(timed(urls[which], hello, f"small-{n}") - direct)
+        time.sleep(SETTLE_SECONDS)  # the last anchors are written after their replies
+        after = [cpu_ms(pid) for pid in pids]
     print(f"\n~{tokens:,} tokens, {turns} turns, proxies in their own processes, in rotation\n")
-    print("| source | added p50 ms | added p99 ms | added mean ms | first request added p50 ms |")
-    print("|---|--:|--:|--:|--:|")
-    for src, values, cold in zip(sources, added, first, strict=True):
+    print(
+        "| source | added p50 ms | added p99 ms | added mean ms | first request added p50 ms |"
+        f" {small} one-message requests added p50 ms | proxy CPU ms a request: turn, one-message |"
+    )
+    print("|---|--:|--:|--:|--:|--:|--:|")
+    for n, (src, values, cold, tiny) in enumerate(zip(sources, added, first, fixed, strict=True)):
+        busy = (middle[n] - before[n]) / max(turns, 1), (after[n] - middle[n]) / max(small, 1)
         print(
             f"| {src} | {percentile(values, 0.5):.1f} | {percentile(values, 0.99):.1f} |"
             f" {statistics.fmean(values):.1f} | {percentile(cold, 0.5):.0f} |"
+            f" {percentile(tiny, 0.5) if tiny else float('nan'):.2f} |"
+            f" {busy[0]:.2f}, {busy[1]:.2f} |"
         )
+
+
+def cpu_ms(pid: int) -> float:
+    """CPU time all of process ``pid``'s threads have used so far, in ms (Linux's schedstat, in
+    ns: steadier on a shared machine than any wall-clock time; NaN elsewhere)."""
+    total = 0
+    for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(stat.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile
+    return total / 1e6 if total else float("nan")
 
 
 def main() -> None:
@@ -241,7 +281,7 @@ def main() -> None:
     parser.add_argument("--firsts", type=int, default=5, help="with --compare: first requests")
     args = parser.parse_args()
     if args.compare:
-        compare(args.compare, args.tokens, args.turns, args.firsts)
+        compare(args.compare, args.tokens, args.turns, args.firsts, args.small)
         return
     messages = conversation(args.tokens)
     headers = {"x-api-key": "bench", "x-contextwarden-session": "latency"}

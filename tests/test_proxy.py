@@ -18,6 +18,7 @@ from contextwarden.policy import ContextPolicy
 from contextwarden.proxy import ProxyConfig
 from contextwarden.proxy.matching import credential_scope, scoped
 from contextwarden.proxy.serve import build_app
+from contextwarden.proxy.upstream import environment_proxy
 from contextwarden.stores import SqliteStore
 from contextwarden.wire.anthropic_cache import count_markers
 from tests.proxy_harness import (
@@ -222,10 +223,18 @@ def test_branching_conversation_continues_in_a_fork(tmp_path: Path) -> None:
     assert len(ids) == 2 and any(i.startswith("f-") for i in ids)
 
 
-def test_upstream_errors_come_back_unchanged(tmp_path: Path) -> None:
-    error = {"type": "rate_limit_error", "message": "Number of requests has exceeded your rate"}
+@pytest.mark.parametrize(
+    ("status", "error"),
+    [
+        (429, {"type": "rate_limit_error", "message": "Number of requests has exceeded your rate"}),
+        (400, {"type": "invalid_request_error", "message": "max_tokens: 10 > 8 (read first)"}),
+    ],
+)
+def test_upstream_errors_come_back_unchanged(
+    tmp_path: Path, status: int, error: dict[str, str]
+) -> None:
     with (
-        upstream(lambda path, body: Scripted(status=429, error=error)) as api,
+        upstream(lambda path, body: Scripted(status=status, error=error)) as api,
         proxy_server(config(api.url, tmp_path)) as url,
     ):
         reply = httpx.post(
@@ -233,7 +242,7 @@ def test_upstream_errors_come_back_unchanged(tmp_path: Path) -> None:
             headers={"x-api-key": KEY},
             json={"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]},
         )
-    assert reply.status_code == 429
+    assert reply.status_code == status
     assert reply.json() == {"type": "error", "error": error}
     assert reply.headers["request-id"] == "req_scripted"
 
@@ -419,3 +428,18 @@ def test_a_slow_session_does_not_hold_up_others(tmp_path: Path) -> None:
         still_waiting = slow.is_alive()
         slow.join()
     assert still_waiting and fast < 2.0, f"the quick session took {fast:.2f} s"
+
+
+def test_the_upstream_is_reached_through_the_proxy_the_environment_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://gateway.internal:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    assert environment_proxy("https://api.anthropic.com") == "http://gateway.internal:3128"
+    assert environment_proxy("http://127.0.0.1:8080") is None  # NO_PROXY
+    assert environment_proxy("http://models.internal") is None  # no HTTP_PROXY
+    monkeypatch.setenv("ALL_PROXY", "http://all.internal:3128")
+    assert environment_proxy("http://models.internal") == "http://all.internal:3128"

@@ -19,10 +19,12 @@ import pytest
 from contextwarden.cli import main
 from contextwarden.errors import ProxyConfigError
 from contextwarden.policy import ContextPolicy
-from contextwarden.proxy import ProxyConfig
+from contextwarden.proxy import ProxyConfig, connections
+from contextwarden.proxy.connections_httptools import HttpToolsDeadline
 from contextwarden.proxy.matching import credential_scope, scoped
+from contextwarden.proxy.serve import header_deadline
 from contextwarden.summarizers.llm import QUERY_SOURCE_HEADER
-from tests.hostile_upstream import Seen, hostile, message, reply_json
+from tests.hostile_upstream import HEADER_END, Seen, hostile, message, reply_json
 from tests.proxy_harness import (
     ADMIN_TOKEN,
     admin_get,
@@ -50,6 +52,13 @@ def body(content: Any = "hi") -> dict[str, Any]:
 
 def say(path: str, body: dict[str, Any]) -> Any:
     return text("ok")
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The header deadline on each of uvicorn's parsers: httptools where installed, h11 else."""
+    monkeypatch.setattr(connections, "FAST_PARSER", request.param == "httptools")
+    return str(request.param)
 
 
 # ----------------------------------------------------------------------------- admin surface
@@ -184,7 +193,7 @@ def test_a_body_over_the_limit_is_refused_with_413(tmp_path: Path) -> None:
     assert len(api.requests) == 1  # only the small one went upstream
 
 
-def test_a_client_sending_its_body_slowly_is_cut_off(tmp_path: Path) -> None:
+def test_a_client_sending_its_body_slowly_is_cut_off(tmp_path: Path, parser: str) -> None:
     options = {"client_timeout": 1.0}
     with upstream(say) as api, proxy_server(config(api.url, tmp_path, **options)) as url:
         host, port = url.removeprefix("http://").split(":")
@@ -225,7 +234,7 @@ def slowloris(host: str, port: int, pause: float, limit: float) -> tuple[bytes, 
 
 
 def test_a_client_sending_its_headers_slowly_is_cut_off_and_others_are_served(
-    tmp_path: Path,
+    tmp_path: Path, parser: str
 ) -> None:
     options = {"client_timeout": 1.0}
     with upstream(say) as api, proxy_server(config(api.url, tmp_path, **options)) as url:
@@ -246,7 +255,7 @@ def test_a_client_sending_its_headers_slowly_is_cut_off_and_others_are_served(
     assert len(api.requests) == 3
 
 
-def test_requests_beyond_max_connections_are_answered_503(tmp_path: Path) -> None:
+def test_requests_beyond_max_connections_are_answered_503(tmp_path: Path, parser: str) -> None:
     options = {"client_timeout": 1.0, "max_connections": 2}
     with upstream(say) as api, proxy_server(config(api.url, tmp_path, **options)) as url:
         host, port = url.removeprefix("http://").split(":")
@@ -258,6 +267,48 @@ def test_requests_beyond_max_connections_are_answered_503(tmp_path: Path) -> Non
     assert crowded.status_code == 503
     assert freed.status_code == 200
     assert len(api.requests) == 1
+
+
+def test_the_proxy_serves_on_httptools_where_it_is_installed(tmp_path: Path) -> None:
+    assert issubclass(header_deadline(1.0), HttpToolsDeadline)
+    pipelined = b"".join(  # two requests in one send: both answered, in order, on httptools
+        f"GET /v1/models?n={n} HTTP/1.1\r\nhost: x\r\nx-api-key: {KEY}\r\n\r\n".encode()
+        for n in (1, 2)
+    )
+    with upstream(say) as api, proxy_server(config(api.url, tmp_path, client_timeout=1.0)) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(pipelined)
+            answer = b""  # until the deadline, armed after the second response, closes it
+            while more := sock.recv(65536):
+                answer += more
+    assert answer.count(b"HTTP/1.1 200") == 2
+    assert answer.index(b"HTTP/1.1 408") > answer.rindex(b"HTTP/1.1 200")
+
+
+def test_the_upstream_gets_the_callers_headers_and_the_proxy_keeps_no_cookie_or_redirect(
+    tmp_path: Path,
+) -> None:
+    def answer(seen: Seen, sock: socket.socket) -> None:
+        if seen.path == "/v1/models":
+            head = "HTTP/1.1 307 Temporary Redirect\r\nlocation: /v1/elsewhere\r\ncontent-length: 0"
+            sock.sendall(head.encode() + HEADER_END)
+            return
+        data = json.dumps(message()).encode()
+        head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nset-cookie: caller=one\r\n"
+        sock.sendall(f"{head}content-length: {len(data)}".encode() + HEADER_END + data)
+
+    with hostile(answer) as api, proxy_server(config(api.url, tmp_path)) as url:
+        sent = {"x-api-key": KEY, "expect": "100-continue"}  # the proxy has the body already
+        first = httpx.post(f"{url}/v1/messages", json=body(), headers=sent)
+        other = httpx.post(f"{url}/v1/messages", json=body("x"), headers={"x-api-key": "sk-2"})
+        moved = httpx.get(f"{url}/v1/models", headers={"x-api-key": KEY})
+    assert first.headers["set-cookie"] == "caller=one" and other.status_code == 200
+    assert "cookie" not in api.seen[1].headers  # one caller's cookie never goes with another's
+    assert api.seen[0].headers["user-agent"] == first.request.headers["user-agent"]
+    assert "expect" not in api.seen[0].headers
+    assert moved.status_code == 307 and moved.headers["location"] == "/v1/elsewhere"
+    assert [s.path for s in api.seen] == ["/v1/messages", "/v1/messages", "/v1/models"]
 
 
 def test_max_connections_is_an_option_and_must_be_positive(

@@ -1,6 +1,6 @@
 """``contextwarden proxy``: context management for any agent, by changing one base URL.
 
-An ASGI app (Starlette on uvicorn, httpx upstream; extra ``proxy``) that speaks the model APIs,
+An ASGI app (Starlette on uvicorn, aiohttp upstream; extra ``proxy``) that speaks the model APIs,
 keeps each client's conversation in a session store and sends the managed conversation upstream.
 """
 

@@ -78,7 +78,7 @@ async def send(
         reply = await post(proxy, api, request, out)
         retried = False
         if reply.status_code == 400:
-            # read whole within --timeout (and closed); relay returns it from httpx's copy
+            # read whole within --timeout (and closed); relay returns it from the reply's copy
             text = (await proxy.upstream.read(reply)).decode("utf-8", "replace")
             if api.too_long(reply.status_code, text):
                 async with proxy.hold(incoming.key):

@@ -13,10 +13,10 @@ from contextwarden.proxy.values import Managed
 from contextwarden.proxy.wording import dump_body
 
 if TYPE_CHECKING:
-    import httpx
     from starlette.requests import Request
 
     from contextwarden.proxy.state import Proxy
+    from contextwarden.proxy.upstream import Reply
 
 BYTES_PER_TOKEN = 4
 """About how many bytes of JSON a token is: enough to tell a large render from a small one."""
@@ -48,6 +48,6 @@ def render_body(proxy: Proxy, api: Api, body: dict[str, Any], messages: Sequence
     return dump_body(api.render(body, messages, cache=proxy.place_breakpoints))
 
 
-async def post(proxy: Proxy, api: Api, request: Request, out: bytes) -> httpx.Response:
+async def post(proxy: Proxy, api: Api, request: Request, out: bytes) -> Reply:
     path = api.path or request.url.path  # Gemini's path names the model
     return await proxy.upstream.send("POST", path, request.headers, out, request.url.query)

@@ -13,10 +13,10 @@ from contextwarden.proxy.outgoing import BYTES_PER_TOKEN, post, render_body
 from contextwarden.proxy.values import Incoming, Managed
 
 if TYPE_CHECKING:
-    import httpx
     from starlette.requests import Request
 
     from contextwarden.proxy.state import Proxy
+    from contextwarden.proxy.upstream import Reply
 
 
 async def recall_rounds(
@@ -26,12 +26,12 @@ async def recall_rounds(
     body: dict[str, Any],
     incoming: Incoming,
     managed: Managed,
-    reply: httpx.Response,
-) -> tuple[httpx.Response, AsyncIterator[bytes] | None]:
+    reply: Reply,
+) -> tuple[Reply, AsyncIterator[bytes] | None]:
     """The model's recall calls answered (``proxy.recalling``): the reply the agent gets, and
     the stream the recall gate passes on instead of it (``proxy.recall_stream``), if any."""
 
-    async def follow_up(messages: Sequence[Message]) -> httpx.Response:
+    async def follow_up(messages: Sequence[Message]) -> Reply:
         size = managed.tokens * BYTES_PER_TOKEN
         out = await proxy.offload(size, render_body, proxy, api, body, messages)
         return await post(proxy, api, request, out)

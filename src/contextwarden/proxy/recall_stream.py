@@ -27,7 +27,7 @@ from contextwarden.proxy.sse import Event, EventReader
 from contextwarden.recall import RECALL_TOOL_NAME
 
 if TYPE_CHECKING:
-    import httpx
+    from contextwarden.proxy.upstream import Reply
 
 log = logging.getLogger("contextwarden.proxy")
 
@@ -196,7 +196,7 @@ GATES: dict[str, type[Gate]] = {"anthropic": MessagesGate, "openai-chat": ChatGa
 
 
 async def gated(
-    turn: HiddenTurn, reply: httpx.Response, noted: Callable[[Rounds], Awaitable[None]]
+    turn: HiddenTurn, reply: Reply, noted: Callable[[Rounds], Awaitable[None]]
 ) -> AsyncIterator[bytes]:
     """The agent's stream: each reply's events through a ``Gate``, hidden rounds between them;
     ``noted`` gets the rounds before the final reply's end goes out. A failure in a hidden
@@ -232,7 +232,7 @@ def _counted_last(turn: HiddenTurn, gate: Gate) -> None:
         log.warning("session %s: a reply the proxy cannot read: %s", turn.session_id, exc)
 
 
-async def _follow_up(turn: HiddenTurn, gate: Gate) -> httpx.Response:
+async def _follow_up(turn: HiddenTurn, gate: Gate) -> Reply:
     """The reply to the follow-up of a reply that called recall, or UpstreamError."""
     try:
         said = read_events(turn.api, gate.events)

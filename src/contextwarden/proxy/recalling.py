@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from contextwarden.errors import ContextWardenError, FormatError, UpstreamError
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
@@ -28,14 +28,11 @@ from contextwarden.proxy.metrics import Metrics
 from contextwarden.proxy.recall_reply import lead_text, restated_reply
 from contextwarden.proxy.replies import Said, read_reply
 from contextwarden.proxy.sessions import Sessions
-from contextwarden.proxy.upstream import Upstream
+from contextwarden.proxy.upstream import Reply, Upstream
 from contextwarden.proxy.usage import prompt_usage
 from contextwarden.proxy.values import Incoming
 from contextwarden.recall import PAGE_CHARS, RECALL_TOOL, RECALL_TOOL_NAME, named_ids
 from contextwarden.wire.common import as_mapping
-
-if TYPE_CHECKING:
-    import httpx
 
 T = TypeVar("T")
 
@@ -96,7 +93,7 @@ class Proxy(Protocol):
     def hold(self, key: str) -> AbstractAsyncContextManager[None]: ...
 
 
-Post = Callable[[Sequence[Message]], Awaitable["httpx.Response"]]
+Post = Callable[[Sequence[Message]], Awaitable[Reply]]
 """Sends the request with these messages in place of the view (``outgoing.post``)."""
 
 
@@ -166,7 +163,7 @@ def _tool_names(tool: Mapping[str, Any]) -> list[Any]:
 class Rounds:
     """What the hidden rounds of one agent request did."""
 
-    reply: httpx.Response
+    reply: Reply
     """The reply the agent gets (its body held in memory), or the first error reply."""
     ids: tuple[str, ...] = ()
     """Every id recalled, in order (one round may recall several)."""
@@ -210,7 +207,7 @@ class HiddenTurn:
         session_id: str,
         view: Sequence[Message],
         post: Post,
-        reply: httpx.Response,
+        reply: Reply,
     ) -> None:
         self.proxy, self.api, self.key, self.session_id = proxy, api, key, session_id
         self.view, self.post = view, post
@@ -220,7 +217,7 @@ class HiddenTurn:
         self.found = Rounds(reply)
         self._started = 0.0
 
-    async def step(self, said: Said) -> httpx.Response | None:
+    async def step(self, said: Said) -> Reply | None:
         """The follow-up's reply when ``said`` calls recall (answered here), else None: the
         reply the agent gets."""
         calls = [u for u in said.message.tool_uses if u.name == RECALL_TOOL_NAME]
@@ -257,13 +254,13 @@ class HiddenTurn:
         self.found = replace(found, seconds=waited)
 
 
-async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
+async def answer(turn: HiddenTurn, reply: Reply) -> Rounds:
     """Answer each reply that calls recall and send the follow-up, each reply read whole, until
     a reply calls none (returned, held in memory, for the agent, as ``recall_reply`` restates
     it) or an error reply comes (returned as it is)."""
     while True:
         data, streamed = await _whole(turn.proxy, reply)
-        turn.found = replace(turn.found, reply=_held(reply, data))
+        turn.found = replace(turn.found, reply=Reply.held(reply, data))
         if reply.status_code != 200:
             return turn.found
         try:
@@ -278,7 +275,7 @@ async def answer(turn: HiddenTurn, reply: httpx.Response) -> Rounds:
                 data = await turn.proxy.offload(
                     len(data), restated_reply, turn.api, data, streamed, first, lead
                 )
-                turn.found = replace(turn.found, reply=_held(reply, data))
+                turn.found = replace(turn.found, reply=Reply.held(reply, data))
             return turn.found
         reply = follow_up
 
@@ -364,7 +361,7 @@ def _fitted(proxy: Proxy, session_id: str, call: ToolUseBlock, room: int) -> Too
     return ToolResultBlock(call.id, NO_ROOM, is_error=True)
 
 
-async def _whole(proxy: Proxy, reply: httpx.Response) -> tuple[bytes, bool]:
+async def _whole(proxy: Proxy, reply: Reply) -> tuple[bytes, bool]:
     """The reply's whole body (within ``--timeout``), and whether it is an SSE stream."""
     streamed = reply.headers.get("content-type", "").startswith("text/event-stream")
     if not streamed:
@@ -376,10 +373,3 @@ async def _whole(proxy: Proxy, reply: httpx.Response) -> tuple[bytes, bool]:
     finally:
         await reply.aclose()
     return bytes(parts), True
-
-
-def _held(reply: httpx.Response, data: bytes) -> httpx.Response:
-    """``reply`` again, its body from memory, for the app to relay as it relays any reply."""
-    import httpx
-
-    return httpx.Response(reply.status_code, headers=reply.headers, stream=httpx.ByteStream(data))

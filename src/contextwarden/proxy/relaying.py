@@ -15,12 +15,11 @@ from contextwarden.proxy.apis import Api
 from contextwarden.proxy.metrics import RequestRecord
 from contextwarden.proxy.refusals import classify, refuse
 from contextwarden.proxy.sse import EventReader
-from contextwarden.proxy.upstream import response_headers
+from contextwarden.proxy.upstream import Reply, response_headers
 from contextwarden.proxy.values import FIXED_SHARE_HEADER, Managed
 from contextwarden.proxy.wording import dump_body
 
 if TYPE_CHECKING:
-    import httpx
     from starlette.responses import Response
 
     from contextwarden.proxy.state import Proxy
@@ -31,7 +30,7 @@ log = logging.getLogger("contextwarden.proxy")
 async def relay(
     proxy: Proxy,
     api: Api,
-    reply: httpx.Response,
+    reply: Reply,
     body: dict[str, Any],
     key: str,
     managed: Managed,

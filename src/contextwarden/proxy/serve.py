@@ -121,8 +121,6 @@ def server_config(config: ProxyConfig, host: str, port: int, log_level: str) -> 
     """uvicorn's config for the proxy: its app, with a deadline for each request's headers
     (``--client-timeout``) and at most ``--max-connections`` requests served at once."""
     uvicorn: Any = require("uvicorn", "proxy")
-    from contextwarden.proxy.connections import header_deadline
-
     return uvicorn.Config(
         build_app(config),
         host=host,
@@ -131,6 +129,19 @@ def server_config(config: ProxyConfig, host: str, port: int, log_level: str) -> 
         http=header_deadline(config.client_timeout),
         limit_concurrency=config.max_connections,
     )
+
+
+def header_deadline(seconds: float) -> type[Any]:
+    """The protocol class uvicorn is given: a deadline of ``seconds`` for each request's headers,
+    on httptools where it is installed, on h11 otherwise."""
+    from contextwarden.proxy.connections import FAST_PARSER, H11Deadline, HeaderDeadline
+
+    base: type[HeaderDeadline] = H11Deadline
+    if FAST_PARSER:
+        from contextwarden.proxy.connections_httptools import HttpToolsDeadline
+
+        base = HttpToolsDeadline
+    return type(base.__name__, (base,), {"header_timeout": seconds})
 
 
 @contextmanager

@@ -201,13 +201,12 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
 
 def _assistant(walk: _Walk, message: Message, index: int) -> None:
     texts = [b.text for b in message.content if isinstance(b, TextBlock) and b.text.strip()]
+    calls = message.tool_uses
     if texts:
         walk.last_text = texts[-1]
         walk.concepts.update(_identifiers(texts))
-        calls = message.tool_uses
         edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
         walk.decisions.extend((index, s) for text in texts for s in decisions(text, edits=edits))
-    calls = message.tool_uses
     if calls:
         walk.last_calls = calls
     elif texts:

@@ -157,3 +157,15 @@ def test_an_http_client_shows_a_refused_request(text: str, excerpt: str) -> None
 def test_a_successful_reply_is_not_a_failure(text: str) -> None:
     command = "curl -s -X POST http://localhost:3000/auth/identity/email/verify-otp"
     assert failure_excerpt(text, is_error=False, shell=True, command=command) is None
+
+
+def test_an_echo_after_the_program_masks_its_exit_code() -> None:
+    text = (
+        "Process exited with code 0\nOutput:\n(pass) parser > reads\n(fail) parser > writes\nexit=1"
+    )
+    masked = 'bun test; echo "exit=$?"'
+    assert failure_excerpt(text, is_error=False, shell=True, command=masked) == (
+        "(fail) parser > writes"
+    )
+    chained = "bun test && echo done"  # echo ran only because the tests passed
+    assert failure_excerpt(text, is_error=False, shell=True, command=chained) is None

@@ -1,15 +1,19 @@
 """Recognising a failed tool call from its result: the error flag, exit codes, error-looking output.
 
 A result is a failure when the tool flagged it (``is_error``), when it shows a non-zero exit code,
-or — for shell tools only, whose output is a program's — when it holds a Python traceback, a
-line starting with ``error:``/``fatal:``, or a line a compiler, linter, test runner or package
+or — for shell tools, whose output is a program's — when it holds a Python traceback, a line
+starting with ``error:``/``fatal:``, or a line a compiler, linter, test runner or package
 manager prints for a failure (``_MARKED_FAILURE``: an output piped through ``tail`` loses its
 exit code, not these lines). A visible exit code 0 wins over error-looking text (the
-command handled its own error), unless the command masked its program's code (``|| true``) or
-shows another run's log (``gh run view --log``). File contents are never scanned: a file may
-well say "error:". The excerpt is the line that says what failed (an error line, a marked
-failure, an exception, then in a program's output any line with a failure word), the first
-line only when none does.
+command handled its own error), unless it is not the program's: the command masked it
+(``|| true``, ``; echo $?``), piped the output into a pager (``| tail -20``) or shows another
+run's log (``gh run view --log``). An HTTP client's 4xx/5xx reply is a failure whatever its exit
+code (``curl`` exits 0 on a 404). A tool that is not a shell and returns no file's contents (an
+edit, a patch, a notebook cell, an MCP call) fails when its message opens by saying so
+(Codex's ``apply_patch verification failed:`` carries no flag) or holds a traceback. File
+contents and search hits are never scanned: a file may well say "error:". The excerpt is the
+line that says what failed (an error line, a marked failure, an exception, then in a program's
+output any line with a failure word), the first line only when none does.
 A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
 
@@ -107,8 +111,11 @@ _HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
 _PAGED = re.compile(r"\|\s*(?:head|tail|less|more|cat|tee)\b[^|]*$")
 """A command whose last program only shows the output of the one before it (``… | tail -20``):
 the exit code shown is the pager's, not that program's (unless ``set -o pipefail``)."""
-_MASKED_EXIT = re.compile(r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true)\s*$")
-"""A command ending so (``npm view pkg || true``) exits 0 whatever its program did."""
+_MASKED_EXIT = re.compile(
+    r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true|(?:\|\||;)\s*echo\b[^;&|]*)\s*$"
+)
+"""A command ending so (``npm view pkg || true``, ``bun test; echo "exit $?"``) exits 0 whatever
+its program did."""
 _LOG_VIEWER = re.compile(
     r"\bgh run view\b.*--log|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
 )

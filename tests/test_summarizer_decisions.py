@@ -8,7 +8,7 @@ import pytest
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer
 from contextwarden.summarizers.carry import DECISION_PREFIX
-from contextwarden.summarizers.decisions import EDIT_UNITS, PLAN_LINES, decisions, reasoned
+from contextwarden.summarizers.decisions import EDIT_UNITS, PLAN_LINES, decisions, standing
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -67,6 +67,28 @@ def test_what_a_message_that_edits_says_is_a_decision_but_its_announcements() ->
     assert decisions(RULE, edits=True) == [RULE]
 
 
+def test_what_an_edit_says_leaves_a_short_summary_before_a_diagnosis() -> None:
+    diagnosis = "The real problem was the stale lock file left by the crashed run."
+    edit = ToolUseBlock(id="e1", name="Edit", input={"file_path": "a.ts", "old_string": "x"})
+    messages = [
+        Message.user("Fix the count."),
+        Message.assistant(diagnosis),
+        Message.user("Go on."),
+        Message("assistant", (TextBlock(RULE), edit)),
+        Message("user", (ToolResultBlock(tool_use_id="e1", content="ok"),)),
+        Message.assistant("Done."),
+    ]
+    assert standing(RULE) == 0
+    full = StructuredSummarizer().summarize(messages).text
+    assert f"{DECISION_PREFIX}{RULE}" in full and f"{DECISION_PREFIX}{diagnosis}" in full
+    for budget in range(COUNTER.count_text(full), 0, -5):
+        text = StructuredSummarizer(budget_tokens=budget).summarize(messages).text
+        if f"{DECISION_PREFIX}{RULE}" not in text:  # the newer line, yet it went first
+            assert f"{DECISION_PREFIX}{diagnosis}" in text
+            return
+    pytest.fail("no budget left the edit's line out")
+
+
 def test_only_the_lines_nearest_the_edit_are_kept() -> None:
     lines = [f"The value {n} comes back from the cache layer unchanged here." for n in range(6)]
     signalled = "The real problem is the stale lock file the crashed run left."
@@ -115,7 +137,7 @@ def test_the_steps_after_a_plan_are_decisions() -> None:
 def test_diagnoses_leave_a_short_summary_before_reasons() -> None:
     reason = "I'll keep the SQLite store as the default because it needs no server to run."
     diagnosis = "The real problem was the stale lock file left by the crashed run."
-    assert reasoned(reason) and not reasoned(diagnosis)
+    assert standing(reason) == 2 and standing(diagnosis) == 1
     messages = [Message.user("Make the store pluggable.")]
     messages += [Message.assistant(reason), Message.user("Go on."), Message.assistant(diagnosis)]
     messages += [Message.user("And then?"), Message.assistant("Done.")]

@@ -135,7 +135,10 @@ def _weight(text: str) -> int:
     return len(_LETTERS.findall(text)) + len(_WIDE.findall(text))
 
 
-def reasoned(decision: str) -> bool:
-    """True when ``decision`` gives a reason or names a choice: the densest kind, which a short
-    budget keeps longest (a bare diagnosis or a plan's step goes first)."""
-    return _REASONED.search(decision) is not None
+def standing(decision: str) -> int:
+    """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
+    (the densest kind), 1 when it states a diagnosis, 0 when it has no signal at all (a plan's
+    step, what a message that edits a file says): the lower goes first."""
+    if _REASONED.search(decision):
+        return 2
+    return 1 if _SIGNALS.search(decision) else 0

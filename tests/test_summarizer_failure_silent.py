@@ -169,3 +169,34 @@ def test_an_echo_after_the_program_masks_its_exit_code() -> None:
     )
     chained = "bun test && echo done"  # echo ran only because the tests passed
     assert failure_excerpt(text, is_error=False, shell=True, command=chained) is None
+
+
+SCRIPT_CAUGHT = (
+    "<returncode>0</returncode>\n<output>\nTesting the fix...\n"
+    "   Error: name 'modpath_from_file_with_callback' is not defined\n</output>"
+)
+
+
+def test_a_script_that_prints_its_error_and_exits_0_failed() -> None:
+    command = "cd /testbed && python test_fix.py"
+    assert failure_excerpt(SCRIPT_CAUGHT, is_error=False, shell=True, command=command) == (
+        "Error: name 'modpath_from_file_with_callback' is not defined"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "text"),
+    [
+        (  # an error it recovered from, then its success
+            "npm run deploy",
+            "Exit code: 0\nError: connection reset, retrying (1/3)\nUploading 12 files\n"
+            "Uploaded 12 files\nDeployed to https://example.test in 4.2s",
+        ),
+        ("cat notes.md", "Exit code: 0\n# Notes\nError: a line of the notes"),
+        ("rg -n 'Error:' src", "Exit code: 0\nsrc/cli.ts:12:Error: usage"),
+    ],
+)
+def test_an_error_line_not_at_the_end_of_a_run_or_in_a_file_is_not_a_failure(
+    command: str, text: str
+) -> None:
+    assert failure_excerpt(text, is_error=False, shell=True, command=command) is None

@@ -32,6 +32,11 @@ from contextwarden.summarizers.tools import (
 
 EXCERPT_CHARS = 300
 """Longest error excerpt kept per failure."""
+ENDING_LINES = 1
+"""An output whose exit code 0 is shown still failed when one of its last this-many lines is an
+error line (``Error: name 'x' is not defined``): where a program that gives up says why. Three
+lines also took in exploratory scripts' caught errors, and the unresolved errors they added
+pushed decisions out of the summary on the fit sessions."""
 SCAN_CHARS = 600
 """Exit codes are looked for only this far from the start and from the end of an output, where
 the tools print them, so a number in the middle of a log is not taken for one."""
@@ -169,6 +174,8 @@ def failure_excerpt(
         text = _LOG_PREFIX.sub("", text)
     if not failed and shell and (status is None or _hides_failure(command)):
         failed = _says_it_failed(text)
+    if not failed and shell and status == 0 and command is not None:
+        failed = not _shows_text(command) and _ends_in_error(text)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
     if not failed and speaks:
@@ -250,6 +257,19 @@ def _says_it_failed(text: str) -> bool:
     return _last_traceback(text) is not None or any(
         p.search(text) is not None for p in (_ERROR_LINE, _MARKED_FAILURE)
     )
+
+
+def _ends_in_error(text: str) -> bool:
+    """The last ``ENDING_LINES`` lines of a program's output hold an error line: a script that
+    caught its error, printed it and exited 0, or a failed step a later one hid."""
+    lines = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip()
+        and not _is_status_line(line.strip())
+        and not any(p.search(line) for p in _EXIT_RES)
+    ]
+    return any(_ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
 
 
 def _tool_says_it_failed(text: str) -> bool:

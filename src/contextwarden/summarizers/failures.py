@@ -175,7 +175,7 @@ def failure_excerpt(
     if not failed and shell and (status is None or _hides_failure(command)):
         failed = _says_it_failed(text)
     if not failed and shell and status == 0 and command is not None:
-        failed = not _shows_text(command) and _ends_in_error(text)
+        failed = not _shows_text(_MASKED_EXIT.sub("", command)) and _ends_in_error(text)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
     if not failed and speaks:

@@ -62,6 +62,11 @@ def _failure(call: ToolUseBlock, text: str) -> str | None:
             "String to replace not found in file.",
         ),
         (_call("run_ipython", code="df['indexes'].sum()"), NOTEBOOK_CELL, "KeyError: 'indexes'"),
+        (  # Jupyter's colours
+            _call("execute_cell", cell="df['indexes'].sum()"),
+            NOTEBOOK_CELL.replace("KeyError", "\x1b[0;31mKeyError\x1b[0m"),
+            "KeyError: 'indexes'",
+        ),
     ],
 )
 def test_a_tool_saying_it_failed_without_a_flag(

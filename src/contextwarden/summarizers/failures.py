@@ -48,6 +48,7 @@ _EXIT_RES = (
     re.compile(r"\[Command finished with exit code (\d+)\]"),
     re.compile(r"\bexit(?:ed with)? (?:code|status):? (\d+)\b", re.I),
 )
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
@@ -166,6 +167,7 @@ def failure_excerpt(
     contents or search hits, so its first line saying it failed (``_TOOL_FAILURE``) or a
     traceback is a failure even with no error flag.
     """
+    text = _ANSI.sub("", text)  # a coloured traceback or test run says the same without colour
     status = exit_status(text)
     if status == 1 and command is not None and _answers_no(command):
         return None

@@ -85,6 +85,10 @@ def test_a_tool_saying_it_failed_without_a_flag(
             "The file /x/prompts/shared/output-format-error.md has been updated successfully.",
         ),
         (_call("apply_patch", input="*** Begin Patch"), "Success. Updated the following files:"),
+        (  # Gemini CLI's reader of several files, which no tool table lists
+            _call("read_many_files", paths="logs/*.log"),
+            "--- logs/run.log ---\nstarting\nloading config\n" + PAGED_TRACEBACK,
+        ),
     ],
 )
 def test_contents_and_successes_are_not_failures(call: ToolUseBlock, text: str) -> None:

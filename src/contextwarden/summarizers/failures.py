@@ -37,6 +37,8 @@ ENDING_LINES = 1
 error line (``Error: name 'x' is not defined``): where a program that gives up says why. Three
 lines also took in exploratory scripts' caught errors, and the unresolved errors they added
 pushed decisions out of the summary on the fit sessions."""
+OPENING_LINES = 3
+"""Lines of a tool's own message (not a shell's) where a traceback says the tool failed."""
 SCAN_CHARS = 600
 """Exit codes are looked for only this far from the start and from the end of an output, where
 the tools print them, so a number in the middle of a log is not taken for one."""
@@ -276,10 +278,12 @@ def _ends_in_error(text: str) -> bool:
 
 def _tool_says_it_failed(text: str) -> bool:
     """A tool's own message opens by saying it failed (``apply_patch verification failed:``,
-    ``ERROR:``), or holds a traceback (a notebook cell's)."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    ``ERROR:``) or with a traceback (a notebook cell's): a traceback further down may be text
+    the tool shows (a log, a file that no tool name says it reads)."""
+    opening = [line.strip() for line in text.splitlines() if line.strip()][:OPENING_LINES]
+    first = opening[0] if opening else ""
     return (
-        _last_traceback(text) is not None
+        _last_traceback("\n".join(opening)) is not None
         or _ERROR_LINE.match(first) is not None
         or _TOOL_FAILURE.search(first) is not None
     )

@@ -209,3 +209,19 @@ def test_an_error_line_not_at_the_end_of_a_run_or_in_a_file_is_not_a_failure(
     command: str, text: str
 ) -> None:
     assert failure_excerpt(text, is_error=False, shell=True, command=command) is None
+
+
+def _gemini(output: str, code: str) -> str:
+    """What Gemini CLI's run_shell_command returns the model (its shell tool's fields)."""
+    return (
+        f"Command: npm test\nDirectory: (root)\nOutput: {output}\nError: (none)\n"
+        f"Exit Code: {code}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242"
+    )
+
+
+def test_gemini_cli_shell_fields_are_not_failures() -> None:
+    call = _call("run_shell_command", command="npm test")
+    assert _failure(call, _gemini("12 passed", "0")) is None
+    assert _failure(call, _gemini("(empty)", "(none)")) is None
+    failed = _gemini("FAIL src/parser.test.ts\n  1 failed, 11 passed", "1")
+    assert _failure(call, failed) == "FAIL src/parser.test.ts"

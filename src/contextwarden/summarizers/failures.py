@@ -51,6 +51,14 @@ _EXIT_RES = (
     re.compile(r"\bexit(?:ed with)? (?:code|status):? (\d+)\b", re.I),
 )
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_FIELD_PREFIX = re.compile(r"^(?:Output|Stdout|Stderr): (?=\S)", re.M)
+"""Gemini CLI's shell tool puts its output after a field name (``Output: FAIL src/a.test.ts``)."""
+_EMPTY_FIELD = re.compile(
+    r"^(?:Error|Output|Stdout|Stderr|Signal|Background PIDs|Process Group PGID): "
+    r"\((?:none|empty)\)\n?",
+    re.M,
+)
+"""… and says ``Error: (none)`` when nothing failed: a field, not an error line."""
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
@@ -133,6 +141,8 @@ _LOG_PREFIX = re.compile(
 )
 """The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
 _STATUS_LINES = (
+    "Command:",  # Gemini CLI's shell tool
+    "Directory:",
     "Chunk ID:",
     "Wall time:",
     "Original token count:",
@@ -170,6 +180,7 @@ def failure_excerpt(
     traceback is a failure even with no error flag.
     """
     text = _ANSI.sub("", text)  # a coloured traceback or test run says the same without colour
+    text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = exit_status(text)
     if status == 1 and command is not None and _answers_no(command):
         return None

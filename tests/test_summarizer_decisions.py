@@ -64,6 +64,8 @@ def test_what_a_message_that_edits_says_is_a_decision_but_its_announcements() ->
     assert decisions(CHECKED) == []  # the same words before a read decide nothing
     assert decisions("Now update `discoverLinkedDocs` to use `evaluatorFiles`:", edits=True) == []
     assert decisions("Теперь обновлю обработчик `onSave` в форме:", edits=True) == []
+    voucher = "Voucher validation rejects the code when the cart total is zero."
+    assert decisions(voucher, edits=True) == [voucher]  # "vou" (Portuguese) is a whole word
     assert decisions(RULE, edits=True) == [RULE]
 
 

@@ -82,8 +82,8 @@ _ANNOUNCEMENT = re.compile(
     r"|(?:add|update|fix|change|create|write|remove|replace|edit|apply|make|move|rename"
     r"|insert|implement|run|check|read|look)\b"
     # Russian, Spanish, Portuguese, French, German, Chinese, Japanese, Korean
-    r"|теперь|давайте|сейчас|ahora|vamos a|voy a|agora|vou|maintenant|je vais|jetzt|ich werde"
-    r"|现在|让我|接下来|では|次に|이제|다음)",
+    r"|(?:теперь|давайте|сейчас|ahora|vamos a|voy a|agora|vou|maintenant|je vais|jetzt"
+    r"|ich werde)\b|现在|让我|接下来|では|次に|이제|다음)",
     re.I,
 )
 """A sentence that only says what comes next ("Now update the handler:", "Let me add the

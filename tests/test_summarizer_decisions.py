@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from contextwarden.model import Message
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer
 from contextwarden.summarizers.carry import DECISION_PREFIX
-from contextwarden.summarizers.decisions import PLAN_LINES, decisions, reasoned
+from contextwarden.summarizers.decisions import EDIT_UNITS, PLAN_LINES, decisions, standing
+from contextwarden.summarizers.facts import extract_facts
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 COUNTER = HeuristicCounter()
@@ -26,6 +27,15 @@ COUNTER = HeuristicCounter()
         "Ich nehme SQLite statt PostgreSQL, weil es keinen Server braucht.",
         "我们保留 SQLite\uff0c因为它不需要服务器。",
         "サーバーが不要なため、SQLite をそのまま使います。",
+        # diagnoses without the classic signal words
+        "X was never called — the handler is registered after the event fires.",
+        "Looks like the port is taken by the old container.",
+        "The `onSave` prop isn't being passed down to the nested form.",
+        "Похоже, порт занят старым контейнером.",
+        "Parece que el puerto está ocupado por el contenedor anterior.",
+        "Il semble que le port soit occupé par l'ancien conteneur.",
+        "Es scheint, dass der Port noch vom alten Container belegt ist.",
+        "看起来端口一直被之前启动的那个旧容器占用着。",
     ],
 )
 def test_a_reason_a_choice_or_a_diagnosis_is_a_decision(line: str) -> None:
@@ -34,6 +44,70 @@ def test_a_reason_a_choice_or_a_diagnosis_is_a_decision(line: str) -> None:
 
 def test_chatter_is_not_a_decision() -> None:
     assert decisions("Now let me read the remaining key files.\nLet me run the tests.") == []
+
+
+# Real texts of messages that edit a file (a Claude Code and an OpenHands session).
+CHECKED = (
+    "Good, the `agentsFiles.length === 0` check at line ~1008 is correct - it should still "
+    "check original `agentsFiles` (if no files at all were found). Now update the `job.started` "
+    "event and the unified/independent mode calls:"
+)
+RULE = (
+    'The `parampattern` rule is defined on line 651 as `DEF(parampattern); RULE("pattern", '
+    "prefix, postfix); DONE();`."
+)
+
+
+def test_what_a_message_that_edits_says_is_a_decision_but_its_announcements() -> None:
+    found = decisions(CHECKED, edits=True)
+    assert found == [CHECKED.split(" Now ")[0]]
+    assert decisions(CHECKED) == []  # the same words before a read decide nothing
+    assert decisions("Now update `discoverLinkedDocs` to use `evaluatorFiles`:", edits=True) == []
+    assert decisions("Теперь обновлю обработчик `onSave` в форме:", edits=True) == []
+    voucher = "Voucher validation rejects the code when the cart total is zero."
+    assert decisions(voucher, edits=True) == [voucher]  # "vou" (Portuguese) is a whole word
+    assert decisions(RULE, edits=True) == [RULE]
+
+
+def test_what_an_edit_says_leaves_a_short_summary_before_a_diagnosis() -> None:
+    diagnosis = "The real problem was the stale lock file left by the crashed run."
+    edit = ToolUseBlock(id="e1", name="Edit", input={"file_path": "a.ts", "old_string": "x"})
+    messages = [
+        Message.user("Fix the count."),
+        Message.assistant(diagnosis),
+        Message.user("Go on."),
+        Message("assistant", (TextBlock(RULE), edit)),
+        Message("user", (ToolResultBlock(tool_use_id="e1", content="ok"),)),
+        Message.assistant("Done."),
+    ]
+    assert standing(RULE) == 0
+    full = StructuredSummarizer().summarize(messages).text
+    assert f"{DECISION_PREFIX}{RULE}" in full and f"{DECISION_PREFIX}{diagnosis}" in full
+    for budget in range(COUNTER.count_text(full), 0, -5):
+        text = StructuredSummarizer(budget_tokens=budget).summarize(messages).text
+        if f"{DECISION_PREFIX}{RULE}" not in text:  # the newer line, yet it went first
+            assert f"{DECISION_PREFIX}{diagnosis}" in text
+            return
+    pytest.fail("no budget left the edit's line out")
+
+
+def test_only_the_lines_nearest_the_edit_are_kept() -> None:
+    lines = [f"The value {n} comes back from the cache layer unchanged here." for n in range(6)]
+    signalled = "The real problem is the stale lock file the crashed run left."
+    found = decisions("\n".join([signalled, *lines]), edits=True)
+    assert found == [signalled, *lines[-EDIT_UNITS:]]
+
+
+def test_the_facts_read_a_message_by_whether_it_edits() -> None:
+    edit = ToolUseBlock(id="e1", name="Edit", input={"file_path": "a.ts", "old_string": "x"})
+    read = ToolUseBlock(id="r1", name="Read", input={"file_path": "a.ts"})
+    for call, kept in ((edit, True), (read, False)):
+        messages = [
+            Message.user("Fix the count."),
+            Message("assistant", (TextBlock(RULE), call)),
+            Message("user", (ToolResultBlock(tool_use_id=call.id, content="ok"),)),
+        ]
+        assert ((1, RULE) in extract_facts(messages).decisions) is kept
 
 
 def test_a_short_line_is_kept_whole_and_a_long_one_by_its_sentences() -> None:
@@ -65,7 +139,7 @@ def test_the_steps_after_a_plan_are_decisions() -> None:
 def test_diagnoses_leave_a_short_summary_before_reasons() -> None:
     reason = "I'll keep the SQLite store as the default because it needs no server to run."
     diagnosis = "The real problem was the stale lock file left by the crashed run."
-    assert reasoned(reason) and not reasoned(diagnosis)
+    assert standing(reason) == 2 and standing(diagnosis) == 1
     messages = [Message.user("Make the store pluggable.")]
     messages += [Message.assistant(reason), Message.user("Go on."), Message.assistant(diagnosis)]
     messages += [Message.user("And then?"), Message.assistant("Done.")]

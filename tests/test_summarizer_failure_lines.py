@@ -67,8 +67,10 @@ def test_a_masked_exit_code_does_not_hide_the_failure() -> None:
     assert failure_excerpt(NPM_VIEW, is_error=False, shell=True, command=command) == (
         "npm error code E404"
     )
-    unmasked = "npm view agentv@4.40.1 version"
-    assert failure_excerpt(NPM_VIEW, is_error=False, shell=True, command=unmasked) is None
+    unmasked = "npm view agentv@4.40.1 version"  # its exit 0 wins unless it ends on the error
+    recovered = NPM_VIEW.replace("Process exited", "using agentv@4.40.0\nProcess exited")
+    assert failure_excerpt(recovered, is_error=False, shell=True, command=unmasked) is None
+    assert failure_excerpt(recovered, is_error=False, shell=True, command=command) is not None
 
 
 def test_a_ci_log_shows_the_failure_of_its_run() -> None:

@@ -6,7 +6,10 @@ languages the sessions use: a reason or a choice (``_REASONS``), a diagnosis (``
 A short line is the unit: the reason often sits in the sentence next to the conclusion ("The
 file uses tabs. My edit strings were using spaces."). Code is not the assistant's reasoning:
 of a code block only the comments are read. A line that announces a plan or a fix ("Here's the
-plan:") makes the next few lines decisions too, signal or not: they are the plan.
+plan:") makes the next few lines decisions too, signal or not: they are the plan. So is what
+an agent says in the message that edits a file, signal or not ("X is correct - it should still
+check Y", "The rule is defined on line 651 as …"): it states the cause or the fix it is about to
+write; only its announcements ("Now update the handler:") are not.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ an English one says in 30."""
 
 PLAN_LINES = 4
 """Lines after a line announcing a plan (``_PLAN``, a colon at its end) kept as decisions."""
+EDIT_UNITS = 3
+"""Lines (or sentences) without a signal kept of the text of a message that edits a file: the
+last ones, nearest the edit."""
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _COMMENTS = ("#", "//", "--", "/*", "* ")
@@ -52,19 +58,36 @@ _DIAGNOSES = (
     # English
     r"(?:the|this|that|same|real|root) (?:\w+ )?(?:issue|problem|bug|cause|culprit|reason)"
     r"|root cause|turns out|accidentally|by mistake|wrong|broken|overrid\w*|mismatch\w*"
-    r"|conflict\w*|unrelated|missing"
+    r"|conflict\w*|unrelated|missing|looks like|seems to|appears to|caused by"
+    r"|comes from|never (?:called|set|reached|runs?|fires?|gets?|returns?|awaited|used)"
+    r"|(?:is|was|are|were)(?:n't| not) (?:being |actually )?(?:called|set|passed|used|loaded"
+    r"|defined|reached|awaited|exported|registered|triggered|applied)"
+    r"|already (?:in use|taken|exists|running|bound)|out of date|leftover"
+    r"|(?:that|this|which) explains|explains? why"
     # Russian, Spanish, Portuguese, French, German
-    r"|причин\w*|проблем\w*|ошибк\w*|баг\w*|оказалось"  # noqa: RUF001
+    r"|причин\w*|проблем\w*|ошибк\w*|баг\w*|оказалось|похоже|видимо|значит"  # noqa: RUF001
     r"|la causa|a causa|el problema|o problema|la cause|le problème|Ursache|das Problem"
-    r"|der Fehler"
+    r"|der Fehler|parece que|resulta que|il semble|on dirait|scheint|sieht so aus|liegt an"
 )
 _WIDE_REASONS = (
     # Chinese, Japanese, Korean: no word boundaries to anchor on
     r"因为|所以|由于|而不是|改为|改用|决定|更好|ため|なので|代わりに|決め|때문|대신|결정"
 )
-_WIDE_DIAGNOSES = r"原因|问题|導致|导致|問題|원인|문제"
+_WIDE_DIAGNOSES = r"原因|问题|導致|导致|問題|원인|문제|看起来|似乎|原来|ようです|みたい|것 같"
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
 _SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
+_ANNOUNCEMENT = re.compile(
+    r"(?:(?:good|great|perfect|ok(?:ay)?|now|next|then|finally|also|first)\b[,!.]?\s*)*"
+    r"(?:let me|let's|let us|I'll|I will|I need to|I'm going to|I am going to|time to|now\b"
+    r"|(?:add|update|fix|change|create|write|remove|replace|edit|apply|make|move|rename"
+    r"|insert|implement|run|check|read|look)\b"
+    # Russian, Spanish, Portuguese, French, German, Chinese, Japanese, Korean
+    r"|(?:теперь|давайте|сейчас|ahora|vamos a|voy a|agora|vou|maintenant|je vais|jetzt"
+    r"|ich werde)\b|现在|让我|接下来|では|次に|이제|다음)",
+    re.I,
+)
+"""A sentence that only says what comes next ("Now update the handler:", "Let me add the
+test"): of a message that edits a file, not a decision unless it gives a signal."""
 _PLAN = re.compile(
     r"\b(?:plan|approach|fix|solution|steps|план\w*|подход\w*|исправлени\w*|solución|enfoque"
     r"|solução|abordagem|correção|correctif|Lösung|Ansatz)\b|方案|计划|修复|計画|方針|修正|계획|해결",
@@ -72,21 +95,26 @@ _PLAN = re.compile(
 )
 
 
-def decisions(text: str) -> list[str]:
+def decisions(text: str, *, edits: bool = False) -> list[str]:
     """The lines (or, of a long line, the sentences) of an assistant's text that give a reason,
     name a choice or state a diagnosis, or follow a line announcing a plan; outside code blocks,
-    verbatim, stripped."""
-    found: list[str] = []
+    verbatim, stripped. ``edits``: the text is that of a message that edits a file, whose last
+    ``EDIT_UNITS`` lines or sentences that announce nothing are decisions too."""
+    found: list[tuple[str, bool]] = []
     plan_left = 0
     for line in _prose_lines(text):
         announces = line.endswith(":") and _PLAN.search(line) is not None
         units = [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
         for unit in units:
             kept = unit.strip()
-            if _weight(kept) >= MIN_DECISION_CHARS and (plan_left or _SIGNALS.search(kept)):
-                found.append(kept[:MAX_DECISION_CHARS])
+            if _weight(kept) >= MIN_DECISION_CHARS:
+                signal = bool(plan_left) or _SIGNALS.search(kept) is not None
+                if signal or (edits and _ANNOUNCEMENT.match(kept) is None):
+                    found.append((kept[:MAX_DECISION_CHARS], signal))
         plan_left = PLAN_LINES if announces else max(0, plan_left - 1)
-    return found
+    unsignalled = [i for i, (_, signal) in enumerate(found) if not signal]
+    dropped = set(unsignalled[: max(0, len(unsignalled) - EDIT_UNITS)])
+    return [unit for i, (unit, _) in enumerate(found) if i not in dropped]
 
 
 def _prose_lines(text: str) -> list[str]:
@@ -107,7 +135,10 @@ def _weight(text: str) -> int:
     return len(_LETTERS.findall(text)) + len(_WIDE.findall(text))
 
 
-def reasoned(decision: str) -> bool:
-    """True when ``decision`` gives a reason or names a choice: the densest kind, which a short
-    budget keeps longest (a bare diagnosis or a plan's step goes first)."""
-    return _REASONED.search(decision) is not None
+def standing(decision: str) -> int:
+    """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
+    (the densest kind), 1 when it states a diagnosis, 0 when it has no signal at all (a plan's
+    step, what a message that edits a file says): the lower goes first."""
+    if _REASONED.search(decision):
+        return 2
+    return 1 if _SIGNALS.search(decision) else 0

@@ -55,6 +55,8 @@ _NOT_CONCEPT_SUFFIXES = frozenset(
 )
 MAX_ERROR_LINES = 4
 """Further lines kept per failed call, beyond its most telling one (a summary shows fewer)."""
+_EDITS = frozenset({"wrote", "edited", "deleted"})
+"""File operations whose message's text says what the edit does and why (``decisions``)."""
 _EARLIER_RE = re.compile(r"^(?:earlier: )+")
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 
@@ -199,11 +201,12 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
 
 def _assistant(walk: _Walk, message: Message, index: int) -> None:
     texts = [b.text for b in message.content if isinstance(b, TextBlock) and b.text.strip()]
+    calls = message.tool_uses
     if texts:
         walk.last_text = texts[-1]
         walk.concepts.update(_identifiers(texts))
-        walk.decisions.extend((index, s) for text in texts for s in decisions(text))
-    calls = message.tool_uses
+        edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
+        walk.decisions.extend((index, s) for text in texts for s in decisions(text, edits=edits))
     if calls:
         walk.last_calls = calls
     elif texts:

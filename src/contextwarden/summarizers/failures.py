@@ -1,15 +1,19 @@
 """Recognising a failed tool call from its result: the error flag, exit codes, error-looking output.
 
 A result is a failure when the tool flagged it (``is_error``), when it shows a non-zero exit code,
-or — for shell tools only, whose output is a program's — when it holds a Python traceback, a
-line starting with ``error:``/``fatal:``, or a line a compiler, linter, test runner or package
+or — for shell tools, whose output is a program's — when it holds a Python traceback, a line
+starting with ``error:``/``fatal:``, or a line a compiler, linter, test runner or package
 manager prints for a failure (``_MARKED_FAILURE``: an output piped through ``tail`` loses its
 exit code, not these lines). A visible exit code 0 wins over error-looking text (the
-command handled its own error), unless the command masked its program's code (``|| true``) or
-shows another run's log (``gh run view --log``). File contents are never scanned: a file may
-well say "error:". The excerpt is the line that says what failed (an error line, a marked
-failure, an exception, then in a program's output any line with a failure word), the first
-line only when none does.
+command handled its own error), unless it is not the program's: the command masked it
+(``|| true``, ``; echo $?``), piped the output into a pager (``| tail -20``) or shows another
+run's log (``gh run view --log``). An HTTP client's 4xx/5xx reply is a failure whatever its exit
+code (``curl`` exits 0 on a 404). A tool that is not a shell and returns no file's contents (an
+edit, a patch, a notebook cell, an MCP call) fails when its message opens by saying so
+(Codex's ``apply_patch verification failed:`` carries no flag) or holds a traceback. File
+contents and search hits are never scanned: a file may well say "error:". The excerpt is the
+line that says what failed (an error line, a marked failure, an exception, then in a program's
+output any line with a failure word), the first line only when none does.
 A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
 
@@ -18,10 +22,23 @@ from __future__ import annotations
 import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.tools import is_shell, shell_command
+from contextwarden.summarizers.tools import (
+    READ_TOOLS,
+    SEARCH_TOOLS,
+    base_name,
+    is_shell,
+    shell_command,
+)
 
 EXCERPT_CHARS = 300
 """Longest error excerpt kept per failure."""
+ENDING_LINES = 1
+"""An output whose exit code 0 is shown still failed when one of its last this-many lines is an
+error line (``Error: name 'x' is not defined``): where a program that gives up says why. Three
+lines also took in exploratory scripts' caught errors, and the unresolved errors they added
+pushed decisions out of the summary on the fit sessions."""
+OPENING_LINES = 3
+"""Lines of a tool's own message (not a shell's) where a traceback says the tool failed."""
 SCAN_CHARS = 600
 """Exit codes are looked for only this far from the start and from the end of an output, where
 the tools print them, so a number in the middle of a log is not taken for one."""
@@ -33,7 +50,21 @@ _EXIT_RES = (
     re.compile(r"\[Command finished with exit code (\d+)\]"),
     re.compile(r"\bexit(?:ed with)? (?:code|status):? (\d+)\b", re.I),
 )
-_TRACEBACK = "Traceback (most recent call last):"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_FIELD_PREFIX = re.compile(r"^(?:Output|Stdout|Stderr): (?=\S)", re.M)
+"""Gemini CLI's shell tool puts its output after a field name (``Output: FAIL src/a.test.ts``)."""
+_EMPTY_FIELD = re.compile(
+    r"^(?:Error|Output|Stdout|Stderr|Signal|Background PIDs|Process Group PGID): "
+    r"\((?:none|empty)\)\n?",
+    re.M,
+)
+"""… and says ``Error: (none)`` when nothing failed: a field, not an error line."""
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
+"""Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
+last)``, no colon)."""
+_FRAME = re.compile(r'^\s*File "[^"]+", line \d+.*$', re.M)
+_BARE_PREFIX = re.compile(r"[\w ]{1,12}[:!]")
+"""An error line that is only its prefix (OpenHands' ``ERROR:``): what failed is on the next."""
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
 _ERROR_LINE = re.compile(
     r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\])?[:!]"
@@ -65,6 +96,10 @@ _FAILURE_WORDS = re.compile(
 """A line of a failed output that says what went wrong uses one of these words, in the languages
 the tools print them in ("Traceback (most recent call last):" is a header saying nothing of
 what went wrong, so not "traceback")."""
+_CONTENT_TOOLS = READ_TOOLS | SEARCH_TOOLS
+"""Tools whose result is a file's contents or search hits: a file may well say "Error:"."""
+_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
+"""Programs that show text that exists already: a pipeline they start shows no program's run."""
 _YES_NO_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
 )
@@ -73,8 +108,30 @@ REJECTION_NOTICES = (
     "Action rejected:",  # OpenHands V1's UserRejectObservation (formats.openhands_v1)
 )
 """How an agent harness opens the result of a tool call the person refused to let run."""
-_MASKED_EXIT = re.compile(r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true)\s*$")
-"""A command ending so (``npm view pkg || true``) exits 0 whatever its program did."""
+_TOOL_FAILURE = re.compile(
+    r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
+    r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
+    r"|\bnot found in (?:the )?file\b|\bto replace (?:was )?not found\b",  # an edit's old text
+    re.I,
+)
+"""How a tool that is not a shell (an edit, a patch, a notebook cell, an MCP call) says it failed
+on its first line when its harness sets no error flag (Codex's ``apply_patch``)."""
+_HTTP_FAILURE = re.compile(
+    r"^<? ?HTTP/[\d.]+ [45]\d\d\b"  # curl -i / -v: the status line of a refused request
+    r'|^\{[^\n]{0,300}?"error"\s*:\s*["{]'  # a JSON reply naming its error
+    r'|^(?:\{[^\n]{0,300}?|\s*)"status(?:Code|_code)?"\s*:\s*"?[45]\d\d\b',  # or its status
+    re.M,
+)
+_HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
+"""A client that exits 0 on an HTTP 4xx/5xx (``curl`` without ``-f``): its body says it failed."""
+_PAGED = re.compile(r"\|\s*(?:head|tail|less|more|cat|tee)\b[^|]*$")
+"""A command whose last program only shows the output of the one before it (``… | tail -20``):
+the exit code shown is the pager's, not that program's (unless ``set -o pipefail``)."""
+_MASKED_EXIT = re.compile(
+    r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true|(?:\|\||;)\s*echo\b[^;&|]*)\s*$"
+)
+"""A command ending so (``npm view pkg || true``, ``bun test; echo "exit $?"``) exits 0 whatever
+its program did."""
 _LOG_VIEWER = re.compile(
     r"\bgh run view\b.*--log|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
 )
@@ -83,6 +140,18 @@ _LOG_PREFIX = re.compile(
     r"^(?:[^\t\n]*\t){0,2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?", re.M
 )
 """The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
+_STATUS_LINES = (
+    "Command:",  # Gemini CLI's shell tool
+    "Directory:",
+    "Chunk ID:",
+    "Wall time:",
+    "Original token count:",
+    "Output:",
+    "<returncode>",  # mini-swe-agent's wrapping
+    "<output>",
+    "</output>",
+)
+"""How a harness frames an output (Codex, mini-swe-agent): never the line that says what failed."""
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
@@ -100,13 +169,18 @@ def exit_status(text: str) -> int | None:
 
 
 def failure_excerpt(
-    text: str, *, is_error: bool, shell: bool, command: str | None = None
+    text: str, *, is_error: bool, shell: bool, command: str | None = None, speaks: bool = False
 ) -> str | None:
     """A short line saying what went wrong, or None when the result is not a failure.
 
     Exit status 1 of a command whose last program only searches or compares (``grep``, ``rg``,
-    ``diff``, ``test``…) means "nothing found" or "different", not failure.
+    ``diff``, ``test``…) means "nothing found" or "different", not failure. ``speaks``: the
+    output is a tool's own message (an edit, a patch, a notebook cell, an MCP call), not a file's
+    contents or search hits, so its first line saying it failed (``_TOOL_FAILURE``) or a
+    traceback is a failure even with no error flag.
     """
+    text = _ANSI.sub("", text)  # a coloured traceback or test run says the same without colour
+    text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = exit_status(text)
     if status == 1 and command is not None and _answers_no(command):
         return None
@@ -114,9 +188,13 @@ def failure_excerpt(
     if command is not None and _LOG_VIEWER.search(command):
         text = _LOG_PREFIX.sub("", text)
     if not failed and shell and (status is None or _hides_failure(command)):
-        failed = _TRACEBACK in text or any(
-            p.search(text) is not None for p in (_ERROR_LINE, _MARKED_FAILURE)
-        )
+        failed = _says_it_failed(text)
+    if not failed and shell and status == 0 and command is not None:
+        failed = not _shows_text(_MASKED_EXIT.sub("", command)) and _ends_in_error(text)
+    if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
+        failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
+    if not failed and speaks:
+        failed = _tool_says_it_failed(text)
     if not failed:
         return None
     return _most_telling_line(_TOOL_ERROR_TAG.sub("", text), status, shell=shell)
@@ -130,7 +208,10 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     """
     shell = call is not None and is_shell(call)
     command = shell_command(call) if call is not None else None
-    return failure_excerpt(result.text, is_error=result.is_error, shell=shell, command=command)
+    speaks = call is not None and not shell and base_name(call.name) not in _CONTENT_TOOLS
+    return failure_excerpt(
+        result.text, is_error=result.is_error, shell=shell, command=command, speaks=speaks
+    )
 
 
 def says_what_failed(line: str) -> bool:
@@ -185,16 +266,75 @@ def further_lines(text: str, excerpt: str, limit: int) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _says_it_failed(text: str) -> bool:
+    """A program's output holds a line that only a failure prints (a traceback, an error line,
+    a compiler's, linter's or test runner's failure mark)."""
+    return _last_traceback(text) is not None or any(
+        p.search(text) is not None for p in (_ERROR_LINE, _MARKED_FAILURE)
+    )
+
+
+def _ends_in_error(text: str) -> bool:
+    """The last ``ENDING_LINES`` lines of a program's output hold an error line: a script that
+    caught its error, printed it and exited 0, or a failed step a later one hid."""
+    lines = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip()
+        and not _is_status_line(line.strip())
+        and not any(p.search(line) for p in _EXIT_RES)
+    ]
+    return any(_ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
+
+
+def _tool_says_it_failed(text: str) -> bool:
+    """A tool's own message opens by saying it failed (``apply_patch verification failed:``,
+    ``ERROR:``) or with a traceback (a notebook cell's): a traceback further down may be text
+    the tool shows (a log, a file that no tool name says it reads)."""
+    opening = [line.strip() for line in text.splitlines() if line.strip()][:OPENING_LINES]
+    first = opening[0] if opening else ""
+    return (
+        _last_traceback("\n".join(opening)) is not None
+        or _ERROR_LINE.match(first) is not None
+        or _TOOL_FAILURE.search(first) is not None
+    )
+
+
+def _last_traceback(text: str) -> int | None:
+    """Where the last traceback of ``text`` starts, or None when it has none."""
+    starts = [found.start() for found in _TRACEBACK.finditer(text)]
+    return starts[-1] if starts else None
+
+
 def _hides_failure(command: str | None) -> bool:
     """True when the exit code shown is not that of the program whose output this is: the
-    command masks it (``|| true``) or shows another run's log. A search masked so
-    (``grep x || true``) still only searches."""
+    command masks it (``|| true``), pipes it into a pager (``| tail -20``, the pager's code is
+    shown) or shows another run's log. A search masked or paged so (``grep x || true``,
+    ``rg x | head``) still only searches; a pager after ``cat`` shows a file."""
     if command is None:
         return False
     if _LOG_VIEWER.search(command):
         return True
     unmasked = _MASKED_EXIT.sub("", command)
-    return unmasked != command and not _answers_no(unmasked)
+    if unmasked != command:
+        return not _answers_no(unmasked)
+    return (
+        _PAGED.search(command) is not None
+        and "pipefail" not in command
+        and not _shows_text(command)
+    )
+
+
+def _shows_text(command: str) -> bool:
+    """True when the last pipeline of ``command`` searches or starts with a program that only
+    shows existing text (``cat f | head``, ``rg x | sort | head``)."""
+    pipeline = re.split(r"&&|\|\||;|\n", command.strip())[-1]
+    programs = [
+        stage.split()[0].rsplit("/", 1)[-1] for stage in pipeline.split("|") if stage.split()
+    ]
+    return bool(programs) and (
+        programs[0] in _READERS or any(p in _YES_NO_PROGRAMS for p in programs)
+    )
 
 
 def _answers_no(command: str) -> bool:
@@ -205,20 +345,23 @@ def _answers_no(command: str) -> bool:
 def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
     """A program's output (``shell``) may say what failed on any line; another tool's error
     opens with its harness's message, and what follows is often the text it echoes back."""
-    if _TRACEBACK in text:
-        exceptions = _EXCEPTION_LINE.findall(text[text.rindex(_TRACEBACK) :])
+    traceback = _last_traceback(text)
+    if traceback is not None:
+        exceptions = _EXCEPTION_LINE.findall(text[traceback:])
         if exceptions:
             return _clip(exceptions[-1])
-    found = (
-        _ERROR_LINE.search(text)
-        or _MARKED_FAILURE.search(text)
-        or _EXCEPTION_LINE.search(text)
-        or (_FAILURE_WORDS.search(text) if shell else None)
-    )
+    found = _ERROR_LINE.search(text) or _MARKED_FAILURE.search(text) or _EXCEPTION_LINE.search(text)
+    frames = _FRAME.findall(text[traceback:]) if traceback is not None else []
+    if not found and frames:  # a pager cut the exception off: where it was raised
+        return _clip(frames[-1])
+    if not found and shell:
+        found = _FAILURE_WORDS.search(text)
     if found:  # the whole line: a pattern matches only a mark or a word of it
         start = text.rfind("\n", 0, found.start()) + 1
-        end = text.find("\n", found.start())
-        return _clip(text[start : end if end >= 0 else len(text)])
+        line, _, rest = text[start:].partition("\n")
+        if _BARE_PREFIX.fullmatch(line.strip()) and rest.strip():  # "ERROR:", then what failed
+            return _clip(f"{line.strip()} {rest.lstrip().partition(chr(10))[0]}")
+        return _clip(line)
     for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
         if stripped and not _is_status_line(stripped):
@@ -228,7 +371,7 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
 
 def _is_status_line(line: str) -> bool:
     return any(p.fullmatch(line) or p.match(line) for p in _EXIT_RES[:2]) or line.startswith(
-        ("Chunk ID:", "Wall time:", "Original token count:", "Output:")
+        _STATUS_LINES
     )
 
 

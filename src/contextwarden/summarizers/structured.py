@@ -23,7 +23,7 @@ from contextwarden.summarizers.carry import (
     format_item,
     format_more,
 )
-from contextwarden.summarizers.decisions import reasoned
+from contextwarden.summarizers.decisions import standing
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
 from contextwarden.summarizers.failures import says_what_failed
 from contextwarden.summarizers.sections import Item, fit, head_lines_tail, head_tail, render
@@ -312,16 +312,17 @@ class _Builder:
 
     def _decisions(self) -> list[Item]:
         """What the assistant decided and why, oldest first; they go after the answers'
-        excerpts, commands and concepts (which restate what these lines say): first those that
-        only diagnose or list a plan's step, then those giving a reason or a choice, each
-        oldest first."""
+        excerpts, commands and concepts (which restate what these lines say): first those with no
+        signal (a plan's step, what a message editing a file says), then those that only
+        diagnose, then those giving a reason or a choice (``decisions.standing``), each oldest
+        first."""
         if not self.policy.decisions or not self.facts.decisions:
             return []
         items = [Item(DECISIONS_LABEL)]
         items += [
             Item(
                 f"{DECISION_PREFIX}{text}",
-                (6, index if reasoned(text) else index - 1_000_000),
+                (6, index + (standing(text) - 2) * 1_000_000),
                 "decisions",
             )
             for index, text in self.facts.decisions

@@ -29,6 +29,8 @@ SHELL_TOOLS = frozenset(
         "bash",
         "shell",
         "exec_command",
+        "shell_command",  # Codex since 0.5x
+        "run_shell_command",  # Gemini CLI
         "execute_bash",
         "run_command",
         "terminal",

@@ -2,14 +2,17 @@
 
     python benchmarks/build_fresh_corpus.py MIRRORS OUT            # the first set
     python benchmarks/build_fresh_corpus.py --set 3 MIRRORS OUT    # the third, blind set
+    python benchmarks/build_fresh_corpus.py --set 4 MIRRORS OUT    # the fourth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
-Claude Code and Codex ones on the checkpoint refs the Entire CLI pushes, the aider one the
-commit before the chat log was deleted), copied byte for byte and checked against its SHA-256.
+Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes, the aider
+one the commit before the chat log was deleted), copied byte for byte and checked against its
+SHA-256.
 They stay outside this repository (they hold people's paths and, in one case, an e-mail address
 in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1) and
-``benchmarks/fresh_probes3/`` (set 3, whose README says where each session comes from).
+``benchmarks/fresh_probes3/`` (set 3) and ``benchmarks/fresh_probes4/`` (set 4); the README of
+each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -105,7 +108,40 @@ SET3 = (
         "158e7b127d83da8bd27bae681d7939c5df0ab20b6084d4c47dbba5afc03fb994",
     ),
 )
-SETS = {1: SET1, 3: SET3}
+
+# Set 4 (issue #26's fourth, blind set): other agents and repositories than set 3's. The Claude
+# Code sessions are on JanDeDobbeleer/oh-my-posh's (MIT, its COPYING) entire/checkpoints/v1
+# branch, one checkpoint per session; the Copilot CLI one is on a checkpoint ref of
+# JeffreyCA/azure-dev (MIT, a fork of Azure/azure-dev).
+OH_MY_POSH = ("JanDeDobbeleer/oh-my-posh", "0d1116c02814bec7231dbe3c3b9661106418a724")
+OH_MY_POSH_CHECKPOINTS = (
+    ("d8/4718082c10/0", "b315064dd0f5ac84ec2dbf6ecff7eb539c27d75cfe7f4b202552df83f86060f1"),
+    ("f1/cc7fb29063/0", "6377bbecac356c6fdd3c28ed9508c3857a79b63bedbbcec1c31525f3cc34423e"),
+    ("b9/2894c37c38/0", "739479b390e0592b6abac50d1aa9de5baaa4b6db88b0f360039c2da5ef71f575"),
+    ("85/522027570b/1", "fb8a85e4c1d3c39fb6a0d8191b041842eb4bc6ec565ed29c4643d3d3894f0548"),
+    ("1c/fa5e2d5f1f/0", "825e410497bf88e554181e5cc94a2753081bccfb9e95f0b2dca1b2ec4345d872"),
+    ("b4/e8927b833b/0", "68b2f7f806bea6c60184a692a297707603ec000431aafb528a3cd7b0654b64bf"),
+    ("11/6e27a41b09/0", "d1ad8cf03c29a759cff21a044d8d51cab77d82f4a0e572c4a2a7a701f6bddc7b"),
+)
+SET4 = (
+    *(
+        Source(
+            *OH_MY_POSH,
+            f"{checkpoint}/full.jsonl",
+            f"claude-code/JanDeDobbeleer__oh-my-posh__{checkpoint.replace('/', '-')}.jsonl",
+            sha,
+        )
+        for checkpoint, sha in OH_MY_POSH_CHECKPOINTS
+    ),
+    Source(  # the tip of refs/entire/checkpoints/7E/01KXYAY6X6AX6YHS3EQP27BY7E
+        "JeffreyCA/azure-dev",
+        "091d53d91dc455da47b6b9179ad1ad25368b9288",
+        "0/full.jsonl",
+        "copilot/JeffreyCA__azure-dev__7E-01KXYAY6X6AX6YHS3EQP27BY7E-0.jsonl",
+        "7bad78bce86dee5df8262b3a0a318c8bd6b9161df42cbd2097a4d986f539b5f7",
+    ),
+)
+SETS = {1: SET1, 3: SET3, 4: SET4}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

@@ -1,0 +1,92 @@
+"""A command's result that Codex gives as a JSON object is read as the program's exit code and
+output lines. The multi-agent outputs are real ones from a Codex rollout of chikachow/cyspbot (MIT;
+``benchmarks/fresh_probes3``, session ``0d-ea03077ace0d``), trimmed; the older ``shell`` shape
+(``{"output": …, "metadata": {"exit_code": …}}``) is written here in that shape."""
+
+from __future__ import annotations
+
+import json
+
+from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.failures import (
+    exit_status,
+    failure_lines,
+    program_output,
+    result_failure,
+)
+
+HEADER = "Script completed\nWall time 0.1 seconds\nOutput:\n\n"
+LOCKED = HEADER + json.dumps(
+    {
+        "chunk_id": "c605b9",
+        "wall_time_seconds": 0,
+        "exit_code": 128,
+        "original_token_count": 23,
+        "output": "fatal: Unable to create '/Users/cysp/src/cyspbot/.git/index.lock': "
+        "Operation not permitted\n",
+    },
+    separators=(",", ":"),
+)
+TYPECHECK = HEADER + json.dumps(
+    {
+        "chunk_id": "c43c55",
+        "exit_code": 2,
+        "output": "Checking formatting...\n\nAll matched files use the correct format.\n"
+        "packages/oidc-issuer-google-service-account/test/issuer.test.ts(45,11): error TS2375: "
+        "Type '{ azp: string; }' is not assignable to type 'Claims'.\n"
+        "src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n",
+    },
+    separators=(",", ":"),
+)
+OLD_SHELL = json.dumps(
+    {
+        "output": "\n FAIL  test/issuer.test.ts > resolves issuers\n"
+        "      Tests  1 failed | 2 passed\n",
+        "metadata": {"exit_code": 1, "duration_seconds": 2.4},
+    }
+)
+
+
+def _exec(text: str) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id="c1", content=text)
+
+
+def _call(name: str = "exec") -> ToolUseBlock:
+    return ToolUseBlock(id="c1", name=name, input={"input": "await tools.exec_command({})"})
+
+
+def test_the_exit_code_and_the_lines_of_a_json_result_are_read() -> None:
+    assert exit_status(LOCKED) == 128
+    assert result_failure(_call(), _exec(LOCKED)) == (
+        "fatal: Unable to create '/Users/cysp/src/cyspbot/.git/index.lock': Operation not permitted"
+    )
+    assert program_output(OLD_SHELL).splitlines()[:3] == [
+        "Exit code: 1",
+        "",
+        " FAIL  test/issuer.test.ts > resolves issuers",
+    ]
+
+
+def test_each_failure_line_of_a_json_result_is_its_own_line() -> None:
+    lines = failure_lines(_call(), _exec(TYPECHECK), 3)
+    assert lines[0].startswith(
+        "packages/oidc-issuer-google-service-account/test/issuer.test.ts(45,11): error TS2375"
+    )
+    assert lines[1] == "src/a.ts(3,1): error TS2304: Cannot find name 'x'."
+    shell = ToolUseBlock(id="c1", name="shell", input={"command": ["bash", "-lc", "pnpm test"]})
+    assert failure_lines(shell, _exec(OLD_SHELL), 2) == (
+        "FAIL  test/issuer.test.ts > resolves issuers",
+        "Tests  1 failed | 2 passed",
+    )
+
+
+def test_a_json_result_that_exited_0_or_is_no_command_result_is_left_as_it_is() -> None:
+    passed = json.dumps({"output": "error: none of this matters\n", "exit_code": 0})
+    assert result_failure(_call(), _exec(passed)) is None
+    for text in (
+        '{"error": "not a command result", "status": 1}',
+        '{"output": "x", "exit_code": true}',
+        '{"output": "cut off',
+        "plain output\n",
+    ):
+        assert program_output(text) == text

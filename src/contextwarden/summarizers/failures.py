@@ -75,6 +75,7 @@ _ERROR_LINE = re.compile(
     # the same prefix where the tools print it translated (German, French, Spanish,
     # Portuguese, Russian, Chinese, Japanese, Korean)
     r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
+    r"|##\[error\]"  # a GitHub Actions log's error annotation
     r").*$",
     re.M,
 )
@@ -86,7 +87,7 @@ _MARKED_FAILURE = re.compile(
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])\s"
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
-    r"|ERR_[A-Z][A-Z0-9_]{3,}\b)",  # npm, pnpm and Node error codes
+    r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b)",  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
     re.M,
 )
 _FAILURE_WORDS = re.compile(
@@ -114,6 +115,7 @@ REJECTION_NOTICES = (
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
+    r"|^[\w.]+ must (?:be|not|have|contain)\b"  # an argument refused: "timeout_ms must be …"
     r"|\bnot found in (?:the )?file\b|\bto replace (?:was )?not found\b",  # an edit's old text
     re.I,
 )

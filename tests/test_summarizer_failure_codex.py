@@ -1,7 +1,9 @@
-"""A command's result that Codex gives as a JSON object is read as the program's exit code and
-output lines. The multi-agent outputs are real ones from a Codex rollout of chikachow/cyspbot (MIT;
-``benchmarks/fresh_probes3``, session ``0d-ea03077ace0d``), trimmed; the older ``shell`` shape
-(``{"output": …, "metadata": {"exit_code": …}}``) is written here in that shape."""
+"""Failures as Codex sessions show them: a command's result given as a JSON object is read as the
+program's exit code and output lines; a GitHub Actions log's ``##[error]``, pnpm's bracketed
+``[ERR_PNPM_…]`` code and a tool refusing an argument are failure lines. The outputs are real ones
+from Codex rollouts of chikachow/cyspbot (MIT; ``benchmarks/fresh_probes3``, sessions
+``0d-ea03077ace0d``, ``2c-ee170305c92c``, ``38-f34522128a38``), trimmed; the older ``shell``
+shape (``{"output": …, "metadata": {"exit_code": …}}``) is written here in that shape."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import json
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.failures import (
     exit_status,
+    failure_excerpt,
     failure_lines,
     program_output,
     result_failure,
@@ -90,3 +93,43 @@ def test_a_json_result_that_exited_0_or_is_no_command_result_is_left_as_it_is() 
         "plain output\n",
     ):
         assert program_output(text) == text
+
+
+GH_FAILED_LOG = (
+    "production\tUNKNOWN STEP\t2026-06-05T13:57:33.5730179Z \u26a0\ufe0f Wrangler not found or "
+    "version is incompatible. Installing...\n"
+    "production\tUNKNOWN STEP\t2026-06-05T13:57:33.5771509Z ##[error]Unable to locate executable "
+    "file: pnpm.\n"
+)
+PNPM_NO_TTY = (
+    "Process exited with code 1\nOutput:\n"
+    '[WARN] The "pnpm" field in package.json is no longer read by pnpm.\n'
+    "Scope: all 7 workspace projects\n"
+    "[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY] Aborted removal of modules directory due to no "
+    "TTY\n"
+    "[ERROR] Command failed with exit code 1: node wrangler types --check\n"
+)
+
+
+def test_a_github_actions_error_annotation_is_an_error_line() -> None:
+    command = "gh run view 27019182616 --job 79742159888 --log-failed"
+    assert failure_excerpt(GH_FAILED_LOG, is_error=False, shell=True, command=command) == (
+        "##[error]Unable to locate executable file: pnpm."
+    )
+    passed = GH_FAILED_LOG.replace("##[error]", "")
+    assert failure_excerpt(passed, is_error=False, shell=True, command=command) is None
+
+
+def test_a_bracketed_error_code_is_what_failed() -> None:
+    excerpt = failure_excerpt(PNPM_NO_TTY, is_error=False, shell=True, command="pnpm run check")
+    assert excerpt == (
+        "[ERR_PNPM_ABORTED_REMOVE_MODULES_DIR_NO_TTY] Aborted removal of modules directory due "
+        "to no TTY"
+    )
+
+
+def test_a_tool_refusing_an_argument_failed() -> None:
+    wait = ToolUseBlock(id="c1", name="collaboration__wait_agent", input={"timeout_ms": 1000})
+    refused = _exec("timeout_ms must be at least 10000")
+    assert result_failure(wait, refused) == "timeout_ms must be at least 10000"
+    assert result_failure(wait, _exec("agent finished: the timeout must be raised")) is None

@@ -289,7 +289,7 @@ def further_lines(text: str, excerpt: str, limit: int) -> tuple[str, ...]:
     summary quotes first. The summary and microcompact both keep these, so a cleared result and
     a summary keep the same lines."""
     found: list[str] = []
-    for line in program_output(text).splitlines():
+    for line in _ANSI.sub("", program_output(text)).splitlines():
         kept = _clip(line)
         if len(found) >= limit:
             break

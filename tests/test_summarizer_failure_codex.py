@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.failures import (
     exit_status,
     failure_excerpt,
@@ -17,6 +18,7 @@ from contextwarden.summarizers.failures import (
     program_output,
     result_failure,
 )
+from contextwarden.summarizers.tools import scripted_command
 
 HEADER = "Script completed\nWall time 0.1 seconds\nOutput:\n\n"
 LOCKED = HEADER + json.dumps(
@@ -133,3 +135,20 @@ def test_a_tool_refusing_an_argument_failed() -> None:
     refused = _exec("timeout_ms must be at least 10000")
     assert result_failure(wait, refused) == "timeout_ms must be at least 10000"
     assert result_failure(wait, _exec("agent finished: the timeout must be raised")) is None
+
+
+def test_a_codex_scripts_shell_command_is_its_errors_target() -> None:
+    def script(cmd: str) -> ToolUseBlock:
+        args = json.dumps({"cmd": cmd, "workdir": "/Users/cysp/src/cyspbot"})
+        return ToolUseBlock(
+            id="c1", name="exec", input={"input": f"const r = await tools.exec_command({args});"}
+        )
+
+    locked = Message("user", (_exec(LOCKED),))
+    done = Message("user", (ToolResultBlock(tool_use_id="c1", content="Script completed\n"),))
+    messages = [Message.user("Commit it."), Message("assistant", (script("git add a.ts"),))]
+    messages += [locked, Message("assistant", (script("cd /r && git add a.ts 2>&1"),)), done]
+    (error,) = extract_facts(messages).errors
+    assert error.target == "git add a.ts" and error.fixed  # the rerun of the same command
+    search = ToolUseBlock(id="w", name="exec", input={"input": "await tools.web__run({q: 'x'})"})
+    assert scripted_command(search) is None

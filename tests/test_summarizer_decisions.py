@@ -151,3 +151,52 @@ def test_diagnoses_leave_a_short_summary_before_reasons() -> None:
             assert f"{DECISION_PREFIX}{reason}" in text
             return
     pytest.fail("no budget left the diagnosis out")
+
+
+# Plan and review bullets and research findings, from Codex rollouts of chikachow/cyspbot (MIT;
+# benchmarks/fresh_probes3), short spans.
+REVIEW = (
+    "The adversarial pass found three necessary revisions:\n\n"
+    "- Retain the duplicated Google/Fly binding checks in policy as deliberate "
+    "defense-in-depth.\n"
+    "- Replace the larger `TrustedOidcIssuer` interface refactor with a narrow rename.\n"
+    "- Remove brittle acceptance criteria such as an exact final test count.\n"
+    "- Do not accept `accounts.google.com` without the HTTPS scheme.\n"
+    "- Do not make email mandatory for service-account identity.\n"
+)
+
+
+def test_a_plans_or_a_reviews_directives_are_decisions() -> None:
+    bullets = [line for line in REVIEW.splitlines() if line.startswith("- ")]
+    assert decisions(REVIEW) == bullets  # more than PLAN_LINES: each says itself it is one
+    assert all(standing(line) == 2 for line in bullets)
+    assert decisions("- Keeping an eye on the build output while the tests run.") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Cloud Run IAM Conditions support attributes like `request.host` and `request.path`, "
+        "not body-level token request authorization.",
+        "The script itself starts, but the `oxfmt` shim expects `node` to be discoverable by name.",
+    ],
+)
+def test_a_finding_set_against_what_it_is_not_is_a_decision(line: str) -> None:
+    assert decisions(line) == [line]
+    assert standing(line) == 1
+
+
+def test_the_agents_own_caution_is_no_finding() -> None:
+    assert decisions("I can use `sed` with the line numbers here, but I must be careful.") == []
+
+
+def test_a_sentence_that_refers_back_is_kept_with_the_one_it_refers_to() -> None:
+    said = (
+        "[CONTEXT.md](/Users/cysp/src/cyspbot/CONTEXT.md:18) says cyspbot does not require "
+        "issuer-specific claims unless policy names them."
+    )
+    finding = "That is no longer true: the Google adapter requires `sub` and `azp`."
+    filler = "The section after it lists the provider bindings the adapters check today."
+    assert decisions(f"{filler} {said} {finding}") == [f"{said} {finding}"]
+    long_said = said.replace("issuer-specific", "issuer-specific " * 12)
+    assert decisions(f"{long_said} {finding}") == [finding]  # too long together: alone

@@ -9,7 +9,10 @@ of a code block only the comments are read. A line that announces a plan or a fi
 plan:") makes the next few lines decisions too, signal or not: they are the plan. So is what
 an agent says in the message that edits a file, signal or not ("X is correct - it should still
 check Y", "The rule is defined on line 651 as …"): it states the cause or the fix it is about to
-write; only its announcements ("Now update the handler:") are not.
+write; only its announcements ("Now update the handler:") are not. A plan's or a review's
+directive ("- Do not accept X", "Retain Y as …", "Replace X with Y") is a choice, and a finding set
+against what it is not ("X supports A, not B", "X starts, but Y") rules an alternative out, signal
+word or not. A sentence that refers back ("That is no longer true") is kept with the one before it.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ _REASONS = (
     r"|instead|rather than|decid\w*|chose|choose|prefer\w*|better (?:to|than|approach|option)"
     r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? with|switch(?:ed|ing)? to"
     r"|falls? back|fallback|quick fix|long-term|workaround|trade-?off|no need|not needed"
-    r"|need to keep"
+    r"|need to keep|constraint"
     # Russian
     r"|потому что|так как|поэтому|из-за|вместо|решил\w*|решени\w*|лучше|не нужно|следует"
     # Spanish, Portuguese
@@ -63,7 +66,7 @@ _DIAGNOSES = (
     r"|(?:is|was|are|were)(?:n't| not) (?:being |actually )?(?:called|set|passed|used|loaded"
     r"|defined|reached|awaited|exported|registered|triggered|applied)"
     r"|already (?:in use|taken|exists|running|bound)|out of date|leftover"
-    r"|(?:that|this|which) explains|explains? why"
+    r"|(?:that|this|which) explains|explains? why|no longer|matches the symptoms?"
     # Russian, Spanish, Portuguese, French, German
     r"|причин\w*|проблем\w*|ошибк\w*|баг\w*|оказалось|похоже|видимо|значит"  # noqa: RUF001
     r"|la causa|a causa|el problema|o problema|la cause|le problème|Ursache|das Problem"
@@ -74,6 +77,19 @@ _WIDE_REASONS = (
     r"因为|所以|由于|而不是|改为|改用|决定|更好|ため|なので|代わりに|決め|때문|대신|결정"
 )
 _WIDE_DIAGNOSES = r"原因|问题|導致|导致|問題|원인|문제|看起来|似乎|原来|ようです|みたい|것 같"
+_DIRECTIVE = re.compile(
+    r"(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:\*\*)?"
+    r"(?:do not|don't|never|avoid|retain|keep|replace|remove|drop)\b",
+    re.I,
+)
+"""A plan's or a review's directive ("- Do not accept X", "Retain Y as …", "Replace X with Y",
+"Remove …"): a choice made, an alternative ruled out, with no signal word."""
+_CONTRAST = re.compile(r"\S,\s(?:not\s|but\s(?!I\b|I'|let\b|we'll\b|be careful))")
+"""A finding set against what it is not ("X supports A, not B", "X supports A, but B"): the
+alternative it rules out or the limit it found; not the agent's own caution ("…, but I'll
+check first")."""
+_BACK_REFERENCE = re.compile(r"(?:That|This|It|Which)\b")
+"""A sentence opening so ("That is no longer true") says nothing without the one before it."""
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
 _SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
 _ANNOUNCEMENT = re.compile(
@@ -105,16 +121,34 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     for line in _prose_lines(text):
         announces = line.endswith(":") and _PLAN.search(line) is not None
         units = [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
-        for unit in units:
+        for before, unit in zip(["", *units], units, strict=False):
             kept = unit.strip()
             if _weight(kept) >= MIN_DECISION_CHARS:
-                signal = bool(plan_left) or _SIGNALS.search(kept) is not None
+                signal = bool(plan_left) or _signalled(kept)
+                joined = f"{before.strip()} {kept}"
+                if (
+                    signal
+                    and before
+                    and _BACK_REFERENCE.match(kept)
+                    and len(joined) <= MAX_DECISION_CHARS
+                ):
+                    if found and found[-1][0] == before.strip():
+                        found.pop()  # said again below, with the sentence that refers to it
+                    kept = joined
                 if signal or (edits and _ANNOUNCEMENT.match(kept) is None):
                     found.append((kept[:MAX_DECISION_CHARS], signal))
         plan_left = PLAN_LINES if announces else max(0, plan_left - 1)
     unsignalled = [i for i, (_, signal) in enumerate(found) if not signal]
     dropped = set(unsignalled[: max(0, len(unsignalled) - EDIT_UNITS)])
     return [unit for i, (unit, _) in enumerate(found) if i not in dropped]
+
+
+def _signalled(unit: str) -> bool:
+    return (
+        _SIGNALS.search(unit) is not None
+        or _DIRECTIVE.match(unit) is not None
+        or _CONTRAST.search(unit) is not None
+    )
 
 
 def _prose_lines(text: str) -> list[str]:
@@ -139,6 +173,6 @@ def standing(decision: str) -> int:
     """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
     (the densest kind), 1 when it states a diagnosis, 0 when it has no signal at all (a plan's
     step, what a message that edits a file says): the lower goes first."""
-    if _REASONED.search(decision):
+    if _REASONED.search(decision) or _DIRECTIVE.match(decision):
         return 2
-    return 1 if _SIGNALS.search(decision) else 0
+    return 1 if _signalled(decision) else 0

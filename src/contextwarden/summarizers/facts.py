@@ -31,6 +31,7 @@ from contextwarden.summarizers.tools import (
     canonical_input,
     file_ops,
     plain_input,
+    scripted_command,
     shell_command,
     todo_items,
 )
@@ -233,8 +234,11 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
     if command is not None:
         walk.commands.append(CommandFact(index, command, exit_status(text), excerpt is not None))
         target = command_key(command)
-    else:
-        target = ops[0].path if ops else canonical_input(call)
+    else:  # a Codex script's shell command is its target, so a rerun counts as the same
+        scripted = scripted_command(call)
+        target = (
+            command_key(scripted) if scripted else ops[0].path if ops else canonical_input(call)
+        )
     more = () if excerpt is None else further_lines(text, excerpt, MAX_ERROR_LINES)
     rejected = excerpt is not None and is_rejection(result)
     walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))

@@ -13,12 +13,15 @@ edit, a patch, a notebook cell, an MCP call) fails when its message opens by say
 (Codex's ``apply_patch verification failed:`` carries no flag) or holds a traceback. File
 contents and search hits are never scanned: a file may well say "error:". The excerpt is the
 line that says what failed (an error line, a marked failure, an exception, then in a program's
-output any line with a failure word), the first line only when none does.
+output any line with a failure word), the first line only when none does. A command's result
+that Codex gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read as its exit code and
+its output's lines (``program_output``).
 A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
@@ -72,6 +75,7 @@ _ERROR_LINE = re.compile(
     # the same prefix where the tools print it translated (German, French, Spanish,
     # Portuguese, Russian, Chinese, Japanese, Korean)
     r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
+    r"|##\[error\]"  # a GitHub Actions log's error annotation
     r").*$",
     re.M,
 )
@@ -83,7 +87,7 @@ _MARKED_FAILURE = re.compile(
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])\s"
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
-    r"|ERR_[A-Z][A-Z0-9_]{3,}\b)",  # npm, pnpm and Node error codes
+    r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b)",  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
     re.M,
 )
 _FAILURE_WORDS = re.compile(
@@ -111,6 +115,7 @@ REJECTION_NOTICES = (
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
+    r"|^[\w.]+ must (?:be|not|have|contain)\b"  # an argument refused: "timeout_ms must be …"
     r"|\bnot found in (?:the )?file\b|\bto replace (?:was )?not found\b",  # an edit's old text
     re.I,
 )
@@ -156,10 +161,40 @@ _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
 _CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
+_JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
+"""Where a command's result given as a JSON object starts: the whole text (older Codex CLI's
+``shell``), or after its harness's header (Codex's multi-agent and unified-exec rollouts:
+``Script completed``, ``Output:``, then ``{"chunk_id":…,"exit_code":1,…,"output":"…"}``)."""
+
+
+def program_output(text: str) -> str:
+    """``text`` with a command's result given as a JSON object read as what the program showed:
+    ``Exit code: N`` and the output's own lines (its escaped newlines decoded).
+
+    Codex writes ``{"exit_code":1,"output":"…"}`` or ``{"output":"…","metadata":{"exit_code":1,
+    …}}``: read as it is stored, that is one long line with no exit code a reader knows. Any
+    other text, and JSON of another shape (a tool's reply, a file's contents), is returned
+    unchanged.
+    """
+    found = _JSON_OUTPUT.search(text)
+    if found is None or not text.rstrip().endswith("}"):
+        return text
+    try:
+        value = json.loads(text[found.start() :])
+    except ValueError:
+        return text
+    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+        return text
+    metadata = value.get("metadata")
+    code = value.get("exit_code", metadata.get("exit_code") if isinstance(metadata, dict) else None)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return text
+    return f"{text[: found.start()]}Exit code: {code}\n{value['output']}"
 
 
 def exit_status(text: str) -> int | None:
     """The exit code an output shows near its start or end, or None when it shows none."""
+    text = program_output(text)
     for window in (text[:SCAN_CHARS], text[-SCAN_CHARS:]):
         for pattern in _EXIT_RES:
             found = pattern.search(window)
@@ -179,7 +214,8 @@ def failure_excerpt(
     contents or search hits, so its first line saying it failed (``_TOOL_FAILURE``) or a
     traceback is a failure even with no error flag.
     """
-    text = _ANSI.sub("", text)  # a coloured traceback or test run says the same without colour
+    # a coloured traceback or test run says the same without colour
+    text = _ANSI.sub("", program_output(text))
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = exit_status(text)
     if status == 1 and command is not None and _answers_no(command):
@@ -253,7 +289,7 @@ def further_lines(text: str, excerpt: str, limit: int) -> tuple[str, ...]:
     summary quotes first. The summary and microcompact both keep these, so a cleared result and
     a summary keep the same lines."""
     found: list[str] = []
-    for line in text.splitlines():
+    for line in _ANSI.sub("", program_output(text)).splitlines():
         kept = _clip(line)
         if len(found) >= limit:
             break
@@ -357,7 +393,8 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
     if not found and shell:
         found = _FAILURE_WORDS.search(text)
     if found:  # the whole line: a pattern matches only a mark or a word of it
-        start = text.rfind("\n", 0, found.start()) + 1
+        mark = found.start() + len(found.group()) - len(found.group().lstrip())  # not a blank line
+        start = text.rfind("\n", 0, mark) + 1
         line, _, rest = text[start:].partition("\n")
         if _BARE_PREFIX.fullmatch(line.strip()) and rest.strip():  # "ERROR:", then what failed
             return _clip(f"{line.strip()} {rest.lstrip().partition(chr(10))[0]}")

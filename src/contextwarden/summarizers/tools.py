@@ -112,6 +112,26 @@ def shell_command(block: ToolUseBlock) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+_SCRIPTED_SHELL = "tools.exec_command("
+
+
+def scripted_command(block: ToolUseBlock) -> str | None:
+    """The command a Codex code-mode script (its ``exec`` tool: ``const r = await
+    tools.exec_command({"cmd": "…", …})``) hands to the shell, or None."""
+    script = plain_input(block).get("input")
+    if base_name(block.name) != "exec" or not isinstance(script, str):
+        return None
+    start = script.find(_SCRIPTED_SHELL)
+    if start < 0:
+        return None
+    try:
+        args, _ = json.JSONDecoder().raw_decode(script, start + len(_SCRIPTED_SHELL))
+    except ValueError:
+        return None
+    command = args.get("cmd") if isinstance(args, dict) else None
+    return command if isinstance(command, str) and command.strip() else None
+
+
 def lines(count: int) -> str:
     return f"{count} line" if count == 1 else f"{count} lines"
 

@@ -4,6 +4,7 @@ kept by a summary that was itself cut later.
 
     python benchmarks/bench_losses.py --probes benchmarks/fresh_probes3 --data /work/fresh3
     python benchmarks/bench_losses.py --data /work/fresh --half fit
+    python benchmarks/bench_losses.py --corpus --half fit       # bench_retention's fit half
 
 Each session is replayed as ``bench_fresh`` does (40,000-token window, default ladder and offline
 summarizer); every summary is also written once more with no budget, from the same messages, so
@@ -32,12 +33,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench_fresh import PRICED_AT, WINDOW, bench_for
+from bench_fresh import PRICED_AT, PROBES, WINDOW, bench_for
+from bench_retention import split
 
 from contextwarden.cost.prices import default_prices
-from contextwarden.eval.probes import load_probes
+from contextwarden.eval.probes import Probe, default_probes, load_probes, reasoning_probes
 from contextwarden.eval.replay import Mark, replay
 from contextwarden.formats import load
+from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
 from contextwarden.searchable import SEPARATOR, message_text
@@ -127,39 +130,62 @@ def classify(data: Path, probes: Path, half: str | None) -> list[tuple[str, str,
     """(session, kind, probe, cause) for every probe missing at the last request."""
     bench = bench_for(probes, data)
     counter = HeuristicCounter()
-    price = default_prices().get(PRICED_AT)
     found = []
     for session in bench.sessions:
-        if half is not None and session.half != half:
-            continue
-        history = load(data / session.path, index=session.index, counter=counter)
-        summarizer = StructuredSummarizer(StructuredPolicy(context_window=WINDOW), counter)
-        recorder = Recorder(summarizer)
-        result = replay(
-            history,
-            ("ladder",),
-            probes=load_probes(bench.probes / session.probes),
-            summarizer=recorder,
-            policy=ContextPolicy(context_window=WINDOW),
-            pricing=price,
-            observe=recorder.observe,
-        )
-        recorder.marks = result.runs["ladder"].marks
-        kinds = {p.text: p.kind for p in result.probes.probes}
-        for text in result.runs["ladder"].retention.missing_at_end:
-            found.append((session.path, kinds[text], text, why(text, recorder)))
+        if half is None or session.half == half:
+            history = load(data / session.path, index=session.index, counter=counter)
+            chosen = load_probes(bench.probes / session.probes)
+            found += losses(session.path, history, chosen, counter)
     return found
+
+
+def classify_corpus(half: str | None) -> list[tuple[str, str, str, str]]:
+    """The same for ``bench_retention``'s sessions and probes (its fit or held-out half)."""
+    fit, held = split()
+    counter = HeuristicCounter()
+    found = []
+    for path in {"fit": fit, "blind": held, None: fit + held}[half]:
+        history = load(path, counter=counter)
+        chosen = (*default_probes(history.messages), *reasoning_probes(history.messages))
+        found += losses(path.name, history, chosen, counter)
+    return found
+
+
+def losses(
+    label: str, history: ConversationHistory, probes: Sequence[Probe], counter: HeuristicCounter
+) -> list[tuple[str, str, str, str]]:
+    """(label, kind, probe, cause) for every probe of ``history`` missing at the last request."""
+    recorder = Recorder(StructuredSummarizer(StructuredPolicy(context_window=WINDOW), counter))
+    result = replay(
+        history,
+        ("ladder",),
+        probes=probes,
+        summarizer=recorder,
+        policy=ContextPolicy(context_window=WINDOW),
+        pricing=default_prices().get(PRICED_AT),
+        observe=recorder.observe,
+    )
+    recorder.marks = result.runs["ladder"].marks
+    kinds = {p.text: p.kind for p in result.probes.probes}
+    missing = result.runs["ladder"].retention.missing_at_end
+    return [(label, kinds[text], text, why(text, recorder)) for text in missing]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, required=True, help="folder of fresh sessions")
+    parser.add_argument("--data", type=Path, help="folder of fresh sessions")
+    parser.add_argument(
+        "--corpus", action="store_true", help="bench_retention's sessions ($CONTEXTWARDEN_DATA)"
+    )
     parser.add_argument("--probes", type=Path, default=None, help="folder of probe files")
-    parser.add_argument("--half", choices=("fit", "blind"), help="only this half's sessions")
+    parser.add_argument("--half", choices=("fit", "blind"), help="only this half (blind: held out)")
     args = parser.parse_args(argv)
-    from bench_fresh import PROBES
-
-    found = classify(args.data, args.probes or PROBES, args.half)
+    if args.corpus:
+        found = classify_corpus(args.half)
+    elif args.data is not None:
+        found = classify(args.data, args.probes or PROBES, args.half)
+    else:
+        parser.error("--data or --corpus")
     for session, kind, text, cause in found:
         print(f"- `{session}` {kind}: “{text}” — {cause}")
     print()

@@ -399,3 +399,21 @@ def test_the_budget_does_not_grow_for_what_restates_the_rest() -> None:
     assert policy.budget_to_carry(4_000, 9_000) == 6_000
     assert policy.budget_to_carry(4_000, 3_000) == 4_000
     assert StructuredPolicy(budget_tokens=4_000).budget_to_carry(4_000, 5_000) == 4_000
+
+
+def test_an_error_fixed_later_reads_back_fixed_in_the_short_and_the_older_layout() -> None:
+    from contextwarden.summarizers.carry import FIXED_BEFORE, carried_errors, format_error
+
+    head = "3. Files and Code Sections:\n\n4. Errors and Fixes:\n"
+    short = format_error("Bash", "make", "error: no rule", True)
+    assert short.endswith("— fixed later") and COUNTER.count_text(short) < COUNTER.count_text(
+        short.replace("fixed later", FIXED_BEFORE)
+    )
+    older = f"- Bash `make all`: error: no rule — {FIXED_BEFORE}"
+    open_one = format_error("Bash", "make lint", "error: lint", False)
+    read = carried_errors(f"{head}{short}\n{older}\n{open_one}\n")
+    assert [(e.target, e.fixed) for e in read] == [
+        ("make", True),
+        ("make all", True),
+        ("make lint", False),
+    ]

@@ -114,8 +114,8 @@ def why(text: str, recorder: Recorder) -> str:
         if text in call.unbounded:
             return "re-summarized, budget"
         carried = "\n".join(_carried_facts(call.carried))
-        held = "not carried" if text in carried else "only in an excerpt"
-        return f"re-summarized, {held}"
+        where = "not carried" if text in carried else "only in an excerpt"
+        return f"re-summarized, {where}"
     return "summary cut (not in what was summarized)"
 
 

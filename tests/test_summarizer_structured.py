@@ -350,3 +350,70 @@ def test_head_lines_tail_fits_and_keeps_whole_lines_in_order(
         found = text.find(piece, at)
         assert found >= 0
         at = found + len(piece)
+
+
+def reasoned_failing_session(failures: int, decisions: int) -> list[Message]:
+    """``failures`` commands that fail and stay unresolved, then ``decisions`` reasoned choices
+    among commands that pass: more than 4,000 tokens of what a summary has to carry."""
+    messages: list[Message] = [Message.user("Fix the build of every target.")]
+    for n in range(failures):
+        use = ToolUseBlock(f"f{n}", "Bash", {"command": f"make target{n} --jobs 4 --keep-going"})
+        out = f"src/target{n}/main.c:{n + 10}:5: error: unknown type name 'size{n}_t' in header"
+        messages += [Message.assistant([use]), Message.user([ToolResultBlock(use.id, out, True)])]
+    for n in range(decisions):
+        use = ToolUseBlock(f"d{n}", "Bash", {"command": f"ls src/target{n}"})
+        said = (
+            f"I chose to vendor the header for target{n} instead of patching the toolchain, "
+            f"because the toolchain image {n} is shared with the release pipeline."
+        )
+        messages += [
+            Message.assistant([TextBlock(said), use]),
+            Message.user([ToolResultBlock(use.id, "main.c")]),
+        ]
+    return [*messages, Message.assistant("done")]
+
+
+def test_a_derived_budget_grows_to_carry_decisions_and_errors_within_its_ceiling() -> None:
+    messages = reasoned_failing_session(failures=40, decisions=60)
+    policy = StructuredPolicy(context_window=40_000)
+    fixed = StructuredSummarizer(budget_tokens=policy.budget).summarize(messages)
+    assert "decisions left out by contextwarden" in fixed.sections[5]  # 4,000 is too short
+    grown = StructuredSummarizer(policy).summarize(messages)
+    assert "decisions left out" not in grown.sections[5]
+    assert all(f"vendor the header for target{n} " in grown.sections[5] for n in range(60))
+    assert "commands left out by contextwarden" in grown.sections[5]  # restatements still go
+    tokens = COUNTER.count_text(grown.text)
+    assert policy.budget < tokens <= policy.context_window * policy.carry_ceiling_ratio
+    # Beyond the ceiling, decisions go again, and the summary stays under it.
+    many = StructuredSummarizer(policy).summarize(reasoned_failing_session(40, 120))
+    assert "decisions left out by contextwarden" in many.sections[5]
+    assert COUNTER.count_text(many.text) <= 6_000
+
+
+def test_the_budget_does_not_grow_for_what_restates_the_rest() -> None:
+    messages = busy_session(users=4, commands=40)  # commands and code over the budget
+    policy = StructuredPolicy(context_window=40_000)
+    summary = StructuredSummarizer(policy).summarize(messages)
+    assert "commands left out by contextwarden" in summary.sections[5]
+    assert summary == StructuredSummarizer(budget_tokens=policy.budget).summarize(messages)
+    assert policy.budget_to_carry(4_000, 9_000) == 6_000
+    assert policy.budget_to_carry(4_000, 3_000) == 4_000
+    assert StructuredPolicy(budget_tokens=4_000).budget_to_carry(4_000, 5_000) == 4_000
+
+
+def test_an_error_fixed_later_reads_back_fixed_in_the_short_and_the_older_layout() -> None:
+    from contextwarden.summarizers.carry import FIXED_BEFORE, carried_errors, format_error
+
+    head = "3. Files and Code Sections:\n\n4. Errors and Fixes:\n"
+    short = format_error("Bash", "make", "error: no rule", True)
+    assert short.endswith("— fixed later") and COUNTER.count_text(short) < COUNTER.count_text(
+        short.replace("fixed later", FIXED_BEFORE)
+    )
+    older = f"- Bash `make all`: error: no rule — {FIXED_BEFORE}"
+    open_one = format_error("Bash", "make lint", "error: lint", False)
+    read = carried_errors(f"{head}{short}\n{older}\n{open_one}\n")
+    assert [(e.target, e.fixed) for e in read] == [
+        ("make", True),
+        ("make all", True),
+        ("make lint", False),
+    ]

@@ -30,11 +30,15 @@ _SECTION_SIX_RE = re.compile(r"^[ \t]*6\.[ \t]*All user messages[ \t]*:?[ \t]*\n
 # The heading after section 6 in any summary: 7, or a later one when 7 is missing, or ours (10).
 _SECTION_SEVEN_RE = re.compile(r"^[ \t]*(?:#+[ \t]*)?\**(?:7|8|9|10)\.[ \t]+\S", re.M)
 _SECTION_FIVE_RE = re.compile(r"^5\. Problem Solving:\n", re.M)
-FIXED = "fixed: a later call on the same target succeeded"
+FIXED = "fixed later"
+"""The status of an error a later call on the same target got past; short, as it is repeated on
+every fixed error of every summary sent."""
+FIXED_BEFORE = "fixed: a later call on the same target succeeded"
+"""``FIXED`` as summaries written before it was shortened say it (still read back)."""
 UNRESOLVED = "unresolved"
 REJECTED = "rejected by the user: a decision, not a failure; do not retry it unasked"
 """The status of a call the person refused to let run (``failures.is_rejection``)."""
-_STATUSES = "|".join(re.escape(s) for s in (FIXED, UNRESOLVED, REJECTED))
+_STATUSES = "|".join(re.escape(s) for s in (FIXED_BEFORE, FIXED, UNRESOLVED, REJECTED))
 _ERROR_LINE_RE = re.compile(rf"^- (\S+) `(.*?)`: (.*) — ({_STATUSES})$((?:\n  > .*$)*)", re.M)
 MORE_PREFIX = "  > "
 """Starts each further error line under an error of section 4 (read back with it)."""
@@ -93,7 +97,7 @@ def carried_errors(summary_text: str) -> tuple[CarriedError, ...]:
             m.group(1),
             m.group(2),
             m.group(3),
-            m.group(4) == FIXED,
+            m.group(4) in (FIXED, FIXED_BEFORE),
             tuple(line[len(MORE_PREFIX) :] for line in m.group(5).split("\n") if line),
             m.group(4) == REJECTED,
         )

@@ -154,6 +154,18 @@ def fit(
     return bodies
 
 
+def size_without(sections: Mapping[int, Sequence[Item]], below: int, counter: TokenCounter) -> int:
+    """Tokens of the summary when every item ranked lower than ``below`` is left out (its notes
+    of what was left out included): what it takes to keep the rest."""
+    gone = {
+        (n, i)
+        for n, items in sections.items()
+        for i, item in enumerate(items)
+        if item.drop_rank is not None and item.drop_rank[0] < below
+    }
+    return counter.count_text(render(_bodies(sections, gone)))
+
+
 def _bodies(sections: Mapping[int, Sequence[Item]], gone: set[tuple[int, int]]) -> dict[int, str]:
     bodies: dict[int, str] = {}
     for n, items in sections.items():

@@ -26,9 +26,21 @@ from contextwarden.summarizers.carry import (
 from contextwarden.summarizers.decisions import standing
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
 from contextwarden.summarizers.failures import says_what_failed
-from contextwarden.summarizers.sections import Item, fit, head_lines_tail, head_tail, render
+from contextwarden.summarizers.sections import (
+    Item,
+    fit,
+    head_lines_tail,
+    head_tail,
+    render,
+    size_without,
+)
 from contextwarden.summarizers.typed import TypedMessage
 from contextwarden.tokens.base import TokenCounter
+
+CARRIED_RANK = 6
+"""Items ranked this or higher are what a session has to carry from summary to summary: its
+decisions (6), further error lines (7) and errors fixed later (8); those ranked lower restate
+them (code, concepts, commands, answers' and requests' excerpts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +60,11 @@ class StructuredPolicy:
     max_floor_ratio: float = 0.25
     """The floor never takes more than this share of the window, so a summary plus the tail kept
     verbatim stays well under the autocompact threshold even at a tiny window."""
+    carry_ceiling_ratio: float = 0.15
+    """A derived budget grows until what the session has to carry (``CARRIED_RANK``: its
+    decisions and error lines, with everything that is never dropped) fits, but never past
+    this share of the window (6,000 tokens at 40,000): unresolved errors are never dropped, so
+    without it each failure recognised pushes a decision out (``budget_to_carry``)."""
     user_share: float = 0.70
     """User messages may fill this share of the budget before any is shortened. When they need
     more, a derived budget grows so that they fit this share (``budget_for``)."""
@@ -100,6 +117,16 @@ class StructuredPolicy:
         needed = -(-user_tokens * 100 // round(self.user_share * 100))  # ceil, no float drift
         ceiling = max(base, int(self.context_window * self.max_floor_ratio))
         return min(ceiling, max(base, needed))
+
+    def budget_to_carry(self, budget: int, carried_tokens: int) -> int:
+        """``budget`` grown to ``carried_tokens`` (the summary with only what it has to carry),
+        never past ``carry_ceiling_ratio`` of the window nor below ``budget``; an explicit
+        ``budget_tokens`` is the caller's limit and does not grow. Commands, concepts, code and
+        excerpts never make it grow: they restate what the kept part says."""
+        if self.budget_tokens is not None:
+            return budget
+        ceiling = max(budget, int(self.context_window * self.carry_ceiling_ratio))
+        return min(ceiling, max(budget, carried_tokens))
 
 
 def _default_counter() -> TokenCounter:
@@ -154,6 +181,9 @@ class StructuredSummarizer:
         users = self._fitted_user_messages(facts.user_messages, costs, budget)
         builder = _Builder(facts, users, self.policy, self.counter)
         sections = builder.sections(instructions)
+        if self.budget_tokens is None:
+            carried = size_without(sections, CARRIED_RANK, self.counter)
+            budget = self.policy.budget_to_carry(budget, carried)
         bodies = fit(sections, budget, self.counter)
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
 

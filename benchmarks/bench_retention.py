@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from contextwarden.cost.prices import default_prices
 from contextwarden.eval.probes import default_probes, reasoning_probes
 from contextwarden.eval.replay import StrategyRun, replay
 from contextwarden.formats import load
@@ -47,6 +48,8 @@ BEFORE = StructuredPolicy(context_window=WINDOW, decisions=False, error_lines=1)
 AFTER = StructuredPolicy(context_window=WINDOW)
 LADDER_BEFORE = ContextPolicy(context_window=WINDOW, cleared_error_lines=3)
 LADDER_AFTER = ContextPolicy(context_window=WINDOW)
+PRICED_AT = "claude-sonnet-4-6"
+"""The modeled cost row bills every session at this model's prices, with the prompt-cache model."""
 
 
 EXPLAINED = """\
@@ -105,6 +108,7 @@ class Tally:
     due: Counter[str]
     kept: Counter[str]
     sent: int = 0
+    cost: float = 0.0
 
     @classmethod
     def empty(cls) -> Tally:
@@ -121,11 +125,13 @@ class Tally:
             self.due[kind] += n
             self.kept[kind] += n - missing[kind]
         self.sent += run.total_tokens_sent
+        self.cost += run.bill.cost if run.bill else 0.0
 
 
 def measure(paths: Sequence[Path]) -> tuple[Tally, Tally, Counter[str]]:
     before, after, probes = Tally.empty(), Tally.empty(), Counter[str]()
     counter = HeuristicCounter()
+    price = default_prices().get(PRICED_AT)
     for path in paths:
         session = load(path, counter=counter)
         chosen = (*default_probes(session.messages), *reasoning_probes(session.messages))
@@ -135,7 +141,12 @@ def measure(paths: Sequence[Path]) -> tuple[Tally, Tally, Counter[str]]:
         ):
             summarizer = StructuredSummarizer(policy, counter)
             result = replay(
-                session, ("ladder",), probes=chosen, summarizer=summarizer, policy=ladder
+                session,
+                ("ladder",),
+                probes=chosen,
+                summarizer=summarizer,
+                policy=ladder,
+                pricing=price,
             )
             kinds = {p.text: p.kind for p in result.probes.probes}
             tally.add(result.runs["ladder"], kinds)
@@ -157,6 +168,10 @@ def table(name: str, before: Tally, after: Tally, probes: Counter[str]) -> list[
             f"{before.kept[kind]}/{before.due[kind]} | {after.kept[kind]}/{after.due[kind]} |"
         )
     lines.append(f"| tokens sent (ladder) | | {before.sent:,} | {after.sent:,} | | |")
+    lines.append(
+        f"| modeled cost at {PRICED_AT} prices, prompt cache | | ${before.cost:,.2f} | "
+        f"${after.cost:,.2f} | | |"
+    )
     return lines
 
 

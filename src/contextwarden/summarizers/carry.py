@@ -45,6 +45,9 @@ MORE_PREFIX = "  > "
 DECISIONS_LABEL = "Decisions and reasons the assistant stated (oldest first):"
 DECISION_PREFIX = "- said: "
 _DECISION_RE = re.compile(rf"^{re.escape(DECISION_PREFIX)}(.+)$", re.M)
+FINDINGS_LABEL = "What else the assistant found or said (oldest first):"
+FINDING_PREFIX = "- noted: "
+_FINDING_RE = re.compile(rf"^{re.escape(FINDING_PREFIX)}(.+)$", re.M)
 
 
 class CarriedError(NamedTuple):
@@ -73,15 +76,25 @@ def format_more(lines: Sequence[str]) -> str:
 
 def carried_decisions(summary_text: str) -> tuple[str, ...]:
     """The decision sentences our earlier summary lists in section 5, in its order."""
+    return _listed(summary_text, DECISIONS_LABEL, _DECISION_RE)
+
+
+def carried_findings(summary_text: str) -> tuple[str, ...]:
+    """The findings (``findings``) our earlier summary lists in section 5, in its order."""
+    return _listed(summary_text, FINDINGS_LABEL, _FINDING_RE)
+
+
+def _listed(summary_text: str, label_text: str, line: re.Pattern[str]) -> tuple[str, ...]:
+    """The lines ``line`` matches from ``label_text`` in our section 5 to the section's end."""
     start = _SECTION_FIVE_RE.search(summary_text)
-    label = summary_text.find(DECISIONS_LABEL, start.end()) if start else -1
+    label = summary_text.find(label_text, start.end()) if start else -1
     if label < 0:
         return ()
     body = summary_text[label:]
     end = _SECTION_SEVEN_RE.search(body)  # section 6 follows; its items are length-prefixed
     six = _OUR_SECTION_SIX_RE.search(body)
     stop = min(m.start() for m in (end, six) if m is not None) if (end or six) else len(body)
-    return tuple(m.group(1) for m in _DECISION_RE.finditer(body[:stop]))
+    return tuple(m.group(1) for m in line.finditer(body[:stop]))
 
 
 def carried_errors(summary_text: str) -> tuple[CarriedError, ...]:

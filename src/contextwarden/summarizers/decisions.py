@@ -92,18 +92,23 @@ _BACK_REFERENCE = re.compile(r"(?:That|This|It|Which)\b")
 """A sentence opening so ("That is no longer true") says nothing without the one before it."""
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
 _SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
-_ANNOUNCEMENT = re.compile(
-    r"(?:(?:good|great|perfect|ok(?:ay)?|now|next|then|finally|also|first)\b[,!.]?\s*)*"
-    r"(?:let me|let's|let us|I'll|I will|I need to|I'm going to|I am going to|time to|now\b"
-    r"|(?:add|update|fix|change|create|write|remove|replace|edit|apply|make|move|rename"
-    r"|insert|implement|run|check|read|look)\b"
+_LEAD = r"(?:(?:good|great|perfect|ok(?:ay)?|now|next|then|finally|also|first)\b[,!.]?\s*)*"
+_FIRST_PERSON = (
+    r"let me|let's|let us|I'll|I will|I need to|I'm going to|I am going to|time to|now\b"
     # Russian, Spanish, Portuguese, French, German, Chinese, Japanese, Korean
     r"|(?:теперь|давайте|сейчас|ahora|vamos a|voy a|agora|vou|maintenant|je vais|jetzt"
-    r"|ich werde)\b|现在|让我|接下来|では|次に|이제|다음)",
-    re.I,
+    r"|ich werde)\b|现在|让我|接下来|では|次に|이제|다음"
 )
+_IMPERATIVES = (
+    r"(?:add|update|fix|change|create|write|remove|replace|edit|apply|make|move|rename"
+    r"|insert|implement|run|check|read|look)\b"
+)
+_ANNOUNCEMENT = re.compile(rf"{_LEAD}(?:{_FIRST_PERSON}|{_IMPERATIVES})", re.I)
 """A sentence that only says what comes next ("Now update the handler:", "Let me add the
 test"): of a message that edits a file, not a decision unless it gives a signal."""
+_NARRATION = re.compile(rf"{_LEAD}(?:{_FIRST_PERSON}|I'm \w+ing\b|I am \w+ing\b)", re.I)
+"""A sentence in which the assistant says what it does next ("Let me check …", "I'm reading
+the tests"); a bare imperative ("Replace X with Y.") is not one: in a plan it is a decision."""
 _PLAN = re.compile(
     r"\b(?:plan|approach|fix|solution|steps|план\w*|подход\w*|исправлени\w*|solución|enfoque"
     r"|solução|abordagem|correção|correctif|Lösung|Ansatz)\b|方案|计划|修复|計画|方針|修正|계획|해결",
@@ -120,10 +125,10 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     plan_left = 0
     for line in _prose_lines(text):
         announces = line.endswith(":") and _PLAN.search(line) is not None
-        units = [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
+        units = _units(line)
         for before, unit in zip(["", *units], units, strict=False):
             kept = unit.strip()
-            if _weight(kept) >= MIN_DECISION_CHARS:
+            if weight(kept) >= MIN_DECISION_CHARS:
                 signal = bool(plan_left) or _signalled(kept)
                 joined = f"{before.strip()} {kept}"
                 if (
@@ -165,7 +170,26 @@ def _prose_lines(text: str) -> list[str]:
     return lines
 
 
-def _weight(text: str) -> int:
+def _units(line: str) -> list[str]:
+    """``line`` whole when short (``WHOLE_LINE_CHARS``), else its sentences."""
+    return [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
+
+
+def prose_units(text: str) -> list[str]:
+    """The units decisions are read in: each prose line of ``text`` (comments only, of its
+    code blocks), whole when short, else its sentences; stripped, empty ones left out."""
+    units = (unit.strip() for line in _prose_lines(text) for unit in _units(line))
+    return [unit for unit in units if unit]
+
+
+def narrates(unit: str) -> bool:
+    """Whether ``unit`` opens by saying what the assistant does next ("Let me check …", "Now
+    I'll run …", "I am reading …"); a curly apostrophe counts as a straight one."""
+    return _NARRATION.match(unit.replace("\u2019", "'")) is not None
+
+
+def weight(text: str) -> int:
+    """Letters in ``text``, wide (CJK) characters counted twice (``MIN_DECISION_CHARS``)."""
     return len(_LETTERS.findall(text)) + len(_WIDE.findall(text))
 
 

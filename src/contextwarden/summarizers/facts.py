@@ -14,7 +14,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.carry import carried_decisions, carried_errors, carried_files
+from contextwarden.summarizers.carry import (
+    carried_decisions,
+    carried_errors,
+    carried_files,
+    carried_findings,
+)
 from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.failures import (
     command_key,
@@ -24,6 +29,7 @@ from contextwarden.summarizers.failures import (
     is_rejection_notice,
     result_failure,
 )
+from contextwarden.summarizers.findings import findings
 from contextwarden.summarizers.tools import (
     FileOp,
     TodoItem,
@@ -128,6 +134,9 @@ class Facts:
     concepts: tuple[tuple[str, int], ...]
     tool_counts: tuple[tuple[str, int], ...]
     message_count: int
+    findings: tuple[tuple[int, str], ...] = ()
+    """(message index, unit): the rest of what the assistant wrote that says something
+    (``findings``), in order; the summary keeps what its other lines do not hold."""
 
     @property
     def unresolved_errors(self) -> tuple[ErrorFact, ...]:
@@ -162,6 +171,7 @@ class _Walk:
     turn_end: int = -1
     answers: list[tuple[int, str]] = field(default_factory=list)
     decisions: list[tuple[int, str]] = field(default_factory=list)
+    findings: list[tuple[int, str]] = field(default_factory=list)
     concepts: Counter[str] = field(default_factory=Counter)
     tool_counts: Counter[str] = field(default_factory=Counter)
 
@@ -197,6 +207,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
         concepts=_top_concepts(walk.concepts),
         tool_counts=tuple(sorted(walk.tool_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         message_count=len(messages),
+        findings=tuple(walk.findings),
     )
 
 
@@ -208,6 +219,7 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
         walk.concepts.update(_identifiers(texts))
         edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
         walk.decisions.extend((index, s) for text in texts for s in decisions(text, edits=edits))
+        walk.findings.extend((index, s) for text in texts for s in findings(text))
     if calls:
         walk.last_calls = calls
     elif texts:
@@ -265,6 +277,7 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
             ErrorFact(index, error.tool, error.target, error.excerpt, fixed, error.more, rejected)
         )
     walk.decisions.extend((index, sentence) for sentence in carried_decisions(text))
+    walk.findings.extend((index, unit) for unit in carried_findings(text))
 
 
 def _add_files(walk: _Walk, ops: Iterable[FileOp], index: int) -> None:

@@ -19,6 +19,8 @@ from contextwarden.summarizers.base import Summary
 from contextwarden.summarizers.carry import (
     DECISION_PREFIX,
     DECISIONS_LABEL,
+    FINDING_PREFIX,
+    FINDINGS_LABEL,
     format_error,
     format_item,
     format_more,
@@ -26,6 +28,7 @@ from contextwarden.summarizers.carry import (
 from contextwarden.summarizers.decisions import standing
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
 from contextwarden.summarizers.failures import says_what_failed
+from contextwarden.summarizers.findings import chosen
 from contextwarden.summarizers.sections import (
     Item,
     fit,
@@ -93,6 +96,10 @@ class StructuredPolicy:
     error_lines: int = 4
     """Lines kept per failed call in section 4: the most telling line, then further error
     lines of the same output (a compiler or test run reports several)."""
+    findings_share: float = 0.25
+    """What else the assistant found or said (``findings``) may take up to this share of the
+    budget, and only what the rest leaves: they are the first lines a short budget drops. 0
+    leaves them out."""
 
     @property
     def budget(self) -> int:
@@ -127,6 +134,10 @@ class StructuredPolicy:
             return budget
         ceiling = max(budget, int(self.context_window * self.carry_ceiling_ratio))
         return min(ceiling, max(budget, carried_tokens))
+
+
+_CARRIED_SECTIONS = (3, 4, 6)
+"""The sections an earlier summary hands on whole (``carry``): files, errors, user messages."""
 
 
 def _default_counter() -> TokenCounter:
@@ -184,6 +195,7 @@ class StructuredSummarizer:
         if self.budget_tokens is None:
             carried = size_without(sections, CARRIED_RANK, self.counter)
             budget = self.policy.budget_to_carry(budget, carried)
+        sections[5] += builder.findings(sections, int(budget * self.policy.findings_share))
         bodies = fit(sections, budget, self.counter)
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
 
@@ -357,6 +369,23 @@ class _Builder:
             )
             for index, text in self.facts.decisions
         ]
+        return items
+
+    def findings(self, sections: dict[int, list[Item]], room: int) -> list[Item]:
+        """What else the assistant found or said, within ``room`` tokens, leaving out what
+        the lines of ``sections`` that the next summary carries on hold (files, errors, user
+        messages, decisions; not the answers' excerpts); dropped before anything else."""
+        held = "\n".join(
+            item.text
+            for n, items in sections.items()
+            for item in items
+            if n in _CARRIED_SECTIONS or item.kind == "decisions"
+        )
+        found = chosen(self.facts.findings, held, room, self.counter)
+        if not found:
+            return []
+        items = [Item(FINDINGS_LABEL)]
+        items += [Item(f"{FINDING_PREFIX}{text}", (-1, rank), "findings") for rank, text in found]
         return items
 
     def _answers(self) -> list[Item]:

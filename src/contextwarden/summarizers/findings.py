@@ -1,0 +1,69 @@
+"""What the assistant found or said: its prose that no other line of the summary carries.
+
+A review's conclusions, a measured number, "`x.go:285` re-renders the path" are often written with
+no word that marks a decision (``decisions``). They are the summary's lowest-ranked lines: they
+fill only the room the budget leaves, the ones saying least go first, and narration ("Let me look
+at …", "Now I'll run the tests") is never one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from contextwarden.summarizers.decisions import MAX_DECISION_CHARS, narrates, prose_units, weight
+from contextwarden.tokens.base import TokenCounter
+
+MIN_FINDING_WEIGHT = 20
+"""A unit with fewer letters (``decisions.weight``) says too little to be worth a line:
+"Done.", "All tests pass.", a table's rule line."""
+
+_MARKER = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s?)+")
+"""A list bullet, a numbered item's number, a heading's hashes, a quote's ``>``: the layout of the
+line, not what it says (backticks and bold stay: a reader quotes them)."""
+_SUBSTANCE = re.compile(
+    r"`[^`\n]+`|\d+|\w[\w.-]*/[\w./-]+|\b\w+\.[a-z]{1,5}\b"
+    r"|\b(?:not|no|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|aren't|won't"
+    r"|must|only)\b",
+    re.I,
+)
+"""What makes a line worth keeping: identifiers in backticks, numbers, paths, file names, and
+negations and limits (what is not so is what an agent gets wrong after a summary)."""
+
+
+def findings(text: str) -> list[str]:
+    """The units of an assistant's ``text`` (``decisions.prose_units``) that say something:
+    without the list or heading marker that opens them, at least ``MIN_FINDING_WEIGHT`` letters,
+    neither announcing what comes next nor introducing a list (a colon at the end)."""
+    found = []
+    for unit in prose_units(text):
+        kept = _MARKER.sub("", unit).strip()
+        if weight(kept) >= MIN_FINDING_WEIGHT and not kept.endswith(":") and not narrates(kept):
+            found.append(kept[:MAX_DECISION_CHARS])
+    return found
+
+
+def substance(unit: str) -> int:
+    """How much ``unit`` names: backticked identifiers, numbers, paths, negations."""
+    return len(_SUBSTANCE.findall(unit))
+
+
+def chosen(
+    candidates: Sequence[tuple[int, str]], held: str, room: int, counter: TokenCounter
+) -> list[tuple[int, str]]:
+    """(drop rank, unit) of the ``candidates`` ((message index, unit), oldest first) that
+    ``held`` (the rest of the summary) does not already contain, most substance first until
+    ``room`` tokens are spent; oldest first. The lower the rank, the less the unit says (of two
+    equal ones, the older): a short budget drops it first."""
+    fresh = [(i, unit) for i, unit in enumerate(dict.fromkeys(u for _, u in candidates))]
+    fresh = [(i, unit) for i, unit in fresh if unit not in held]
+    ranked = sorted(fresh, key=lambda c: (-substance(c[1]), -c[0]))
+    picked: list[tuple[int, int, str]] = []
+    spent = 0
+    for position, (i, unit) in enumerate(ranked):
+        cost = counter.count_text(unit) + 1
+        if spent + cost > room:
+            continue
+        spent += cost
+        picked.append((i, len(ranked) - position, unit))
+    return [(rank, unit) for _, rank, unit in sorted(picked)]

@@ -1,0 +1,130 @@
+"""What else the assistant found or said: its conclusions written without a signal word are
+kept (markers off, backticks on), narration is not, the summary lists them only in the room its
+budget leaves, drops them first, and a second summary carries them on."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import summary_message
+
+from contextwarden.model import Message
+from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
+from contextwarden.summarizers.carry import FINDING_PREFIX, FINDINGS_LABEL, carried_findings
+from contextwarden.summarizers.findings import chosen, findings, substance
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+COUNTER = HeuristicCounter()
+DECISION = "I'll keep the Cloudflare Worker as the broker because it needs no new deployment."
+
+# An adversarial review's revisions, from a Codex session of chikachow/cyspbot (MIT), abridged.
+REVIEW = (
+    "The adversarial pass found three necessary revisions:\n\n"
+    "- Retain the duplicated Google/Fly binding checks in policy as deliberate "
+    "defense-in-depth. Removing them would make policy authorization depend completely on "
+    "callers always supplying a legitimately authenticated context.\n"
+    "- Replace the larger `TrustedOidcIssuer` interface refactor with a narrow `issuer` → "
+    "`verifiedIssuer` rename.\n"
+    "2. Do not accept `accounts.google.com` without the HTTPS scheme\n"
+    "## Cloud Run IAM is service-level, not issuer-aware.\n"
+    "- The production policy serializes to 3,451 bytes minified.\n"
+    "```ts\nconst issuer = 'https://accounts.google.com';\n```\n"
+)
+NARRATION = (
+    "Let me look at the issuer adapter and its tests first.\n"
+    "Now I'll run the whole test suite against the worker.\n"
+    "I\u2019m going to inspect `wrangler.jsonc` for the bindings.\n"
+    "I am reading the service contract before I change anything.\n"
+    "Voy a revisar la configuración del servidor ahora mismo.\n"
+    "Давайте посмотрим на конфигурацию сервера и тесты.\n"
+    "让我看看这个服务的配置文件和所有的测试结果。\n"
+    "Done.\n"
+)
+
+
+def test_conclusions_without_a_signal_word_are_found_verbatim_without_their_markers() -> None:
+    assert findings(REVIEW) == [
+        "Retain the duplicated Google/Fly binding checks in policy as deliberate defense-in-depth.",
+        "Removing them would make policy authorization depend completely on callers always "
+        "supplying a legitimately authenticated context.",
+        "Replace the larger `TrustedOidcIssuer` interface refactor with a narrow `issuer` → "
+        "`verifiedIssuer` rename.",
+        "Do not accept `accounts.google.com` without the HTTPS scheme",
+        "Cloud Run IAM is service-level, not issuer-aware.",
+        "The production policy serializes to 3,451 bytes minified.",
+    ]  # the list's introduction (a colon at its end) and the code are not findings
+
+
+def test_narration_in_each_language_and_a_bare_word_are_not_findings() -> None:
+    assert findings(NARRATION) == []
+
+
+@pytest.mark.parametrize(
+    ("richer", "poorer"),
+    [
+        ("`parents != nil` should be `len(parents) != 0`", "The layout of the page looks fine"),
+        ("serializes to 3,451 bytes minified", "serializes to a small payload minified"),
+        ("Do not store policy in Secret Manager", "Store policy in the deploy repository"),
+        ("`src/segments/path.go` re-renders the path", "the segment re-renders the path"),
+    ],
+)
+def test_substance_counts_identifiers_numbers_negations_and_paths(richer: str, poorer: str) -> None:
+    assert substance(richer) > substance(poorer)
+
+
+def test_chosen_skips_what_the_summary_holds_spends_its_room_on_substance_keeps_order() -> None:
+    candidates = [
+        (1, "The deploy runs from the other repository entirely."),
+        (2, "Do not accept `accounts.google.com` without the HTTPS scheme"),
+        (3, "The deploy runs from the other repository entirely."),  # said again
+        (4, "Cloud Run IAM is service-level, not issuer-aware."),
+    ]
+    held = "- said: Cloud Run IAM is service-level, not issuer-aware."
+    everything = chosen(candidates, held, 1_000, COUNTER)
+    assert [unit for _, unit in everything] == [candidates[0][1], candidates[1][1]]
+    (richer_rank, _), (poorer_rank, _) = everything[1], everything[0]
+    assert richer_rank > poorer_rank  # the one saying more is dropped later
+    room = COUNTER.count_text(candidates[1][1]) + 1
+    assert chosen(candidates, held, room, COUNTER) == [(2, candidates[1][1])]
+
+
+def conversation() -> list[Message]:
+    return [
+        Message.user("Review the Google OIDC issuer change and revise the plan."),
+        Message.assistant(REVIEW),
+        Message.user("Go ahead with the revised plan."),
+        Message.assistant(DECISION),
+    ]
+
+
+def test_the_summary_lists_them_once_below_decisions_and_drops_them_first() -> None:
+    summary = StructuredSummarizer().summarize(conversation())
+    five = summary.sections[5]
+    assert FINDINGS_LABEL in five
+    assert f"{FINDING_PREFIX}The production policy serializes to 3,451 bytes minified." in five  # the directives and contrasts are decisions
+    listed = [line for line in five.splitlines() if line.startswith(("- said: ", "- noted: "))]
+    assert f"- said: {DECISION}" in listed and f"{FINDING_PREFIX}{DECISION}" not in listed
+    assert sum("Removing them would make" in line for line in listed) == 1
+    full = COUNTER.count_text(summary.text)
+    tight = StructuredSummarizer(budget_tokens=full - 20).summarize(conversation())
+    assert "findings left out" in tight.sections[5]
+    assert "Do not accept" in tight.text  # a decision, not dropped with the findings
+    none = StructuredSummarizer(StructuredPolicy(findings_share=0)).summarize(conversation())
+    assert FINDINGS_LABEL not in none.text
+
+
+def test_a_second_summary_carries_them_within_its_budget() -> None:
+    summarizer = StructuredSummarizer()
+    first = summarizer.summarize(conversation()).text
+    listed = carried_findings(first)
+    assert "The production policy serializes to 3,451 bytes minified." in listed
+    later = [
+        summary_message(first),
+        Message.assistant("Continuing with the plan."),
+        Message.user("Now split the commits."),
+        Message.assistant("Split into two commits."),
+    ]
+    facts = extract_facts(later)
+    assert set(listed) <= {unit for _, unit in facts.findings}
+    second = summarizer.summarize(later).text
+    assert second.count("The production policy serializes to 3,451 bytes minified.") == 1
+    assert carried_findings(second)[: len(listed)] == listed  # oldest first, as they were

@@ -100,7 +100,8 @@ def test_the_summary_lists_them_once_below_decisions_and_drops_them_first() -> N
     summary = StructuredSummarizer().summarize(conversation())
     five = summary.sections[5]
     assert FINDINGS_LABEL in five
-    assert f"{FINDING_PREFIX}The production policy serializes to 3,451 bytes minified." in five  # the directives and contrasts are decisions
+    size = "The production policy serializes to 3,451 bytes minified."
+    assert f"{FINDING_PREFIX}{size}" in five  # the directives and contrasts are decisions
     listed = [line for line in five.splitlines() if line.startswith(("- said: ", "- noted: "))]
     assert f"- said: {DECISION}" in listed and f"{FINDING_PREFIX}{DECISION}" not in listed
     assert sum("Removing them would make" in line for line in listed) == 1

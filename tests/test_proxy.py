@@ -352,8 +352,21 @@ def test_models_count_tokens_metrics_and_sessions(
     assert shown["turns"] == 3 and shown["incoming_items"] == len(sent) - 1
     assert shown["usage_records"] == 3
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "contextwarden.proxy"]
-    assert [line["session"] for line in lines] == [sid("demo-1")] * 3
-    assert all(set(line) >= {"tokens", "rungs", "upstream_ms", "status"} for line in lines)
+    managed = [line for line in lines if "session" in line]
+    assert [line["session"] for line in managed] == [sid("demo-1")] * 3
+    assert all(set(line) >= {"tokens", "rungs", "upstream_ms", "status"} for line in managed)
+    # one line per request, every route: the models list, the token count, the admin views
+    routes = [(line["method"], line["path"], line["status"]) for line in lines]
+    assert routes == [
+        ("GET", "/v1/models", 200),
+        ("POST", "/v1/messages/count_tokens", 200),
+        *[("POST", "/v1/messages", 200)] * 3,
+        ("GET", "/metrics", 200),
+        ("GET", "/sessions", 200),
+        ("GET", f"/sessions/{sid('demo-1')}", 200),
+        ("GET", "/sessions/nope", 404),
+    ]
+    assert all(line["client"].startswith("127.0.0.1:") for line in lines)
     assert KEY not in caplog.text
     assert missing.status_code == 404
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from contextwarden.compaction.tools import ToolMatcher
+from contextwarden.compaction.tools import matcher_for
 from contextwarden.model import Message, TextBlock
 from contextwarden.tokens.base import TokenCounter
 
@@ -56,7 +56,7 @@ class FileTracker:
     __slots__ = ("_matcher", "_recent")
 
     def __init__(self, tools: Iterable[str] = FILE_TOOLS) -> None:
-        self._matcher = ToolMatcher(tools)
+        self._matcher = matcher_for(tuple(tools))
         self._recent: dict[str, None] = {}  # insertion-ordered: the last key is the most recent
 
     def observe(self, message: Message) -> None:

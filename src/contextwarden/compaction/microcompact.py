@@ -26,7 +26,7 @@ from contextwarden.compaction.observations import (
     original_id,
     with_text,
 )
-from contextwarden.compaction.tools import ToolMatcher, results_with_names, tool_calls
+from contextwarden.compaction.tools import ToolMatcher, matcher_for, results_with_names, tool_calls
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import rejection_reason
@@ -204,13 +204,10 @@ class MicroCompact:
         self.tools = tuple(tools) if tools is not None else None
         self.min_saving = min_saving
         self.marker = marker
-        self._matchers: dict[tuple[str, ...], ToolMatcher] = {}
 
     def matcher(self, context: CompactionContext) -> ToolMatcher:
         names = self.tools if self.tools is not None else context.policy.compactable_tools
-        if names not in self._matchers:
-            self._matchers[names] = ToolMatcher(names)
-        return self._matchers[names]
+        return matcher_for(names)
 
     def __call__(
         self, messages: Sequence[Message], context: CompactionContext | None = None

@@ -105,6 +105,13 @@ class ToolMatcher:
         return self.canonical(name) is not None
 
 
+@lru_cache(maxsize=64)
+def matcher_for(names: tuple[str, ...]) -> ToolMatcher:
+    """The ToolMatcher for ``names`` with the default aliases, built once (it never changes):
+    every new session's file tracker would otherwise map the names and their aliases again."""
+    return ToolMatcher(names)
+
+
 def _aliases_of(name: str, aliases: Mapping[str, Sequence[str]]) -> Sequence[str]:
     for canonical, names in aliases.items():
         if normalize(canonical) == normalize(name):

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from contextwarden.errors import RequestRefused, require
+from contextwarden.proxy.access import AccessLine
 from contextwarden.proxy.apis import ANTHROPIC
 from contextwarden.proxy.apis_gemini import GEMINI, PASSED
 from contextwarden.proxy.apis_gemini import routes as gemini_paths
@@ -91,6 +92,6 @@ def create_app(sessions: Sessions, upstream: Upstream, config: ProxyConfig) -> S
         *admin_routes(proxy, config.admin_token),
     ]
     slow = Middleware(SlowReaders, timeout=config.client_timeout)
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[slow])
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(AccessLine), slow])
     app.state.proxy = proxy
     return app

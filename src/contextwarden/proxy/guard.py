@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from contextwarden.errors import RequestRefused
 from contextwarden.proxy.apis import BAD_REQUEST, ErrorKind
+from contextwarden.proxy.deadlines import Deadline
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -39,12 +40,10 @@ def refused_kind(exc: RequestRefused) -> ErrorKind:
 async def read_body(request: Request, max_body: int, timeout: float) -> bytearray:
     """The request body, read chunk by chunk; RequestRefused when it is over ``max_body`` bytes (the
     rest is read and dropped, so the client can read the 413) or slower than ``timeout``."""
-    import anyio
-
     declared = request.headers.get("content-length", "")
     body = bytearray()
     try:
-        with anyio.fail_after(timeout):
+        with Deadline(timeout):
             over = declared.isdigit() and int(declared) > max_body
             async for chunk in request.stream():
                 over = over or len(body) + len(chunk) > max_body
@@ -95,14 +94,13 @@ class SlowReaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        import anyio
         from starlette.requests import ClientDisconnect
 
         stalled: list[bool] = []
 
         async def bounded(message: Message) -> None:
             try:
-                with anyio.fail_after(self.timeout):
+                with Deadline(self.timeout):
                     await send(message)
             except TimeoutError:
                 stalled.append(True)

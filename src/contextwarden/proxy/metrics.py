@@ -1,4 +1,4 @@
-"""The proxy's counters, and the structured line it logs per request. ``GET /metrics`` renders
+"""The proxy's counters, and the fields of the line it logs per request. ``GET /metrics`` renders
 the counters in the Prometheus text format (version 0.0.4), which needs no client library."""
 
 from __future__ import annotations
@@ -7,10 +7,15 @@ import json
 import logging
 import threading
 from collections import defaultdict
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 log = logging.getLogger("contextwarden.proxy")
 
+LINE: ContextVar[dict[str, Any] | None] = ContextVar("contextwarden_proxy_line", default=None)
+"""The fields of the current request's log line, which ``proxy.access`` writes when the request
+ends (one line per request); outside a request, ``observe`` logs its own line."""
 PREFIX = "contextwarden_proxy_"
 HELP = {
     "requests_total": ("counter", "Requests answered, by API and HTTP status."),
@@ -68,7 +73,8 @@ class Metrics:
             return self._values.get((name, tuple(sorted(labels.items()))), 0.0)
 
     def observe(self, record: RequestRecord) -> None:
-        """Count ``record`` and write its log line (never headers or keys: they are not in it)."""
+        """Count ``record`` and give its fields to the request's log line (never headers or keys:
+        they are not in it)."""
         self.add("requests_total", api=record.api, status=str(record.status))
         for rung in record.rungs:
             self.add("compactions_total", rung=rung)
@@ -81,7 +87,7 @@ class Metrics:
             self.add("retries_total")
         if record.fixed_share_warned:
             self.add("fixed_share_warnings_total")
-        line = {
+        line: dict[str, Any] = {
             "session": record.session,
             "api": record.api,
             "status": record.status,
@@ -92,7 +98,11 @@ class Metrics:
         }
         if record.error:
             line["error"] = record.error
-        log.info(json.dumps(line))
+        pending = LINE.get()
+        if pending is None:
+            log.info(json.dumps(line))
+        else:
+            pending.update(line)
 
     def recalled(self, rounds: int, hidden_tokens: int) -> None:
         """Count one request's hidden recall rounds (``--recall``) and their tokens."""

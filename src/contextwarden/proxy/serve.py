@@ -112,20 +112,22 @@ def serve(config: ProxyConfig) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(message)s"))
     requests_log = logging.getLogger("contextwarden.proxy")
-    requests_log.addHandler(handler)  # the one line per request, never headers or keys
+    requests_log.addHandler(handler)  # the one line per request, never headers, keys or query
     requests_log.setLevel(logging.INFO)
     uvicorn.Server(server_config(config, host, port, "info")).run()
 
 
 def server_config(config: ProxyConfig, host: str, port: int, log_level: str) -> Any:
     """uvicorn's config for the proxy: its app, with a deadline for each request's headers
-    (``--client-timeout``) and at most ``--max-connections`` requests served at once."""
+    (``--client-timeout``) and at most ``--max-connections`` requests served at once. uvicorn's
+    access line is off: the app logs one line per request itself (``proxy.access``)."""
     uvicorn: Any = require("uvicorn", "proxy")
     return uvicorn.Config(
         build_app(config),
         host=host,
         port=port,
         log_level=log_level,
+        access_log=False,
         http=header_deadline(config.client_timeout),
         limit_concurrency=config.max_connections,
     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from contextwarden.errors import UpstreamError, require
+from contextwarden.proxy.deadlines import Deadline
 
 if TYPE_CHECKING:
     import aiohttp
@@ -150,12 +151,11 @@ class Upstream:
         query: str = "",
     ) -> Reply:
         """Send and return the reply with its body not yet read (the caller streams it)."""
-        import anyio
         from yarl import URL
 
         url = URL(self.base_url + path + (f"?{query}" if query else ""), encoded=True)
         try:
-            with anyio.fail_after(self.timeout):
+            with Deadline(self.timeout):
                 response = await self._client().request(
                     method, url, headers=request_headers(headers), data=body, allow_redirects=False
                 )
@@ -167,10 +167,8 @@ class Upstream:
 
     async def read(self, reply: Reply) -> bytes:
         """A non-streaming reply's whole body, within ``timeout`` (a dripping reply ends)."""
-        import anyio
-
         try:
-            with anyio.fail_after(self.timeout):
+            with Deadline(self.timeout):
                 return await reply.body()
         except self._failures as exc:
             raise self.failure(exc, BODY) from exc

@@ -199,14 +199,14 @@ def test_one_log_line_per_request_never_with_the_query_key(
     caplog.set_level("INFO", logger="contextwarden.proxy")
     contents = {"contents": [{"role": "user", "parts": [{"text": "How long is this?"}]}]}
     with gemini_upstream(reader(1)) as api, proxy_server(config(api.url, tmp_path)) as url:
-        counted = httpx.post(f"{url}/v1/models/{MODEL}:countTokens?key={KEY}", json=contents)
+        counted = httpx.post(f"{url}/v1beta/models/{MODEL}:countTokens?key={KEY}", json=contents)
         generate = f"{url}/v1beta/models/{MODEL}:generateContent"
         managed = httpx.post(f"{generate}?key={KEY}", json=contents)
         unknown = httpx.get(f"{url}/elsewhere?key={KEY}")
     assert (counted.status_code, managed.status_code, unknown.status_code) == (200, 200, 404)
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "contextwarden.proxy"]
     assert [(line["path"], line["status"]) for line in lines] == [
-        (f"/v1/models/{MODEL}:countTokens", 200),
+        (f"/v1beta/models/{MODEL}:countTokens", 200),
         (f"/v1beta/models/{MODEL}:generateContent", 200),
         ("/elsewhere", 404),
     ]

@@ -64,17 +64,18 @@ async def read_body(request: Request, max_body: int, timeout: float) -> bytearra
     return body
 
 
-def confined(path: str, prefix: str) -> str:
+def confined(path: str, prefixes: tuple[str, ...]) -> str:
     """``path`` (decoded) as it may go upstream, re-encoded; RequestRefused unless it is the
-    root (an agent's probe) or already in normal form under ``prefix``: no ``.`` or ``..``
-    segment, no ``//``, no backslash, no NUL (an upstream that decodes ``%2F`` or ``\\`` again
-    must not be led elsewhere either)."""
+    root (an agent's probe) or already in normal form under one of ``prefixes``: no ``.`` or
+    ``..`` segment, no ``//``, no backslash, no NUL (an upstream that decodes ``%2F`` or ``\\``
+    again must not be led elsewhere either)."""
     if path == ROOT:
         return path
     normal = posixpath.normpath(path) == path.rstrip("/")
-    if not (path.startswith(prefix) and normal) or "\\" in path or "\x00" in path:
+    if not (path.startswith(prefixes) and normal) or "\\" in path or "\x00" in path:
         raise RequestRefused(
-            f"the path {path!r} is not a plain path under {prefix} (no '.', '..' or '\\')",
+            f"the path {path!r} is not a plain path under {' or '.join(prefixes)}"
+            " (no '.', '..' or '\\')",
             status=BAD_REQUEST.status,
             reason="bad_path",
         )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from contextwarden.errors import RequestRefused, UpstreamError
 from contextwarden.proxy.apis import ANTHROPIC, Api
+from contextwarden.proxy.apis_gemini import VERSIONS
 from contextwarden.proxy.apis_openai import CHAT
 from contextwarden.proxy.guard import confined
 from contextwarden.proxy.metrics import RequestRecord
@@ -23,8 +24,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("contextwarden.proxy")
 
-API_PREFIX = "/v1/"
-"""Every path the proxy passes through stays under it, in normal form (``guard.confined``)."""
+API_PREFIXES = ("/v1/", *(f"/{version}/" for version in VERSIONS if version != "v1"))
+"""Every path the proxy passes through stays under one of them, in normal form
+(``guard.confined``): ``/v1/`` for every API, Gemini's other versions for its own methods
+(``countTokens`` under ``/v1beta/``, which its SDKs use by default)."""
 
 
 def caller_api(request: Request) -> Api:
@@ -41,7 +44,7 @@ async def forward(proxy: Proxy, api: Api, request: Request, body: bytes | None =
     try:
         if body is None:
             body = bytes(await proxy.body(request))
-        path = confined(request.scope["path"], API_PREFIX)
+        path = confined(request.scope["path"], API_PREFIXES)
         reply = await proxy.upstream.send(
             request.method, path, request.headers, body or None, request.url.query
         )

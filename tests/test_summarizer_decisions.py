@@ -83,12 +83,7 @@ def test_what_an_edit_says_leaves_a_short_summary_before_a_diagnosis() -> None:
     assert standing(RULE) == 0
     full = StructuredSummarizer().summarize(messages).text
     assert f"{DECISION_PREFIX}{RULE}" in full and f"{DECISION_PREFIX}{diagnosis}" in full
-    for budget in range(COUNTER.count_text(full), 0, -5):
-        text = StructuredSummarizer(budget_tokens=budget).summarize(messages).text
-        if f"{DECISION_PREFIX}{RULE}" not in text:  # the newer line, yet it went first
-            assert f"{DECISION_PREFIX}{diagnosis}" in text
-            return
-    pytest.fail("no budget left the edit's line out")
+    assert_goes_first(messages, RULE, diagnosis)
 
 
 def test_only_the_lines_nearest_the_edit_are_kept() -> None:
@@ -145,12 +140,7 @@ def test_diagnoses_leave_a_short_summary_before_reasons() -> None:
     messages += [Message.user("And then?"), Message.assistant("Done.")]
     full = StructuredSummarizer().summarize(messages).text
     assert f"{DECISION_PREFIX}{diagnosis}" in full and f"{DECISION_PREFIX}{reason}" in full
-    for budget in range(COUNTER.count_text(full), 0, -5):
-        text = StructuredSummarizer(budget_tokens=budget).summarize(messages).text
-        if f"{DECISION_PREFIX}{diagnosis}" not in text:  # the newer line, yet it went first
-            assert f"{DECISION_PREFIX}{reason}" in text
-            return
-    pytest.fail("no budget left the diagnosis out")
+    assert_goes_first(messages, diagnosis, reason)
 
 
 # Plan and review bullets and research findings, from Codex rollouts of chikachow/cyspbot (MIT;
@@ -200,3 +190,15 @@ def test_a_sentence_that_refers_back_is_kept_with_the_one_it_refers_to() -> None
     assert decisions(f"{filler} {said} {finding}") == [f"{said} {finding}"]
     long_said = said.replace("issuer-specific", "issuer-specific " * 12)
     assert decisions(f"{long_said} {finding}") == [finding]  # too long together: alone
+
+
+def assert_goes_first(messages: list[Message], newer: str, older: str) -> None:
+    """Shrinking the budget, the decision ``newer`` leaves the summary while ``older`` (said
+    before it, but of a higher standing) is still there."""
+    full = StructuredSummarizer().summarize(messages).text
+    for budget in range(COUNTER.count_text(full), 0, -5):
+        text = StructuredSummarizer(budget_tokens=budget).summarize(messages).text
+        if f"{DECISION_PREFIX}{newer}" not in text:  # the newer line, yet it went first
+            assert f"{DECISION_PREFIX}{older}" in text
+            return
+    pytest.fail(f"no budget left {newer!r} out")

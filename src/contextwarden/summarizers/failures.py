@@ -176,8 +176,10 @@ def program_output(text: str) -> str:
     other text, and JSON of another shape (a tool's reply, a file's contents), is returned
     unchanged.
     """
+    if not text.rstrip().endswith("}"):  # most outputs: no scan for an object's start
+        return text
     found = _JSON_OUTPUT.search(text)
-    if found is None or not text.rstrip().endswith("}"):
+    if found is None:
         return text
     try:
         value = json.loads(text[found.start() :])
@@ -194,7 +196,11 @@ def program_output(text: str) -> str:
 
 def exit_status(text: str) -> int | None:
     """The exit code an output shows near its start or end, or None when it shows none."""
-    text = program_output(text)
+    return _shown_status(program_output(text))
+
+
+def _shown_status(text: str) -> int | None:
+    """``exit_status`` of an output already read as the program's (``program_output``)."""
     for window in (text[:SCAN_CHARS], text[-SCAN_CHARS:]):
         for pattern in _EXIT_RES:
             found = pattern.search(window)
@@ -217,7 +223,7 @@ def failure_excerpt(
     # a coloured traceback or test run says the same without colour
     text = _ANSI.sub("", program_output(text))
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
-    status = exit_status(text)
+    status = _shown_status(text)
     if status == 1 and command is not None and _answers_no(command):
         return None
     failed = is_error or (status is not None and status != 0)

@@ -80,6 +80,7 @@ _DROPPED_ELEMENTS = (
     "bash-stdout",
     "bash-stderr",
     "command-message",
+    "task-notification",  # a background sub-agent's report, delivered in the user role
     "environment_details",  # Cline and Roo Code append it to every user turn
     # Codex's (its loader marks them too; the proxy's requests come unmarked)
     "environment_context",

@@ -33,7 +33,7 @@ from tests.strategies import (
 )
 
 CACHE = CachePolicy()
-TIGHT = ContextPolicy(context_window=20_000)
+TIGHT = ContextPolicy(context_window=20_000, summary_keep_tokens=4_000)
 """Autocompact at 16,700 tokens; the plain ladder keeps up to 4,000 tokens after a summary."""
 
 

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from contextwarden.policy import ContextPolicy
+from contextwarden.summarizers.structured import StructuredPolicy
 
 
 def test_defaults_are_the_seed_numbers() -> None:
@@ -81,12 +82,27 @@ def test_reattached_files_fit_a_small_window() -> None:
     assert small.reattach_tokens == int(small.effective_window * 0.3) < 5_000
 
 
+def test_the_kept_tail_gives_up_what_the_summary_floor_takes_at_a_small_window() -> None:
+    """A summary and the tail kept verbatim share the room: 10 % and 20 % of the window, until
+    the summary's floor (8,000 tokens, at most 25 % of the window) takes more than 10 %."""
+    assert ContextPolicy().keep_tokens == 40_000  # 200,000: 20 %
+    assert ContextPolicy(context_window=80_000).keep_tokens == 16_000  # the floor is 10 % here
+    assert ContextPolicy(context_window=40_000).keep_tokens == 4_000  # 8,000 - (8,000 - 4,000)
+    assert ContextPolicy(context_window=20_000).keep_tokens == 1_000  # 5 % from 25 % - 10 %
+    assert ContextPolicy(context_window=40_000, summary_keep_tokens=9_000).keep_tokens == 9_000
+    for window in (10_000, 30_000, 40_000, 60_000, 80_000, 200_000):
+        policy, summary = (
+            ContextPolicy(context_window=window),
+            StructuredPolicy(context_window=window),
+        )
+        assert summary.budget + policy.keep_tokens == round(0.3 * window)
+
+
 def test_the_kept_tail_leaves_room_under_the_threshold_for_a_large_preamble() -> None:
-    policy = ContextPolicy(context_window=30_000)
+    policy = ContextPolicy(context_window=30_000, summary_keep_tokens=6_000)
     assert policy.kept_tail_budget(2_000) == policy.keep_tokens  # a small preamble: unchanged
     room = policy.autocompact_threshold - 20_000
     assert policy.kept_tail_budget(20_000) == room // 2 < policy.keep_tokens
     assert policy.kept_tail_budget(40_000) == 0
-    assert ContextPolicy(context_window=30_000, summary_room_ratio=1.0).kept_tail_budget(
-        20_000
-    ) == min(room, policy.keep_tokens)
+    whole = ContextPolicy(context_window=30_000, summary_keep_tokens=6_000, summary_room_ratio=1.0)
+    assert whole.kept_tail_budget(20_000) == min(room, policy.keep_tokens)

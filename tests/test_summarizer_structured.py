@@ -91,18 +91,19 @@ def test_default_budget_is_ten_percent_of_200k() -> None:
 
 
 def test_small_windows_get_a_floor_under_the_budget() -> None:
-    assert StructuredPolicy(context_window=40_000).budget == 4_000  # 10 % is the floor here
-    assert StructuredPolicy(context_window=30_000).budget == 4_000  # 10 % would be 3,000
-    assert StructuredPolicy(context_window=12_000).budget == 3_000  # the floor's cap: 25 %
+    assert StructuredPolicy(context_window=80_000).budget == 8_000  # 10 % is the floor here
+    assert StructuredPolicy(context_window=40_000).budget == 8_000  # 10 % would be 4,000
+    assert StructuredPolicy(context_window=30_000).budget == 7_500  # the floor's cap: 25 %
+    assert StructuredPolicy(context_window=12_000).budget == 3_000
     assert StructuredPolicy(context_window=30_000, min_budget_tokens=0).budget == 3_000
     assert StructuredPolicy(context_window=30_000, budget_tokens=1_000).budget == 1_000
 
 
 def test_a_derived_budget_grows_until_the_user_messages_fit_their_share() -> None:
-    policy = StructuredPolicy(context_window=40_000)  # 4,000; user share 0.7
-    assert policy.budget_for(2_800) == 4_000  # they fit: the budget is the window's share
-    assert policy.budget_for(4_200) == 6_000  # 4,200 is 70 % of 6,000
-    assert policy.budget_for(4_201) == 6_002  # rounded up, never short
+    policy = StructuredPolicy(context_window=40_000)  # 8,000; user share 0.7
+    assert policy.budget_for(5_600) == 8_000  # they fit: the budget is the floor
+    assert policy.budget_for(6_300) == 9_000  # 6,300 is 70 % of 9,000
+    assert policy.budget_for(6_301) == 9_002  # rounded up, never short
     assert policy.budget_for(1_000_000) == 10_000  # never past max_floor_ratio of the window
     assert StructuredPolicy(budget_tokens=4_000).budget_for(8_000) == 4_000  # the caller's limit
     assert StructuredSummarizer(budget_tokens=3_000).budget_for(8_000) == 3_000
@@ -135,7 +136,7 @@ def test_pasted_logs_stay_verbatim_while_the_window_allows_it() -> None:
     messages = pasted_logs_session()
     typed = [m.text for m in messages if m.role == "user" and m.text]
     users = sum(COUNTER.count_text(text) for text in typed)
-    policy = StructuredPolicy(context_window=40_000)
+    policy = StructuredPolicy(context_window=40_000, min_budget_tokens=4_000)  # 10 %, no floor
     assert users > policy.user_share * policy.budget  # more than the plain budget allows
     summarizer = StructuredSummarizer(policy)
     summary = summarizer.summarize(messages)
@@ -143,7 +144,7 @@ def test_pasted_logs_stay_verbatim_while_the_window_allows_it() -> None:
     assert "characters omitted" not in summary.sections[6]
     assert COUNTER.count_text(summary.text) <= summarizer.budget_for(users) < 10_000
     # At a window too small for them they are shortened, the budget capped at 25 % of it.
-    small = StructuredSummarizer(StructuredPolicy(context_window=16_000))
+    small = StructuredSummarizer(StructuredPolicy(context_window=16_000, min_budget_tokens=4_000))
     assert small.budget_for(users) == 4_000
     assert "characters omitted" in small.summarize(messages).sections[6]
 
@@ -373,9 +374,15 @@ def reasoned_failing_session(failures: int, decisions: int) -> list[Message]:
     return [*messages, Message.assistant("done")]
 
 
+# A 4,000-token budget that may grow to 6,000 to carry: what the sessions below are built for.
+CARRYING = StructuredPolicy(
+    context_window=40_000, min_budget_tokens=4_000, carry_ceiling_ratio=0.15
+)
+
+
 def test_a_derived_budget_grows_to_carry_decisions_and_errors_within_its_ceiling() -> None:
     messages = reasoned_failing_session(failures=40, decisions=60)
-    policy = StructuredPolicy(context_window=40_000)
+    policy = CARRYING
     fixed = StructuredSummarizer(budget_tokens=policy.budget).summarize(messages)
     assert "decisions left out by contextwarden" in fixed.sections[5]  # 4,000 is too short
     grown = StructuredSummarizer(policy).summarize(messages)
@@ -392,7 +399,7 @@ def test_a_derived_budget_grows_to_carry_decisions_and_errors_within_its_ceiling
 
 def test_the_budget_does_not_grow_for_what_restates_the_rest() -> None:
     messages = busy_session(users=4, commands=40)  # commands and code over the budget
-    policy = StructuredPolicy(context_window=40_000)
+    policy = CARRYING
     summary = StructuredSummarizer(policy).summarize(messages)
     assert "commands left out by contextwarden" in summary.sections[5]
     assert summary == StructuredSummarizer(budget_tokens=policy.budget).summarize(messages)

@@ -30,7 +30,23 @@ MESSAGE_RESULTS_RATIO = 0.20
 ``max_message_result_tokens`` is not given (36,000 tokens at 200,000)."""
 
 SUMMARY_KEEP_RATIO = 0.20
-"""Share of the window kept verbatim after a summary when ``summary_keep_tokens`` is not given."""
+"""Share of the window kept verbatim after a summary when ``summary_keep_tokens`` is not given,
+less what the summary's floor takes beyond ``SUMMARY_RATIO`` at a small window
+(``default_keep_tokens``)."""
+
+SUMMARY_RATIO = 0.10
+"""Share of the window a summary may take (the offline summary's ``StructuredPolicy.budget_ratio``:
+20,000 tokens at 200,000)."""
+
+SUMMARY_FLOOR_TOKENS = 8_000
+"""The least a summary may take, whatever the window (``summary_floor``). What a long session has
+to carry (what the person asked, the files, the errors, the decisions and findings) does not shrink
+with the window: at 40,000 tokens, 10 % (4,000) dropped a third of the decisions of sessions the
+summary was never tuned on, and 8,000 kept most (docs/benchmarks.md)."""
+
+SUMMARY_FLOOR_RATIO = 0.25
+"""The floor never takes more than this share of the window, so a summary plus the tail kept
+verbatim stays well under the autocompact threshold even at a tiny window."""
 
 DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
     "Read",
@@ -126,7 +142,8 @@ class ContextPolicy:
     # ---------------------------------------------------------------- summary
     summary_keep_tokens: int | None = None
     """Autocompact keeps the latest messages verbatim up to this many tokens; ``None``: 20 %
-    of the window (40,000 at 200,000)."""
+    of the window (40,000 at 200,000), less what the summary's floor takes beyond its 10 % at a
+    small window (4,000 at 40,000: ``default_keep_tokens``)."""
     summary_room_ratio: float = 0.5
     """...and at most this share of the room the fixed part (system prompt + tools) leaves
     below the autocompact threshold, so after a summary the conversation grows for several
@@ -153,11 +170,12 @@ class ContextPolicy:
             "max_output_reserve": OUTPUT_RESERVE_RATIO,
             "autocompact_buffer": AUTOCOMPACT_BUFFER_RATIO,
             "microcompact_min_saving": MIN_SAVING_RATIO,
-            "summary_keep_tokens": SUMMARY_KEEP_RATIO,
         }
         for name, ratio in derived.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, round(window * ratio))
+        if self.summary_keep_tokens is None:
+            object.__setattr__(self, "summary_keep_tokens", default_keep_tokens(window))
         if self.max_message_result_tokens is None:
             effective = window - _int(self.max_output_reserve)
             object.__setattr__(
@@ -235,6 +253,27 @@ class ContextPolicy:
                 if name.lower() == canonical_tool.lower():
                     return int(limit)
         return self.default_max_result_chars
+
+
+def summary_floor(
+    window: int, tokens: int = SUMMARY_FLOOR_TOKENS, ratio: float = SUMMARY_FLOOR_RATIO
+) -> int:
+    """The least a summary may take at ``window``: ``tokens``, within ``ratio`` of the window."""
+    return min(tokens, int(window * ratio))
+
+
+def default_keep_tokens(window: int) -> int:
+    """What autocompact keeps verbatim at ``window`` when ``summary_keep_tokens`` is not given.
+
+    ``SUMMARY_KEEP_RATIO`` of the window, less what the summary's floor takes beyond
+    ``SUMMARY_RATIO``: the summary and the tail share the room, so the context right after a
+    summary is no larger at a small window for the summary's floor (40,000 tokens: an 8,000-token
+    summary and a 4,000-token tail, where a 4,000 and an 8,000 were; 80,000 and up: unchanged).
+    Never below 5 % of the window (``SUMMARY_KEEP_RATIO`` less the floor's ratio beyond
+    ``SUMMARY_RATIO``).
+    """
+    beyond = max(0, summary_floor(window) - int(window * SUMMARY_RATIO))
+    return round(window * SUMMARY_KEEP_RATIO) - beyond
 
 
 def _int(value: int | None) -> int:

@@ -15,6 +15,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from contextwarden.model import Message
+from contextwarden.policy import (
+    SUMMARY_FLOOR_RATIO,
+    SUMMARY_FLOOR_TOKENS,
+    SUMMARY_RATIO,
+    summary_floor,
+)
 from contextwarden.summarizers.base import Summary
 from contextwarden.summarizers.carry import (
     DECISION_PREFIX,
@@ -52,21 +58,21 @@ class StructuredPolicy:
 
     context_window: int = 200_000
     """Window of the model the summary is written for."""
-    budget_ratio: float = 0.10
+    budget_ratio: float = SUMMARY_RATIO
     """The summary may take this share of the window (20,000 tokens by default)."""
     budget_tokens: int | None = None
     """An explicit budget in tokens; overrides ``context_window * budget_ratio`` and the floor."""
-    min_budget_tokens: int = 4_000
-    """Floor under the budget at small windows: about the size of Claude Code's own summaries
-    (2,200 to 4,300 tokens, docs/benchmarks.md). Below it a long session's user messages and file
-    list leave no room for its errors (10 % of a 30,000-token window is 3,000 tokens)."""
-    max_floor_ratio: float = 0.25
+    min_budget_tokens: int = SUMMARY_FLOOR_TOKENS
+    """Floor under the budget at small windows (``policy.SUMMARY_FLOOR_TOKENS``): what a long
+    session has to carry does not shrink with the window. The ladder's kept tail gives up what
+    the floor takes beyond ``budget_ratio`` (``policy.default_keep_tokens``)."""
+    max_floor_ratio: float = SUMMARY_FLOOR_RATIO
     """The floor never takes more than this share of the window, so a summary plus the tail kept
     verbatim stays well under the autocompact threshold even at a tiny window."""
-    carry_ceiling_ratio: float = 0.15
+    carry_ceiling_ratio: float = 0.25
     """A derived budget grows until what the session has to carry (``CARRIED_RANK``: its
     decisions and error lines, with everything that is never dropped) fits, but never past
-    this share of the window (6,000 tokens at 40,000): unresolved errors are never dropped, so
+    this share of the window (10,000 tokens at 40,000): unresolved errors are never dropped, so
     without it each failure recognised pushes a decision out (``budget_to_carry``)."""
     user_share: float = 0.70
     """User messages may fill this share of the budget before any is shortened. When they need
@@ -105,7 +111,7 @@ class StructuredPolicy:
     def budget(self) -> int:
         if self.budget_tokens is not None:
             return self.budget_tokens
-        floor = min(self.min_budget_tokens, int(self.context_window * self.max_floor_ratio))
+        floor = summary_floor(self.context_window, self.min_budget_tokens, self.max_floor_ratio)
         return max(int(self.context_window * self.budget_ratio), floor)
 
     def budget_for(self, user_tokens: int) -> int:

@@ -13,7 +13,17 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "contextwarden"
 
-BELOW_HISTORY = ("model", "rules", "log", "repair", "loadreport", "errors", "tokens", "wire")
+BELOW_HISTORY = (
+    "model",
+    "rules",
+    "log",
+    "repair",
+    "loadreport",
+    "errors",
+    "toolnames",
+    "tokens",
+    "wire",
+)
 """Rooms the history is built on: they know nothing of it or of anything above it."""
 ABOVE_HISTORY = ("formats", "stores", "manager", "compaction", "summarizers", "cost", "mirror")
 ENTRY_POINTS = ("integrations", "proxy", "agent", "cli", "eval", "__main__")

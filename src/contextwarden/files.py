@@ -16,19 +16,11 @@ from pathlib import Path
 from contextwarden.compaction.tools import matcher_for
 from contextwarden.model import Message, TextBlock
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.toolnames import PATH_KEYS
 
 log = logging.getLogger("contextwarden")
 
 FILE_TOOLS: tuple[str, ...] = ("Read", "Write", "Edit", "NotebookEdit", "MultiEdit")
-PATH_KEYS: tuple[str, ...] = (
-    "file_path",
-    "path",
-    "filename",
-    "notebook_path",
-    "file",
-    "target_file",
-    "absolute_path",
-)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+?)\s*$", re.MULTILINE)
 """Codex ``apply_patch`` names the files it touches inside the patch text."""
 _PATCH_KEYS = ("input", "patch")

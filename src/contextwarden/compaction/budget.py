@@ -25,10 +25,11 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.observations import is_observation, observation_texts, with_text
 from contextwarden.compaction.snip import snip_text
-from contextwarden.compaction.tools import ALIASES, normalize, results_with_names
+from contextwarden.compaction.tools import results_with_names
 from contextwarden.history import content_id
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
+from contextwarden.toolnames import ALIASES, normalize
 
 log = logging.getLogger("contextwarden")
 

@@ -1,7 +1,7 @@
-"""Tool names across agents: one canonical name for Claude Code's, Codex's, OpenHands' and others'.
+"""Which tools a rung acts on, whatever an agent calls them, and the calls a result answers.
 
-Names are compared case-insensitively with ``_``, ``-``, ``.`` and spaces ignored, so ``read_file``,
-``ReadFile`` and ``read-file`` are one name; aliases map other agents' tools onto ours.
+A rung is configured with Claude Code's names (``Read``, ``Bash``, …); ``ToolMatcher`` also knows
+the names other agents give them (``contextwarden.toolnames``).
 """
 
 from __future__ import annotations
@@ -10,68 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
-
-ALIASES: Mapping[str, tuple[str, ...]] = {
-    "Read": (
-        "read_file",
-        "view_file",
-        "file_read",
-        "open_file",
-        "cat",
-        "read_many_files",
-        "notebook_read",
-    ),
-    "Bash": (
-        "shell",
-        "bash",
-        "execute_bash",
-        "exec_command",
-        "run_command",
-        "run_shell_command",
-        "execute_command",
-        "local_shell",
-        "terminal",
-        "shell_command",
-        "container.exec",
-        "execute_ipython_cell",
-        "cmd",
-    ),
-    "Grep": (
-        "grep_search",
-        "search_file_content",
-        "ripgrep",
-        "rg",
-        "search_files",
-        "find_in_files",
-    ),
-    "Glob": ("find_files", "list_files", "list_dir", "list_directory", "ls", "file_search"),
-    "WebSearch": ("web_search", "search_web", "google_search"),
-    "WebFetch": ("web_fetch", "fetch", "fetch_url", "browser", "browse", "read_url"),
-    "Edit": (
-        "str_replace_editor",
-        "str_replace_based_edit_tool",
-        "edit_file",
-        "multi_edit",
-        "replace",
-        "str_replace",
-        "apply_patch",
-        "notebook_edit",
-        "insert_edit_into_file",
-    ),
-    "Write": ("write_file", "create_file", "write_to_file", "create"),
-}
-"""Canonical tool → names other agents give it. ``str_replace_editor`` (OpenHands, SWE-agent)
-also views files, but it is listed once: under Edit."""
-
-
-def normalize(name: str) -> str:
-    """``Read_File`` → ``readfile``: case, ``_``, ``-``, ``.`` and spaces do not matter."""
-    return _normalize(name)
-
-
-@lru_cache(maxsize=4096)
-def _normalize(name: str) -> str:
-    return "".join(ch for ch in name.lower() if ch.isalnum())
+from contextwarden.toolnames import ALIASES, normalize
 
 
 class ToolMatcher:

@@ -33,7 +33,6 @@ from contextwarden.summarizers.findings import findings
 from contextwarden.summarizers.tools import (
     FileOp,
     TodoItem,
-    base_name,
     canonical_input,
     file_ops,
     plain_input,
@@ -42,6 +41,7 @@ from contextwarden.summarizers.tools import (
     todo_items,
 )
 from contextwarden.summarizers.typed import TypedMessage, summary_block_index, user_messages
+from contextwarden.toolnames import base_name
 
 MAX_CONCEPTS = 30
 """Most identifiers listed as key concepts."""

@@ -25,13 +25,8 @@ import json
 import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.tools import (
-    READ_TOOLS,
-    SEARCH_TOOLS,
-    base_name,
-    is_shell,
-    shell_command,
-)
+from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
+from contextwarden.toolnames import canonical
 
 EXCERPT_CHARS = 300
 """Longest error excerpt kept per failure."""
@@ -100,8 +95,6 @@ _FAILURE_WORDS = re.compile(
 """A line of a failed output that says what went wrong uses one of these words, in the languages
 the tools print them in ("Traceback (most recent call last):" is a header saying nothing of
 what went wrong, so not "traceback")."""
-_CONTENT_TOOLS = READ_TOOLS | SEARCH_TOOLS
-"""Tools whose result is a file's contents or search hits: a file may well say "Error:"."""
 _READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
 """Programs that show text that exists already: a pipeline they start shows no program's run."""
 _YES_NO_PROGRAMS = frozenset(
@@ -250,7 +243,7 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     """
     shell = call is not None and is_shell(call)
     command = shell_command(call) if call is not None else None
-    speaks = call is not None and not shell and base_name(call.name) not in _CONTENT_TOOLS
+    speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
     return failure_excerpt(
         result.text, is_error=result.is_error, shell=shell, command=command, speaks=speaks
     )

@@ -2,8 +2,9 @@
 
 Agents name the same actions differently (Claude Code ``Read``/``Edit``/``Bash``, Codex
 ``exec_command``/``apply_patch``/``update_plan``, SWE-agent and OpenHands ``str_replace_editor``,
-mini-swe-agent ``bash``); this module maps them onto a few kinds. Paths are kept exactly as the tool
-input gave them (never resolved), so a summary quotes what the agent used.
+OpenCode ``read`` with ``filePath``); ``contextwarden.toolnames`` maps them onto Claude Code's.
+Paths are kept exactly as the tool input gave them (never resolved), so a summary quotes what the
+agent used.
 
 Shell commands are read for file paths only in obvious cases (documented on ``_shell_file_ops``);
 anything cleverer would guess wrong, and a wrong path in a summary is worse than a missing one.
@@ -19,32 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwarden.model import ToolUseBlock, thaw
+from contextwarden.toolnames import PATH_KEYS, base_name, canonical, is_editor, is_patch
 
-READ_TOOLS = frozenset({"read", "read_file", "view", "open", "notebookread", "fileread"})
-WRITE_TOOLS = frozenset({"write", "write_file", "create", "create_file", "filewrite"})
-EDIT_TOOLS = frozenset({"edit", "multiedit", "edit_file", "notebookedit", "replace", "insert"})
-SEARCH_TOOLS = frozenset({"grep", "glob", "ls", "find_file", "search_file", "search_dir"})
-SHELL_TOOLS = frozenset(
-    {
-        "bash",
-        "shell",
-        "exec_command",
-        "shell_command",  # Codex since 0.5x
-        "run_shell_command",  # Gemini CLI
-        "execute_bash",
-        "run_command",
-        "terminal",
-        "cmdrun",
-        "local_shell",
-        "container.exec",
-        "run",
-        "execute_command",
-    }
-)
-TODO_TOOLS = frozenset({"todowrite", "update_plan", "todo_write"})
-EDITOR_TOOLS = frozenset({"str_replace_editor", "str_replace_based_edit_tool", "text_editor"})
-PATCH_TOOLS = frozenset({"apply_patch"})
-PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
+CONTENT_KINDS = frozenset({"Read", "Grep", "Glob"})
+"""Tools whose result is a file's contents or search hits (``toolnames.canonical``)."""
 DONE_STATUSES = frozenset({"completed", "complete", "done", "cancelled", "canceled"})
 
 _EDITOR_OPS = {
@@ -84,18 +63,13 @@ class TodoItem:
         return self.status.lower() in DONE_STATUSES
 
 
-def base_name(name: str) -> str:
-    """A tool name folded for matching: lower case, MCP/namespace prefixes dropped."""
-    return name.rsplit("__", 1)[-1].lower()
-
-
 def plain_input(block: ToolUseBlock) -> Mapping[str, Any]:
     """The tool input as a read-only mapping (frozen: nested lists are tuples)."""
     return block.input if isinstance(block.input, Mapping) else {}
 
 
 def is_shell(block: ToolUseBlock) -> bool:
-    return base_name(block.name) in SHELL_TOOLS
+    return canonical(block.name) == "Bash"
 
 
 def shell_command(block: ToolUseBlock) -> str | None:
@@ -142,26 +116,29 @@ def line_count(text: str) -> int:
 
 def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
     """What ``block`` did to which files (nothing for tools that touch no file)."""
-    name = base_name(block.name)
     args = plain_input(block)
-    if name in PATCH_TOOLS:
+    if is_patch(block.name):
         return tuple(_patch_ops(_first_string(args)))
-    if name in EDITOR_TOOLS:
+    if is_editor(block.name):
         return _editor_ops(args, result_text)
     command = shell_command(block)
     if command is not None:
         return tuple(_shell_file_ops(command, result_text))
+    kind = canonical(block.name)
+    paths = _paths_of(args) if kind == "Read" else ()
+    if len(paths) > 1:  # Gemini CLI's read_many_files
+        return tuple(FileOp(path, "read") for path in paths)
     path = _path_of(args)
     if path is None:
         return ()
-    if name in READ_TOOLS:
+    if kind == "Read":
         return (FileOp(path, "read", _read_detail(args, result_text)),)
-    if name in WRITE_TOOLS:
-        content = _first_of(args, ("content", "file_text", "text"))
+    if kind == "Write":
+        content = _first_of(args, ("content", "file_text", "text", "contents"))
         return (FileOp(path, "wrote", lines(line_count(content)), content),)
-    if name in EDIT_TOOLS:
+    if kind == "Edit":
         return (_edit_op(path, args),)
-    if name in SEARCH_TOOLS:
+    if kind in ("Grep", "Glob"):
         return (FileOp(path, "searched"),)
     return ()
 
@@ -172,6 +149,14 @@ def _path_of(args: Mapping[str, Any]) -> str | None:
         if isinstance(value, str) and value.strip():
             return value
     return None
+
+
+def _paths_of(args: Mapping[str, Any]) -> tuple[str, ...]:
+    """The paths of a call that reads several files (``paths``: a list of strings)."""
+    value = args.get("paths")
+    if isinstance(value, tuple | list):
+        return tuple(v for v in value if isinstance(v, str) and v.strip())
+    return ()
 
 
 def _first_of(args: Mapping[str, Any], keys: tuple[str, ...]) -> str:
@@ -206,7 +191,9 @@ def _edit_op(path: str, args: Mapping[str, Any]) -> FileOp:
                 pairs.append((_first_of(edit, ("old_string",)), _first_of(edit, ("new_string",))))
     else:
         old = _first_of(args, ("old_string", "old_str", "search"))
-        new = _first_of(args, ("new_string", "new_str", "replace", "new_source", "text"))
+        new = _first_of(
+            args, ("new_string", "new_str", "replace", "new_source", "text", "code_edit")
+        )
         pairs.append((old, new))
     removed = sum(line_count(old) for old, _ in pairs)
     added = sum(line_count(new) for _, new in pairs)
@@ -290,7 +277,7 @@ def _words(part: str) -> list[str]:
 
 def todo_items(block: ToolUseBlock) -> tuple[TodoItem, ...] | None:
     """The full todo list a todo tool call set (``TodoWrite`` todos, Codex ``update_plan`` plan)."""
-    if base_name(block.name) not in TODO_TOOLS:
+    if canonical(block.name) != "TodoWrite":
         return None
     args = plain_input(block)
     raw = args.get("todos", args.get("plan"))
@@ -299,7 +286,7 @@ def todo_items(block: ToolUseBlock) -> tuple[TodoItem, ...] | None:
     items = []
     for entry in raw:
         if isinstance(entry, Mapping):
-            text = _first_of(entry, ("content", "step", "text", "title", "task"))
+            text = _first_of(entry, ("content", "step", "text", "title", "task", "description"))
             status = entry.get("status")
             if text:
                 items.append(TodoItem(text, status if isinstance(status, str) else "pending"))

@@ -1,0 +1,176 @@
+"""Tool names across agents: what each agent calls the same action, in one table.
+
+Claude Code's names are the canonical ones (``Read``, ``Write``, ``Edit``, ``Bash``, ``Grep``,
+``Glob``, ``WebSearch``, ``WebFetch``, ``TodoWrite``); ``ALIASES`` maps the names other agents give
+the same action onto them: Codex, Gemini CLI and qwen-code, OpenCode, Cline and Roo Code, Copilot
+CLI, Cursor, Continue, OpenHands, SWE-agent and mini-swe-agent. Names compare case-insensitively
+with ``_``, ``-``, ``.`` and spaces ignored (``read_file``, ``ReadFile`` and ``read-file`` are one
+name), after an MCP or namespace prefix is dropped (``mcp__files__read_file`` is ``read_file``).
+
+Two families of editing tools take a different input and are also named on their own: an editor
+that views, creates or edits by its ``command`` argument (``EDITOR_TOOLS``) and a patch whose text
+names the files it touches (``PATCH_TOOLS``). Both are edits.
+
+The compaction ladder reads this table to know whose results it may clear and which limit a result
+has; the summarizer and the file tracker read it to know which file a call touched, by the input
+keys in ``PATH_KEYS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+EDITOR_TOOLS: tuple[str, ...] = ("str_replace_editor", "str_replace_based_edit_tool", "text_editor")
+"""OpenHands', SWE-agent's and Anthropic's text editor: ``command`` is view, create, str_replace,
+insert or undo_edit."""
+PATCH_TOOLS: tuple[str, ...] = ("apply_patch", "patch")
+"""Codex's and OpenCode's patch tool: ``*** Add/Update/Delete File:`` lines name the files."""
+
+ALIASES: Mapping[str, tuple[str, ...]] = {
+    "Read": (
+        "read_file",  # Gemini CLI, Cline, Cursor, Continue
+        "view_file",
+        "file_read",
+        "open_file",
+        "cat",
+        "read_many_files",  # Gemini CLI
+        "notebook_read",
+        "view",  # Copilot CLI
+        "open",  # SWE-agent
+    ),
+    "Write": (
+        "write_file",  # Gemini CLI
+        "create_file",
+        "write_to_file",  # Cline, Roo Code
+        "create",  # Copilot CLI, SWE-agent
+        "create_new_file",  # Continue
+        "file_write",
+    ),
+    "Edit": (
+        *EDITOR_TOOLS,
+        *PATCH_TOOLS,
+        "edit_file",  # Cursor, Amp
+        "multi_edit",
+        "replace",  # Gemini CLI
+        "str_replace",
+        "replace_in_file",  # Cline
+        "apply_diff",  # Roo Code
+        "search_and_replace",  # Roo Code
+        "search_replace",  # Cursor
+        "insert_content",  # Roo Code
+        "edit_existing_file",  # Continue
+        "insert_edit_into_file",  # Copilot in VS Code
+        "notebook_edit",
+        "insert",  # SWE-agent
+    ),
+    "Bash": (
+        "shell",  # Codex
+        "exec_command",  # Codex
+        "shell_command",  # Codex since 0.5x
+        "local_shell",
+        "container.exec",
+        "run_shell_command",  # Gemini CLI, qwen-code
+        "execute_command",  # Cline, Roo Code
+        "execute_bash",  # OpenHands
+        "execute_ipython_cell",  # OpenHands
+        "run_command",
+        "run",
+        "terminal",
+        "cmd",
+        "cmdrun",
+        "powershell",  # Copilot CLI on Windows
+        "run_terminal_cmd",  # Cursor
+        "run_terminal_command",  # Continue
+        "run_in_terminal",  # Copilot in VS Code
+    ),
+    "Grep": (
+        "grep_search",  # Cursor
+        "search_file_content",  # Gemini CLI
+        "ripgrep",
+        "rg",
+        "search_files",  # Cline
+        "find_in_files",
+        "search_dir",  # SWE-agent
+        "search_file",  # SWE-agent
+    ),
+    "Glob": (
+        "find_files",
+        "find_file",  # SWE-agent
+        "list_files",  # Cline
+        "list_dir",  # Cursor
+        "list_directory",  # Gemini CLI
+        "list",  # OpenCode
+        "ls",
+        "file_search",  # Cursor
+    ),
+    "WebSearch": ("web_search", "search_web", "google_search", "google_web_search"),
+    "WebFetch": ("web_fetch", "fetch", "fetch_url", "browser", "browse", "read_url"),
+    "TodoWrite": ("todo_write", "update_plan", "write_todos"),  # Codex, Gemini CLI
+}
+"""Canonical tool → the names other agents give it (the comment says whose, where one agent's)."""
+
+PATH_KEYS: tuple[str, ...] = (
+    "file_path",
+    "filePath",  # OpenCode
+    "path",
+    "absolute_path",  # Gemini CLI before 0.2
+    "target_file",  # Cursor
+    "filepath",  # Continue
+    "notebook_path",
+    "filename",
+    "file",
+)
+"""The input keys a file-tool call names its file by, in the order they are looked for."""
+
+
+def normalize(name: str) -> str:
+    """``Read_File`` → ``readfile``: case, ``_``, ``-``, ``.`` and spaces do not matter."""
+    return _normalize(name)
+
+
+@lru_cache(maxsize=4096)
+def _normalize(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def base_name(name: str) -> str:
+    """A tool name with its MCP or namespace prefix dropped, in lower case
+    (``mcp__files__Read_File`` → ``read_file``)."""
+    return name.rsplit("__", 1)[-1].lower()
+
+
+def canonical(name: str | None) -> str | None:
+    """The canonical name of any agent's tool (``read_file`` → ``Read``), or None."""
+    if name is None:
+        return None
+    return _canonical(name)
+
+
+@lru_cache(maxsize=4096)
+def _canonical(name: str) -> str | None:
+    return _TABLE.get(normalize(base_name(name)))
+
+
+def is_editor(name: str) -> bool:
+    """An editor that acts by its ``command`` argument (``EDITOR_TOOLS``)."""
+    return normalize(base_name(name)) in _EDITORS
+
+
+def is_patch(name: str) -> bool:
+    """A patch tool whose text names its files (``PATCH_TOOLS``)."""
+    return normalize(base_name(name)) in _PATCHES
+
+
+def _table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for name, aliases in ALIASES.items():
+        table[normalize(name)] = name
+        for alias in aliases:
+            table.setdefault(normalize(alias), name)
+    return table
+
+
+_TABLE = _table()
+_EDITORS = frozenset(map(normalize, EDITOR_TOOLS))
+_PATCHES = frozenset(map(normalize, PATCH_TOOLS))

@@ -119,6 +119,20 @@ def test_injected_elements_are_removed_and_typed_syntax_is_rewritten() -> None:
     ]
 
 
+def test_a_background_agents_report_is_not_typed() -> None:
+    """Claude Code delivers a background sub-agent's report in the user role, as a
+    ``<task-notification>`` element; what the person typed around it stays."""
+    report = (
+        "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n"
+        '<summary>Agent "Map the site" finished</summary>\n<result>Mapped the full IA: '
+        "14 findings …</result>\n</task-notification>"
+    )
+    assert texts([user(report)]) == []
+    assert texts([user(report + "\nnow fix the sidebar order")]) == ["now fix the sidebar order"]
+    summary = StructuredSummarizer().summarize([user("map the site"), user(report)]).text
+    assert "Mapped the full IA" not in summary and "map the site" in summary
+
+
 def test_agent_harness_observations_are_not_typed() -> None:
     task = "We're solving this issue.\n\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"
     observation = (

@@ -22,7 +22,8 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    are not typed, and a turn merged after them is read by these same rules.
 4. Inside a text, what the tool injected is removed: ``<system-reminder>``,
    ``<local-command-stdout>``/``-stderr``, ``<local-command-caveat>``, ``<bash-stdout>``/``-stderr``
-   and ``<command-message>`` elements, tag and content. What the person typed through the tool's
+   and ``<command-message>`` elements, tag and content, and the ``<task-notification>`` in which
+   Claude Code hands a background sub-agent's report to the conversation. What the person typed through the tool's
    own syntax is rewritten as typed, and counts even when a loader listed it as injected:
    ``<command-name>/x</command-name><command-args>a</command-args>`` becomes ``/x a`` (a session's
    real primary request can be ``/orchestrator create TODO app by Next.js``), and

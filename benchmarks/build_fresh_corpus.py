@@ -3,6 +3,7 @@
     python benchmarks/build_fresh_corpus.py MIRRORS OUT            # the first set
     python benchmarks/build_fresh_corpus.py --set 3 MIRRORS OUT    # the third, blind set
     python benchmarks/build_fresh_corpus.py --set 4 MIRRORS OUT    # the fourth, blind set
+    python benchmarks/build_fresh_corpus.py --set 5 MIRRORS OUT    # the fifth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -10,9 +11,9 @@ Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pu
 one the commit before the chat log was deleted), copied byte for byte and checked against its
 SHA-256.
 They stay outside this repository (they hold people's paths and, in one case, an e-mail address
-in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1) and
-``benchmarks/fresh_probes3/`` (set 3) and ``benchmarks/fresh_probes4/`` (set 4); the README of
-each says where its sessions come from.
+in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1),
+``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4) and
+``benchmarks/fresh_probes5/`` (set 5); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -141,7 +142,39 @@ SET4 = (
         "7bad78bce86dee5df8262b3a0a318c8bd6b9161df42cbd2097a4d986f539b5f7",
     ),
 )
-SETS = {1: SET1, 3: SET3, 4: SET4}
+# Set 5 (issue #26's fifth, blind set): repositories and developers none of the earlier sets used,
+# each session one checkpoint of the entire/checkpoints/v1 branch the Entire CLI pushes, read at
+# that branch's tip commit. All four repositories are MIT (each its LICENSE); the tij sessions are
+# in Japanese.
+SET5_CHECKPOINTS = (
+    ("nakamura-shuta/tij", "b073c1b2556a9d57b7bd2ff6a24e41463bffc053", "3c/79e00521d9/0",
+     "ba198f4d35556ece1e1cc90fd175f67ee0c917bcd24dce34b8d853f91781dbd2"),
+    ("nakamura-shuta/tij", "b073c1b2556a9d57b7bd2ff6a24e41463bffc053", "68/b88a394690/1",
+     "03f0f9f89cc7f1ef84736345b7deb0139753cea8187aa0b84c5ffec2a5724898"),
+    ("punt-labs/langlearn-tts", "59919ba6544982052a51991c77804b193d8f1b72", "85/697a5a86cc/0",
+     "d8275c5ee876e4572d8602d084c2e97bd8e78fd0d33b1c981ed18ff61976d1a7"),
+    ("punt-labs/langlearn-tts", "59919ba6544982052a51991c77804b193d8f1b72", "af/4be3b86e14/0",
+     "84ca3d15a1b14814bd671b9a734be7e931d1a24c6c7452f74f4edee2a47c4eda"),
+    ("ClusterCockpit/cc-backend", "aba3a344129b2d25f6749bdf5c01692d9cf3d1c3", "3a/40b75edd68/1",
+     "ef3b13c0b51b67706a93ffe617a94486f86a364c1f279f7dd234bb5c6145c80a"),
+    ("ClusterCockpit/cc-backend", "aba3a344129b2d25f6749bdf5c01692d9cf3d1c3", "3c/179f9caa8f/0",
+     "1907aac79ad9277ed5d483d0e20e73757a177804ba74a207d4f6fe67d9f067dd"),
+    ("ClusterCockpit/cc-backend", "aba3a344129b2d25f6749bdf5c01692d9cf3d1c3", "ea/70a955214d/0",
+     "6b13f37bb9b6568e0cd504fb4abdbbf649442cfc23222562a396f6dec7f1e395"),
+    ("dougnukem/orpheus", "7656bca2a2cf872c166e9c0d5a3f4d604cf10051", "29/9e6288b78e/0",
+     "1f93c635ec34f1c86c1ca62b672b9b0655724538746f216ba56e441b5d607689"),
+)  # fmt: skip
+SET5 = tuple(
+    Source(
+        repo,
+        commit,
+        f"{checkpoint}/full.jsonl",
+        f"claude-code/{repo.replace('/', '__')}__{checkpoint.replace('/', '-')}.jsonl",
+        sha,
+    )
+    for repo, commit, checkpoint, sha in SET5_CHECKPOINTS
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

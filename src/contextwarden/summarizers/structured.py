@@ -27,7 +27,7 @@ from contextwarden.summarizers.carry import (
 )
 from contextwarden.summarizers.decisions import standing
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
-from contextwarden.summarizers.failures import says_what_failed
+from contextwarden.summarizers.failure_marks import says_what_failed
 from contextwarden.summarizers.findings import chosen
 from contextwarden.summarizers.sections import (
     Item,

@@ -50,7 +50,6 @@ TELLING = re.compile(
     r"|[\w.-]+ : (?:fatal )?error [A-Z]+\d+:"  # MSBuild's tool-named error (CSC : error CS…)
     r"|[\w.+-]+: (?:fatal )?error: (?!ld returned|linker command failed)"  # gcc: fatal error:
     r"|(?:[\w.-]+: )?\S+\.go:\d+:\d+: (?!warning)"  # the go compiler's and vet's diagnostics
-    r"|\w+_test\.go:\d+: "  # a Go test's t.Error line
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
@@ -65,6 +64,9 @@ TELLING = re.compile(
     re.M,
 )
 """A line that names what failed and where: most telling of all."""
+_TEST_LOG = re.compile(r"^\s*\w+_test\.go:\d+: ")
+"""A Go test's ``t.Error`` line: as telling as a located error once the run failed, but a
+passing verbose run prints ``t.Log`` lines the same way, so it does not by itself say one did."""
 _TRAILER = re.compile(
     r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
     r"|FAIL\s*$|FAILED\s*$"  # a test run's verdict alone
@@ -82,7 +84,6 @@ EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
     r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed"
-    r"|conflicts?|rejected|unavailable|not supported|unsupported|not recognized"
     r"|fehler|fehlgeschlagen|erreur|échec|échoué|ошибка|ошибки|не удалось)\b"
     r"|错误|錯誤|失败|失敗|エラー|오류|실패",  # no word boundary between CJK characters
     re.I,
@@ -119,7 +120,7 @@ def line_rank(line: str) -> int | None:
     failure word."""
     if _HINT.match(line):
         return None
-    if TELLING.search(line):
+    if TELLING.search(line) or _TEST_LOG.match(line):
         return TELLING_RANK
     if _TRAILER.match(line):
         return TRAILER_RANK

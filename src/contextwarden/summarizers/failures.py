@@ -263,7 +263,7 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     verbatim up to ``EXCERPT_CHARS``: a test run or compiler reports more than the one line a
     summary quotes first. Its failure lines come most telling first (``failure_marks``: a
     located error before a run's verdict); a tool's own message (not ``shell``) then gives the
-    lines after its excerpt, which say what it was about (``String to replace not found in
+    line after its excerpt, which says what it was about (``String to replace not found in
     file.``, then the string). The summary and microcompact both keep these, so a cleared result
     and a summary keep the same lines."""
     text = _TOOL_ERROR_TAG.sub("", _ANSI.sub("", program_output(text)))
@@ -281,10 +281,10 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
 
 
 def _lines_after(lines: list[str], excerpt: str) -> list[str]:
-    """The non-blank lines after the first of ``lines`` that ``excerpt`` quotes."""
+    """The non-blank line after the first of ``lines`` that ``excerpt`` quotes (none: ``[]``)."""
     for i, line in enumerate(lines):
         if line.strip() and excerpt.startswith(_clip(line).rstrip("…")):
-            return [n.strip() for n in lines[i + 1 :] if n.strip()]
+            return [n.strip() for n in lines[i + 1 :] if n.strip()][:1]
     return []
 
 

@@ -201,6 +201,7 @@ def test_a_verdict_alone_ranks_after_what_failed() -> None:
     """A run's verdict (``FAIL``, make's ``***``, a PowerShell record's fields) says a run
     failed, not what: kept after the lines that do."""
     assert line_rank("FAIL") == TRAILER_RANK
+    assert line_rank("FAILED (errors=1)") == TRAILER_RANK
     assert line_rank("make: *** [Makefile:4: util.o] Error 1") == TRAILER_RANK
     assert line_rank("    + FullyQualifiedErrorId : PathNotFound") == TRAILER_RANK
     assert line_rank("CONFLICT (add/add): Merge conflict in go.mod") == TELLING_RANK
@@ -208,8 +209,8 @@ def test_a_verdict_alone_ranks_after_what_failed() -> None:
 
 
 def test_the_further_lines_are_ranked_not_in_output_order() -> None:
-    """A rebase names every conflicted file before its generic error line, and its advice is
-    never kept."""
+    """After a rebase's first conflict come its error line, then its next conflict: a few lines
+    say the different things the output says; its advice is never kept."""
     output = (
         "CONFLICT (content): Merge conflict in a.go\n"
         "hint: after resolving the conflicts, mark the corrected paths\n"
@@ -219,8 +220,8 @@ def test_the_further_lines_are_ranked_not_in_output_order() -> None:
     excerpt = failure_excerpt(output, is_error=True, shell=True)
     assert excerpt == "CONFLICT (content): Merge conflict in a.go"
     assert further_lines(output, excerpt, 2) == (
-        "CONFLICT (modify/delete): b.go deleted in HEAD and modified in 1a2b3c4.",
         "error: could not apply 1a2b3c4... wip",
+        "CONFLICT (modify/delete): b.go deleted in HEAD and modified in 1a2b3c4.",
     )
 
 

@@ -115,8 +115,8 @@ class ContextPolicy:
     """Microcompact keeps up to this many lines of a failed result it clears, after the marker:
     the failure line a summary would quote, then the most telling further failure lines (each
     at most 300 characters), ranked as the offline summary's section 4 ranks them
-    (``StructuredPolicy.error_lines``, which shows one fewer). A rejected call's result, which
-    holds what the person typed, is never cleared."""
+    (``StructuredPolicy.error_lines``). A rejected call's result, which holds what the person
+    typed, is never cleared."""
 
     recall: bool = False
     """The model is offered the ``recall`` tool (``contextwarden.recall``): each summary then

@@ -69,7 +69,7 @@ _TEST_LOG = re.compile(r"^\s*\w+_test\.go:\d+: ")
 passing verbose run prints ``t.Log`` lines the same way, so it does not by itself say one did."""
 _TRAILER = re.compile(
     r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
-    r"|FAIL\s*$|FAILED\s*$"  # a test run's verdict alone
+    r"|FAIL\s*$|FAILED\s*$|FAILED \((?:failures|errors)=\d"  # a test run's verdict alone
     r"|\s*\+ (?:CategoryInfo|FullyQualifiedErrorId)\s*:"  # a PowerShell error record
     r"|At (?:line:\d+|\S.*:\d+) char:\d+"  # … and where the script was
     r"|(?:g?make|ninja)(?:\[\d+\])?: \*\*\*"  # make: *** [all] Error 2
@@ -120,10 +120,10 @@ def line_rank(line: str) -> int | None:
     failure word."""
     if _HINT.match(line):
         return None
-    if TELLING.search(line) or _TEST_LOG.match(line):
-        return TELLING_RANK
     if _TRAILER.match(line):
         return TRAILER_RANK
+    if TELLING.search(line) or _TEST_LOG.match(line):
+        return TELLING_RANK
     if ERROR_LINE.match(line):
         return ERROR_RANK
     if EXCEPTION_LINE.match(line):
@@ -145,14 +145,22 @@ def with_what_follows(lines: list[str], index: int) -> str:
 
 
 def ranked_lines(text: str, ranks: Container[int] | None = None) -> list[str]:
-    """The failure lines of ``text``, most telling first (``line_rank``; within a rank, those
-    using a failure word first, then in the output's order), each with what it introduces
-    (``with_what_follows``); only those of the given ``ranks`` when given."""
+    """The failure lines of ``text``, most telling first, each with what it introduces
+    (``with_what_follows``); only those of the given ``ranks`` when given.
+
+    The best line of each rank (``line_rank``) comes before the second of any, and a run's
+    verdict alone after all: a rebase's first conflict, then its error line, then its next
+    conflict, so a few lines say the different things an output says, not one thing several
+    times. Within a rank, lines using a failure word come first, then in the output's order.
+    """
     lines = text.splitlines()
-    ranked = []
+    groups: dict[int, list[int]] = {}
     for i, line in enumerate(lines):
         rank = line_rank(line)
         if rank is not None and (ranks is None or rank in ranks):
-            ranked.append((rank, i))
-    ranked.sort(key=lambda found: (found[0], not says_what_failed(lines[found[1]]), found[1]))
-    return [with_what_follows(lines, i) for _, i in ranked]
+            groups.setdefault(rank, []).append(i)
+    for found in groups.values():
+        found.sort(key=lambda i: (not says_what_failed(lines[i]), i))
+    rounds = [groups[r] for r in sorted(groups) if r != TRAILER_RANK]
+    order = [g[k] for k in range(max(map(len, rounds), default=0)) for g in rounds if k < len(g)]
+    return [with_what_follows(lines, i) for i in order + groups.get(TRAILER_RANK, [])]

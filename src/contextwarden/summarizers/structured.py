@@ -75,8 +75,8 @@ class StructuredPolicy:
     """A user message this short is never shortened, whatever the budget."""
     telling_lines_share: float = 0.25
     """When a user message must be shortened, up to this share of its room goes to the lines
-    of its omitted middle that name a failure (``failure_marks.says_what_failed``), the rest to its
-    head and tail: of a pasted log or test run, what went wrong is rarely at either end."""
+    of its omitted middle that name a failure (``failure_marks.says_what_failed``), the rest to
+    its head and tail: of a pasted log or test run, what went wrong is rarely at either end."""
     excerpt_tokens: int = 400
     """Longest excerpt of a request quoted in sections 1 and 7 (in full in section 6)."""
     current_work_tokens: int = 1_000
@@ -93,11 +93,10 @@ class StructuredPolicy:
     """List what the assistant decided and why (its sentences giving a reason or naming a
     choice) in section 5, kept ahead of commands and answers; False leaves reasoning to the
     answers' excerpts alone (the summary before decisions were listed)."""
-    error_lines: int = 3
+    error_lines: int = 4
     """Lines kept per failed call in section 4: the most telling line, then further error
-    lines of the same output, most telling first (a compiler or test run reports several).
-    Ranked (``failure_marks``), three say what four in the output's order did, in less of the
-    summary's budget."""
+    lines of the same output, most telling first (``failure_marks``; a compiler or test run
+    reports several)."""
     findings_share: float = 0.25
     """What else the assistant found or said (``findings``) may take up to this share of the
     budget, and only what the rest leaves: they are the first lines a short budget drops. 0

@@ -49,7 +49,6 @@ TELLING = re.compile(
     r"|\d+:\d+\s+error\s+\S"  # eslint's stylish format, under its file's name
     r"|[\w.-]+ : (?:fatal )?error [A-Z]+\d+:"  # MSBuild's tool-named error (CSC : error CS…)
     r"|[\w.+-]+: (?:fatal )?error: (?!ld returned|linker command failed)"  # gcc: fatal error:
-    r"|(?:[\w.-]+: )?\S+\.go:\d+:\d+: (?!warning)"  # the go compiler's and vet's diagnostics
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
@@ -64,9 +63,11 @@ TELLING = re.compile(
     re.M,
 )
 """A line that names what failed and where: most telling of all."""
-_TEST_LOG = re.compile(r"^\s*\w+_test\.go:\d+: ")
-"""A Go test's ``t.Error`` line: as telling as a located error once the run failed, but a
-passing verbose run prints ``t.Log`` lines the same way, so it does not by itself say one did."""
+_GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
+"""A Go diagnostic: the compiler's and vet's (``db.go:41:9: undefined: openPool``) and a test's
+``t.Error`` line. As telling as a located error once the run failed, but with no word saying
+error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
+and linters their advice, the same way."""
 _TRAILER = re.compile(
     r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
     r"|FAIL\s*$|FAILED\s*$|FAILED \((?:failures|errors)=\d"  # a test run's verdict alone
@@ -122,7 +123,7 @@ def line_rank(line: str) -> int | None:
         return None
     if _TRAILER.match(line):
         return TRAILER_RANK
-    if TELLING.search(line) or _TEST_LOG.match(line):
+    if TELLING.search(line) or _GO_LOCATED.match(line):
         return TELLING_RANK
     if ERROR_LINE.match(line):
         return ERROR_RANK

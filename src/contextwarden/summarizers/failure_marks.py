@@ -9,7 +9,6 @@ and microcompact's kept lines pick the same line first: the one naming what fail
 from __future__ import annotations
 
 import re
-from collections.abc import Container
 
 ERROR_LINE = re.compile(
     r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\])?[:!]"
@@ -59,7 +58,7 @@ TELLING = re.compile(
     r")"
     r"|\bundefined reference to\b"  # GNU ld
     r"|\bis not recognized as (?:an internal or external command|(?:the|a) name of a cmdlet)"
-    rf"|^(?:[^:\n]+: )+.*?(?:{_OS_ERRORS})\b",  # cp: cannot stat 'x': No such file or directory
+    rf"|: (?:{_OS_ERRORS})\b",  # cp: cannot stat 'x': No such file or directory
     re.M,
 )
 """A line that names what failed and where: most telling of all."""
@@ -99,9 +98,10 @@ ERROR_RANK = 1
 EXCEPTION_RANK = 2
 WORD_RANK = 3
 TRAILER_RANK = 4
-MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
 prefix's line, an exception's, one with a failure word, a run's verdict alone."""
+MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
+"""The ranks of lines that say a failure by their form, not only by a word in them."""
 
 
 def says_what_failed(line: str) -> bool:
@@ -145,23 +145,25 @@ def with_what_follows(lines: list[str], index: int) -> str:
     return f"{line} {following}"
 
 
-def ranked_lines(text: str, ranks: Container[int] | None = None) -> list[str]:
-    """The failure lines of ``text``, most telling first, each with what it introduces
-    (``with_what_follows``); only those of the given ``ranks`` when given.
+def ranked_lines(text: str) -> list[tuple[int, str]]:
+    """The failure lines of ``text`` with their ranks (``line_rank``), most telling first, each
+    with what it introduces (``with_what_follows``).
 
-    The best line of each rank (``line_rank``) comes before the second of any, and a run's
-    verdict alone after all: a rebase's first conflict, then its error line, then its next
-    conflict, so a few lines say the different things an output says, not one thing several
-    times. Within a rank, lines using a failure word come first, then in the output's order.
+    The best line of each rank comes before the second of any, and a run's verdict alone after
+    all: a rebase's first conflict, then its error line, then its next conflict, so a few lines
+    say the different things an output says, not one thing several times. Within a rank, lines
+    using a failure word come first, then in the output's order.
     """
     lines = text.splitlines()
     groups: dict[int, list[int]] = {}
     for i, line in enumerate(lines):
         rank = line_rank(line)
-        if rank is not None and (ranks is None or rank in ranks):
+        if rank is not None:
             groups.setdefault(rank, []).append(i)
     for found in groups.values():
         found.sort(key=lambda i: (not says_what_failed(lines[i]), i))
-    rounds = [groups[r] for r in sorted(groups) if r != TRAILER_RANK]
-    order = [g[k] for k in range(max(map(len, rounds), default=0)) for g in rounds if k < len(g)]
-    return [with_what_follows(lines, i) for i in order + groups.get(TRAILER_RANK, [])]
+    rounds = [(r, groups[r]) for r in sorted(groups) if r != TRAILER_RANK]
+    longest = max((len(g) for _, g in rounds), default=0)
+    order = [(r, g[k]) for k in range(longest) for r, g in rounds if k < len(g)]
+    order += [(TRAILER_RANK, i) for i in groups.get(TRAILER_RANK, [])]
+    return [(r, with_what_follows(lines, i)) for r, i in order]

@@ -267,7 +267,7 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     file.``, then the string). The summary and microcompact both keep these, so a cleared result
     and a summary keep the same lines."""
     text = _TOOL_ERROR_TAG.sub("", _ANSI.sub("", program_output(text)))
-    lines = ranked_lines(text)
+    lines = [line for _, line in ranked_lines(text)]
     if not shell:
         lines += _lines_after(text.splitlines(), excerpt)
     found: list[str] = []
@@ -372,15 +372,17 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
         exceptions = EXCEPTION_LINE.findall(text[traceback:])
         if exceptions:
             return _clip(exceptions[-1])
-    marked = ranked_lines(text, MARKED_RANKS)
-    if marked:
-        return _clip(marked[0])
+    ranked = ranked_lines(text)
+    marked = next((line for rank, line in ranked if rank in MARKED_RANKS), None)
+    if marked is not None:
+        return _clip(marked)
     frames = _FRAME.findall(text[traceback:]) if traceback is not None else []
     if frames:  # a pager cut the exception off: where it was raised
         return _clip(frames[-1])
-    rest = ranked_lines(text, None if shell else {TRAILER_RANK})
-    if rest:
-        return _clip(rest[0])
+    # another tool's line with only a failure word may be the text it echoes back
+    rest = next((line for rank, line in ranked if shell or rank == TRAILER_RANK), None)
+    if rest is not None:
+        return _clip(rest)
     for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
         if stripped and not _is_status_line(stripped):

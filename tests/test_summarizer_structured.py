@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import SECTION_TITLES, StructuredPolicy, StructuredSummarizer
 from contextwarden.summarizers.base import AsyncSummarizer, Summarizer
-from contextwarden.summarizers.failures import says_what_failed
+from contextwarden.summarizers.failure_marks import says_what_failed
 from contextwarden.summarizers.sections import head_lines_tail, head_tail
 from contextwarden.summarizers.structured import _fair_cap
 from contextwarden.tokens.heuristic import HeuristicCounter

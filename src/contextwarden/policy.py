@@ -129,8 +129,8 @@ class ContextPolicy:
     """Text that replaces a cleared tool result's content."""
     cleared_error_lines: int = 4
     """Microcompact keeps up to this many lines of a failed result it clears, after the marker:
-    the failure line a summary would quote, then the first further lines that name a failure
-    (each at most 300 characters), as the offline summary's section 4 does
+    the failure line a summary would quote, then the most telling further failure lines (each
+    at most 300 characters), ranked as the offline summary's section 4 ranks them
     (``StructuredPolicy.error_lines``). A rejected call's result, which holds what the person
     typed, is never cleared."""
 

@@ -35,6 +35,7 @@ from contextwarden.summarizers.tools import (
     TodoItem,
     canonical_input,
     file_ops,
+    is_shell,
     plain_input,
     scripted_command,
     shell_command,
@@ -251,7 +252,11 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
         target = (
             command_key(scripted) if scripted else ops[0].path if ops else canonical_input(call)
         )
-    more = () if excerpt is None else further_lines(text, excerpt, MAX_ERROR_LINES)
+    more = (
+        ()
+        if excerpt is None
+        else further_lines(text, excerpt, MAX_ERROR_LINES, shell=is_shell(call))
+    )
     rejected = excerpt is not None and is_rejection(result)
     walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))
     _track_tasks(walk, call, text)

@@ -3,7 +3,7 @@
 A result is a failure when the tool flagged it (``is_error``), when it shows a non-zero exit code,
 or — for shell tools, whose output is a program's — when it holds a Python traceback, a line
 starting with ``error:``/``fatal:``, or a line a compiler, linter, test runner or package
-manager prints for a failure (``_MARKED_FAILURE``: an output piped through ``tail`` loses its
+manager prints for a failure (``failure_marks``: an output piped through ``tail`` loses its
 exit code, not these lines). A visible exit code 0 wins over error-looking text (the
 command handled its own error), unless it is not the program's: the command masked it
 (``|| true``, ``; echo $?``), piped the output into a pager (``| tail -20``) or shows another
@@ -25,6 +25,14 @@ import json
 import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.failure_marks import (
+    ERROR_LINE,
+    EXCEPTION_LINE,
+    MARKED_RANKS,
+    TRAILER_RANK,
+    marks_a_failure,
+    ranked_lines,
+)
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -61,40 +69,6 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+.*$', re.M)
-_BARE_PREFIX = re.compile(r"[\w ]{1,12}[:!]")
-"""An error line that is only its prefix (OpenHands' ``ERROR:``): what failed is on the next."""
-_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
-_ERROR_LINE = re.compile(
-    r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\])?[:!]"
-    r"|npm (?:ERR!|error) "  # npm before and since v10
-    # the same prefix where the tools print it translated (German, French, Spanish,
-    # Portuguese, Russian, Chinese, Japanese, Korean)
-    r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
-    r"|##\[error\]"  # a GitHub Actions log's error annotation
-    r").*$",
-    re.M,
-)
-_MARKED_FAILURE = re.compile(
-    # tsc, gcc, mypy, rustc: a located error
-    r"^\s*(?:\S+?(?:\(\d+,\d+\)|(?::\d+)+):\s*(?:(?:error|fatal)(?:\[\w+\])?:|error TS\d)"
-    r"|Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
-    # test runners and linters: each failed item (FAIL, (fail), a cross mark)
-    r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])\s"
-    r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
-    r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
-    r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b)",  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
-    re.M,
-)
-_FAILURE_WORDS = re.compile(
-    r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
-    r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed"
-    r"|fehler|fehlgeschlagen|erreur|échec|échoué|ошибка|ошибки|не удалось)\b"
-    r"|错误|錯誤|失败|失敗|エラー|오류|실패",  # no word boundary between CJK characters
-    re.I,
-)
-"""A line of a failed output that says what went wrong uses one of these words, in the languages
-the tools print them in ("Traceback (most recent call last):" is a header saying nothing of
-what went wrong, so not "traceback")."""
 _READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
 """Programs that show text that exists already: a pipeline they start shows no program's run."""
 _YES_NO_PROGRAMS = frozenset(
@@ -249,11 +223,6 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     )
 
 
-def says_what_failed(line: str) -> bool:
-    """True when ``line`` uses a word that names a failure (``error``, ``failed``, ``cannot``…)."""
-    return _FAILURE_WORDS.search(line) is not None
-
-
 def is_rejection_notice(text: str) -> bool:
     """True when ``text`` (a result, or the excerpt a summary quotes of one) opens with the
     notice of a refused call (``REJECTION_NOTICES``; Claude Code prefixes it "Error: " on some
@@ -278,35 +247,44 @@ def failure_lines(
     excerpt = result_failure(call, result)
     if excerpt is None or limit <= 0:
         return ()
-    return (excerpt, *further_lines(result.text, excerpt, limit - 1))
+    shell = call is not None and is_shell(call)
+    return (excerpt, *further_lines(result.text, excerpt, limit - 1, shell=shell))
 
 
-def further_lines(text: str, excerpt: str, limit: int) -> tuple[str, ...]:
-    """The first ``limit`` lines of a failed output, other than ``excerpt``, that say what went
-    wrong (a failure word in them, or the mark a linter or test runner puts before a failure),
+def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:
+    """Up to ``limit`` lines of a failed output, other than ``excerpt``, that say what went wrong,
     verbatim up to ``EXCERPT_CHARS``: a test run or compiler reports more than the one line a
-    summary quotes first. The summary and microcompact both keep these, so a cleared result and
-    a summary keep the same lines."""
+    summary quotes first. Its failure lines come most telling first (``failure_marks``: a
+    located error before a run's verdict); a tool's own message (not ``shell``) then gives the
+    line after its excerpt, which says what it was about (``String to replace not found in
+    file.``, then the string). The summary and microcompact both keep these, so a cleared result
+    and a summary keep the same lines."""
+    text = _TOOL_ERROR_TAG.sub("", _ANSI.sub("", program_output(text)))
+    lines = [line for _, line in ranked_lines(text)]
+    if not shell:
+        lines += _lines_after(text.splitlines(), excerpt)
     found: list[str] = []
-    for line in _ANSI.sub("", program_output(text)).splitlines():
+    for line in lines:
         kept = _clip(line)
         if len(found) >= limit:
             break
-        if (
-            (_FAILURE_WORDS.search(kept) or _MARKED_FAILURE.match(line))
-            and kept not in found
-            and _TOOL_ERROR_TAG.sub("", kept) != excerpt
-        ):
+        if kept not in found and kept not in excerpt and excerpt.rstrip("…") not in kept:
             found.append(kept)
     return tuple(found)
+
+
+def _lines_after(lines: list[str], excerpt: str) -> list[str]:
+    """The non-blank line after the first of ``lines`` that ``excerpt`` quotes (none: ``[]``)."""
+    for i, line in enumerate(lines):
+        if line.strip() and excerpt.startswith(_clip(line).rstrip("…")):
+            return [n.strip() for n in lines[i + 1 :] if n.strip()][:1]
+    return []
 
 
 def _says_it_failed(text: str) -> bool:
     """A program's output holds a line that only a failure prints (a traceback, an error line,
     a compiler's, linter's or test runner's failure mark)."""
-    return _last_traceback(text) is not None or any(
-        p.search(text) is not None for p in (_ERROR_LINE, _MARKED_FAILURE)
-    )
+    return _last_traceback(text) is not None or marks_a_failure(text)
 
 
 def _ends_in_error(text: str) -> bool:
@@ -319,7 +297,7 @@ def _ends_in_error(text: str) -> bool:
         and not _is_status_line(line.strip())
         and not any(p.search(line) for p in _EXIT_RES)
     ]
-    return any(_ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
+    return any(ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
 
 
 def _tool_says_it_failed(text: str) -> bool:
@@ -330,7 +308,7 @@ def _tool_says_it_failed(text: str) -> bool:
     first = opening[0] if opening else ""
     return (
         _last_traceback("\n".join(opening)) is not None
-        or _ERROR_LINE.match(first) is not None
+        or ERROR_LINE.match(first) is not None
         or _TOOL_FAILURE.search(first) is not None
     )
 
@@ -378,26 +356,26 @@ def _answers_no(command: str) -> bool:
 
 
 def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
-    """A program's output (``shell``) may say what failed on any line; another tool's error
-    opens with its harness's message, and what follows is often the text it echoes back."""
+    """The most telling failure line (``failure_marks.ranked_lines``); a program's output
+    (``shell``) may say what failed on any line, while another tool's error opens with its
+    harness's message and what follows is often the text it echoes back, so only lines marked
+    as failures count there."""
     traceback = _last_traceback(text)
     if traceback is not None:
-        exceptions = _EXCEPTION_LINE.findall(text[traceback:])
+        exceptions = EXCEPTION_LINE.findall(text[traceback:])
         if exceptions:
             return _clip(exceptions[-1])
-    found = _ERROR_LINE.search(text) or _MARKED_FAILURE.search(text) or _EXCEPTION_LINE.search(text)
+    ranked = ranked_lines(text)
+    marked = next((line for rank, line in ranked if rank in MARKED_RANKS), None)
+    if marked is not None:
+        return _clip(marked)
     frames = _FRAME.findall(text[traceback:]) if traceback is not None else []
-    if not found and frames:  # a pager cut the exception off: where it was raised
+    if frames:  # a pager cut the exception off: where it was raised
         return _clip(frames[-1])
-    if not found and shell:
-        found = _FAILURE_WORDS.search(text)
-    if found:  # the whole line: a pattern matches only a mark or a word of it
-        mark = found.start() + len(found.group()) - len(found.group().lstrip())  # not a blank line
-        start = text.rfind("\n", 0, mark) + 1
-        line, _, rest = text[start:].partition("\n")
-        if _BARE_PREFIX.fullmatch(line.strip()) and rest.strip():  # "ERROR:", then what failed
-            return _clip(f"{line.strip()} {rest.lstrip().partition(chr(10))[0]}")
-        return _clip(line)
+    # another tool's line with only a failure word may be the text it echoes back
+    rest = next((line for rank, line in ranked if shell or rank == TRAILER_RANK), None)
+    if rest is not None:
+        return _clip(rest)
     for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
         if stripped and not _is_status_line(stripped):

@@ -33,7 +33,7 @@ from contextwarden.summarizers.carry import (
 )
 from contextwarden.summarizers.decisions import standing
 from contextwarden.summarizers.facts import Facts, FileFact, extract_facts
-from contextwarden.summarizers.failures import says_what_failed
+from contextwarden.summarizers.failure_marks import says_what_failed
 from contextwarden.summarizers.findings import chosen
 from contextwarden.summarizers.sections import (
     Item,
@@ -81,8 +81,8 @@ class StructuredPolicy:
     """A user message this short is never shortened, whatever the budget."""
     telling_lines_share: float = 0.25
     """When a user message must be shortened, up to this share of its room goes to the lines
-    of its omitted middle that name a failure (``failures.says_what_failed``), the rest to its
-    head and tail: of a pasted log or test run, what went wrong is rarely at either end."""
+    of its omitted middle that name a failure (``failure_marks.says_what_failed``), the rest to
+    its head and tail: of a pasted log or test run, what went wrong is rarely at either end."""
     excerpt_tokens: int = 400
     """Longest excerpt of a request quoted in sections 1 and 7 (in full in section 6)."""
     current_work_tokens: int = 1_000
@@ -101,7 +101,8 @@ class StructuredPolicy:
     answers' excerpts alone (the summary before decisions were listed)."""
     error_lines: int = 4
     """Lines kept per failed call in section 4: the most telling line, then further error
-    lines of the same output (a compiler or test run reports several)."""
+    lines of the same output, most telling first (``failure_marks``; a compiler or test run
+    reports several)."""
     findings_share: float = 0.25
     """What else the assistant found or said (``findings``) may take up to this share of the
     budget, and only what the rest leaves: they are the first lines a short budget drops. 0

@@ -1,0 +1,169 @@
+"""The lines a failing program prints, across the tools agents run, and which of them tells most.
+
+``failures`` decides whether a result failed; this room knows what failure lines look like (a
+compiler's located error, a test runner's failed test, git's conflict, an OS error message, a
+PowerShell error record, the same words translated) and ranks them, so the summary's section 4
+and microcompact's kept lines pick the same line first: the one naming what failed and where.
+"""
+
+from __future__ import annotations
+
+import re
+
+ERROR_LINE = re.compile(
+    r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\])?[:!]"
+    r"|npm (?:ERR!|error) "  # npm before and since v10
+    r"|\[(?:ERROR|FATAL)\] "  # Maven
+    r"|e: "  # kotlinc
+    # the same prefix where the tools print it translated (German, French, Spanish,
+    # Portuguese, Russian, Chinese, Japanese, Korean)
+    r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
+    r"|##\[error\]"  # a GitHub Actions log's error annotation
+    r").*$",
+    re.M,
+)
+"""A line a program starts with its error prefix (``error:``, ``fatal:``, ``npm ERR!``…)."""
+_OS_ERRORS = (
+    # POSIX strerror, as C, Go, Python and the shells print it, and its common translations
+    r"No such file or directory|Permission denied|Operation not permitted|Is a directory"
+    r"|Not a directory|Directory not empty|File exists|Connection refused|Address already in use"
+    r"|command not found|Datei oder Verzeichnis nicht gefunden|Keine Berechtigung"
+    r"|Aucun fichier ou dossier de ce type|Permission non accordée"
+    r"|No existe el archivo o el directorio|Permiso denegado"
+    r"|Нет такого файла или каталога|Отказано в доступе|没有那个文件或目录|权限不够"
+    # Win32 FormatMessage texts (and their German and French forms)
+    r"|The system cannot find the (?:file|path) specified|Access is denied"
+    r"|The process cannot access the file\b|The directory name is invalid"
+    r"|The filename, directory name, or volume label syntax is incorrect"
+    r"|Das System kann die angegebene (?:Datei|Pfad) nicht finden|Zugriff verweigert"
+    r"|Le fichier spécifié est introuvable|Accès refusé"
+)
+TELLING = re.compile(
+    r"^\s*(?:"
+    # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
+    # (path(line,col): error TS2352: / error CS1002:), markdownlint (path:line:col error MD059)
+    r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+):?\s*(?:fatal )?(?:error|fatal)"
+    r"(?:(?:\[\w+\])?:|\s+[A-Z]{1,8}\d+\b)"
+    r"|\S+?(?::\d+)+:\s+[A-Z]{1,4}\d{3,4}\b"  # a linter's rule code: ruff, flake8, pylint
+    r"|\d+:\d+\s+error\s+\S"  # eslint's stylish format, under its file's name
+    r"|[\w.-]+ : (?:fatal )?error [A-Z]+\d+:"  # MSBuild's tool-named error (CSC : error CS…)
+    r"|[\w.+-]+: (?:fatal )?error: (?!ld returned|linker command failed)"  # gcc: fatal error:
+    r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
+    r"|! \[(?:remote )?rejected\]"  # git push
+    r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
+    r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
+    r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
+    r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
+    r"|Undefined symbols for\b"  # Apple's ld
+    r")"
+    r"|\bundefined reference to\b"  # GNU ld
+    r"|\bis not recognized as (?:an internal or external command|(?:the|a) name of a cmdlet)"
+    rf"|: (?:{_OS_ERRORS})\b",  # cp: cannot stat 'x': No such file or directory
+    re.M,
+)
+"""A line that names what failed and where: most telling of all."""
+_GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
+"""A Go diagnostic: the compiler's and vet's (``db.go:41:9: undefined: openPool``) and a test's
+``t.Error`` line. As telling as a located error once the run failed, but with no word saying
+error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
+and linters their advice, the same way."""
+_TRAILER = re.compile(
+    r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
+    r"|FAIL\s*$|FAILED\s*$|FAILED \((?:failures|errors)=\d"  # a test run's verdict alone
+    r"|\s*\+ (?:CategoryInfo|FullyQualifiedErrorId)\s*:"  # a PowerShell error record
+    r"|At (?:line:\d+|\S.*:\d+) char:\d+"  # … and where the script was
+    r"|(?:g?make|ninja)(?:\[\d+\])?: \*\*\*"  # make: *** [all] Error 2
+    r"|BUILD FAILED\b|FAILURE: Build failed\b|\[INFO\] BUILD FAILURE\b"  # Gradle, Ant, Maven
+    r"|collect2: error: ld returned|clang: error: linker command failed"
+    r")",
+    re.M,
+)
+"""A line only a failure prints that says nothing of what failed: it tells a run failed, and is
+the last line chosen."""
+EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
+_FAILURE_WORDS = re.compile(
+    r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
+    r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed"
+    r"|fehler|fehlgeschlagen|erreur|échec|échoué|ошибка|ошибки|не удалось)\b"
+    r"|错误|錯誤|失败|失敗|エラー|오류|실패",  # no word boundary between CJK characters
+    re.I,
+)
+"""A line of a failed output that says what went wrong uses one of these words, in the languages
+the tools print them in ("Traceback (most recent call last):" is a header saying nothing of
+what went wrong, so not "traceback")."""
+_HINT = re.compile(r"^\s*(?:hint|note|help|info|warning|tip):", re.I)
+"""Advice a tool prints after its error (git's ``hint:``, rustc's ``help:``): never the error."""
+TELLING_RANK = 0
+ERROR_RANK = 1
+EXCEPTION_RANK = 2
+WORD_RANK = 3
+TRAILER_RANK = 4
+"""Ranks of a failure line, most telling first: a line naming what failed and where, an error
+prefix's line, an exception's, one with a failure word, a run's verdict alone."""
+MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
+"""The ranks of lines that say a failure by their form, not only by a word in them."""
+
+
+def says_what_failed(line: str) -> bool:
+    """True when ``line`` uses a word that names a failure (``error``, ``failed``, ``cannot``…)."""
+    return _FAILURE_WORDS.search(line) is not None
+
+
+def marks_a_failure(text: str) -> bool:
+    """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
+    telling line, a verdict): an output whose exit code was lost still failed."""
+    return any(p.search(text) is not None for p in (ERROR_LINE, TELLING, _TRAILER))
+
+
+def line_rank(line: str) -> int | None:
+    """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
+    one. Advice (``hint:``) ranks nowhere, and a verdict alone ranks last even though it uses a
+    failure word."""
+    if _HINT.match(line):
+        return None
+    if _TRAILER.match(line):
+        return TRAILER_RANK
+    if TELLING.search(line) or _GO_LOCATED.match(line):
+        return TELLING_RANK
+    if ERROR_LINE.match(line):
+        return ERROR_RANK
+    if EXCEPTION_LINE.match(line):
+        return EXCEPTION_RANK
+    return WORD_RANK if says_what_failed(line) else None
+
+
+def with_what_follows(lines: list[str], index: int) -> str:
+    """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
+    it (ends with a colon: ``ERROR:``, ``failed due to the following issue:``) and is not a
+    failure line of its own."""
+    line = lines[index].strip()
+    if not line.endswith((":", "：")):  # noqa: RUF001
+        return line
+    following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
+    if not following or line_rank(following) not in (None, WORD_RANK):
+        return line
+    return f"{line} {following}"
+
+
+def ranked_lines(text: str) -> list[tuple[int, str]]:
+    """The failure lines of ``text`` with their ranks (``line_rank``), most telling first, each
+    with what it introduces (``with_what_follows``).
+
+    The best line of each rank comes before the second of any, and a run's verdict alone after
+    all: a rebase's first conflict, then its error line, then its next conflict, so a few lines
+    say the different things an output says, not one thing several times. Within a rank, lines
+    using a failure word come first, then in the output's order.
+    """
+    lines = text.splitlines()
+    groups: dict[int, list[int]] = {}
+    for i, line in enumerate(lines):
+        rank = line_rank(line)
+        if rank is not None:
+            groups.setdefault(rank, []).append(i)
+    for found in groups.values():
+        found.sort(key=lambda i: (not says_what_failed(lines[i]), i))
+    rounds = [(r, groups[r]) for r in sorted(groups) if r != TRAILER_RANK]
+    longest = max((len(g) for _, g in rounds), default=0)
+    order = [(r, g[k]) for k in range(longest) for r, g in rounds if k < len(g)]
+    order += [(TRAILER_RANK, i) for i in groups.get(TRAILER_RANK, [])]
+    return [(r, with_what_follows(lines, i)) for r, i in order]

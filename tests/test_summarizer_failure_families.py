@@ -1,0 +1,248 @@
+"""The telling line of a failure, per family of tools agents run: each output (written from the
+tool's documented format) is read as it comes from a shell whose exit code was lost (piped into
+``tail``), so the failure lines alone must say it failed; the line picked first is the one naming
+what failed, the summary and microcompact keep the same lines, and a success is not flagged."""
+
+# ruff: noqa: RUF001 (CJK colons and Cyrillic text on purpose)
+
+from __future__ import annotations
+
+import pytest
+
+from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.failure_marks import TELLING_RANK, TRAILER_RANK, line_rank
+from contextwarden.summarizers.failures import failure_excerpt, failure_lines, further_lines
+
+FAMILIES = {
+    "git rebase conflict": (
+        "Auto-merging lib/parse.c\n"
+        "CONFLICT (content): Merge conflict in lib/parse.c\n"
+        "error: could not apply 1a2b3c4... parse: accept tabs\n"
+        "hint: Resolve all conflicts manually, mark them as resolved with\n"
+        'hint: "git add/rm <conflicted_files>", then run "git rebase --continue".\n'
+        "Could not apply 1a2b3c4... parse: accept tabs",
+        "CONFLICT (content): Merge conflict in lib/parse.c",
+    ),
+    "git push rejected": (
+        "To github.com:acme/site.git\n"
+        " ! [rejected]        main -> main (fetch first)\n"
+        "error: failed to push some refs to 'github.com:acme/site.git'",
+        "! [rejected]        main -> main (fetch first)",
+    ),
+    "powershell error record": (
+        "Get-Item : Cannot find path 'C:\\build\\out.zip' because it does not exist.\n"
+        "At line:1 char:1\n"
+        "+ Get-Item C:\\build\\out.zip\n"
+        "    + CategoryInfo          : ObjectNotFound: (C:\\build\\out.zip:String) [Get-Item], "
+        "ItemNotFoundException\n"
+        "    + FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand",
+        "Get-Item : Cannot find path 'C:\\build\\out.zip' because it does not exist.",
+    ),
+    "powershell unknown command": (
+        "nmake: The term 'nmake' is not recognized as a name of a cmdlet, function, script file, "
+        "or executable program.",
+        "nmake: The term 'nmake' is not recognized as a name of a cmdlet, function, script file, "
+        "or executable program.",
+    ),
+    "win32 message": (
+        "Loading profile\nbench.test: open bench.test: The system cannot find the file specified.\n"
+        "Showing nodes accounting for 0s",
+        "bench.test: open bench.test: The system cannot find the file specified.",
+    ),
+    "msbuild": (
+        "  Determining projects to restore...\n"
+        "Program.cs(12,17): error CS1002: ; expected [/src/App/App.csproj]\n"
+        "Build FAILED.",
+        "Program.cs(12,17): error CS1002: ; expected [/src/App/App.csproj]",
+    ),
+    "go build": (
+        "# example.com/app/store\nstore/db.go:41:9: undefined: openPool\n",
+        "store/db.go:41:9: undefined: openPool",
+    ),
+    "go test": (
+        "--- FAIL: TestParse (0.00s)\n    parse_test.go:18: got 3 fields, want 4\nFAIL\n"
+        "FAIL\texample.com/app/parse\t0.012s",
+        "--- FAIL: TestParse (0.00s)",
+    ),
+    "rustc": (
+        "   Compiling app v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:4:18\n"
+        'error: could not compile `app` (bin "app") due to 1 previous error',
+        "error[E0308]: mismatched types",
+    ),
+    "eslint stylish": (
+        "/src/app/index.js\n   12:5  error  'cfg' is assigned a value but never used  "
+        "no-unused-vars\n\n\u2716 1 problem (1 error, 0 warnings)",
+        "12:5  error  'cfg' is assigned a value but never used  no-unused-vars",
+    ),
+    "markdownlint": (
+        "Linting: 1 file\nSummary: 1 issue in 1 file\n"
+        "docs/intro.md:7:81 error MD013/line-length Line length [Expected: 80; Actual: 95]",
+        "docs/intro.md:7:81 error MD013/line-length Line length [Expected: 80; Actual: 95]",
+    ),
+    "ruff": (
+        "app/cli.py:3:8: F401 [*] `sys` imported but unused\nFound 1 error.",
+        "app/cli.py:3:8: F401 [*] `sys` imported but unused",
+    ),
+    "gradle": (
+        "> Task :app:compileKotlin FAILED\n"
+        "e: file:///w/app/src/main/kotlin/Main.kt:5:13 Unresolved reference: lunch\n"
+        "FAILURE: Build failed with an exception.\n* What went wrong:\n"
+        "Execution failed for task ':app:compileKotlin'.",
+        "e: file:///w/app/src/main/kotlin/Main.kt:5:13 Unresolved reference: lunch",
+    ),
+    "maven": (
+        "[INFO] BUILD FAILURE\n[ERROR] /w/src/main/java/App.java:[7,9] cannot find symbol\n",
+        "[ERROR] /w/src/main/java/App.java:[7,9] cannot find symbol",
+    ),
+    "linker": (
+        "/usr/bin/ld: main.o: in function `main':\n"
+        "main.c:(.text+0x1a): undefined reference to `parse_args'\n"
+        "collect2: error: ld returned 1 exit status",
+        "main.c:(.text+0x1a): undefined reference to `parse_args'",
+    ),
+    "make": (
+        "cc -c util.c\nutil.c:9:1: error: expected ';' before '}' token\n"
+        "make: *** [Makefile:4: util.o] Error 1",
+        "util.c:9:1: error: expected ';' before '}' token",
+    ),
+    "php": (
+        'PHP Parse error:  syntax error, unexpected token "}" in /w/index.php on line 12',
+        'PHP Parse error:  syntax error, unexpected token "}" in /w/index.php on line 12',
+    ),
+    "ruby": (
+        "app.rb:3:in `<main>': undefined local variable or method `nme' for main (NameError)",
+        "app.rb:3:in `<main>': undefined local variable or method `nme' for main (NameError)",
+    ),
+    "docker": (
+        '#5 [2/3] RUN make\n#5 ERROR: process "/bin/sh -c make" did not complete\n'
+        'ERROR: failed to solve: process "/bin/sh -c make" did not complete successfully',
+        'ERROR: failed to solve: process "/bin/sh -c make" did not complete successfully',
+    ),
+    "kubectl": (
+        'Error from server (NotFound): deployments.apps "web" not found',
+        'Error from server (NotFound): deployments.apps "web" not found',
+    ),
+    "terraform": (
+        "\u2577\n\u2502 Error: Invalid reference\n\u2502\n\u2502   on main.tf line 4",
+        "\u2502 Error: Invalid reference",
+    ),
+    "sql": (
+        'psql:init.sql:3: ERROR:  relation "users" does not exist',
+        'psql:init.sql:3: ERROR:  relation "users" does not exist',
+    ),
+    "posix cp": (
+        "cp: cannot stat 'dist/app.js': No such file or directory",
+        "cp: cannot stat 'dist/app.js': No such file or directory",
+    ),
+    "german strerror": (
+        "ls: Zugriff auf 'build' nicht möglich: Datei oder Verzeichnis nicht gefunden",
+        "ls: Zugriff auf 'build' nicht möglich: Datei oder Verzeichnis nicht gefunden",
+    ),
+    "french git": (
+        "fatal : pas un dépôt git\nerreur : impossible de lire l'arbre",
+        "erreur : impossible de lire l'arbre",
+    ),
+    "russian": ("Загрузка\nошибка: файл не найден", "ошибка: файл не найден"),
+    "chinese": ("正在构建\n错误：找不到模块 app", "错误：找不到模块 app"),
+}
+"""Each family: an output whose exit code was lost, and the line a reader must be told first."""
+
+
+@pytest.mark.parametrize(("output", "telling"), FAMILIES.values(), ids=FAMILIES.keys())
+def test_the_telling_line_is_picked_first(output: str, telling: str) -> None:
+    assert failure_excerpt(output, is_error=True, shell=True) == telling
+
+
+@pytest.mark.parametrize(
+    "family",
+    [
+        "git rebase conflict",
+        "git push rejected",
+        "win32 message",
+        "msbuild",
+        "go test",
+        "markdownlint",
+        "ruff",
+        "linker",
+        "make",
+        "posix cp",
+        "german strerror",
+        "powershell unknown command",
+    ],
+)
+def test_an_output_whose_exit_code_was_lost_still_failed(family: str) -> None:
+    output, telling = FAMILIES[family]
+    assert failure_excerpt(output, is_error=False, shell=True, command="build | tail") == telling
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Successfully rebased and updated refs/heads/fix.\n",
+        "To github.com:acme/site.git\n   1a2b3c4..5d6e7f8  main -> main",
+        "Build succeeded.\n    0 Warning(s)\n    0 Error(s)",
+        "ok  \texample.com/app/parse\t0.012s",
+        "=== RUN   TestParse\n    parse_test.go:18: parsed 4 fields\n--- PASS: TestParse (0.00s)"
+        "\nPASS",
+        "cache/map.go:204:13: possible misuse of unsafe.Pointer",  # vet's advice: no exit code
+        "   Compiling app v0.1.0\n    Finished `dev` profile [unoptimized] in 1.2s",
+        "All checks passed!",
+        "BUILD SUCCESSFUL in 4s",
+        "Summary: 0 issues in 1 file",
+        "Apply complete! Resources: 1 added, 0 changed, 0 destroyed.",
+        "deployment.apps/web created",
+    ],
+)
+def test_a_success_is_not_flagged(output: str) -> None:
+    assert failure_excerpt(output, is_error=False, shell=True, command="build | tail") is None
+
+
+def test_a_verdict_alone_ranks_after_what_failed() -> None:
+    """A run's verdict (``FAIL``, make's ``***``, a PowerShell record's fields) says a run
+    failed, not what: kept after the lines that do."""
+    assert line_rank("FAIL") == TRAILER_RANK
+    assert line_rank("FAILED (errors=1)") == TRAILER_RANK
+    assert line_rank("make: *** [Makefile:4: util.o] Error 1") == TRAILER_RANK
+    assert line_rank("    + FullyQualifiedErrorId : PathNotFound") == TRAILER_RANK
+    assert line_rank("CONFLICT (add/add): Merge conflict in go.mod") == TELLING_RANK
+    assert line_rank("hint: Resolve all conflicts manually") is None
+
+
+def test_the_further_lines_are_ranked_not_in_output_order() -> None:
+    """After a rebase's first conflict come its error line, then its next conflict: a few lines
+    say the different things the output says; its advice is never kept."""
+    output = (
+        "CONFLICT (content): Merge conflict in a.go\n"
+        "hint: after resolving the conflicts, mark the corrected paths\n"
+        "error: could not apply 1a2b3c4... wip\n"
+        "CONFLICT (modify/delete): b.go deleted in HEAD and modified in 1a2b3c4.\n"
+    )
+    excerpt = failure_excerpt(output, is_error=True, shell=True)
+    assert excerpt == "CONFLICT (content): Merge conflict in a.go"
+    assert further_lines(output, excerpt, 2) == (
+        "error: could not apply 1a2b3c4... wip",
+        "CONFLICT (modify/delete): b.go deleted in HEAD and modified in 1a2b3c4.",
+    )
+
+
+def test_a_line_ending_in_a_colon_brings_what_it_introduces() -> None:
+    text = "InputValidationError: Search failed due to the following issue:\nUnknown flag `-z`"
+    assert failure_excerpt(text, is_error=True, shell=False) == (
+        "InputValidationError: Search failed due to the following issue: Unknown flag `-z`"
+    )
+
+
+def test_a_tools_message_keeps_the_line_after_its_excerpt() -> None:
+    """An edit that did not find its text says so, then quotes the text: the summary and a
+    cleared result keep both, and the same."""
+    call = ToolUseBlock(id="e1", name="Edit", input={"file_path": "a.py", "old_string": "x = 1"})
+    result = ToolResultBlock(
+        tool_use_id="e1",
+        content="<tool_use_error>String to replace not found in file.\n"
+        "String: x = 1</tool_use_error>",
+        is_error=True,
+    )
+    assert failure_lines(call, result, 2) == (
+        "String to replace not found in file.",
+        "String: x = 1",
+    )

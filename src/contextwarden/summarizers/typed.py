@@ -23,10 +23,10 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
 4. Inside a text, what the tool injected is removed: ``<system-reminder>``,
    ``<local-command-stdout>``/``-stderr``, ``<local-command-caveat>``, ``<bash-stdout>``/``-stderr``
    and ``<command-message>`` elements, tag and content, and the ``<task-notification>`` in which
-   Claude Code hands a background sub-agent's report to the conversation. What the person typed through the tool's
-   own syntax is rewritten as typed, and counts even when a loader listed it as injected:
-   ``<command-name>/x</command-name><command-args>a</command-args>`` becomes ``/x a`` (a session's
-   real primary request can be ``/orchestrator create TODO app by Next.js``), and
+   Claude Code hands a background sub-agent's report to the conversation. What the person typed
+   through the tool's own syntax is rewritten as typed, and counts even when a loader listed it as
+   injected: ``<command-name>/x</command-name><command-args>a</command-args>`` becomes ``/x a``
+   (a session's real primary request can be ``/orchestrator create TODO app by Next.js``), and
    ``<bash-input>ls</bash-input>`` becomes ``! ls``. Codex's wrappers are removed the same way,
    so a request that reaches us without a loader's marks (through the proxy) reads alike:
    ``<environment_context>``, ``<user_instructions>``, ``<permissions instructions>``, its

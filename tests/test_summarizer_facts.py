@@ -80,6 +80,26 @@ def test_what_a_cline_user_typed_inside_a_tool_answer_is_typed() -> None:
     assert "right now you're not following instructions well, read the spec first" in summary
 
 
+def test_a_tool_answer_cline_writes_as_user_text_is_not_typed() -> None:
+    """Older Cline and its forks call tools in XML in the assistant's text and answer in the
+    user's; the answer, and the note on resuming a task, are the harness's words."""
+    call = Message.assistant("<execute_command>\n<command>pytest -q</command>\n</execute_command>")
+    ran = user("[execute_command for 'pytest -q'] Result:\nCommand executed.\nOutput:\n3 failed")
+    denied = user(
+        "[write_to_file for 'a.py'] Result:\nThe user denied this operation and provided the "
+        "following feedback:\n<feedback>\nkeep the old name\n</feedback>"
+    )
+    not_run = user("Tool [read_file] was not executed because a tool has already been used")
+    resumed = user(
+        "[TASK RESUMPTION] This task was interrupted 2 minutes ago.\n\nNew instructions for "
+        "task continuation:\n<user_message>\nalso update the docs\n</user_message>"
+    )
+    task = user("<task>\nfix the tests\n</task>")
+    messages = [task, call, ran, call, denied, call, not_run, call, resumed]
+    assert texts(messages) == ["<task>\nfix the tests\n</task>", "keep the old name",
+                               "also update the docs"]  # fmt: skip
+
+
 def test_loader_marks_decide_what_was_injected() -> None:
     listed = user(
         "typed text",

@@ -18,6 +18,7 @@ keys in ``PATH_KEYS``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -122,6 +123,13 @@ PATH_KEYS: tuple[str, ...] = (
     "file",
 )
 """The input keys a file-tool call names its file by, in the order they are looked for."""
+
+
+TEXT_RESULT_HEADER = re.compile(r"^\[(?P<name>[\w:.-]+)(?: for [^\n]*?)?\] Result:")
+"""How Cline and its forks (Roo Code, Kilo Code) open a tool's answer they write as user text
+(``[read_file for 'src/app.ts'] Result:``), whether the call was native or XML in the text."""
+TEXT_NOT_RUN_HEADER = re.compile(r"^Tool \[(?P<name>[\w:.-]+)\] was not executed")
+"""...and the answer to a call they did not run (one tool per reply)."""
 
 
 def normalize(name: str) -> str:

@@ -46,6 +46,7 @@ from contextwarden.model import (
     ToolUseBlock,
 )
 from contextwarden.tokens.base import TokenCounter
+from contextwarden.toolnames import TEXT_NOT_RUN_HEADER, TEXT_RESULT_HEADER
 from contextwarden.wire.anthropic import message_from_wire
 from contextwarden.wire.common import as_mapping
 
@@ -53,8 +54,6 @@ NAME = "cline"
 EXPECTED = "a Cline/Roo Code api_conversation_history.json: a list of {role, content, ts?} messages"
 FILE_NAME = "api_conversation_history.json"
 _CLINE_MARK = re.compile(r'"(modelInfo|metrics)"\s*:|<environment_details>|\] Result:')
-_RESULT_HEADER = re.compile(r"^\[(?P<name>[\w:.-]+)(?: for [^\n]*?)?\] Result:")
-_NOT_RUN_HEADER = re.compile(r"^Tool \[(?P<name>[\w:.-]+)\] was not executed")
 MS_PER_SECOND = 1000
 
 
@@ -104,12 +103,12 @@ def _answer(
         if not isinstance(block, TextBlock):
             blocks.append(block)
             continue
-        header = _RESULT_HEADER.match(block.text) or _NOT_RUN_HEADER.match(block.text)
+        header = TEXT_RESULT_HEADER.match(block.text) or TEXT_NOT_RUN_HEADER.match(block.text)
         use = _take(pending, header.group("name")) if header else None
         if use is None:
             blocks.append(block)
         else:
-            failed = header is not None and header.re is _NOT_RUN_HEADER
+            failed = header is not None and header.re is TEXT_NOT_RUN_HEADER
             results.append(ToolResultBlock(use.id, block.text, failed, block.extra))
     for use in pending:
         report.skip(

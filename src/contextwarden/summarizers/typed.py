@@ -34,14 +34,17 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    ``# AGENTS.md instructions for <dir>`` with its ``<INSTRUCTIONS>`` element; and Copilot CLI's
    ``<current_datetime>`` and ``<system_reminder>`` around what the person typed.
 5. Text an agent harness writes in the user role is not typed: markers such as ``[Request
-   interrupted by user…]``, and the environment observations of text-action agents, recognised by
-   their fixed formats — mini-swe-agent's ``<returncode>N</returncode>`` outputs and its "Please
-   always provide EXACTLY ONE action" reminder, and SWE-agent's outputs ending in the
-   ``(Current directory: …)`` / ``bash-$`` prompt when they answer an assistant message (the
-   task statement ends with that prompt too), and the final diff mini-swe-agent prints when the
-   agent runs its ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command; and the reference a
-   summary message carries in place of injected context (``INJECTED_REFERENCE``). A text that is
-   empty after steps 4 and 5 is not a message.
+   interrupted by user…]``, the tool answers Cline and its forks write as user text (``[read_file
+   for 'x'] Result:``, also after a call made in XML in the assistant's text) and their ``[TASK
+   RESUMPTION]`` note (of these only rule 1's typed elements count), and the environment
+   observations of text-action agents, recognised by their fixed formats — mini-swe-agent's
+   ``<returncode>N</returncode>`` outputs and its "Please always provide EXACTLY ONE action"
+   reminder, and SWE-agent's outputs ending in the ``(Current directory: …)`` / ``bash-$`` prompt
+   when they answer an assistant message (the task statement ends with that prompt too), and the
+   final diff mini-swe-agent prints when the agent runs its
+   ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command; and the reference a summary message carries in
+   place of injected context (``INJECTED_REFERENCE``). A text that is empty after steps 4 and 5 is
+   not a message.
 
 ``is_injected_block`` applies rules 2 and 4 to one text: the agent tool wrote it (a summary
 message carries it as a reference, ``compaction.injected``).
@@ -55,6 +58,7 @@ from dataclasses import dataclass
 
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.summarizers.carry import carried_user_messages
+from contextwarden.toolnames import TEXT_NOT_RUN_HEADER, TEXT_RESULT_HEADER
 
 SUMMARY_PREFIX = "This session is being continued from an earlier conversation"
 """How the compaction ladder's summary block begins (``compaction.summarize.CONTINUATION_NOTE``)."""
@@ -122,6 +126,9 @@ _SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 _TYPED_SYNTAX = ("<command-name>", "<bash-input>")
 _TYPED_ELEMENT_RE = re.compile(r"<(feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
 """Cline's and Roo Code's wrapping of what the person typed inside a tool's answer."""
+_RESUMPTION = "[TASK RESUMPTION]"
+"""Cline's note on resuming an interrupted task; what the person adds follows in
+``<user_message>``."""
 _REJECTION_RE = re.compile(r"To tell you how to proceed, the user said:\n(.+)\Z", re.DOTALL)
 
 
@@ -215,6 +222,9 @@ def _typed_in(message: Message, blocks: Sequence[Block], answers: Message | None
         if isinstance(block, TextBlock):
             if _marked(block.text, injected):
                 continue
+            if _answers_in_text(block.text):
+                yield from _typed_elements(block.text)
+                continue
             text = clean_typed_text(block.text)
             if answers is not None and _PROMPT_TRAILER_RE.search(text):
                 continue
@@ -226,6 +236,18 @@ def _typed_in(message: Message, blocks: Sequence[Block], answers: Message | None
             continue
         if text:
             yield text
+
+
+def _answers_in_text(text: str) -> bool:
+    """A tool's answer Cline or a fork wrote as user text (``[name for 'x'] Result:``, ``Tool [x]
+    was not executed``), or its note on resuming a task: harness text (rule 5), in which only
+    the typed elements count (rule 1's second exception)."""
+    text = text.lstrip()
+    return (
+        TEXT_RESULT_HEADER.match(text) is not None
+        or TEXT_NOT_RUN_HEADER.match(text) is not None
+        or text.startswith(_RESUMPTION)
+    )
 
 
 def _typed_elements(text: str) -> Iterator[str]:

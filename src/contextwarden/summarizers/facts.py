@@ -30,6 +30,7 @@ from contextwarden.summarizers.failures import (
     result_failure,
 )
 from contextwarden.summarizers.findings import findings
+from contextwarden.summarizers.textcalls import as_native_calls
 from contextwarden.summarizers.tools import (
     FileOp,
     TodoItem,
@@ -179,6 +180,7 @@ class _Walk:
 
 def extract_facts(messages: Sequence[Message]) -> Facts:
     """The facts of ``messages`` (see the module docstring)."""
+    messages = as_native_calls(messages)
     walk = _Walk()
     for index, message in enumerate(messages):
         if message.role == "assistant":

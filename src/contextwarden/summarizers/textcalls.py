@@ -1,0 +1,95 @@
+"""Tool calls made in the assistant's text, read as the calls they are.
+
+Older Cline and its forks (Roo Code, Kilo Code) have the model call a tool by writing an XML
+element in its text and answer in the next user message's text::
+
+    <read_file>
+    <path>src/app.ts</path>
+    </read_file>
+
+    [read_file for 'src/app.ts'] Result:
+    …
+
+The loader keeps both as text, as the model saw them. The summarizer reads them as a native call
+and its result, so the files, commands and failures of such a session are found as they are for
+any agent: ``as_native_calls`` pairs an element with the answer that names it in the next user
+message (``toolnames.TEXT_RESULT_HEADER``) and nothing else, so prose that merely holds a tag is
+left alone. The messages it returns are for reading only; they are never sent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.toolnames import TEXT_RESULT_HEADER
+
+_CALL = re.compile(r"<(?P<name>[a-z][a-z0-9_]*)>\s*\n(?P<body>.*?)\n?</(?P=name)>", re.S)
+"""An XML call: its element on a line of its own, its parameters as elements inside."""
+_PARAMETER = re.compile(r"<(?P<key>[a-z][a-z0-9_]*)>\n?(?P<value>.*?)\n?</(?P=key)>", re.S)
+_FAILED = "The tool execution failed with the following error:"
+"""How Cline opens the answer of a call that failed."""
+ID_PREFIX = "text-call-"
+"""The id of a call read from text: this prefix and the index of the message that made it."""
+
+
+def as_native_calls(messages: Sequence[Message]) -> Sequence[Message]:
+    """``messages`` with each tool call made in an assistant's text, and answered in the next
+    user message's text, as a ``tool_use`` and its ``tool_result``; ``messages`` itself when
+    there are none."""
+    out: list[Message] | None = None
+    for index in range(len(messages) - 1):
+        call, answer = messages[index], messages[index + 1]
+        if call.role != "assistant" or answer.role != "user" or call.tool_uses:
+            continue
+        pair = _pair(call, answer, f"{ID_PREFIX}{index}")
+        if pair is not None:
+            out = list(messages) if out is None else out
+            out[index], out[index + 1] = pair
+    return messages if out is None else out
+
+
+def _pair(call: Message, answer: Message, call_id: str) -> tuple[Message, Message] | None:
+    found = _answer(answer)
+    if found is None:
+        return None
+    position, name = found
+    text_at, match = _call_in(call, name)
+    if match is None:
+        return None
+    block = call.content[text_at]
+    assert isinstance(block, TextBlock)
+    params = {m.group("key"): m.group("value") for m in _PARAMETER.finditer(match.group("body"))}
+    prose = (block.text[: match.start()] + block.text[match.end() :]).strip()
+    kept: list[Block] = [b for i, b in enumerate(call.content) if i != text_at]
+    if prose:
+        kept.insert(text_at, TextBlock(prose))
+    answered = answer.content[position]
+    assert isinstance(answered, TextBlock)
+    body = TEXT_RESULT_HEADER.sub("", answered.text.lstrip(), count=1).lstrip("\n")
+    result = ToolResultBlock(call_id, body, body.startswith(_FAILED))
+    blocks = list(answer.content)
+    blocks[position] = result
+    new_call = Message("assistant", (*kept, ToolUseBlock(call_id, name, params)), call.meta)
+    return new_call, Message("user", tuple(blocks), answer.meta)
+
+
+def _answer(message: Message) -> tuple[int, str] | None:
+    """Where the answer to a text call sits in ``message``, and the tool it names."""
+    for position, block in enumerate(message.content):
+        if isinstance(block, TextBlock):
+            header = TEXT_RESULT_HEADER.match(block.text.lstrip())
+            if header is not None:
+                return position, header.group("name")
+    return None
+
+
+def _call_in(message: Message, name: str) -> tuple[int, re.Match[str] | None]:
+    """The text block of ``message`` that calls ``name`` in XML, and the call."""
+    for position, block in enumerate(message.content):
+        if isinstance(block, TextBlock):
+            for match in _CALL.finditer(block.text):
+                if match.group("name") == name:
+                    return position, match
+    return -1, None

@@ -17,10 +17,13 @@ from types import MappingProxyType
 from contextwarden.model import Message
 from contextwarden.summarizers.base import Summary
 from contextwarden.summarizers.carry import (
+    ANSWERS_LABEL,
     DECISION_PREFIX,
     DECISIONS_LABEL,
+    EXCERPT_GAP,
     FINDING_PREFIX,
     FINDINGS_LABEL,
+    LAST_MESSAGE_LABEL,
     format_error,
     format_item,
     format_more,
@@ -243,6 +246,9 @@ class _Builder:
         self, facts: Facts, users: list[str], policy: StructuredPolicy, counter: TokenCounter
     ) -> None:
         self.facts, self.users, self.policy, self.counter = facts, users, policy, counter
+        # Section 8's excerpt of the last assistant message, never dropped: a decision or a
+        # finding it quotes is not listed again (the next summary reads it back from there).
+        self.current = head_tail(facts.last_assistant_text, policy.current_work_tokens, counter)
 
     def sections(self, instructions: str | None) -> dict[int, list[Item]]:
         return {
@@ -358,7 +364,8 @@ class _Builder:
         signal (a plan's step, what a message editing a file says), then those that only
         diagnose, then those giving a reason or a choice (``decisions.standing``), each oldest
         first."""
-        if not self.policy.decisions or not self.facts.decisions:
+        listed = [(i, text) for i, text in self.facts.decisions if text not in self.current]
+        if not self.policy.decisions or not listed:
             return []
         items = [Item(DECISIONS_LABEL)]
         items += [
@@ -367,7 +374,7 @@ class _Builder:
                 (6, index + (standing(text) - 2) * 1_000_000),
                 "decisions",
             )
-            for index, text in self.facts.decisions
+            for index, text in listed
         ]
         return items
 
@@ -376,10 +383,13 @@ class _Builder:
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
         messages, decisions; not the answers' excerpts); dropped before anything else."""
         held = "\n".join(
-            item.text
-            for n, items in sections.items()
-            for item in items
-            if n in _CARRIED_SECTIONS or item.kind == "decisions"
+            [
+                item.text
+                for n, items in sections.items()
+                for item in items
+                if n in _CARRIED_SECTIONS or item.kind == "decisions"
+            ]
+            + [self.current]
         )
         found = chosen(self.facts.findings, held, room, self.counter)
         if not found:
@@ -393,7 +403,7 @@ class _Builder:
         if not self.facts.answers:
             return []
         starts = [m.index for m in self.facts.user_messages]
-        items = [Item("Answers the assistant gave (oldest first; after user message #n):")]
+        items = [Item(ANSWERS_LABEL)]
         for i, (index, text) in enumerate(self.facts.answers):
             after = bisect.bisect_left(starts, index)
             excerpt = _ends(text, self.policy.answer_chars)
@@ -425,8 +435,7 @@ class _Builder:
     def _current_work(self) -> list[Item]:
         items = []
         if self.facts.last_assistant_text:
-            text = self._excerpt(self.facts.last_assistant_text, self.policy.current_work_tokens)
-            items += [Item("Last assistant message:"), Item(text)]
+            items += [Item(LAST_MESSAGE_LABEL), Item(_indent(self.current))]
         calls = self.facts.last_tool_calls
         if calls:
             items.append(Item("Last tool calls:"))
@@ -468,7 +477,7 @@ def _ends(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     half = (limit - 3) // 2
-    return f"{text[:half]} … {text[len(text) - half :]}"
+    return f"{text[:half]}{EXCERPT_GAP}{text[len(text) - half :]}"
 
 
 def _indent(text: str) -> str:

@@ -399,12 +399,14 @@ class _Builder:
         return items
 
     def _answers(self) -> list[Item]:
-        """What the assistant told the user at the end of each turn, oldest first."""
-        if not self.facts.answers:
+        """What the assistant told the user at the end of each turn, oldest first; not the one
+        section 8 quotes whole (the last message, when it answered)."""
+        answers = [(i, text) for i, text in self.facts.answers if text not in self.current]
+        if not answers:
             return []
         starts = [m.index for m in self.facts.user_messages]
         items = [Item(ANSWERS_LABEL)]
-        for i, (index, text) in enumerate(self.facts.answers):
+        for i, (index, text) in enumerate(answers):
             after = bisect.bisect_left(starts, index)
             excerpt = _ends(text, self.policy.answer_chars)
             items.append(Item(f"- (after #{after}) {excerpt}", (5, i), "answers"))

@@ -79,3 +79,10 @@ def test_a_verbless_conclusion_stays_with_the_sentence_before_it() -> None:
     assert decisions(f"{FILLER} Quadratic over session length.") == []  # nothing to join
     # the next step the assistant announces is not a conclusion of what it found
     assert decisions(f"{FILLER} {grows} Let me fix that.") == [grows]
+
+
+def test_a_heading_in_a_plan_names_its_steps_and_is_not_one() -> None:
+    first = "- Move the token store behind one interface for every issuer."
+    heading = "### Issuer adapters and their authentication"
+    then = "- Update every adapter fixture for the verified issuer field."
+    assert decisions(f"## Implementation plan\n\n{first}\n{heading}\n{then}") == [first, then]

@@ -124,7 +124,8 @@ _LABELLED = re.compile(
 """A line the author labels as the cause or the choice ("**Fix:** new option that …", "Root
 cause: …"): a decision by its author's own word."""
 _HEADING = re.compile(r"#{1,6}\s|(?:\*\*|__)[^*_]+(?:\*\*|__):?$")
-"""A Markdown heading, or a line that is bold only ("**Root cause**")."""
+"""A Markdown heading, or a line that is bold only ("**Root cause**"): it names what the lines
+under it are about, and says nothing itself unless a signal does (not a plan's step)."""
 _CONCLUDES = re.compile(
     r"\b(?:(?:root\s)?causes?|diagnos\w+|decisions?|decided|conclusions?|verdict|findings?|why)\b",
     re.I,
@@ -185,7 +186,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
             ):
                 found[-1] = (joined, found[-1][1])  # "… copies it again. Quadratic."
             elif weight(kept) >= MIN_DECISION_CHARS:
-                signal = bool(plan_left) or _signalled(kept)
+                signal = (bool(plan_left) and not _HEADING.match(kept)) or _signalled(kept)
                 if (
                     signal
                     and before

@@ -126,7 +126,7 @@ cause: …"): a decision by its author's own word."""
 _HEADING = re.compile(r"#{1,6}\s|(?:\*\*|__)[^*_]+(?:\*\*|__):?$")
 """A Markdown heading, or a line that is bold only ("**Root cause**"): it names what the lines
 under it are about, and says nothing itself unless a signal does (not a plan's step)."""
-_CONCLUDES = re.compile(
+_NAMES_CONCLUSION = re.compile(
     r"\b(?:(?:root\s)?causes?|diagnos\w+|decisions?|decided|conclusions?|verdict|findings?|why)\b",
     re.I,
 )
@@ -181,7 +181,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
                 before
                 and found
                 and found[-1][0] == before.strip()
-                and _concludes(kept)
+                and _trails_as_conclusion(kept)
                 and len(joined) <= MAX_DECISION_CHARS
             ):
                 found[-1] = (joined, found[-1][1])  # "… copies it again. Quadratic."
@@ -209,11 +209,11 @@ def _announces(line: str) -> bool:
     plan or a fix (a colon at its end), or it is a heading naming a plan, a cause or a choice."""
     if line.endswith(":") and _PLAN.search(line) is not None:
         return True
-    named = _PLAN.search(line) is not None or _CONCLUDES.search(line) is not None
+    named = _PLAN.search(line) is not None or _NAMES_CONCLUSION.search(line) is not None
     return named and _HEADING.match(line) is not None
 
 
-def _concludes(unit: str) -> bool:
+def _trails_as_conclusion(unit: str) -> bool:
     """Whether ``unit``, a sentence after a kept one on the same line, is a conclusion too
     short to stand alone ("Quadratic over session length."): it belongs to that one."""
     short = 0 < weight(unit) < MIN_DECISION_CHARS

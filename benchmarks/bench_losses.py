@@ -20,8 +20,9 @@ end, the request where it left the context is found, and the compaction there is
   read it (whether a later summary without a budget holds it is said too);
 - *never in context*: no request ever held it (a rung cut it before the first request after it).
 
-An earlier summary may hold a probe only in an excerpt no later summary carries (the last
-assistant message of section 8, an answer's excerpt): *re-summarized, only in an excerpt*.
+An earlier summary may hold a probe only in an excerpt (the last assistant message of section 8,
+an answer's excerpt) whose prose a later summary reads again without finding it a decision or a
+finding there: *re-summarized, only in an excerpt*.
 """
 
 from __future__ import annotations
@@ -48,9 +49,13 @@ from contextwarden.summarizers.base import Summary
 from contextwarden.summarizers.carry import (
     carried_decisions,
     carried_errors,
+    carried_excerpts,
     carried_files,
+    carried_findings,
     carried_user_messages,
 )
+from contextwarden.summarizers.decisions import decisions
+from contextwarden.summarizers.findings import findings
 from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
 from contextwarden.summarizers.typed import is_summary_message
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -120,10 +125,13 @@ def why(text: str, recorder: Recorder) -> str:
 
 
 def _carried_facts(summary: str) -> list[str]:
-    """What a later summary reads back from ``summary``: decisions, errors, files, user text."""
+    """What a later summary reads back from ``summary``: decisions, findings, errors, files,
+    user text, and what it finds again in the assistant's words it quotes in excerpts."""
     errors = [" ".join((e.excerpt, *e.more)) for e in carried_errors(summary)]
     files = [path for path, _ in carried_files(summary)]
-    return [*carried_decisions(summary), *errors, *files, *carried_user_messages(summary)]
+    mined = [u for text in carried_excerpts(summary) for u in (*decisions(text), *findings(text))]
+    listed = (*carried_decisions(summary), *carried_findings(summary))
+    return [*listed, *mined, *errors, *files, *carried_user_messages(summary)]
 
 
 def classify(data: Path, probes: Path, half: str | None) -> list[tuple[str, str, str, str]]:

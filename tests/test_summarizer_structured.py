@@ -71,7 +71,8 @@ def test_nine_sections_in_order_with_their_headings() -> None:
     assert "FAILED test_json - KeyError: 'tokens'" in summary.sections[4]
     assert "unresolved" in summary.sections[4]
     assert "[#2, 37 chars]\nAlso keep the table output unchanged." in summary.sections[6]
-    assert "- (after #1) The report lacks a tokens key; adding it next." in summary.sections[5]
+    answer = "The report lacks a tokens key; adding it next."
+    assert answer in summary.sections[8] and answer not in summary.sections[5]  # quoted once
     assert "Open user request (#2" in summary.sections[7]
     assert "Answer the open user request" in summary.sections[9]
     assert summary.requests == 0 and summary.added_facts == ()

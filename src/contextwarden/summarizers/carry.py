@@ -1,4 +1,5 @@
-"""What an earlier summary hands on to the next one: user messages, files and errors.
+"""What an earlier summary hands on to the next one: user messages, files, errors, decisions,
+findings, and the assistant's words it quotes only in excerpts (read again as its prose).
 
 Our own sections are written in layouts that read back exactly: section 6 gives each user message
 a header with its length in characters, then exactly that many characters (so a message holding
@@ -12,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from contextwarden.summarizers.sections import EMPTY_SECTION
+from contextwarden.summarizers.sections import EMPTY_SECTION, OMISSION_NOTE
 
 # Our section 6 lists each message as a header giving its length, then exactly that many
 # characters: the length makes parsing exact even when a message contains header-like lines.
@@ -48,6 +49,16 @@ _DECISION_RE = re.compile(rf"^{re.escape(DECISION_PREFIX)}(.+)$", re.M)
 FINDINGS_LABEL = "What else the assistant found or said (oldest first):"
 FINDING_PREFIX = "- noted: "
 _FINDING_RE = re.compile(rf"^{re.escape(FINDING_PREFIX)}(.+)$", re.M)
+ANSWERS_LABEL = "Answers the assistant gave (oldest first; after user message #n):"
+_ANSWER_RE = re.compile(r"^- \(after #\d+\) (.+)$", re.M)
+EXCERPT_GAP = " \u2026 "
+"""Between the head and the tail of an answer's one-line excerpt in section 5."""
+LAST_MESSAGE_LABEL = "Last assistant message:"
+_SECTION_EIGHT_RE = re.compile(rf"^8\. Current Work:\n{re.escape(LAST_MESSAGE_LABEL)}\n", re.M)
+_INDENTED_RE = re.compile(r"(?:(?:  [^\n]*)?\n)*")
+_OMISSION_RE = re.compile(
+    "^" + re.escape(OMISSION_NOTE).replace(re.escape("{omitted}"), r"\d+") + "$", re.M
+)
 
 
 class CarriedError(NamedTuple):
@@ -82,6 +93,24 @@ def carried_decisions(summary_text: str) -> tuple[str, ...]:
 def carried_findings(summary_text: str) -> tuple[str, ...]:
     """The findings (``findings``) our earlier summary lists in section 5, in its order."""
     return _listed(summary_text, FINDINGS_LABEL, _FINDING_RE)
+
+
+def carried_excerpts(summary_text: str) -> tuple[str, ...]:
+    """The assistant's words our earlier summary quotes only in excerpts, to be read again as
+    the prose they were: each answer's excerpt of section 5 (its head and its tail apart, so no
+    sentence runs across the cut) and the last assistant message of section 8, without its
+    indent and its omission note."""
+    pieces = [
+        piece
+        for answer in _listed(summary_text, ANSWERS_LABEL, _ANSWER_RE)
+        for piece in answer.split(EXCERPT_GAP)
+    ]
+    start = _SECTION_EIGHT_RE.search(summary_text)
+    if start is not None:
+        block = _INDENTED_RE.match(summary_text, start.end())
+        lines = block.group(0).split("\n") if block else []
+        pieces.append(_OMISSION_RE.sub("", "\n".join(line[2:] for line in lines)).strip())
+    return tuple(piece for piece in pieces if piece)
 
 
 def _listed(summary_text: str, label_text: str, line: re.Pattern[str]) -> tuple[str, ...]:

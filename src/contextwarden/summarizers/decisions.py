@@ -12,7 +12,13 @@ check Y", "The rule is defined on line 651 as …"): it states the cause or the 
 write; only its announcements ("Now update the handler:") are not. A plan's or a review's
 directive ("- Do not accept X", "Retain Y as …", "Replace X with Y") is a choice, and a finding set
 against what it is not ("X supports A, not B", "X starts, but Y") rules an alternative out, signal
-word or not. A sentence that refers back ("That is no longer true") is kept with the one before it.
+word or not. A sentence that refers back ("That is no longer true", or has no subject: "Must be
+handled in C") is kept with the one before it, and so is a verbless conclusion too short to stand
+alone ("Quadratic over session length."). Terse analysis states its findings without signal words
+too: a negation set against a clause ("`x` only does A; it never does B", "A doesn't do B — it
+does C"), a verdict on an option ("it's not fixable that way", "works end-to-end"), a number
+measured before and after ("from 47s to 2s"), a line labelled as the fix or the cause ("**Fix:**
+…", "Root cause: …"), and the lines under a heading that names one ("## Root cause").
 """
 
 from __future__ import annotations
@@ -88,8 +94,50 @@ _CONTRAST = re.compile(r"\S,\s(?:not\s|but\s(?!I\b|I'|let\b|we'll\b|be careful))
 """A finding set against what it is not ("X supports A, not B", "X supports A, but B"): the
 alternative it rules out or the limit it found; not the agent's own caution ("…, but I'll
 check first")."""
-_BACK_REFERENCE = re.compile(r"(?:That|This|It|Which)\b")
-"""A sentence opening so ("That is no longer true") says nothing without the one before it."""
+_NEGATION = re.compile(r"\b(?:not|never|cannot|no longer|only)\b|n't\b", re.I)
+_CLAUSE_BREAK = re.compile(r"\s[\u2014\u2013]\s|;\s")
+"""A dash or a semicolon between two clauses. With a negation or a limit (``_NEGATION``) they
+say what a thing does not do beside what it does ("`x` only does A; it never does B", "A doesn't
+make B async — it makes loading lazy", "N codes — cannot flow through C"); not when a clause
+says what the assistant does next ("I haven't run it yet — let me do that")."""
+_VERDICT = re.compile(
+    r"\b(?:not|n't|never)\s(?:\w+\s)?(?:fixable|possible|feasible|viable|workable|load-bearing)\b"
+    r"|(?:\b(?:not|never|cannot)|n't)\s(?:\w+\s)?work\b"
+    r"|\bworks?\s(?:end-to-end|as (?:expected|intended))",
+    re.I,
+)
+"""A verdict on an option or a result ("it's not fixable that way", "can't work", "works
+end-to-end")."""
+_MEASURED = re.compile(
+    r"\bfrom\s(?:\S+\s){0,2}?~?\d[\d.,]*(?:%|[^\W\d_]+)[^.;]{0,40}?\bto\s(?:\S+\s){0,2}?~?\d"
+    r"|\d[\d.,]*(?:%|[^\W\d_]+)\s?(?:\u2192|->)\s?~?\d",
+    re.I,
+)
+"""A quantity measured before and after a change, its unit on the number ("took it from a 47s
+wedge to a 2s pass", "3.1s → 0.4s", "from 40% to 5%"); a bare range ("from 1 to 50") is not
+one."""
+_LABELLED = re.compile(
+    r"(?:[-*\u2022]\s+)?(?:\*\*|__)?(?:root cause|cause|fix|decision|verdict|conclusion|diagnosis"
+    r"|solution|approach)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
+    re.I,
+)
+"""A line the author labels as the cause or the choice ("**Fix:** new option that …", "Root
+cause: …"): a decision by its author's own word."""
+_HEADING = re.compile(r"#{1,6}\s|(?:\*\*|__)[^*_]+(?:\*\*|__):?$")
+"""A Markdown heading, or a line that is bold only ("**Root cause**"): it names what the lines
+under it are about, and says nothing itself unless a signal does (not a plan's step)."""
+_NAMES_CONCLUSION = re.compile(
+    r"\b(?:(?:root\s)?causes?|diagnos\w+|decisions?|decided|conclusions?|verdict|findings?|why)\b",
+    re.I,
+)
+"""What a heading names when the lines under it state a cause or a choice ("## Root cause",
+"### Decided approach", "**Why it fails**"), beside a plan's words (``_PLAN``)."""
+_BACK_REFERENCE = re.compile(
+    r"(?:That|This|It|Which)\b|(?:Must|Should|Cannot|Can't|Needs? to|Has to|Have to)\s"
+)
+"""A sentence opening so ("That is no longer true") says nothing without the one before it; nor
+does one with no subject ("Must be handled in the writer, not the resolver"): it is the one
+before it that names what it is about."""
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
 _SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
 _LEAD = r"(?:(?:good|great|perfect|ok(?:ay)?|now|next|then|finally|also|first)\b[,!.]?\s*)*"
@@ -124,13 +172,21 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     found: list[tuple[str, bool]] = []
     plan_left = 0
     for line in _prose_lines(text):
-        announces = line.endswith(":") and _PLAN.search(line) is not None
+        announces = _announces(line)
         units = _units(line)
         for before, unit in zip(["", *units], units, strict=False):
             kept = unit.strip()
-            if weight(kept) >= MIN_DECISION_CHARS:
-                signal = bool(plan_left) or _signalled(kept)
-                joined = f"{before.strip()} {kept}"
+            joined = f"{before.strip()} {kept}"
+            if (
+                before
+                and found
+                and found[-1][0] == before.strip()
+                and _trails_as_conclusion(kept)
+                and len(joined) <= MAX_DECISION_CHARS
+            ):
+                found[-1] = (joined, found[-1][1])  # "… copies it again. Quadratic."
+            elif weight(kept) >= MIN_DECISION_CHARS:
+                signal = (bool(plan_left) and not _HEADING.match(kept)) or _signalled(kept)
                 if (
                     signal
                     and before
@@ -148,11 +204,43 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     return [unit for i, (unit, _) in enumerate(found) if i not in dropped]
 
 
+def _announces(line: str) -> bool:
+    """Whether the lines after ``line`` are a plan's steps or its conclusions: it introduces a
+    plan or a fix (a colon at its end), or it is a heading naming a plan, a cause or a choice."""
+    if line.endswith(":") and _PLAN.search(line) is not None:
+        return True
+    named = _PLAN.search(line) is not None or _NAMES_CONCLUSION.search(line) is not None
+    return named and _HEADING.match(line) is not None
+
+
+def _trails_as_conclusion(unit: str) -> bool:
+    """Whether ``unit``, a sentence after a kept one on the same line, is a conclusion too
+    short to stand alone ("Quadratic over session length."): it belongs to that one."""
+    short = 0 < weight(unit) < MIN_DECISION_CHARS
+    return short and unit.endswith((".", "!")) and not narrates(unit)
+
+
 def _signalled(unit: str) -> bool:
     return (
         _SIGNALS.search(unit) is not None
         or _DIRECTIVE.match(unit) is not None
+        or _LABELLED.match(unit) is not None
         or _CONTRAST.search(unit) is not None
+        or _VERDICT.search(unit) is not None
+        or _MEASURED.search(unit) is not None
+        or _negates_beside(unit)
+    )
+
+
+def _negates_beside(unit: str) -> bool:
+    """A negation or a limit, another clause beside it, none narrating (``_CLAUSE_BREAK``)."""
+    clauses = _CLAUSE_BREAK.split(unit)
+    return (
+        len(clauses) > 1
+        and _NEGATION.search(unit) is not None
+        and not any(
+            narrates(clause.strip()) or clause.strip().startswith("I ") for clause in clauses
+        )
     )
 
 
@@ -195,8 +283,9 @@ def weight(text: str) -> int:
 
 def standing(decision: str) -> int:
     """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
-    (the densest kind), 1 when it states a diagnosis, 0 when it has no signal at all (a plan's
-    step, what a message that edits a file says): the lower goes first."""
-    if _REASONED.search(decision) or _DIRECTIVE.match(decision):
+    or the author labels it as the fix or the cause (the densest kind), 1 when it states a
+    diagnosis or a finding, 0 when it has no signal at all (a plan's step, what a message that
+    edits a file says): the lower goes first."""
+    if _REASONED.search(decision) or _DIRECTIVE.match(decision) or _LABELLED.match(decision):
         return 2
     return 1 if _signalled(decision) else 0

@@ -17,6 +17,7 @@ from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBloc
 from contextwarden.summarizers.carry import (
     carried_decisions,
     carried_errors,
+    carried_excerpts,
     carried_files,
     carried_findings,
 )
@@ -265,7 +266,9 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
 
 
 def _carry(walk: _Walk, message: Message, index: int) -> None:
-    """Files and errors an earlier summary of ours lists stay listed (files as ``earlier: …``)."""
+    """Files and errors an earlier summary of ours lists stay listed (files as ``earlier: …``),
+    its decisions and findings too, and what it quotes of the assistant only in excerpts is
+    read again for decisions and findings that no line it carries holds."""
     at = summary_block_index(message)
     block = message.content[at] if at is not None else None
     text = (
@@ -283,8 +286,18 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         walk.carried.append(
             ErrorFact(index, error.tool, error.target, error.excerpt, fixed, error.more, rejected)
         )
+    held = (*carried_decisions(text), *carried_findings(text))
     walk.decisions.extend((index, sentence) for sentence in carried_decisions(text))
     walk.findings.extend((index, unit) for unit in carried_findings(text))
+    for excerpt in carried_excerpts(text):  # read as the assistant's prose it was
+        walk.decisions.extend((index, s) for s in decisions(excerpt) if _new(s, held))
+        walk.findings.extend((index, u) for u in findings(excerpt) if _new(u, held))
+
+
+def _new(unit: str, held: Sequence[str]) -> bool:
+    """Whether no line in ``held`` contains ``unit`` or is contained in it (the same sentence
+    read from an excerpt, with or without the one next to it)."""
+    return not any(unit in line or line in unit for line in held)
 
 
 def _add_files(walk: _Walk, ops: Iterable[FileOp], index: int) -> None:

@@ -23,10 +23,13 @@ from contextwarden.policy import (
 )
 from contextwarden.summarizers.base import Summary
 from contextwarden.summarizers.carry import (
+    ANSWERS_LABEL,
     DECISION_PREFIX,
     DECISIONS_LABEL,
+    EXCERPT_GAP,
     FINDING_PREFIX,
     FINDINGS_LABEL,
+    LAST_MESSAGE_LABEL,
     format_error,
     format_item,
     format_more,
@@ -250,6 +253,9 @@ class _Builder:
         self, facts: Facts, users: list[str], policy: StructuredPolicy, counter: TokenCounter
     ) -> None:
         self.facts, self.users, self.policy, self.counter = facts, users, policy, counter
+        # Section 8's excerpt of the last assistant message, never dropped: a decision or a
+        # finding it quotes is not listed again (the next summary reads it back from there).
+        self.current = head_tail(facts.last_assistant_text, policy.current_work_tokens, counter)
 
     def sections(self, instructions: str | None) -> dict[int, list[Item]]:
         return {
@@ -365,7 +371,8 @@ class _Builder:
         signal (a plan's step, what a message editing a file says), then those that only
         diagnose, then those giving a reason or a choice (``decisions.standing``), each oldest
         first."""
-        if not self.policy.decisions or not self.facts.decisions:
+        listed = [(i, text) for i, text in self.facts.decisions if text not in self.current]
+        if not self.policy.decisions or not listed:
             return []
         items = [Item(DECISIONS_LABEL)]
         items += [
@@ -374,7 +381,7 @@ class _Builder:
                 (6, index + (standing(text) - 2) * 1_000_000),
                 "decisions",
             )
-            for index, text in self.facts.decisions
+            for index, text in listed
         ]
         return items
 
@@ -383,10 +390,13 @@ class _Builder:
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
         messages, decisions; not the answers' excerpts); dropped before anything else."""
         held = "\n".join(
-            item.text
-            for n, items in sections.items()
-            for item in items
-            if n in _CARRIED_SECTIONS or item.kind == "decisions"
+            [
+                item.text
+                for n, items in sections.items()
+                for item in items
+                if n in _CARRIED_SECTIONS or item.kind == "decisions"
+            ]
+            + [self.current]
         )
         found = chosen(self.facts.findings, held, room, self.counter)
         if not found:
@@ -396,12 +406,14 @@ class _Builder:
         return items
 
     def _answers(self) -> list[Item]:
-        """What the assistant told the user at the end of each turn, oldest first."""
-        if not self.facts.answers:
+        """What the assistant told the user at the end of each turn, oldest first; not the one
+        section 8 quotes whole (the last message, when it answered)."""
+        answers = [(i, text) for i, text in self.facts.answers if text not in self.current]
+        if not answers:
             return []
         starts = [m.index for m in self.facts.user_messages]
-        items = [Item("Answers the assistant gave (oldest first; after user message #n):")]
-        for i, (index, text) in enumerate(self.facts.answers):
+        items = [Item(ANSWERS_LABEL)]
+        for i, (index, text) in enumerate(answers):
             after = bisect.bisect_left(starts, index)
             excerpt = _ends(text, self.policy.answer_chars)
             items.append(Item(f"- (after #{after}) {excerpt}", (5, i), "answers"))
@@ -432,8 +444,7 @@ class _Builder:
     def _current_work(self) -> list[Item]:
         items = []
         if self.facts.last_assistant_text:
-            text = self._excerpt(self.facts.last_assistant_text, self.policy.current_work_tokens)
-            items += [Item("Last assistant message:"), Item(text)]
+            items += [Item(LAST_MESSAGE_LABEL), Item(_indent(self.current))]
         calls = self.facts.last_tool_calls
         if calls:
             items.append(Item("Last tool calls:"))
@@ -475,7 +486,7 @@ def _ends(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     half = (limit - 3) // 2
-    return f"{text[:half]} … {text[len(text) - half :]}"
+    return f"{text[:half]}{EXCERPT_GAP}{text[len(text) - half :]}"
 
 
 def _indent(text: str) -> str:

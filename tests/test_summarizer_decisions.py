@@ -36,6 +36,11 @@ COUNTER = HeuristicCounter()
         "Il semble que le port soit occupé par l'ancien conteneur.",
         "Es scheint, dass der Port noch vom alten Container belegt ist.",
         "看起来端口一直被之前启动的那个旧容器占用着。",
+        # a choice, a cause found, something missing: CJK words with no boundary to anchor on
+        "既存の API を変更するのではなく、新しいエンドポイントを追加することにしました。",
+        "設定ファイルの読み込み順序が逆になっていたことが判明しました。",
+        "为了避免重复请求，我们采用缓存而不是每次都查询数据库。",
+        "캐시 키가 누락되어 매번 데이터베이스를 조회하고 있었습니다.",
     ],
 )
 def test_a_reason_a_choice_or_a_diagnosis_is_a_decision(line: str) -> None:
@@ -44,6 +49,7 @@ def test_a_reason_a_choice_or_a_diagnosis_is_a_decision(line: str) -> None:
 
 def test_chatter_is_not_a_decision() -> None:
     assert decisions("Now let me read the remaining key files.\nLet me run the tests.") == []
+    assert decisions("次にテストを実行して、結果を確認します。\n接下来我运行全部测试。") == []
 
 
 # Real texts of messages that edit a file (a Claude Code and an OpenHands session).

@@ -79,10 +79,20 @@ _DIAGNOSES = (
     r"|der Fehler|parece que|resulta que|il semble|on dirait|scheint|sieht so aus|liegt an"
 )
 _WIDE_REASONS = (
-    # Chinese, Japanese, Korean: no word boundaries to anchor on
-    r"因为|所以|由于|而不是|改为|改用|决定|更好|ため|なので|代わりに|決め|때문|대신|결정"
+    # Chinese, Japanese, Korean: no word boundaries to anchor on. A reason ("because",
+    # "therefore", "in order to"), a choice ("decided", "adopt", "rather than", "better to",
+    # "should", "not needed")
+    r"因为|所以|由于|因此|为了|而不是|而是|改为|改用|决定|选择|采用|更好|应该|不需要|避免"
+    r"|ため|なので|ので、|なぜなら|そのため|したがって|代わりに|ではなく|よりも|決め|ことにし"
+    r"|採用|方が良い|ほうが良い|方がいい|ほうがいい|べき|不要|必要があ"
+    r"|때문|대신|결정|그래서|따라서|으로 인해|선택|채택|보다는|필요 없"
 )
-_WIDE_DIAGNOSES = r"原因|问题|導致|导致|問題|원인|문제|看起来|似乎|原来|ようです|みたい|것 같"
+_WIDE_DIAGNOSES = (
+    # a cause found, something missing, wrong or in conflict, what turned out to be so
+    r"原因|问题|導致|导致|問題|원인|문제|看起来|似乎|原来|发现|缺少|冲突|没有被"
+    r"|ようです|みたい|判明|バグ|競合|間違|不足|足りな|ことが分か|ことがわか|されていな"
+    r"|것 같|누락|충돌|잘못"
+)
 _DIRECTIVE = re.compile(
     r"(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:\*\*)?"
     r"(?:do not|don't|never|avoid|retain|keep|replace|remove|drop)\b",

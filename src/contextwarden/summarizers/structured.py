@@ -72,11 +72,12 @@ class StructuredPolicy:
     max_floor_ratio: float = SUMMARY_FLOOR_RATIO
     """The floor never takes more than this share of the window, so a summary plus the tail kept
     verbatim stays well under the autocompact threshold even at a tiny window."""
-    carry_ceiling_ratio: float = 0.25
+    carry_ceiling_ratio: float = 0.20
     """A derived budget grows until what the session has to carry (``CARRIED_RANK``: its
     decisions and error lines, with everything that is never dropped) fits, but never past
-    this share of the window (10,000 tokens at 40,000): unresolved errors are never dropped, so
-    without it each failure recognised pushes a decision out (``budget_to_carry``)."""
+    this share of the window (the floor at 40,000, 12,000 tokens at 60,000): unresolved errors
+    are never dropped, so without it each failure recognised pushes a decision out
+    (``budget_to_carry``)."""
     user_share: float = 0.70
     """User messages may fill this share of the budget before any is shortened. When they need
     more, a derived budget grows so that they fit this share (``budget_for``)."""
@@ -106,10 +107,11 @@ class StructuredPolicy:
     """Lines kept per failed call in section 4: the most telling line, then further error
     lines of the same output, most telling first (``failure_marks``; a compiler or test run
     reports several)."""
-    findings_share: float = 0.25
+    findings_share: float = 0.10
     """What else the assistant found or said (``findings``) may take up to this share of the
     budget, and only what the rest leaves: they are the first lines a short budget drops. 0
-    leaves them out."""
+    leaves them out. Past 10 % they fill a summary with lines no probe of an unseen session
+    asked for and each request pays for them (docs/benchmarks.md)."""
 
     @property
     def budget(self) -> int:

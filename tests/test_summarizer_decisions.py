@@ -39,7 +39,7 @@ COUNTER = HeuristicCounter()
         # a choice, a cause found, something missing: CJK words with no boundary to anchor on
         "既存の API を変更するのではなく、新しいエンドポイントを追加することにしました。",
         "設定ファイルの読み込み順序が逆になっていたことが判明しました。",
-        "为了避免重复请求，我们采用缓存而不是每次都查询数据库。",
+        "为了避免重复请求\uff0c我们采用缓存而不是每次都查询数据库。",
         "캐시 키가 누락되어 매번 데이터베이스를 조회하고 있었습니다.",
     ],
 )

@@ -142,6 +142,23 @@ FAMILIES = {
         "fatal : pas un dépôt git\nerreur : impossible de lire l'arbre",
         "erreur : impossible de lire l'arbre",
     ),
+    "ruff full format": (
+        "E501 Line too long (93 > 88)\n  --> tests/conftest.py:150:89\n    |\n"
+        "150 |     # Real API returns names with descriptions\n    |\n\nFound 1 error.",
+        "E501 Line too long (93 > 88)",
+    ),
+    "rustc, its location on the next line": (
+        "   Compiling tij v0.4.0\nerror[E0412]: cannot find type `DiffFormat` in this scope\n"
+        "  --> src/ui/diff.rs:41:17\n   |\n41 |     format: DiffFormat,\n   |             "
+        "^^^^^^^^^^ not found in this scope\n\nerror: could not compile `tij` (lib) due to 1 "
+        "previous error",
+        "error[E0412]: cannot find type `DiffFormat` in this scope",
+    ),
+    "a tool naming itself before ERROR": (
+        "mise ERROR Config files in ~/app/mise.toml are not trusted.\n"
+        "Trust them with `mise trust`.",
+        "mise ERROR Config files in ~/app/mise.toml are not trusted.",
+    ),
     "russian": ("Загрузка\nошибка: файл не найден", "ошибка: файл не найден"),
     "chinese": ("正在构建\n错误：找不到模块 app", "错误：找不到模块 app"),
 }
@@ -195,6 +212,24 @@ def test_an_output_whose_exit_code_was_lost_still_failed(family: str) -> None:
 )
 def test_a_success_is_not_flagged(output: str) -> None:
     assert failure_excerpt(output, is_error=False, shell=True, command="build | tail") is None
+
+
+def test_pytest_keeps_the_raised_exception_beside_the_failed_test() -> None:
+    output = (
+        "    def test_unknown_voice(self):\n>       resolve_voice('zzz')\n"
+        "E       app.types.VoiceNotFoundError: zzz\n\napp/voices.py:367: VoiceNotFoundError\n"
+        "FAILED tests/test_voices.py::test_unknown_voice - app.types.VoiceNotFoundError: zzz\n"
+        "FAILED tests/test_voices.py::test_other_voice - assert 1 == 2\n"
+        "========================= 2 failed, 238 passed in 15.54s ========================="
+    )
+    excerpt = failure_excerpt(output, is_error=True, shell=True)
+    assert excerpt is not None and excerpt.startswith("FAILED tests/test_voices.py::test_unknown")
+    assert "E       app.types.VoiceNotFoundError: zzz" in further_lines(output, excerpt, 3)
+
+
+def test_a_warning_with_a_location_is_not_a_failure() -> None:
+    output = "warning: unused variable: `x`\n --> src/main.rs:2:9\n    Finished `dev` profile"
+    assert failure_excerpt(output, is_error=False, shell=True, command="cargo build | tail") is None
 
 
 def test_a_verdict_alone_ranks_after_what_failed() -> None:

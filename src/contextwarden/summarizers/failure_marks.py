@@ -14,6 +14,7 @@ ERROR_LINE = re.compile(
     r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\])?[:!]"
     r"|npm (?:ERR!|error) "  # npm before and since v10
     r"|\[(?:ERROR|FATAL)\] "  # Maven
+    r"|[\w.-]+ (?:ERROR|FATAL) "  # a tool naming itself first: mise ERROR, a log's ERROR
     r"|e: "  # kotlinc
     # the same prefix where the tools print it translated (German, French, Spanish,
     # Portuguese, Russian, Chinese, Japanese, Korean)
@@ -80,7 +81,16 @@ _TRAILER = re.compile(
 )
 """A line only a failure prints that says nothing of what failed: it tells a run failed, and is
 the last line chosen."""
-EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*$", re.M)
+EXCEPTION_LINE = re.compile(
+    r"^(?:E {2,})?(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b|(?<=E  )\s*assert\b).*$",
+    re.M,
+)
+"""An exception raised, as Python, Java and others print it, and as pytest shows it under a
+failed test (``E       ValueError: bad voice``, ``E       assert 1 == 2``)."""
+_POINTER = re.compile(r"^\s*--> \S+?:\d+")
+"""Where a diagnostic printed on the line before it is (rustc, ruff's full format):
+``error[E0412]: cannot find type `X` in this scope`` / ``E501 Line too long (93 > 88)``, then
+``  --> src/x.rs:3:5``."""
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
     r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed"
@@ -132,6 +142,14 @@ def line_rank(line: str) -> int | None:
     return WORD_RANK if says_what_failed(line) else None
 
 
+def _points_at(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is a diagnostic whose location the next line gives
+    (``_POINTER``); advice (``warning:``, ``help:``) is not one."""
+    line = lines[index]
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    return bool(line.strip()) and _POINTER.match(following) is not None and not _HINT.match(line)
+
+
 def with_what_follows(lines: list[str], index: int) -> str:
     """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
     it (ends with a colon: ``ERROR:``, ``failed due to the following issue:``) and is not a
@@ -158,6 +176,8 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
     groups: dict[int, list[int]] = {}
     for i, line in enumerate(lines):
         rank = line_rank(line)
+        if _points_at(lines, i):
+            rank = TELLING_RANK
         if rank is not None:
             groups.setdefault(rank, []).append(i)
     for found in groups.values():

@@ -36,6 +36,8 @@ COUNTER = HeuristicCounter()
         "Il semble que le port soit occupé par l'ancien conteneur.",
         "Es scheint, dass der Port noch vom alten Container belegt ist.",
         "看起来端口一直被之前启动的那个旧容器占用着。",
+        "The filter was too narrow — the tests are in the `log::tests` module.",
+        "The upstream client changed from `convert(**kwargs)` to `stream(**kwargs)` in 2.0.",
         # a choice, a cause found, something missing: CJK words with no boundary to anchor on
         "既存の API を変更するのではなく、新しいエンドポイントを追加することにしました。",
         "設定ファイルの読み込み順序が逆になっていたことが判明しました。",

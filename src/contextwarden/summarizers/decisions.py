@@ -72,6 +72,8 @@ _DIAGNOSES = (
     r"|(?:is|was|are|were)(?:n't| not) (?:being |actually )?(?:called|set|passed|used|loaded"
     r"|defined|reached|awaited|exported|registered|triggered|applied)"
     r"|already (?:in use|taken|exists|running|bound)|out of date|leftover"
+    r"|(?:is|was|are|were) too (?:narrow|broad|strict|loose|early|late|small|large|short|long"
+    r"|slow|old|new|many|few)|changed from\b"
     r"|(?:that|this|which) explains|explains? why|no longer|matches the symptoms?"
     # Russian, Spanish, Portuguese, French, German
     r"|причин\w*|проблем\w*|ошибк\w*|баг\w*|оказалось|похоже|видимо|значит"  # noqa: RUF001

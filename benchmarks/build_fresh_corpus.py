@@ -4,6 +4,7 @@
     python benchmarks/build_fresh_corpus.py --set 3 MIRRORS OUT    # the third, blind set
     python benchmarks/build_fresh_corpus.py --set 4 MIRRORS OUT    # the fourth, blind set
     python benchmarks/build_fresh_corpus.py --set 5 MIRRORS OUT    # the fifth, blind set
+    python benchmarks/build_fresh_corpus.py --set 6 MIRRORS OUT    # the sixth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -12,8 +13,8 @@ one the commit before the chat log was deleted), copied byte for byte and checke
 SHA-256.
 They stay outside this repository (they hold people's paths and, in one case, an e-mail address
 in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1),
-``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4) and
-``benchmarks/fresh_probes5/`` (set 5); the README of each says where its sessions come from.
+``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4),
+``benchmarks/fresh_probes5/`` (set 5) and ``benchmarks/fresh_probes6/`` (set 6); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -174,7 +175,27 @@ SET5 = tuple(
     )
     for repo, commit, checkpoint, sha in SET5_CHECKPOINTS
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5}
+# Set 6 (issue #26's sixth, blind set): a repository and developer none of the earlier sets used.
+# tomochang/aidev (MIT, its LICENSE) committed two Claude Code sessions of its implementation
+# agent under .entire/metadata/<session>/full.jsonl (the Entire CLI's local copy), read at the one
+# commit that added them.
+AIDEV = ("tomochang/aidev", "1110b219b3545972f318badad008c2787742c6df")
+SET6_SESSIONS = (
+    ("a58cb2da-b71d-4517-8d14-9af8f79cd489",
+     "3897ff2ef051ee0acb82b15582daecb2ac16c1f2cc2881f5a06f8b1259b27073"),
+    ("c5f4a9cc-124d-4ca2-a57a-a111f631f14c",
+     "b0f20a09fd0398570d14e47fd1ce3d52ca9387c7433435b61d3a4c0a65875a66"),
+)  # fmt: skip
+SET6 = tuple(
+    Source(
+        *AIDEV,
+        f".entire/metadata/{session}/full.jsonl",
+        f"claude-code/{AIDEV[0].replace('/', '__')}__{session}.jsonl",
+        sha,
+    )
+    for session, sha in SET6_SESSIONS
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

@@ -192,6 +192,7 @@ REPIQ_CHECKPOINTS = (
     ("84/2316335707/0", "4b597b82cfb18be851ff1bb9b4c4bc55aa8ea7e75c1c164b77bc78e6c9269f6f"),
     ("f5/0445a6555d/0", "72f218cb020f704fd41da7bbdfdf0dd046e66e4ee5063fc0a915bcef9402b862"),
     ("01/c5812055dc/1", "354bcd4dae33194b223ec2cb6f6c4882eb0e6ff08a77077c9c2ea28d0f5fad8c"),
+    ("24/723c7a3c59/0", "e0181dd99c7440040fdf5df22b5bd078120b9191cd66c34cc04cc3dad57557fc"),
 )
 SET6 = (
     *(

@@ -8,13 +8,14 @@
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
-Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes, the aider
-one the commit before the chat log was deleted), copied byte for byte and checked against its
-SHA-256.
+Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes or, in set 6,
+in the ``.entire/metadata`` folder it committed, the aider one the commit before the chat log was
+deleted), copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in one case, an e-mail address
 in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1),
 ``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4),
-``benchmarks/fresh_probes5/`` (set 5) and ``benchmarks/fresh_probes6/`` (set 6); the README of each says where its sessions come from.
+``benchmarks/fresh_probes5/`` (set 5) and ``benchmarks/fresh_probes6/`` (set 6); the README of
+each says where its sessions come from.
 """
 
 from __future__ import annotations

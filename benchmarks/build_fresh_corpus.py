@@ -4,16 +4,18 @@
     python benchmarks/build_fresh_corpus.py --set 3 MIRRORS OUT    # the third, blind set
     python benchmarks/build_fresh_corpus.py --set 4 MIRRORS OUT    # the fourth, blind set
     python benchmarks/build_fresh_corpus.py --set 5 MIRRORS OUT    # the fifth, blind set
+    python benchmarks/build_fresh_corpus.py --set 6 MIRRORS OUT    # the sixth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
-Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes, the aider
-one the commit before the chat log was deleted), copied byte for byte and checked against its
-SHA-256.
+Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes or, in set 6,
+in the ``.entire/metadata`` folder it committed, the aider one the commit before the chat log was
+deleted), copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in one case, an e-mail address
 in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1),
-``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4) and
-``benchmarks/fresh_probes5/`` (set 5); the README of each says where its sessions come from.
+``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4),
+``benchmarks/fresh_probes5/`` (set 5) and ``benchmarks/fresh_probes6/`` (set 6); the README of
+each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -174,7 +176,46 @@ SET5 = tuple(
     )
     for repo, commit, checkpoint, sha in SET5_CHECKPOINTS
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5}
+# Set 6 (issue #26's sixth, blind set): repositories and developers none of the earlier sets used.
+# tomochang/aidev (MIT, its LICENSE) committed two Claude Code sessions of its implementation
+# agent under .entire/metadata/<session>/full.jsonl (the Entire CLI's local copy), read at the one
+# commit that added them; yutakobayashidev/repiq (MIT, its LICENSE) pushes its sessions, in
+# Japanese, as checkpoints of the entire/checkpoints/v1 branch, read at that branch's tip.
+AIDEV = ("tomochang/aidev", "1110b219b3545972f318badad008c2787742c6df")
+AIDEV_SESSIONS = (
+    ("a58cb2da-b71d-4517-8d14-9af8f79cd489",
+     "3897ff2ef051ee0acb82b15582daecb2ac16c1f2cc2881f5a06f8b1259b27073"),
+    ("c5f4a9cc-124d-4ca2-a57a-a111f631f14c",
+     "b0f20a09fd0398570d14e47fd1ce3d52ca9387c7433435b61d3a4c0a65875a66"),
+)  # fmt: skip
+REPIQ = ("yutakobayashidev/repiq", "a26c516407605bc1eed371774e25f5b17dc4038e")
+REPIQ_CHECKPOINTS = (
+    ("84/2316335707/0", "4b597b82cfb18be851ff1bb9b4c4bc55aa8ea7e75c1c164b77bc78e6c9269f6f"),
+    ("f5/0445a6555d/0", "72f218cb020f704fd41da7bbdfdf0dd046e66e4ee5063fc0a915bcef9402b862"),
+    ("01/c5812055dc/1", "354bcd4dae33194b223ec2cb6f6c4882eb0e6ff08a77077c9c2ea28d0f5fad8c"),
+    ("24/723c7a3c59/0", "e0181dd99c7440040fdf5df22b5bd078120b9191cd66c34cc04cc3dad57557fc"),
+)
+SET6 = (
+    *(
+        Source(
+            *AIDEV,
+            f".entire/metadata/{session}/full.jsonl",
+            f"claude-code/{AIDEV[0].replace('/', '__')}__{session}.jsonl",
+            sha,
+        )
+        for session, sha in AIDEV_SESSIONS
+    ),
+    *(
+        Source(
+            *REPIQ,
+            f"{checkpoint}/full.jsonl",
+            f"claude-code/{REPIQ[0].replace('/', '__')}__{checkpoint.replace('/', '-')}.jsonl",
+            sha,
+        )
+        for checkpoint, sha in REPIQ_CHECKPOINTS
+    ),
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

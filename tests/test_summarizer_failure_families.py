@@ -215,16 +215,23 @@ def test_a_success_is_not_flagged(output: str) -> None:
 
 
 def test_pytest_keeps_the_raised_exception_beside_the_failed_test() -> None:
+    """A failed test's line names the test; its E-line says what it raised (said once: when the
+    summary line already gives the exception, the E-line is not repeated)."""
     output = (
         "    def test_unknown_voice(self):\n>       resolve_voice('zzz')\n"
         "E       app.types.VoiceNotFoundError: zzz\n\napp/voices.py:367: VoiceNotFoundError\n"
-        "FAILED tests/test_voices.py::test_unknown_voice - app.types.VoiceNotFoundError: zzz\n"
-        "FAILED tests/test_voices.py::test_other_voice - assert 1 == 2\n"
+        "FAILED tests/test_voices.py::test_unknown_voice\n"
+        "FAILED tests/test_voices.py::test_other_voice\n"
         "========================= 2 failed, 238 passed in 15.54s ========================="
     )
     excerpt = failure_excerpt(output, is_error=True, shell=True)
-    assert excerpt is not None and excerpt.startswith("FAILED tests/test_voices.py::test_unknown")
+    assert excerpt == "FAILED tests/test_voices.py::test_unknown_voice"
     assert "E       app.types.VoiceNotFoundError: zzz" in further_lines(output, excerpt, 3)
+    stated = output.replace("test_unknown_voice\n", "test_unknown_voice - app.types.Voice"
+                            "NotFoundError: zzz\n")  # fmt: skip
+    excerpt = failure_excerpt(stated, is_error=True, shell=True)
+    assert excerpt is not None and excerpt.endswith("VoiceNotFoundError: zzz")
+    assert not any("E   " in line for line in further_lines(stated, excerpt, 3))
 
 
 def test_a_warning_with_a_location_is_not_a_failure() -> None:

@@ -5,6 +5,7 @@
     python benchmarks/bench_fresh.py --data /work/fresh --baseline /tmp/base/src --write FILE
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes3 --data /work/fresh3
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes4 --data /work/fresh4
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes6 --data /work/fresh6  # 5 too
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
 neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
@@ -21,9 +22,9 @@ end counts as recalled when an original the last context names holds it). ``--ba
 runs the same measurement with the package found in ``SRC`` (another checkout's ``src``), in a
 subprocess, and shows it as *before*.
 
-``--probes DIR`` measures another folder of probes written the same way (``fresh_probes3`` and
-``fresh_probes4``, the third and fourth sets, built by ``build_fresh_corpus.py --set 3`` and
-``--set 4``): one file per session, named after the session file under the data folder; every
+``--probes DIR`` measures another folder of probes written the same way (``fresh_probes3`` to
+``fresh_probes6``, the third to sixth sets, built by ``build_fresh_corpus.py --set 3`` to
+``--set 6``): one file per session, named after the session file under the data folder; every
 session of such a set is blind. Each probe missing from the last request's context is listed
 under the table, with whether recall got it back.
 """

@@ -35,6 +35,13 @@ class Source(NamedTuple):
     sha256: str
 
 
+def checkpoint(repository: str, commit: str, folder: str, sha256: str) -> Source:
+    """A Claude Code session the Entire CLI pushed: ``<folder>/full.jsonl`` on its checkpoint
+    branch, written as ``claude-code/<owner>__<name>__<folder with dashes>.jsonl``."""
+    name = f"{repository.replace('/', '__')}__{folder.replace('/', '-')}"
+    return Source(repository, commit, f"{folder}/full.jsonl", f"claude-code/{name}.jsonl", sha256)
+
+
 FSM1 = ("FSM1/cipher-box", "e227f1183b594fa6bd5dbe58c75272434067e89b")  # MIT
 # Apache-2.0
 PACKMIND = ("PackmindHub/context-evaluator", "63679d4764ce74bb41f8e5794f6183d43ea9ee88")
@@ -54,16 +61,7 @@ CHECKPOINTS = (
     (PM, "d7/20ae45fb41/0", "d2879859b01fccf13f7aae0c011b6a340e8d8a9bf13b7371c6c13cb4c6559b8b"),
 )
 SET1 = (
-    *(
-        Source(
-            repo,
-            commit,
-            f"{checkpoint}/full.jsonl",
-            f"claude-code/{repo.replace('/', '__')}__{checkpoint.replace('/', '-')}.jsonl",
-            sha,
-        )
-        for (repo, commit), checkpoint, sha in CHECKPOINTS
-    ),
+    *(checkpoint(repo, commit, folder, sha) for (repo, commit), folder, sha in CHECKPOINTS),
     Source(
         *MOZGOSLAV,
         ".aider.chat.history.md",
@@ -127,15 +125,7 @@ OH_MY_POSH_CHECKPOINTS = (
     ("11/6e27a41b09/0", "d1ad8cf03c29a759cff21a044d8d51cab77d82f4a0e572c4a2a7a701f6bddc7b"),
 )
 SET4 = (
-    *(
-        Source(
-            *OH_MY_POSH,
-            f"{checkpoint}/full.jsonl",
-            f"claude-code/JanDeDobbeleer__oh-my-posh__{checkpoint.replace('/', '-')}.jsonl",
-            sha,
-        )
-        for checkpoint, sha in OH_MY_POSH_CHECKPOINTS
-    ),
+    *(checkpoint(*OH_MY_POSH, folder, sha) for folder, sha in OH_MY_POSH_CHECKPOINTS),
     Source(  # the tip of refs/entire/checkpoints/7E/01KXYAY6X6AX6YHS3EQP27BY7E
         "JeffreyCA/azure-dev",
         "091d53d91dc455da47b6b9179ad1ad25368b9288",
@@ -167,14 +157,7 @@ SET5_CHECKPOINTS = (
      "1f93c635ec34f1c86c1ca62b672b9b0655724538746f216ba56e441b5d607689"),
 )  # fmt: skip
 SET5 = tuple(
-    Source(
-        repo,
-        commit,
-        f"{checkpoint}/full.jsonl",
-        f"claude-code/{repo.replace('/', '__')}__{checkpoint.replace('/', '-')}.jsonl",
-        sha,
-    )
-    for repo, commit, checkpoint, sha in SET5_CHECKPOINTS
+    checkpoint(repo, commit, folder, sha) for repo, commit, folder, sha in SET5_CHECKPOINTS
 )
 # Set 6 (issue #26's sixth, blind set): repositories and developers none of the earlier sets used.
 # tomochang/aidev (MIT, its LICENSE) committed two Claude Code sessions of its implementation
@@ -205,15 +188,7 @@ SET6 = (
         )
         for session, sha in AIDEV_SESSIONS
     ),
-    *(
-        Source(
-            *REPIQ,
-            f"{checkpoint}/full.jsonl",
-            f"claude-code/{REPIQ[0].replace('/', '__')}__{checkpoint.replace('/', '-')}.jsonl",
-            sha,
-        )
-        for checkpoint, sha in REPIQ_CHECKPOINTS
-    ),
+    *(checkpoint(*REPIQ, folder, sha) for folder, sha in REPIQ_CHECKPOINTS),
 )
 SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6}
 

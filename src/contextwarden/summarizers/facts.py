@@ -286,9 +286,10 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         walk.carried.append(
             ErrorFact(index, error.tool, error.target, error.excerpt, fixed, error.more, rejected)
         )
-    held = (*carried_decisions(text), *carried_findings(text))
-    walk.decisions.extend((index, sentence) for sentence in carried_decisions(text))
-    walk.findings.extend((index, unit) for unit in carried_findings(text))
+    decided, found = carried_decisions(text), carried_findings(text)
+    walk.decisions.extend((index, sentence) for sentence in decided)
+    walk.findings.extend((index, unit) for unit in found)
+    held = (*decided, *found)
     for excerpt in carried_excerpts(text):  # read as the assistant's prose it was
         walk.decisions.extend((index, s) for s in decisions(excerpt) if _new(s, held))
         walk.findings.extend((index, u) for u in findings(excerpt) if _new(u, held))

@@ -81,8 +81,12 @@ _TRAILER = re.compile(
 )
 """A line only a failure prints that says nothing of what failed: it tells a run failed, and is
 the last line chosen."""
+_RUNNER = r"E {2,}"
+RUNNER_MARK = re.compile(rf"^{_RUNNER}")
+"""pytest's mark before the lines of the exception a failed test raised."""
 EXCEPTION_LINE = re.compile(
-    r"^(?:E {2,})?(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b|(?<=E  )\s*assert\b).*$",
+    rf"^(?:{_RUNNER})?"
+    r"(?:[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b|(?<=E  )\s*assert\b).*$",
     re.M,
 )
 """An exception raised, as Python, Java and others print it, and as pytest shows it under a

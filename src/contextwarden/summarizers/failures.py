@@ -29,6 +29,7 @@ from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
     MARKED_RANKS,
+    RUNNER_MARK,
     TRAILER_RANK,
     marks_a_failure,
     ranked_lines,
@@ -251,10 +252,6 @@ def failure_lines(
     return (excerpt, *further_lines(result.text, excerpt, limit - 1, shell=shell))
 
 
-_RUNNER_MARK = re.compile(r"^E {2,}")
-"""pytest's mark before the lines of the exception a failed test raised."""
-
-
 def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:
     """Up to ``limit`` lines of a failed output, other than ``excerpt``, that say what went wrong,
     verbatim up to ``EXCERPT_CHARS``: a test run or compiler reports more than the one line a
@@ -272,7 +269,7 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
         kept = _clip(line)
         if len(found) >= limit:
             break
-        said = _RUNNER_MARK.sub("", kept) in excerpt  # pytest's E-line, as its summary said it
+        said = RUNNER_MARK.sub("", kept) in excerpt  # pytest's E-line, as its summary said it
         if kept not in found and not said and excerpt.rstrip("…") not in kept:
             found.append(kept)
     return tuple(found)

@@ -14,7 +14,15 @@ from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.failures import result_failure
 from contextwarden.summarizers.structured import StructuredSummarizer
 from contextwarden.summarizers.tools import file_ops, is_shell, shell_command, todo_items
-from contextwarden.toolnames import canonical, is_editor, is_patch
+from contextwarden.toolnames import (
+    aliases_of,
+    canonical,
+    is_editor,
+    is_patch,
+    patch_files,
+    patch_text,
+    path_of,
+)
 
 DATA = Path(__file__).parent / "data"
 
@@ -109,3 +117,38 @@ def test_a_real_opencode_sessions_reads_are_in_the_summarys_file_list() -> None:
     path = DATA / "opencode" / "victoryforphil__dark-factory__silent-nebula.json"
     summary = StructuredSummarizer().summarize(load(path).messages)
     assert "dark-factory/scripts/install.sh.ts` — read" in summary.sections[3]
+
+
+def test_a_patch_names_each_file_with_its_operation_and_its_own_lines() -> None:
+    text = (
+        "*** Begin Patch\n*** Add File: docs/new.md\n+hello\n"
+        "*** Update File: src/app.py  \n@@\n-old\n+new\n*** Delete File: old.txt\n*** End Patch"
+    )
+    files = list(patch_files(text))
+    assert [(f.operation, f.path) for f in files] == [
+        ("Add", "docs/new.md"),
+        ("Update", "src/app.py"),
+        ("Delete", "old.txt"),
+    ]
+    assert files[1].body == ("@@", "-old", "+new")
+    assert patch_text({"cmd": text}) == text  # whatever key the loader kept it under
+    assert patch_text({"input": "no patch"}) == "no patch"
+
+
+def test_the_tracker_and_the_summary_read_the_same_files_from_a_patch() -> None:
+    text = "*** Begin Patch\n*** Update File: a.py\n-x\n+y\n*** Delete File: b.py\n*** End Patch"
+    use = ToolUseBlock(id="t1", name="apply_patch", input={"input": text})
+    ops = file_ops(use)
+    assert [(op.path, op.operation) for op in ops] == [("a.py", "edited"), ("b.py", "deleted")]
+    tracked = FileTracker(tools=("apply_patch",)).paths_of(Message("assistant", (use,)))
+    assert tracked == ["a.py"]  # a deleted file is nothing to re-read
+
+
+def test_a_path_is_read_by_the_first_key_that_names_one_blanks_dropped() -> None:
+    assert path_of({"path": "  ", "filePath": " src/x.ts\n"}) == "src/x.ts"
+    assert path_of({"command": "ls"}) is None
+
+
+def test_a_limit_set_for_a_canonical_tool_covers_its_aliases_only() -> None:
+    assert "read_file" in aliases_of("Read") and "read_file" in aliases_of("read")
+    assert aliases_of("read_file") == () and aliases_of("Unknown") == ()

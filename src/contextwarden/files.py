@@ -8,7 +8,6 @@ resolve outside it are refused, deleted and binary files are skipped.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,14 +15,11 @@ from pathlib import Path
 from contextwarden.compaction.tools import matcher_for
 from contextwarden.model import Message, TextBlock
 from contextwarden.tokens.base import TokenCounter
-from contextwarden.toolnames import PATH_KEYS
+from contextwarden.toolnames import patch_files, patch_text, path_of
 
 log = logging.getLogger("contextwarden")
 
 FILE_TOOLS: tuple[str, ...] = ("Read", "Write", "Edit", "NotebookEdit", "MultiEdit")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+?)\s*$", re.MULTILINE)
-"""Codex ``apply_patch`` names the files it touches inside the patch text."""
-_PATCH_KEYS = ("input", "patch")
 HEADER = "Contents of {path} (re-read after compaction):\n\n"
 CUT_NOTE = "\n[… file cut at about {tokens:,} tokens]"
 FIT_AIM = 0.95
@@ -114,15 +110,10 @@ class FileTracker:
 
 
 def _paths(tool_input: Mapping[str, object]) -> list[str]:
-    for key in PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            return [value.strip()]
-    for key in _PATCH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and "*** " in value:
-            return _PATCH_FILE.findall(value)
-    return []
+    path = path_of(tool_input)
+    if path is not None:
+        return [path]
+    return [f.path for f in patch_files(patch_text(tool_input)) if f.operation != "Delete"]
 
 
 def inside(root: Path, path: str) -> Path | None:

@@ -12,15 +12,17 @@ that views, creates or edits by its ``command`` argument (``EDITOR_TOOLS``) and 
 names the files it touches (``PATCH_TOOLS``). Both are edits.
 
 The compaction ladder reads this table to know whose results it may clear and which limit a result
-has; the summarizer and the file tracker read it to know which file a call touched, by the input
-keys in ``PATH_KEYS``.
+has (``aliases_of``); the summarizer and the file tracker read it to know which file a call
+touched: ``path_of`` by the input keys in ``PATH_KEYS``, ``patch_files`` from a patch's text.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 EDITOR_TOOLS: tuple[str, ...] = ("str_replace_editor", "str_replace_based_edit_tool", "text_editor")
 """OpenHands', SWE-agent's and Anthropic's text editor: ``command`` is view, create, str_replace,
@@ -123,6 +125,9 @@ PATH_KEYS: tuple[str, ...] = (
     "file",
 )
 """The input keys a file-tool call names its file by, in the order they are looked for."""
+PATCH_KEYS: tuple[str, ...] = ("input", "patch")
+"""Where a patch call's text is when no string of its input opens with ``*** Begin Patch``."""
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
 
 
 TEXT_RESULT_HEADER = re.compile(r"^\[(?P<name>[\w:.-]+)(?: for [^\n]*?)?\] Result:")
@@ -168,6 +173,55 @@ def is_editor(name: str) -> bool:
 def is_patch(name: str) -> bool:
     """A patch tool whose text names its files (``PATCH_TOOLS``)."""
     return normalize(base_name(name)) in _PATCHES
+
+
+def aliases_of(name: str) -> tuple[str, ...]:
+    """The other names of the tool ``name`` is the canonical name of (``()`` for any other)."""
+    for known, aliases in ALIASES.items():
+        if normalize(known) == normalize(name):
+            return aliases
+    return ()
+
+
+def path_of(args: Mapping[str, Any]) -> str | None:
+    """The file a file-tool call's input names (by ``PATH_KEYS``, surrounding blanks dropped)."""
+    for key in PATH_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PatchFile:
+    """One file a patch touches: ``operation`` is ``Add``, ``Update`` or ``Delete``."""
+
+    operation: str
+    path: str
+    body: tuple[str, ...]
+    """The patch lines under the file's header, up to the next file."""
+
+
+def patch_text(args: Mapping[str, Any]) -> str:
+    """The text of a patch call, whatever key the loader kept it under."""
+    for value in args.values():
+        if isinstance(value, str) and "*** Begin Patch" in value:
+            return value
+    for key in PATCH_KEYS:
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def patch_files(text: str) -> Iterator[PatchFile]:
+    """The files a patch's ``*** Add/Update/Delete File:`` lines name, in order, with their
+    lines."""
+    matches = list(_PATCH_FILE.finditer(text))
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        body = tuple(text[match.end() : end].splitlines()[1:])  # [0]: the header line's end
+        yield PatchFile(match.group(1), match.group(2).strip(), body)
 
 
 def _table() -> dict[str, str]:

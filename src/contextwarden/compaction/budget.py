@@ -29,7 +29,7 @@ from contextwarden.compaction.tools import results_with_names
 from contextwarden.history import content_id
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
-from contextwarden.toolnames import ALIASES, normalize
+from contextwarden.toolnames import aliases_of, normalize
 
 log = logging.getLogger("contextwarden")
 
@@ -129,10 +129,8 @@ class ToolResultBudget:
         table: dict[str, int] = {}
         for name, limit in source.items():
             table[normalize(name)] = int(limit)
-            for canonical, aliases in ALIASES.items():
-                if normalize(canonical) == normalize(name):
-                    for alias in aliases:
-                        table.setdefault(normalize(alias), int(limit))
+            for alias in aliases_of(name):
+                table.setdefault(normalize(alias), int(limit))
         self._table = (source, table)
         return table
 

@@ -3,8 +3,8 @@
 Agents name the same actions differently (Claude Code ``Read``/``Edit``/``Bash``, Codex
 ``exec_command``/``apply_patch``/``update_plan``, SWE-agent and OpenHands ``str_replace_editor``,
 OpenCode ``read`` with ``filePath``); ``contextwarden.toolnames`` maps them onto Claude Code's.
-Paths are kept exactly as the tool input gave them (never resolved), so a summary quotes what the
-agent used.
+Paths are kept as the tool input gave them (never resolved; only surrounding blanks dropped), so a
+summary quotes what the agent used.
 
 Shell commands are read for file paths only in obvious cases (documented on ``_shell_file_ops``);
 anything cleverer would guess wrong, and a wrong path in a summary is worse than a missing one.
@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwarden.model import ToolUseBlock, thaw
-from contextwarden.toolnames import PATH_KEYS, base_name, canonical, is_editor, is_patch
+from contextwarden.toolnames import (
+    base_name,
+    canonical,
+    is_editor,
+    is_patch,
+    patch_files,
+    patch_text,
+    path_of,
+)
 
 CONTENT_KINDS = frozenset({"Read", "Grep", "Glob"})
 """Tools whose result is a file's contents or search hits (``toolnames.canonical``)."""
@@ -34,7 +42,6 @@ _EDITOR_OPS = {
     "undo_edit": "edited",
     "write": "wrote",
 }
-_PATCH_FILE_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
 _PATCH_OPS = {"Add": "wrote", "Update": "edited", "Delete": "deleted"}
 _SHELL_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more"})
 _SHELL_PROGRAMS = _SHELL_READERS | {"sed"}
@@ -118,7 +125,7 @@ def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
     """What ``block`` did to which files (nothing for tools that touch no file)."""
     args = plain_input(block)
     if is_patch(block.name):
-        return tuple(_patch_ops(_first_string(args)))
+        return tuple(_patch_ops(patch_text(args)))
     if is_editor(block.name):
         return _editor_ops(args, result_text)
     command = shell_command(block)
@@ -128,7 +135,7 @@ def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
     paths = _paths_of(args) if kind == "Read" else ()
     if len(paths) > 1:  # Gemini CLI's read_many_files
         return tuple(FileOp(path, "read") for path in paths)
-    path = _path_of(args)
+    path = path_of(args)
     if path is None:
         return ()
     if kind == "Read":
@@ -141,14 +148,6 @@ def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
     if kind in ("Grep", "Glob"):
         return (FileOp(path, "searched"),)
     return ()
-
-
-def _path_of(args: Mapping[str, Any]) -> str | None:
-    for key in PATH_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
 
 
 def _paths_of(args: Mapping[str, Any]) -> tuple[str, ...]:
@@ -165,14 +164,6 @@ def _first_of(args: Mapping[str, Any], keys: tuple[str, ...]) -> str:
         if isinstance(value, str):
             return value
     return ""
-
-
-def _first_string(args: Mapping[str, Any]) -> str:
-    """The patch text of an apply_patch call, whatever key the loader kept it under."""
-    for value in args.values():
-        if isinstance(value, str) and "*** Begin Patch" in value:
-            return value
-    return _first_of(args, ("input", "patch"))
 
 
 def _read_detail(args: Mapping[str, Any], result_text: str) -> str:
@@ -202,7 +193,7 @@ def _edit_op(path: str, args: Mapping[str, Any]) -> FileOp:
 
 
 def _editor_ops(args: Mapping[str, Any], result_text: str) -> tuple[FileOp, ...]:
-    path = _path_of(args)
+    path = path_of(args)
     command = args.get("command")
     if path is None or not isinstance(command, str):
         return ()
@@ -216,15 +207,12 @@ def _editor_ops(args: Mapping[str, Any], result_text: str) -> tuple[FileOp, ...]
 
 
 def _patch_ops(patch: str) -> Iterator[FileOp]:
-    matches = list(_PATCH_FILE_RE.finditer(patch))
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(patch)
-        body = patch[match.end() : end].splitlines()
-        added = [line[1:] for line in body if line.startswith("+")]
-        removed = sum(1 for line in body if line.startswith("-"))
-        operation = _PATCH_OPS[match.group(1)]
+    for file in patch_files(patch):
+        added = [line[1:] for line in file.body if line.startswith("+")]
+        removed = sum(1 for line in file.body if line.startswith("-"))
+        operation = _PATCH_OPS[file.operation]
         detail = "" if operation == "deleted" else f"+{len(added)} -{removed} lines"
-        yield FileOp(match.group(2).strip(), operation, detail, "\n".join(added))
+        yield FileOp(file.path, operation, detail, "\n".join(added))
 
 
 def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:

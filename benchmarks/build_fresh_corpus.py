@@ -13,11 +13,11 @@ Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pu
 in the ``.entire/metadata`` folder it committed, the aider one the commit before the chat log was
 deleted, the SpecStory ones of set 7 in the ``.specstory/history`` folder the SpecStory extension
 writes), copied byte for byte and checked against its SHA-256.
-They stay outside this repository (they hold people's paths and, in one case, an e-mail address
-in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1),
-``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4),
-``benchmarks/fresh_probes5/`` (set 5), ``benchmarks/fresh_probes6/`` (set 6) and
-``benchmarks/fresh_probes7/`` (set 7); the README of
+They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
+address in a log line or in the paths); the probes written for them are
+``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
+``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
+``benchmarks/fresh_probes6/`` (set 6) and ``benchmarks/fresh_probes7/`` (set 7); the README of
 each says where its sessions come from.
 """
 

@@ -6,6 +6,7 @@
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes3 --data /work/fresh3
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes4 --data /work/fresh4
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes6 --data /work/fresh6  # 5 too
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes7 --data /work/fresh7
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
 neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
@@ -23,10 +24,11 @@ runs the same measurement with the package found in ``SRC`` (another checkout's 
 subprocess, and shows it as *before*.
 
 ``--probes DIR`` measures another folder of probes written the same way (``fresh_probes3`` to
-``fresh_probes6``, the third to sixth sets, built by ``build_fresh_corpus.py --set 3`` to
-``--set 6``): one file per session, named after the session file under the data folder; every
-session of such a set is blind. Each probe missing from the last request's context is listed
-under the table, with whether recall got it back.
+``fresh_probes7``, the third to seventh sets, built by ``build_fresh_corpus.py --set 3`` to
+``--set 7``; set 7's Cursor sessions are SpecStory exports): one file per session, named after
+the session file under the data folder; every session of such a set is blind. Each probe
+missing from the last request's context is listed under the table, with whether recall got it
+back.
 """
 
 from __future__ import annotations

@@ -5,16 +5,19 @@
     python benchmarks/build_fresh_corpus.py --set 4 MIRRORS OUT    # the fourth, blind set
     python benchmarks/build_fresh_corpus.py --set 5 MIRRORS OUT    # the fifth, blind set
     python benchmarks/build_fresh_corpus.py --set 6 MIRRORS OUT    # the sixth, blind set
+    python benchmarks/build_fresh_corpus.py --set 7 MIRRORS OUT    # the seventh, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
 Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes or, in set 6,
 in the ``.entire/metadata`` folder it committed, the aider one the commit before the chat log was
-deleted), copied byte for byte and checked against its SHA-256.
-They stay outside this repository (they hold people's paths and, in one case, an e-mail address
-in a log line); the probes written for them are ``benchmarks/fresh_probes/`` (set 1),
-``benchmarks/fresh_probes3/`` (set 3), ``benchmarks/fresh_probes4/`` (set 4),
-``benchmarks/fresh_probes5/`` (set 5) and ``benchmarks/fresh_probes6/`` (set 6); the README of
+deleted, the SpecStory ones of set 7 in the ``.specstory/history`` folder the SpecStory extension
+writes), copied byte for byte and checked against its SHA-256.
+They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
+address in a log line or in the paths); the probes written for them are
+``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
+``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
+``benchmarks/fresh_probes6/`` (set 6) and ``benchmarks/fresh_probes7/`` (set 7); the README of
 each says where its sessions come from.
 """
 
@@ -190,7 +193,42 @@ SET6 = (
     ),
     *(checkpoint(*REPIQ, folder, sha) for folder, sha in REPIQ_CHECKPOINTS),
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6}
+# Set 7 (issue #26's seventh, blind set): Markdown the SpecStory extension saved from Cursor into
+# .specstory/history/ and the developers committed, each read at the newest commit holding that
+# version of the file. Licences (each the repository's licence file at that commit):
+# closup/process-xbrl MIT (License.txt), Singingkettle/ChangShuoRadioRecognition Apache-2.0 (in
+# Chinese), hpm27/agente-bsc-rag MIT (in Portuguese), daviswhitehead/chef-chopsky CC0-1.0.
+SET7_SESSIONS = (
+    ("closup/process-xbrl", "8eda6aa26fb04117f93bfb402fcfd35fcb159f48",
+     "look-at-the-python-files-in-models",
+     "3585309ed288433787737bdecb8e0d36c5e5743bc50e3e73ef89b1cda6bb42de"),
+    ("Singingkettle/ChangShuoRadioRecognition", "94fad50cf43d2b80ec7e852532ffb4f8ceb56309",
+     "2026-03-18_06-23Z-pyrightconfig-json-exclusion-settings",
+     "fa11ff82a66625b1f322e7a8527bfc876a65113dde4c176a9878caeca2b1cbf9"),
+    ("hpm27/agente-bsc-rag", "ff6065a0afb13ae9f837cee156f11429844b53cb",
+     "2025-10-14_22-20Z-leia-o-plano-e-aguarde-instruções",
+     "404086a9cdc057f6c050457edb3749afed54ab4f3d0ded8c3dbdc837a948a285"),
+    ("daviswhitehead/chef-chopsky", "fd2ca1e76428bad700450056e85bf294ec04f625",
+     "2025-09-24_15-15Z-debugging-ci-flow-for-auto-fix",
+     "3bc868d38820360a96879cf5cbe3025de74c3d46be621b59e669b550cc127f70"),
+    ("daviswhitehead/chef-chopsky", "fd2ca1e76428bad700450056e85bf294ec04f625",
+     "2025-09-24_19-15Z-debugging-e2e-test-flakiness-in-playwright",
+     "629ea2c7e059518b1d57dbd711c8e16014d9b8a30e64baef33d5cb9ca622b1ed"),
+    ("daviswhitehead/chef-chopsky", "fd2ca1e76428bad700450056e85bf294ec04f625",
+     "2025-09-25_19-36Z-get-all-frontend-unit-tests-passing",
+     "202af6fbc4647417902aad42c0bafd4431a7fb7c287ca29e3e39eeec12f55f8f"),
+)  # fmt: skip
+SET7 = tuple(
+    Source(
+        repo,
+        commit,
+        f".specstory/history/{stem}.md",
+        f"specstory/{repo.replace('/', '__')}__{stem}.md",
+        sha,
+    )
+    for repo, commit, stem, sha in SET7_SESSIONS
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

@@ -5,6 +5,7 @@
     python benchmarks/build_fresh_corpus.py --set 4 MIRRORS OUT    # the fourth, blind set
     python benchmarks/build_fresh_corpus.py --set 5 MIRRORS OUT    # the fifth, blind set
     python benchmarks/build_fresh_corpus.py --set 6 MIRRORS OUT    # the sixth, blind set
+    python benchmarks/build_fresh_corpus.py --set 8 MIRRORS OUT    # the eighth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -190,7 +191,38 @@ SET6 = (
     ),
     *(checkpoint(*REPIQ, folder, sha) for folder, sha in REPIQ_CHECKPOINTS),
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6}
+# Set 8 (issue #26's eighth, blind set): agents other than Claude Code (OpenCode and Codex), each
+# session the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI pushes,
+# read at that branch's tip; savekirk/session-bridge (MIT, its LICENSE.md), eitatech/gatomia-vscode
+# and The-Best-Codes/bestcodes.dev (MIT, their LICENSE).
+SESSION_BRIDGE = ("savekirk/session-bridge", "ea93acc9980a726327988d82d8b35a2853169544")
+GATOMIA = ("eitatech/gatomia-vscode", "9ed6cc87c8b5fd1a74d710c463c39126d636445a")
+BESTCODES = ("The-Best-Codes/bestcodes.dev", "9f7d8b234c451b617c32d48d35f49a73b858654a")
+SET8_CHECKPOINTS = (
+    (SESSION_BRIDGE, "opencode", "13/dddd416599/0",
+     "4f7d07c4856def070ff2c51a7f46ee37888344b302cc751fffc8e6cbd45f5493"),
+    (SESSION_BRIDGE, "codex", "91/8f936c1bcb/0",
+     "7fa1d935686c270e511fef1ecf7367651566376e59028b3ded7eeb0301b3c954"),
+    (SESSION_BRIDGE, "codex", "af/8e1ffd64b6/6",
+     "2202103729b4d1e40371e8a30e7b21f5efda7ecdb0aecf9e590184ec1b433242"),
+    (SESSION_BRIDGE, "codex", "06/e6d229b394/0",
+     "331129427986563df4b93652472a1e8188e4ff654b3845e7bb4f3a11454109a8"),
+    (GATOMIA, "opencode", "17/6a36dde4c6/1",
+     "8f4cd6706a1cbd52be47e9b46efa0f3aab07141200f1fef9e0318d3721260a54"),
+    (BESTCODES, "opencode", "27/240dc223d2/0",
+     "be22329df7ae5bb7629e1c3ad79e966ac321b01570e352ffb1f2aa0169646a9e"),
+)  # fmt: skip
+SET8 = tuple(
+    Source(
+        repository,
+        commit,
+        f"{folder}/full.jsonl",
+        f"{agent}/{repository.replace('/', '__')}__{folder.replace('/', '-')}.jsonl",
+        sha,
+    )
+    for (repository, commit), agent, folder, sha in SET8_CHECKPOINTS
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 8: SET8}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

@@ -191,13 +191,15 @@ SET6 = (
     ),
     *(checkpoint(*REPIQ, folder, sha) for folder, sha in REPIQ_CHECKPOINTS),
 )
-# Set 8 (issue #26's eighth, blind set): agents other than Claude Code (OpenCode and Codex), each
-# session the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI pushes,
-# read at that branch's tip; savekirk/session-bridge (MIT, its LICENSE.md), eitatech/gatomia-vscode
-# and The-Best-Codes/bestcodes.dev (MIT, their LICENSE).
+# Set 8 (issue #26's eighth, blind set): agents other than Claude Code (OpenCode, Codex and the
+# Copilot CLI), each session the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the
+# Entire CLI pushes, read at that branch's tip; savekirk/session-bridge (MIT, its LICENSE.md),
+# eitatech/gatomia-vscode, The-Best-Codes/bestcodes.dev and polecatspeaks/StarCar (MIT, their
+# LICENSE).
 SESSION_BRIDGE = ("savekirk/session-bridge", "ea93acc9980a726327988d82d8b35a2853169544")
 GATOMIA = ("eitatech/gatomia-vscode", "9ed6cc87c8b5fd1a74d710c463c39126d636445a")
 BESTCODES = ("The-Best-Codes/bestcodes.dev", "9f7d8b234c451b617c32d48d35f49a73b858654a")
+STARCAR = ("polecatspeaks/StarCar", "c1dbef906e331aa1742a1e653923fb767ab125e8")
 SET8_CHECKPOINTS = (
     (SESSION_BRIDGE, "opencode", "13/dddd416599/0",
      "4f7d07c4856def070ff2c51a7f46ee37888344b302cc751fffc8e6cbd45f5493"),
@@ -211,6 +213,8 @@ SET8_CHECKPOINTS = (
      "8f4cd6706a1cbd52be47e9b46efa0f3aab07141200f1fef9e0318d3721260a54"),
     (BESTCODES, "opencode", "27/240dc223d2/0",
      "be22329df7ae5bb7629e1c3ad79e966ac321b01570e352ffb1f2aa0169646a9e"),
+    (STARCAR, "copilot", "84/e7f6fdba43/0",
+     "c987121476d38c169a09f45e52e3ceddb35a741ca5061e217f1e5381875231b1"),
 )  # fmt: skip
 SET8 = tuple(
     Source(

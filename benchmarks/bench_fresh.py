@@ -6,6 +6,7 @@
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes3 --data /work/fresh3
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes4 --data /work/fresh4
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes6 --data /work/fresh6  # 5 too
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes8 --data /work/fresh8
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
 neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
@@ -24,7 +25,8 @@ subprocess, and shows it as *before*.
 
 ``--probes DIR`` measures another folder of probes written the same way (``fresh_probes3`` to
 ``fresh_probes6``, the third to sixth sets, built by ``build_fresh_corpus.py --set 3`` to
-``--set 6``): one file per session, named after the session file under the data folder; every
+``--set 6``; ``fresh_probes8``, the eighth, of OpenCode, Codex and Copilot CLI sessions, by
+``--set 8``): one file per session, named after the session file under the data folder; every
 session of such a set is blind. Each probe missing from the last request's context is listed
 under the table, with whether recall got it back.
 """

@@ -6,6 +6,7 @@
     python benchmarks/build_fresh_corpus.py --set 5 MIRRORS OUT    # the fifth, blind set
     python benchmarks/build_fresh_corpus.py --set 6 MIRRORS OUT    # the sixth, blind set
     python benchmarks/build_fresh_corpus.py --set 7 MIRRORS OUT    # the seventh, blind set
+    python benchmarks/build_fresh_corpus.py --set 8 MIRRORS OUT    # the eighth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -38,11 +39,13 @@ class Source(NamedTuple):
     sha256: str
 
 
-def checkpoint(repository: str, commit: str, folder: str, sha256: str) -> Source:
-    """A Claude Code session the Entire CLI pushed: ``<folder>/full.jsonl`` on its checkpoint
-    branch, written as ``claude-code/<owner>__<name>__<folder with dashes>.jsonl``."""
+def checkpoint(
+    repository: str, commit: str, folder: str, sha256: str, agent: str = "claude-code"
+) -> Source:
+    """A session the Entire CLI pushed: ``<folder>/full.jsonl`` on its checkpoint branch, written
+    as ``<agent>/<owner>__<name>__<folder with dashes>.jsonl``."""
     name = f"{repository.replace('/', '__')}__{folder.replace('/', '-')}"
-    return Source(repository, commit, f"{folder}/full.jsonl", f"claude-code/{name}.jsonl", sha256)
+    return Source(repository, commit, f"{folder}/full.jsonl", f"{agent}/{name}.jsonl", sha256)
 
 
 FSM1 = ("FSM1/cipher-box", "e227f1183b594fa6bd5dbe58c75272434067e89b")  # MIT
@@ -228,7 +231,36 @@ SET7 = tuple(
     )
     for repo, commit, stem, sha in SET7_SESSIONS
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7}
+# Set 8 (issue #26's eighth, blind set): agents other than Claude Code (OpenCode, Codex and the
+# Copilot CLI), each session the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the
+# Entire CLI pushes, read at that branch's tip; savekirk/session-bridge (MIT, its LICENSE.md),
+# eitatech/gatomia-vscode, The-Best-Codes/bestcodes.dev and polecatspeaks/StarCar (MIT, their
+# LICENSE).
+SESSION_BRIDGE = ("savekirk/session-bridge", "ea93acc9980a726327988d82d8b35a2853169544")
+GATOMIA = ("eitatech/gatomia-vscode", "9ed6cc87c8b5fd1a74d710c463c39126d636445a")
+BESTCODES = ("The-Best-Codes/bestcodes.dev", "9f7d8b234c451b617c32d48d35f49a73b858654a")
+STARCAR = ("polecatspeaks/StarCar", "c1dbef906e331aa1742a1e653923fb767ab125e8")
+SET8_CHECKPOINTS = (
+    (SESSION_BRIDGE, "opencode", "13/dddd416599/0",
+     "4f7d07c4856def070ff2c51a7f46ee37888344b302cc751fffc8e6cbd45f5493"),
+    (SESSION_BRIDGE, "codex", "91/8f936c1bcb/0",
+     "7fa1d935686c270e511fef1ecf7367651566376e59028b3ded7eeb0301b3c954"),
+    (SESSION_BRIDGE, "codex", "af/8e1ffd64b6/6",
+     "2202103729b4d1e40371e8a30e7b21f5efda7ecdb0aecf9e590184ec1b433242"),
+    (SESSION_BRIDGE, "codex", "06/e6d229b394/0",
+     "331129427986563df4b93652472a1e8188e4ff654b3845e7bb4f3a11454109a8"),
+    (GATOMIA, "opencode", "17/6a36dde4c6/1",
+     "8f4cd6706a1cbd52be47e9b46efa0f3aab07141200f1fef9e0318d3721260a54"),
+    (BESTCODES, "opencode", "27/240dc223d2/0",
+     "be22329df7ae5bb7629e1c3ad79e966ac321b01570e352ffb1f2aa0169646a9e"),
+    (STARCAR, "copilot", "84/e7f6fdba43/0",
+     "c987121476d38c169a09f45e52e3ceddb35a741ca5061e217f1e5381875231b1"),
+)  # fmt: skip
+SET8 = tuple(
+    checkpoint(repository, commit, folder, sha, agent)
+    for (repository, commit), agent, folder, sha in SET8_CHECKPOINTS
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7, 8: SET8}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

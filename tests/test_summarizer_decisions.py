@@ -121,6 +121,26 @@ def test_a_short_line_is_kept_whole_and_a_long_one_by_its_sentences() -> None:
     assert decisions(long) == ["The cause is the stale lock file the crashed run left behind."]
 
 
+FILLER = "This sentence only describes what was read in the file, nothing more. " * 2
+
+
+def test_adjacent_decisions_of_a_long_line_stay_one_span_while_short() -> None:
+    cause = "The cache key is wrong because it ignores the locale."
+    choice = "I'll key it by path and locale instead of path alone."
+    assert decisions(f"{FILLER}{cause} {choice} {FILLER}") == [f"{cause} {choice}"]
+    gap = f"{cause} {FILLER}{choice}"  # not adjacent: two units, as the line has them apart
+    assert decisions(f"{FILLER}{gap}") == [cause, choice]
+    wordy = choice.replace("path alone", "path alone " + "and nothing else " * 6)
+    assert decisions(f"{FILLER}{cause} {wordy}") == [cause, wordy]  # too long together
+
+
+def test_a_list_items_label_is_not_a_sentence_of_its_own() -> None:
+    item = "B. **Full fix** keeps the old API because three callers still rely on it."
+    assert decisions(f"{item} {FILLER}") == [item]
+    assert decisions(f"2. {item[3:]} {FILLER}") == [f"2. {item[3:]}"]
+    assert decisions(f"See the note in A. {item[3:]} {FILLER}") == [item[3:]]
+
+
 def test_code_is_read_only_by_its_comments() -> None:
     text = (
         "```bash\n"

@@ -24,6 +24,8 @@ measured before and after ("from 47s to 2s"), a line labelled as the fix or the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 MAX_DECISION_CHARS = 300
 """A decision is kept by its first this-many characters."""
@@ -43,7 +45,11 @@ last ones, nearest the edit."""
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _COMMENTS = ("#", "//", "--", "/*", "* ")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.)\s+|(?<=[\u3002\uff01\uff1f])"
+)
+"""Where a sentence ends; not after the letter or number that opens a list's item ("B. Full
+fix — …", "2. Then …"): the item is one sentence with its label."""
 _LETTERS = re.compile(r"[^\W_]")
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _REASONS = (
@@ -181,22 +187,26 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     name a choice or state a diagnosis, or follow a line announcing a plan; outside code blocks,
     verbatim, stripped. ``edits``: the text is that of a message that edits a file, whose last
     ``EDIT_UNITS`` lines or sentences that announce nothing are decisions too."""
-    found: list[tuple[str, bool]] = []
+    found: list[_Unit] = []
     plan_left = 0
-    for line in _prose_lines(text):
+    for number, line in enumerate(_prose_lines(text)):
         announces = _announces(line)
         units = _units(line)
-        for before, unit in zip(["", *units], units, strict=False):
+        for at, (before, unit) in enumerate(zip(["", *units], units, strict=False)):
             kept = unit.strip()
-            joined = f"{before.strip()} {kept}"
+            last = found[-1] if found else None
+            follows = last is not None and last.ends(number, at - 1)
+            if last is not None and follows:
+                joined, first = f"{last.text} {kept}", last.first
+            else:
+                joined, first = f"{before.strip()} {kept}", at - 1
             if (
-                before
-                and found
-                and found[-1][0] == before.strip()
+                last is not None
+                and follows
                 and _trails_as_conclusion(kept)
                 and len(joined) <= MAX_DECISION_CHARS
             ):
-                found[-1] = (joined, found[-1][1])  # "… copies it again. Quadratic."
+                found[-1] = _Unit(joined, last.signal, number, first, at)  # "… Quadratic."
             elif weight(kept) >= MIN_DECISION_CHARS:
                 signal = (bool(plan_left) and not _HEADING.match(kept)) or _signalled(kept)
                 if (
@@ -205,15 +215,50 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
                     and _BACK_REFERENCE.match(kept)
                     and len(joined) <= MAX_DECISION_CHARS
                 ):
-                    if found and found[-1][0] == before.strip():
+                    if follows:
                         found.pop()  # said again below, with the sentence that refers to it
                     kept = joined
+                else:
+                    first = at
                 if signal or (edits and _ANNOUNCEMENT.match(kept) is None):
-                    found.append((kept[:MAX_DECISION_CHARS], signal))
+                    _add(found, _Unit(kept[:MAX_DECISION_CHARS], signal, number, first, at))
         plan_left = PLAN_LINES if announces else max(0, plan_left - 1)
-    unsignalled = [i for i, (_, signal) in enumerate(found) if not signal]
+    unsignalled = [i for i, unit in enumerate(found) if not unit.signal]
     dropped = set(unsignalled[: max(0, len(unsignalled) - EDIT_UNITS)])
-    return [unit for i, (unit, _) in enumerate(found) if i not in dropped]
+    return [unit.text for i, unit in enumerate(found) if i not in dropped]
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """A decision found: its text, whether a signal marked it, and the sentences of its line it
+    spans (``first`` to ``last``, by position in the line's ``_units``)."""
+
+    text: str
+    signal: bool
+    line: int
+    first: int
+    last: int
+
+    def ends(self, line: int, at: int) -> bool:
+        """Whether this unit ends with sentence ``at`` of line ``line``."""
+        return self.line == line and self.last == at
+
+
+def _add(found: list[_Unit], unit: _Unit) -> None:
+    """Append ``unit``, or join it to the unit before it when that one ends with the sentence
+    just before it on the same line and the two fit in ``WHOLE_LINE_CHARS``: a long line's
+    sentences that are each decisions read as the short line they would be ("`x` is ignored —
+    CI resolves fresh. The test changes are the fix.")."""
+    last = found[-1] if found else None
+    if (
+        last is not None
+        and last.ends(unit.line, unit.first - 1)
+        and len(last.text) + 1 + len(unit.text) <= WHOLE_LINE_CHARS
+    ):
+        text = f"{last.text} {unit.text}"
+        found[-1] = _Unit(text, last.signal or unit.signal, unit.line, last.first, unit.last)
+    else:
+        found.append(unit)
 
 
 def _announces(line: str) -> bool:
@@ -275,11 +320,22 @@ def _units(line: str) -> list[str]:
     return [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
 
 
-def prose_units(text: str) -> list[str]:
-    """The units decisions are read in: each prose line of ``text`` (comments only, of its
-    code blocks), whole when short, else its sentences; stripped, empty ones left out."""
-    units = (unit.strip() for line in _prose_lines(text) for unit in _units(line))
-    return [unit for unit in units if unit]
+def prose_runs(text: str, read: Callable[[str], str | None]) -> list[str]:
+    """What ``read`` makes of the units decisions are read in (each prose line of ``text``,
+    comments only of its code blocks, whole when short, else its sentences; stripped), where it
+    makes anything: adjacent sentences of a line joined while they fit in ``WHOLE_LINE_CHARS``,
+    so a run of them a reader quotes as one stays one."""
+    runs: list[str] = []
+    for line in _prose_lines(text):
+        joinable = False
+        for unit in (u.strip() for u in _units(line)):
+            kept = read(unit) if unit else None
+            if kept and joinable and len(runs[-1]) + 1 + len(kept) <= WHOLE_LINE_CHARS:
+                runs[-1] = f"{runs[-1]} {kept}"
+            elif kept:
+                runs.append(kept)
+            joinable = bool(kept)
+    return runs
 
 
 def narrates(unit: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from contextwarden.summarizers.decisions import MAX_DECISION_CHARS, narrates, prose_units, weight
+from contextwarden.summarizers.decisions import MAX_DECISION_CHARS, narrates, prose_runs, weight
 from contextwarden.tokens.base import TokenCounter
 
 MIN_FINDING_WEIGHT = 20
@@ -31,16 +31,20 @@ _SUBSTANCE = re.compile(
 negations and limits (what is not so is what an agent gets wrong after a summary)."""
 
 
-def findings(text: str) -> list[str]:
-    """The units of an assistant's ``text`` (``decisions.prose_units``) that say something:
+def findings(text: str, decided: Sequence[str] = ()) -> list[str]:
+    """The units of an assistant's ``text`` (``decisions.prose_runs``) that say something:
     without the list or heading marker that opens them, at least ``MIN_FINDING_WEIGHT`` letters,
-    neither announcing what comes next nor introducing a list (a colon at the end)."""
-    found = []
-    for unit in prose_units(text):
+    neither announcing what comes next nor introducing a list (a colon at the end), nor held by
+    one of ``decided`` (the decisions read from the same text, listed as such); adjacent
+    sentences of a long line that each say something are one finding."""
+
+    def finding(unit: str) -> str | None:
         kept = _MARKER.sub("", unit).strip()
-        if weight(kept) >= MIN_FINDING_WEIGHT and not kept.endswith(":") and not narrates(kept):
-            found.append(kept[:MAX_DECISION_CHARS])
-    return found
+        says = weight(kept) >= MIN_FINDING_WEIGHT and not kept.endswith(":")
+        new = not any(kept in decision for decision in decided)
+        return kept if says and new and not narrates(kept) else None
+
+    return [run[:MAX_DECISION_CHARS] for run in prose_runs(text, finding)]
 
 
 def substance(unit: str) -> int:

@@ -62,7 +62,7 @@ def test_adjacent_findings_of_a_long_line_are_one_span_without_a_decision_in_it(
     line = f"{first} {second} {told} {told}"
     assert len(line) > WHOLE_LINE_CHARS
     assert findings(line) == [f"{first} {second}"]
-    assert findings(line, decided=[first]) == [second]  # listed as a decision already
+    assert findings(line, decided=[first]) == [first, second]  # a decision stays alone
 
 
 def test_narration_in_each_language_and_a_bare_word_are_not_findings() -> None:

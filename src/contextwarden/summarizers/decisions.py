@@ -320,21 +320,30 @@ def _units(line: str) -> list[str]:
     return [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
 
 
-def prose_runs(text: str, read: Callable[[str], str | None]) -> list[str]:
+def prose_runs(
+    text: str, read: Callable[[str], str | None], apart: Callable[[str], bool]
+) -> list[str]:
     """What ``read`` makes of the units decisions are read in (each prose line of ``text``,
     comments only of its code blocks, whole when short, else its sentences; stripped), where it
     makes anything: adjacent sentences of a line joined while they fit in ``WHOLE_LINE_CHARS``,
-    so a run of them a reader quotes as one stays one."""
+    so a run of them a reader quotes as one stays one; not a sentence ``apart`` says stands
+    alone."""
     runs: list[str] = []
     for line in _prose_lines(text):
         joinable = False
         for unit in (u.strip() for u in _units(line)):
             kept = read(unit) if unit else None
-            if kept and joinable and len(runs[-1]) + 1 + len(kept) <= WHOLE_LINE_CHARS:
+            alone = bool(kept) and apart(unit)
+            if (
+                kept
+                and joinable
+                and not alone
+                and len(runs[-1]) + 1 + len(kept) <= WHOLE_LINE_CHARS
+            ):
                 runs[-1] = f"{runs[-1]} {kept}"
             elif kept:
                 runs.append(kept)
-            joinable = bool(kept)
+            joinable = bool(kept) and not alone
     return runs
 
 

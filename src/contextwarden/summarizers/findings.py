@@ -34,17 +34,20 @@ negations and limits (what is not so is what an agent gets wrong after a summary
 def findings(text: str, decided: Sequence[str] = ()) -> list[str]:
     """The units of an assistant's ``text`` (``decisions.prose_runs``) that say something:
     without the list or heading marker that opens them, at least ``MIN_FINDING_WEIGHT`` letters,
-    neither announcing what comes next nor introducing a list (a colon at the end), nor held by
-    one of ``decided`` (the decisions read from the same text, listed as such); adjacent
-    sentences of a long line that each say something are one finding."""
+    neither announcing what comes next nor introducing a list (a colon at the end). Adjacent
+    sentences of a long line that each say something are one finding, unless one of them is
+    held by one of ``decided`` (the decisions read from the same text): that one stays alone,
+    as the decision it is listed as."""
 
     def finding(unit: str) -> str | None:
         kept = _MARKER.sub("", unit).strip()
         says = weight(kept) >= MIN_FINDING_WEIGHT and not kept.endswith(":")
-        new = not any(kept in decision for decision in decided)
-        return kept if says and new and not narrates(kept) else None
+        return kept if says and not narrates(kept) else None
 
-    return [run[:MAX_DECISION_CHARS] for run in prose_runs(text, finding)]
+    def apart(unit: str) -> bool:
+        return any(unit in decision for decision in decided)
+
+    return [run[:MAX_DECISION_CHARS] for run in prose_runs(text, finding, apart)]
 
 
 def substance(unit: str) -> int:

@@ -65,6 +65,13 @@ def test_adjacent_findings_of_a_long_line_are_one_span_without_a_decision_in_it(
     assert findings(line, decided=[first]) == [first, second]  # a decision stays alone
 
 
+def test_a_line_ending_in_a_colon_says_something_when_a_sentence_comes_first() -> None:
+    stated = "The migration ran on the primary — the replica still has the old schema."
+    intro = "Apply it there too:"
+    assert findings(f"{stated} {intro}") == [f"{stated} {intro}"]
+    assert findings("The remaining call sites in the parser module:") == []  # introduces only
+
+
 def test_narration_in_each_language_and_a_bare_word_are_not_findings() -> None:
     assert findings(NARRATION) == []
 

@@ -317,7 +317,12 @@ def _prose_lines(text: str) -> list[str]:
 
 def _units(line: str) -> list[str]:
     """``line`` whole when short (``WHOLE_LINE_CHARS``), else its sentences."""
-    return [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
+    return [line] if len(line) <= WHOLE_LINE_CHARS else sentences(line)
+
+
+def sentences(line: str) -> list[str]:
+    """The sentences of ``line``, as they are written (``_SENTENCE_END``)."""
+    return _SENTENCE_END.split(line)
 
 
 def prose_runs(

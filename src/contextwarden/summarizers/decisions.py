@@ -50,6 +50,9 @@ _SENTENCE_END = re.compile(
 )
 """Where a sentence ends; not after the letter or number that opens a list's item ("B. Full
 fix — …", "2. Then …"): the item is one sentence with its label."""
+_GAP = " \u2026 "
+"""Where ``clipped`` left a long sentence's middle out."""
+_CLAUSE_START = re.compile(r"[,;:]\s+|\s[\u2014\u2013]\s")
 _LETTERS = re.compile(r"[^\W_]")
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _REASONS = (
@@ -221,7 +224,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
                 else:
                     first = at
                 if signal or (edits and _ANNOUNCEMENT.match(kept) is None):
-                    _add(found, _Unit(kept[:MAX_DECISION_CHARS], signal, number, first, at))
+                    _add(found, _Unit(clipped(kept), signal, number, first, at))
         plan_left = PLAN_LINES if announces else max(0, plan_left - 1)
     unsignalled = [i for i, unit in enumerate(found) if not unit.signal]
     dropped = set(unsignalled[: max(0, len(unsignalled) - EDIT_UNITS)])
@@ -360,6 +363,24 @@ def prose_runs(
                 runs.append(kept)
             joinable = bool(kept) and not alone
     return runs
+
+
+def clipped(unit: str) -> str:
+    """``unit`` when it fits in ``MAX_DECISION_CHARS``; else its head and its last clause apart
+    (`` … ``): a long sentence states its choice or cause first and often its outcome in its
+    last clause ("Rather than X, the fix does Y: …, which now also does Z"), so a middle goes
+    rather than that clause. The last clause starts after ``, ; :`` or a dash and says
+    something (``MIN_DECISION_CHARS`` letters) in at most half the room; without one the head
+    alone is kept."""
+    if len(unit) <= MAX_DECISION_CHARS:
+        return unit
+    room = MAX_DECISION_CHARS - len(_GAP)
+    starts = [m.end() for m in _CLAUSE_START.finditer(unit, len(unit) - room // 2)]
+    tails = [unit[at:] for at in starts if weight(unit[at:]) >= MIN_DECISION_CHARS]
+    if not tails:
+        return unit[:MAX_DECISION_CHARS]
+    head = unit[: room - len(tails[-1])]
+    return f"{head[: head.rfind(' ')] if ' ' in head else head}{_GAP}{tails[-1]}"
 
 
 def narrates(unit: str) -> bool:

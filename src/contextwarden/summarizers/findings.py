@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from contextwarden.summarizers.decisions import (
-    MAX_DECISION_CHARS,
+    clipped,
     narrates,
     prose_runs,
     sentences,
@@ -53,7 +53,7 @@ def findings(text: str, decided: Sequence[str] = ()) -> list[str]:
     def apart(unit: str) -> bool:
         return any(unit in decision for decision in decided)
 
-    return [run[:MAX_DECISION_CHARS] for run in prose_runs(text, finding, apart)]
+    return [clipped(run) for run in prose_runs(text, finding, apart)]
 
 
 def _introduces(unit: str) -> bool:

@@ -8,7 +8,14 @@ import pytest
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer
 from contextwarden.summarizers.carry import DECISION_PREFIX
-from contextwarden.summarizers.decisions import EDIT_UNITS, PLAN_LINES, decisions, standing
+from contextwarden.summarizers.decisions import (
+    EDIT_UNITS,
+    MAX_DECISION_CHARS,
+    PLAN_LINES,
+    clipped,
+    decisions,
+    standing,
+)
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -119,6 +126,42 @@ def test_a_short_line_is_kept_whole_and_a_long_one_by_its_sentences() -> None:
     filler = "This sentence only describes what was read in the file, nothing more. " * 3
     long = f"{filler}The cause is the stale lock file the crashed run left behind."
     assert decisions(long) == ["The cause is the stale lock file the crashed run left behind."]
+
+
+FILLER = "This sentence only describes what was read in the file, nothing more. " * 2
+
+
+def test_adjacent_decisions_of_a_long_line_stay_one_span_while_short() -> None:
+    cause = "The cache key is wrong because it ignores the locale."
+    choice = "I'll key it by path and locale instead of path alone."
+    assert decisions(f"{FILLER}{cause} {choice} {FILLER}") == [f"{cause} {choice}"]
+    gap = f"{cause} {FILLER}{choice}"  # not adjacent: two units, as the line has them apart
+    assert decisions(f"{FILLER}{gap}") == [cause, choice]
+    wordy = choice.replace("path alone", "path alone " + "and nothing else " * 6)
+    assert decisions(f"{FILLER}{cause} {wordy}") == [cause, wordy]  # too long together
+
+
+def test_a_list_items_label_is_not_a_sentence_of_its_own() -> None:
+    item = "B. **Full fix** keeps the old API because three callers still rely on it."
+    assert decisions(f"{item} {FILLER}") == [item]
+    assert decisions(f"2. {item[3:]} {FILLER}") == [f"2. {item[3:]}"]
+    assert decisions(f"See the note in A. {item[3:]} {FILLER}") == [item[3:]]
+
+
+def test_a_sentence_too_long_to_keep_keeps_its_head_and_its_last_clause() -> None:
+    middle = "which the parser already uses for the other escapes it knows about, " * 5
+    outcome = "now also rejects a run of two `{` bytes via the new `break_runs` helper."
+    line = (
+        f"Rather than dropping the render, the fix extends the `escape` closure, {middle}{outcome}"
+    )
+    [kept] = decisions(line)
+    assert len(kept) <= MAX_DECISION_CHARS
+    assert kept.startswith("Rather than dropping the render, the fix extends")
+    _, tail = kept.split(" \u2026 ")
+    assert tail.endswith(outcome) and line.endswith(tail)
+    assert line[: -len(tail)].endswith(", ")  # the tail starts where a clause does
+    unbroken = "x" * 400
+    assert clipped(unbroken) == unbroken[:MAX_DECISION_CHARS]  # no clause to keep: the head
 
 
 def test_code_is_read_only_by_its_comments() -> None:

@@ -10,6 +10,7 @@ from conftest import summary_message
 from contextwarden.model import Message
 from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import FINDING_PREFIX, FINDINGS_LABEL, carried_findings
+from contextwarden.summarizers.decisions import WHOLE_LINE_CHARS, decisions
 from contextwarden.summarizers.findings import chosen, findings, substance
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -52,6 +53,32 @@ def test_conclusions_without_a_signal_word_are_found_verbatim_without_their_mark
         "Cloud Run IAM is service-level, not issuer-aware.",
         "The production policy serializes to 3,451 bytes minified.",
     ]  # the list's introduction (a colon at its end) and the code are not findings
+
+
+def test_adjacent_findings_of_a_long_line_are_one_span_without_a_decision_in_it() -> None:
+    told = "Let me check the remaining call sites of the parser before I go on with the rest."
+    first = "`config.lock` is not tracked, so CI resolves it fresh."
+    second = "The test edits are the whole change."
+    line = f"{first} {second} {told} {told}"
+    assert len(line) > WHOLE_LINE_CHARS
+    assert findings(line) == [f"{first} {second}"]
+    assert findings(line, decided=[first]) == [first, second]  # a decision stays alone
+
+
+def test_a_line_ending_in_a_colon_says_something_when_a_sentence_comes_first() -> None:
+    stated = "The migration ran on the primary — the replica still has the old schema."
+    intro = "Apply it there too:"
+    assert findings(f"{stated} {intro}") == [f"{stated} {intro}"]
+    assert findings("The remaining call sites in the parser module:") == []  # introduces only
+
+
+def test_a_short_line_is_kept_without_the_narration_that_ends_it() -> None:
+    stated = "`parse` is public, so the tests can reach `parse.Mode` directly."
+    assert findings(f"{stated} Now let me update the integration tests.") == [stated]
+    assert decisions(f"{stated[:-1]} because it is re-exported. Let me run them.") == [
+        f"{stated[:-1]} because it is re-exported."
+    ]
+    assert findings(f"{stated} It covers both modes.") == [f"{stated} It covers both modes."]
 
 
 def test_narration_in_each_language_and_a_bare_word_are_not_findings() -> None:

@@ -4,7 +4,9 @@ A decision is a root cause found, an approach chosen, an alternative ruled out, 
 Agents say these in the languages their users write, so the signals are listed for the
 languages the sessions use: a reason or a choice (``_REASONS``), a diagnosis (``_DIAGNOSES``).
 A short line is the unit: the reason often sits in the sentence next to the conclusion ("The
-file uses tabs. My edit strings were using spaces."). Code is not the assistant's reasoning:
+file uses tabs. My edit strings were using spaces."), less the narration that ends it; of a long
+line, its sentences, adjacent kept ones joined again while short, and a sentence too long to
+keep by its head and last clause. Code is not the assistant's reasoning:
 of a code block only the comments are read. A line that announces a plan or a fix ("Here's the
 plan:") makes the next few lines decisions too, signal or not: they are the plan. So is what
 an agent says in the message that edits a file, signal or not ("X is correct - it should still
@@ -24,6 +26,8 @@ measured before and after ("from 47s to 2s"), a line labelled as the fix or the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 MAX_DECISION_CHARS = 300
 """A decision is kept by its first this-many characters."""
@@ -43,7 +47,14 @@ last ones, nearest the edit."""
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _COMMENTS = ("#", "//", "--", "/*", "* ")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.)\s+|(?<=[\u3002\uff01\uff1f])"
+)
+"""Where a sentence ends; not after the letter or number that opens a list's item ("B. Full
+fix — …", "2. Then …"): the item is one sentence with its label."""
+_GAP = " \u2026 "
+"""Where ``clipped`` left a long sentence's middle out."""
+_CLAUSE_START = re.compile(r"[,;:]\s+|\s[\u2014\u2013]\s")
 _LETTERS = re.compile(r"[^\W_]")
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _REASONS = (
@@ -181,22 +192,26 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     name a choice or state a diagnosis, or follow a line announcing a plan; outside code blocks,
     verbatim, stripped. ``edits``: the text is that of a message that edits a file, whose last
     ``EDIT_UNITS`` lines or sentences that announce nothing are decisions too."""
-    found: list[tuple[str, bool]] = []
+    found: list[_Unit] = []
     plan_left = 0
-    for line in _prose_lines(text):
+    for number, line in enumerate(_prose_lines(text)):
         announces = _announces(line)
         units = _units(line)
-        for before, unit in zip(["", *units], units, strict=False):
+        for at, (before, unit) in enumerate(zip(["", *units], units, strict=False)):
             kept = unit.strip()
-            joined = f"{before.strip()} {kept}"
+            last = found[-1] if found else None
+            follows = last is not None and last.ends(number, at - 1)
+            if last is not None and follows:
+                joined, first = f"{last.text} {kept}", last.first
+            else:
+                joined, first = f"{before.strip()} {kept}", at - 1
             if (
-                before
-                and found
-                and found[-1][0] == before.strip()
+                last is not None
+                and follows
                 and _trails_as_conclusion(kept)
                 and len(joined) <= MAX_DECISION_CHARS
             ):
-                found[-1] = (joined, found[-1][1])  # "… copies it again. Quadratic."
+                found[-1] = _Unit(joined, last.signal, number, first, at)  # "… Quadratic."
             elif weight(kept) >= MIN_DECISION_CHARS:
                 signal = (bool(plan_left) and not _HEADING.match(kept)) or _signalled(kept)
                 if (
@@ -205,15 +220,50 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
                     and _BACK_REFERENCE.match(kept)
                     and len(joined) <= MAX_DECISION_CHARS
                 ):
-                    if found and found[-1][0] == before.strip():
+                    if follows:
                         found.pop()  # said again below, with the sentence that refers to it
                     kept = joined
+                else:
+                    first = at
                 if signal or (edits and _ANNOUNCEMENT.match(kept) is None):
-                    found.append((kept[:MAX_DECISION_CHARS], signal))
+                    _add(found, _Unit(clipped(kept), signal, number, first, at))
         plan_left = PLAN_LINES if announces else max(0, plan_left - 1)
-    unsignalled = [i for i, (_, signal) in enumerate(found) if not signal]
+    unsignalled = [i for i, unit in enumerate(found) if not unit.signal]
     dropped = set(unsignalled[: max(0, len(unsignalled) - EDIT_UNITS)])
-    return [unit for i, (unit, _) in enumerate(found) if i not in dropped]
+    return [unit.text for i, unit in enumerate(found) if i not in dropped]
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """A decision found: its text, whether a signal marked it, and the sentences of its line it
+    spans (``first`` to ``last``, by position in the line's ``_units``)."""
+
+    text: str
+    signal: bool
+    line: int
+    first: int
+    last: int
+
+    def ends(self, line: int, at: int) -> bool:
+        """Whether this unit ends with sentence ``at`` of line ``line``."""
+        return self.line == line and self.last == at
+
+
+def _add(found: list[_Unit], unit: _Unit) -> None:
+    """Append ``unit``, or join it to the unit before it when that one ends with the sentence
+    just before it on the same line and the two fit in ``WHOLE_LINE_CHARS``: a long line's
+    sentences that are each decisions read as the short line they would be ("`x` is ignored —
+    CI resolves fresh. The test changes are the fix.")."""
+    last = found[-1] if found else None
+    if (
+        last is not None
+        and last.ends(unit.line, unit.first - 1)
+        and len(last.text) + 1 + len(unit.text) <= WHOLE_LINE_CHARS
+    ):
+        text = f"{last.text} {unit.text}"
+        found[-1] = _Unit(text, last.signal or unit.signal, unit.line, last.first, unit.last)
+    else:
+        found.append(unit)
 
 
 def _announces(line: str) -> bool:
@@ -271,15 +321,68 @@ def _prose_lines(text: str) -> list[str]:
 
 
 def _units(line: str) -> list[str]:
-    """``line`` whole when short (``WHOLE_LINE_CHARS``), else its sentences."""
-    return [line] if len(line) <= WHOLE_LINE_CHARS else _SENTENCE_END.split(line)
+    """``line`` whole when short (``WHOLE_LINE_CHARS``) but for the sentences that end it saying
+    what the assistant does next ("… is public, so X is reachable. Now let me update the
+    tests."), else its sentences."""
+    if len(line) > WHOLE_LINE_CHARS:
+        return sentences(line)
+    said = sentences(line)
+    while len(said) > 1 and narrates(said[-1]):
+        said.pop()
+    end = 0
+    for sentence in said:
+        end = line.index(sentence, end) + len(sentence)
+    return [line[:end]]
 
 
-def prose_units(text: str) -> list[str]:
-    """The units decisions are read in: each prose line of ``text`` (comments only, of its
-    code blocks), whole when short, else its sentences; stripped, empty ones left out."""
-    units = (unit.strip() for line in _prose_lines(text) for unit in _units(line))
-    return [unit for unit in units if unit]
+def sentences(line: str) -> list[str]:
+    """The sentences of ``line``, as they are written (``_SENTENCE_END``)."""
+    return _SENTENCE_END.split(line)
+
+
+def prose_runs(
+    text: str, read: Callable[[str], str | None], apart: Callable[[str], bool]
+) -> list[str]:
+    """What ``read`` makes of the units decisions are read in (each prose line of ``text``,
+    comments only of its code blocks, whole when short, else its sentences; stripped), where it
+    makes anything: adjacent sentences of a line joined while they fit in ``WHOLE_LINE_CHARS``,
+    so a run of them a reader quotes as one stays one; not a sentence ``apart`` says stands
+    alone."""
+    runs: list[str] = []
+    for line in _prose_lines(text):
+        joinable = False
+        for unit in (u.strip() for u in _units(line)):
+            kept = read(unit) if unit else None
+            alone = bool(kept) and apart(unit)
+            if (
+                kept
+                and joinable
+                and not alone
+                and len(runs[-1]) + 1 + len(kept) <= WHOLE_LINE_CHARS
+            ):
+                runs[-1] = f"{runs[-1]} {kept}"
+            elif kept:
+                runs.append(kept)
+            joinable = bool(kept) and not alone
+    return runs
+
+
+def clipped(unit: str) -> str:
+    """``unit`` when it fits in ``MAX_DECISION_CHARS``; else its head and its last clause apart
+    (`` … ``): a long sentence states its choice or cause first and often its outcome in its
+    last clause ("Rather than X, the fix does Y: …, which now also does Z"), so a middle goes
+    rather than that clause. The last clause starts after ``, ; :`` or a dash and says
+    something (``MIN_DECISION_CHARS`` letters) in at most half the room; without one the head
+    alone is kept."""
+    if len(unit) <= MAX_DECISION_CHARS:
+        return unit
+    room = MAX_DECISION_CHARS - len(_GAP)
+    starts = [m.end() for m in _CLAUSE_START.finditer(unit, len(unit) - room // 2)]
+    tails = [unit[at:] for at in starts if weight(unit[at:]) >= MIN_DECISION_CHARS]
+    if not tails:
+        return unit[:MAX_DECISION_CHARS]
+    head = unit[: room - len(tails[-1])]
+    return f"{head[: head.rfind(' ')] if ' ' in head else head}{_GAP}{tails[-1]}"
 
 
 def narrates(unit: str) -> bool:

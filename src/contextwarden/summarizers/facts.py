@@ -222,8 +222,10 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
         walk.last_text = texts[-1]
         walk.concepts.update(_identifiers(texts))
         edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
-        walk.decisions.extend((index, s) for text in texts for s in decisions(text, edits=edits))
-        walk.findings.extend((index, s) for text in texts for s in findings(text))
+        for text in texts:
+            decided = decisions(text, edits=edits)
+            walk.decisions.extend((index, s) for s in decided)
+            walk.findings.extend((index, s) for s in findings(text, decided))
     if calls:
         walk.last_calls = calls
     elif texts:
@@ -291,8 +293,9 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
     walk.findings.extend((index, unit) for unit in found)
     held = (*decided, *found)
     for excerpt in carried_excerpts(text):  # read as the assistant's prose it was
-        walk.decisions.extend((index, s) for s in decisions(excerpt) if _new(s, held))
-        walk.findings.extend((index, u) for u in findings(excerpt) if _new(u, held))
+        read = decisions(excerpt)
+        walk.decisions.extend((index, s) for s in read if _new(s, held))
+        walk.findings.extend((index, u) for u in findings(excerpt, read) if _new(u, held))
 
 
 def _new(unit: str, held: Sequence[str]) -> bool:

@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from contextwarden.summarizers.decisions import MAX_DECISION_CHARS, narrates, prose_units, weight
+from contextwarden.summarizers.decisions import (
+    clipped,
+    narrates,
+    prose_runs,
+    sentences,
+    weight,
+)
 from contextwarden.tokens.base import TokenCounter
 
 MIN_FINDING_WEIGHT = 20
@@ -31,16 +37,30 @@ _SUBSTANCE = re.compile(
 negations and limits (what is not so is what an agent gets wrong after a summary)."""
 
 
-def findings(text: str) -> list[str]:
-    """The units of an assistant's ``text`` (``decisions.prose_units``) that say something:
+def findings(text: str, decided: Sequence[str] = ()) -> list[str]:
+    """The units of an assistant's ``text`` (``decisions.prose_runs``) that say something:
     without the list or heading marker that opens them, at least ``MIN_FINDING_WEIGHT`` letters,
-    neither announcing what comes next nor introducing a list (a colon at the end)."""
-    found = []
-    for unit in prose_units(text):
+    neither announcing what comes next nor only introducing a list (``_introduces``). Adjacent
+    sentences of a long line that each say something are one finding, unless one of them is
+    held by one of ``decided`` (the decisions read from the same text): that one stays alone,
+    as the decision it is listed as."""
+
+    def finding(unit: str) -> str | None:
         kept = _MARKER.sub("", unit).strip()
-        if weight(kept) >= MIN_FINDING_WEIGHT and not kept.endswith(":") and not narrates(kept):
-            found.append(kept[:MAX_DECISION_CHARS])
-    return found
+        says = weight(kept) >= MIN_FINDING_WEIGHT and not _introduces(kept)
+        return kept if says and not narrates(kept) else None
+
+    def apart(unit: str) -> bool:
+        return any(unit in decision for decision in decided)
+
+    return [clipped(run) for run in prose_runs(text, finding, apart)]
+
+
+def _introduces(unit: str) -> bool:
+    """Whether ``unit`` only introduces what follows: one sentence ending in a colon ("The
+    remaining call sites:"); one that states something first ("X landed on main — the rule says
+    Y. Move them:") says that much."""
+    return unit.endswith(":") and len(sentences(unit)) == 1
 
 
 def substance(unit: str) -> int:

@@ -144,7 +144,7 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock]:
     """The call and its result from a ``<tool-use>`` block or a bare ``Tool use:`` step."""
     if item.kind == "bare":
         name, kind = item.attrs["name"], _KINDS.get(canonical(item.attrs["name"]) or "", "")
-        summary, body = item.attrs["rest"], item.lines[1:]
+        summary, body = item.lines[0].strip(), item.lines[1:]
     else:
         name, kind = item.attrs["name"] or "unknown", item.attrs["type"]
         head = _SUMMARY.search("\n".join(item.lines[:3]))
@@ -153,6 +153,8 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock]:
         body = [_TAGS.sub("", _SUMMARY.sub("", line, count=1)) for line in inner]
     tool_input: dict[str, Any] = {"summary": summary, "tool_type": kind}
     tool_input.update(_lead(kind, summary, body))
+    if kind == "shell" and item.attrs.get("rest"):  # Claude Code's Bash step: its description
+        tool_input["description"] = item.attrs["rest"]
     call_id = f"specstory_L{item.first}"
     shown = "\n".join(body).strip("\n")
     return ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown)
@@ -278,8 +280,10 @@ def _header_facts(preamble: list[tuple[int, str]], report: LoadReport) -> None:
     for line, raw in preamble:
         text = raw.strip()
         generated, session, title = GENERATED.match(text), SESSION.match(text), TITLE.match(text)
-        if generated:
+        if generated and generated["version"]:
             report.metadata["markdown_version"] = generated["version"]
+        elif generated:
+            continue
         elif session:
             report.metadata.update(agent=session["agent"], session_id=session["id"])
         elif text in ("## SpecStory", SEPARATOR):

@@ -4,6 +4,7 @@ pairs, reasoning and subagent turns kept aside, and nothing of the file lost."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from contextwarden.formats import detect_format, load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import FrozenDict, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
+from tests.fuzzing import FuzzResult, mutate_text
 
 DATA = Path(__file__).parent / "data"
 CLI = DATA / "specstory" / "specstoryai__getspecstory__2026-01-16_22-18-20Z-claude-code.md"
@@ -208,3 +210,22 @@ def test_cli_inspect_detects_a_specstory_file(capsys: pytest.CaptureFixture[str]
     report = json.loads(capsys.readouterr().out)
     assert report["format"] == "specstory"
     assert report["tool_calls_by_tool"] == {"LS": 1, "Bash": 1}
+
+
+def test_damaged_files_load_valid_or_fail_with_a_clear_error(tmp_path: Path) -> None:
+    """Truncated, cut or byte-damaged SpecStory files: a valid history or a ContextWardenError."""
+    rng = random.Random(7)
+    result, broken = FuzzResult(), []
+    for n in range(200):
+        source = rng.choice([CLI, EARLY, CURSOR, BARE])
+        path = tmp_path / f"case{n}.md"
+        path.write_bytes(mutate_text(source.read_bytes(), rng))
+
+        def run(path: Path = path) -> None:
+            history = load(path, "specstory")
+            if validate(list(history.messages)):
+                broken.append(path.name)
+
+        result.record(f"case {n} ({source.name})", run)
+    assert result.escaped == [] and broken == []
+    assert result.loaded > 100

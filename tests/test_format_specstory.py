@@ -80,7 +80,8 @@ def _kept(path: Path, history: ConversationHistory) -> list[str]:
 def test_every_layout_is_detected_and_loses_no_line(path: Path) -> None:
     assert detect_format(path) == "specstory"
     history = load(path)
-    assert history.source is not None and history.source.issues == []
+    assert history.source is not None
+    assert [i.line for i in history.source.issues] == ([51] if path == EARLY else [])
     assert validate(list(history.messages)) == []
     assert _kept(path, history) == []
 
@@ -122,6 +123,8 @@ def test_cli_layout_tool_blocks_become_pairs_and_sidechains_stay_aside() -> None
 def test_early_layout_keeps_turns_whole_past_a_fence_that_never_closes() -> None:
     history = load(EARLY)
     assert history.source is not None
+    [issue] = history.source.issues  # the bare fence on line 47 never closes before line 51
+    assert issue.line == 51 and "still open at this turn header" in issue.message
     assert history.source.metadata["title"].startswith("Brief README Update for Tutorial")
     messages = list(history.messages)
     assert [m.role for m in messages] == ["user", "assistant"]

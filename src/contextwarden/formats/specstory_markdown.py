@@ -4,7 +4,8 @@ inside agent turns, and the code fences that hide look-alike lines (``specstory`
 What each marker means is in ``formats/specstory.py``. A line is only a marker outside a code
 fence, with one exception for older files whose fences do not pair up (a result quoting fenced
 text inside a fence of the same length): a turn header right after a ``---`` separator, or a
-``</tool-use>`` right before a header, separator or block, still counts.
+``</tool-use>`` right before a header, separator or block, still counts, and the load report
+names the line.
 """
 
 from __future__ import annotations
@@ -80,7 +81,13 @@ class _Splitter:
             raw = self.lines[number]
             header = HEADER.match(raw.strip())
             if header and (fence is None or after_separator(self.lines, number)):
-                fence = None  # an older file's fence left open: the turn header still counts
+                if fence is not None:  # an older file's fence left open: the header still counts
+                    self.report.skip(
+                        "a code fence above is still open at this turn header; taken as closed "
+                        "(the file's fences do not pair up)",
+                        line=number + 1,
+                    )
+                fence = None
                 self._start(number, header)
                 number += 1
                 continue
@@ -117,7 +124,13 @@ class _Splitter:
         opened, bare = TOOL_OPEN.match(raw), BARE_TOOL.match(raw)
         if opened:
             kind, attrs = "tool", {"type": opened["type"], "name": opened["name"]}
-            end = tool_end(self.lines, index)
+            end, fenced = tool_end(self.lines, index)
+            if fenced and end is not None:
+                self.report.skip(
+                    f"the </tool-use> ending the {attrs['name']!r} block on line {end + 1} is "
+                    "inside a code fence that never closes; taken as the block's end",
+                    line=index + 1,
+                )
         elif bare:
             kind, attrs = "bare", {"name": bare["name"], "rest": bare["rest"].strip()}
             end = step_end(self.lines, index)
@@ -173,17 +186,18 @@ def opens_structure(raw: str) -> bool:
     )
 
 
-def tool_end(lines: list[str], start: int) -> int | None:
-    """The line closing the ``<tool-use>`` block opening at ``start``: the first ``</tool-use>``
-    outside a code fence, or inside one when a turn, block or separator follows it."""
+def tool_end(lines: list[str], start: int) -> tuple[int | None, bool]:
+    """The line closing the ``<tool-use>`` block opening at ``start`` (None: it never closes):
+    the first ``</tool-use>`` outside a code fence, or inside one when a turn, block or
+    separator follows it (then True: the block's fences do not pair up)."""
     fence: str | None = None
     for number in range(start, len(lines)):
         raw = lines[number]
         if raw.rstrip().endswith(TOOL_CLOSE) and (fence is None or _structure_next(lines, number)):
-            return number
+            return number, fence is not None
         if number > start:
             fence = fence_after(raw, fence)
-    return None
+    return None, False
 
 
 def _structure_next(lines: list[str], index: int) -> bool:

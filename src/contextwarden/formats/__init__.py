@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 # Most specific first: auto-detection asks each module in this order.
 FORMATS: dict[str, str] = {
+    # Markdown whose head holds SpecStory's own comment: first, as tool results in it may quote
+    # another format's records (a Claude Code JSONL line read by the agent).
+    "specstory": "contextwarden.formats.specstory",
     "claude-code": "contextwarden.formats.claude_code",
     "codex": "contextwarden.formats.codex",
     "copilot": "contextwarden.formats.copilot",

@@ -213,7 +213,8 @@ def content_message(content: Any, ids: CallIds, *, index: int | None = None) -> 
     data = gemini_plain(content)
     if not isinstance(data, Mapping):
         raise FormatError(f"expected a Content object, got {type(content).__name__}", index=index)
-    role = ROLES.get(data.get("role") or "user")
+    named = data.get("role") or "user"
+    role = ROLES.get(named) if isinstance(named, str) else None  # a dict role is not hashable
     if role is None:
         raise FormatError(
             f"content role must be 'user' or 'model', got {data.get('role')!r}", index=index

@@ -1,0 +1,234 @@
+"""SpecStory chat histories: the early, mid-2025 and v2.1.0 layouts, tool blocks as call/result
+pairs, reasoning and subagent turns kept aside, and nothing of the file lost."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contextwarden.cli import main
+from contextwarden.errors import FormatError
+from contextwarden.eval.replay import replay
+from contextwarden.formats import detect_format, load
+from contextwarden.history import ConversationHistory
+from contextwarden.model import FrozenDict, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.rules import validate
+from tests.fuzzing import FuzzResult, mutate_text
+
+DATA = Path(__file__).parent / "data"
+CLI = DATA / "specstory" / "specstoryai__getspecstory__2026-01-16_22-18-20Z-claude-code.md"
+EARLY = (
+    DATA / "specstory" / "specstoryai__tutorials__brief-readme-update-for-tutorial-repository.md"
+)
+CURSOR = (
+    DATA
+    / "specstory"
+    / (
+        "specstoryai__keyframe-blogger__2025-07-14_20-39Z-reconnect-local-and-remote-git-repositories.md"
+    )
+)
+BARE = DATA / "specstory" / "specstoryai__keyframe-blogger__2025-07-10_21-51-08Z-activate-venv.md"
+AIDER = DATA / "aider" / "AlexShchuka__mozgoslav__.aider.chat.history.md"
+LAYOUT = re.compile(r"^(_\*\*.*\*\*_|---|## SpecStory|<!-- .* -->)$")
+TAG = re.compile(r"<summary>Thought Process</summary>|</?(?:details|summary|think|tool-use)[^>]*>")
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict | FrozenDict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return [str(value)]
+
+
+def _haystack(history: ConversationHistory) -> str:
+    """Everything a load kept: messages (text, calls, results), reasoning and metadata."""
+    parts: list[str] = []
+    for message in history.messages:
+        parts.extend(_strings(message.meta.extra))
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                parts.append(block.text)
+            elif isinstance(block, ToolUseBlock):
+                parts.extend(_strings(block.input))
+            elif isinstance(block, ToolResultBlock):
+                parts.append(block.text)
+    assert history.source is not None
+    parts.extend(_strings(history.source.metadata))
+    return "\n".join(parts)
+
+
+def _kept(path: Path, history: ConversationHistory) -> list[str]:
+    """The file's lines that are neither layout nor found in what the load kept."""
+    haystack = _haystack(history)
+    lost = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        text = TAG.sub("", raw).strip().lstrip("#").strip()
+        if text and not LAYOUT.match(raw.strip()) and text not in haystack:
+            lost.append(raw)
+    return lost
+
+
+@pytest.mark.parametrize("path", [CLI, EARLY, CURSOR, BARE], ids=lambda p: p.name[:40])
+def test_every_layout_is_detected_and_loses_no_line(path: Path) -> None:
+    assert detect_format(path) == "specstory"
+    history = load(path)
+    assert history.source is not None
+    assert [i.line for i in history.source.issues] == ([51] if path == EARLY else [])
+    assert validate(list(history.messages)) == []
+    assert _kept(path, history) == []
+
+
+def test_cli_layout_tool_blocks_become_pairs_and_sidechains_stay_aside() -> None:
+    history = load(CLI)
+    assert history.source is not None
+    meta = history.source.metadata
+    assert meta["markdown_version"] == "2.1.0" and meta["agent"] == "Claude Code"
+    assert meta["session_id"] == "b9a0d834-5e25-45ad-9a0c-dd0bead5b38a"
+    messages = list(history.messages)
+    first = messages[0]
+    assert first.role == "user" and first.text.startswith("Normally when doing cloud sync'ing")
+    assert first.text.endswith("no HEAD request before a cloud sync during `specstory run`.")
+    assert first.meta.timestamp == 1768601900.0  # 2026-01-16 22:18:20Z
+    uses = [u for m in messages for u in m.tool_uses]
+    assert [(u.name, u.input["tool_type"]) for u in uses] == [
+        ("Task", "generic"),
+        ("Grep", "search"),
+        ("Read", "read"),
+    ]
+    assert uses[0].id == "specstory_L32" and uses[2].input["file_path"] == "./specstory-cli/main.go"
+    results = {r.tool_use_id: r.text for m in messages for r in m.tool_results}
+    assert "Found 8 files" in results[uses[1].id]
+    assert results[uses[1].id].endswith("2026-01-13_16-29-49Z-pkg-providers-claudecode-13.md\n```")
+    reply = messages[1]
+    assert reply.meta.extra["model"] == "claude-opus-4-5-20251101"
+    assert (
+        reply.text == "I'll research how cloud syncing and the HEAD request work in the codebase."
+    )
+    assert "The user wants me to research" in str(reply.meta.extra["parts"][0]["reasoning"])
+    sidechain = meta["sidechain_turns"]
+    assert [turn["line"] for turn in sidechain] == [44, 55, 59]
+    assert sidechain[0]["text"].startswith("Research how cloud syncing works")
+    assert not any("Research how cloud syncing works" in m.text for m in messages)
+    assert "/exit" in messages[-1].text and "Goodbye!" in messages[-1].text
+
+
+def test_early_layout_keeps_turns_whole_past_a_fence_that_never_closes() -> None:
+    history = load(EARLY)
+    assert history.source is not None
+    [issue] = history.source.issues  # the bare fence on line 47 never closes before line 51
+    assert issue.line == 51 and "still open at this turn header" in issue.message
+    assert history.source.metadata["title"].startswith("Brief README Update for Tutorial")
+    messages = list(history.messages)
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[0].text.startswith("Update the README but keep it brief.")
+    reply = messages[1].text
+    assert reply.startswith("I'll update the README") and "# Classic Cars Gallery Tutorial" in reply
+    assert reply.endswith("maintaining the necessary setup instructions.")  # the last turn
+    assert not any(m.tool_uses for m in messages)
+
+
+def test_cursor_extension_reasoning_is_kept_on_the_replies() -> None:
+    text = CURSOR.read_text(encoding="utf-8")
+    history = load(CURSOR)
+    reasoning: list[Any] = []
+    for message in history.messages:
+        extra = message.meta.extra
+        for part in extra.get("parts", (extra,)):
+            reasoning.extend(part.get("reasoning", ()))
+    assert len(reasoning) == text.count("<think>") == 6
+    assert reasoning[0].startswith("The user has renamed their project directory")
+    assert "</details>" not in "".join(reasoning)
+    assert history.source is not None and "unattached_reasoning" not in history.source.metadata
+
+
+def test_bare_tool_use_steps_become_pairs() -> None:
+    history = load(BARE)
+    messages = list(history.messages)
+    uses = [u for m in messages for u in m.tool_uses]
+    assert [u.name for u in uses] == ["LS", "Bash"]
+    assert uses[1].input["command"] == "source venv/bin/activate"
+    assert uses[1].input["summary"] == "Tool use: **Bash** Activate Python virtual environment"
+    assert uses[1].input["description"] == "Activate Python virtual environment"
+    results = [r for m in messages for r in m.tool_results]
+    assert results[0].text.startswith("Result:") and "BuildingTnyDocs" in results[0].text
+    assert messages[-1].role == "user" and "command not found: whisper" in messages[-1].text
+
+
+def test_detection_tells_specstory_from_aider_and_from_quoted_records(tmp_path: Path) -> None:
+    assert detect_format(AIDER) == "aider"
+    lines = CLI.read_text(encoding="utf-8").splitlines()
+    record = '{"parentUuid":null,"type":"user","sessionId":"s","message":{"role":"user"}}'
+    at = lines.index("Research cloud sync HEAD request") + 2  # inside the Task result's fence
+    quoting = tmp_path / "quoting.md"
+    quoting.write_text("\n".join([*lines[:at], record, record, *lines[at:]]) + "\n")
+    assert detect_format(quoting) == "specstory"
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Plan\n\n_**User**_\n\nhello\n")  # SpecStory's header line, no marker
+    with pytest.raises(FormatError, match="--format"):
+        load(notes)
+    assert load(notes, "specstory").messages[0].text == "hello"
+
+
+def test_a_truncated_tool_block_is_reported_by_line_and_kept_as_text(tmp_path: Path) -> None:
+    lines = CLI.read_text(encoding="utf-8").splitlines()
+    opens = [n for n, line in enumerate(lines) if line.startswith("<tool-use")]
+    cut = tmp_path / "cut.md"
+    cut.write_text("\n".join(lines[: opens[-1] + 6]) + "\n")  # the Read block loses its end
+    history = load(cut)
+    assert history.source is not None
+    [issue] = history.source.issues
+    assert issue.line == opens[-1] + 1
+    assert "'Read'" in issue.message and "never closed" in issue.message
+    last = list(history.messages)[-1]
+    assert last.role == "assistant" and "./specstory-cli/main.go" in last.text
+    assert validate(list(history.messages)) == []
+    assert _kept(cut, history) == []
+
+
+def test_an_empty_session_is_refused_naming_the_format(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.md"
+    empty.write_text("<!-- Generated by SpecStory, Markdown v2.1.0 -->\n\n# 2026-07-24 19:12:08Z\n")
+    with pytest.raises(FormatError, match="not readable as specstory: the file holds no records"):
+        load(empty)
+
+
+def test_a_session_replays_through_the_ladder_with_compaction_and_no_invalid_request() -> None:
+    run = replay(load(CLI), ("ladder",), window=600).runs["ladder"]  # the session is ~880 tokens
+    assert run.kinds.get("summarize", 0) > 0
+    assert run.invalid_requests == 0 and run.over_window == 0
+
+
+def test_cli_inspect_detects_a_specstory_file(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["inspect", "--json", str(BARE)])
+    assert exit_info.value.code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["format"] == "specstory"
+    assert report["tool_calls_by_tool"] == {"LS": 1, "Bash": 1}
+
+
+def test_damaged_files_load_valid_or_fail_with_a_clear_error(tmp_path: Path) -> None:
+    """Truncated, cut or byte-damaged SpecStory files: a valid history or a ContextWardenError."""
+    rng = random.Random(7)
+    result, broken = FuzzResult(), []
+    for n in range(200):
+        source = rng.choice([CLI, EARLY, CURSOR, BARE])
+        path = tmp_path / f"case{n}.md"
+        path.write_bytes(mutate_text(source.read_bytes(), rng))
+
+        def run(path: Path = path) -> None:
+            history = load(path, "specstory")
+            if validate(list(history.messages)):
+                broken.append(path.name)
+
+        result.record(f"case {n} ({source.name})", run)
+    assert result.escaped == [] and broken == []
+    assert result.loaded > 100

@@ -152,3 +152,12 @@ def test_a_path_is_read_by_the_first_key_that_names_one_blanks_dropped() -> None
 def test_a_limit_set_for_a_canonical_tool_covers_its_aliases_only() -> None:
     assert "read_file" in aliases_of("Read") and "read_file" in aliases_of("read")
     assert aliases_of("read_file") == () and aliases_of("Unknown") == ()
+
+
+def test_a_versioned_tool_name_is_the_tool_it_versions() -> None:
+    # Cursor 2 renamed its tools read_file_v2, edit_file_v2, run_terminal_command_v2.
+    assert canonical("read_file_v2") == "Read" and canonical("edit_file_v2") == "Edit"
+    assert canonical("run_terminal_command_v2") == "Bash"
+    assert canonical("mcp__fs__read_file_v3") == "Read"
+    assert canonical("glob_file_search") == "Glob" and canonical("ripgrep_raw_search") == "Grep"
+    assert canonical("v2") is None and canonical("dev") is None

@@ -5,7 +5,9 @@ Claude Code's names are the canonical ones (``Read``, ``Write``, ``Edit``, ``Bas
 the same action onto them: Codex, Gemini CLI and qwen-code, OpenCode, Cline and Roo Code, Copilot
 CLI, Cursor, Continue, OpenHands, SWE-agent and mini-swe-agent. Names compare case-insensitively
 with ``_``, ``-``, ``.`` and spaces ignored (``read_file``, ``ReadFile`` and ``read-file`` are one
-name), after an MCP or namespace prefix is dropped (``mcp__files__read_file`` is ``read_file``).
+name), after an MCP or namespace prefix is dropped (``mcp__files__read_file`` is ``read_file``);
+a version suffix is the same tool (Cursor 2's ``read_file_v2``, ``edit_file_v2`` and
+``run_terminal_command_v2`` are ``read_file``, ``edit_file`` and ``run_terminal_command``).
 
 Two families of editing tools take a different input and are also named on their own: an editor
 that views, creates or edits by its ``command`` argument (``EDITOR_TOOLS``) and a patch whose text
@@ -89,6 +91,8 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     ),
     "Grep": (
         "grep_search",  # Cursor
+        "ripgrep_raw_search",  # Cursor 2
+        "codebase_search",  # Cursor (semantic search: code hits)
         "search_file_content",  # Gemini CLI
         "ripgrep",
         "rg",
@@ -106,6 +110,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "list",  # OpenCode
         "ls",
         "file_search",  # Cursor
+        "glob_file_search",  # Cursor 2
     ),
     "WebSearch": ("web_search", "search_web", "google_search", "google_web_search"),
     "WebFetch": ("web_fetch", "fetch", "fetch_url", "browser", "browse", "read_url"),
@@ -127,6 +132,8 @@ PATH_KEYS: tuple[str, ...] = (
 """The input keys a file-tool call names its file by, in the order they are looked for."""
 PATCH_KEYS: tuple[str, ...] = ("input", "patch")
 """Where a patch call's text is when no string of its input opens with ``*** Begin Patch``."""
+_VERSION = re.compile(r"[_-]?v\d+$")
+"""A tool name's version suffix (``read_file_v2``)."""
 _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
 
 
@@ -162,7 +169,8 @@ def canonical(name: str | None) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _canonical(name: str) -> str | None:
-    return _TABLE.get(normalize(base_name(name)))
+    base = base_name(name)
+    return _TABLE.get(normalize(base)) or _TABLE.get(normalize(_VERSION.sub("", base)))
 
 
 def is_editor(name: str) -> bool:

@@ -168,7 +168,7 @@ def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:
     line describing it."""
     facts: dict[str, str] = {}
     for number, line in enumerate([summary, *body]):
-        text = line.strip()
+        text = _TAGS.sub("", line).strip()  # "<details><summary>Edit file: x</summary>"
         named, code, fence = _NAMED_FILE.search(text), _INLINE.match(text), FENCE.match(line)
         if fence:
             inside = body[number : number + 1]  # the line after the fence ([summary, *body])

@@ -288,3 +288,32 @@ def test_a_tools_message_keeps_the_line_after_its_excerpt() -> None:
         "String to replace not found in file.",
         "String: x = 1",
     )
+
+
+def test_a_javascript_test_runner_keeps_why_each_test_failed() -> None:
+    """Jest (and Vitest, Playwright) indent the error a test threw under its ``●`` title, or
+    give only a message there: that line, not the suite's ``FAIL`` verdict alone, says why."""
+    output = (
+        "FAIL tests/api.test.ts\n"
+        "  ● Console\n\n    console.log\n      listening on 3000\n\n"
+        "  ● API › creates an order\n\n"
+        "    TypeError: OrderStore is not a constructor\n\n"
+        "      12 |   const store = new OrderStore();\n"
+        "  ● Test suite failed to run\n\n"
+        "    Cannot find module '../lib/clock' from 'tests/clock.test.ts'\n\n"
+        "Tests:       2 failed, 5 passed, 7 total"
+    )
+    kept = failure_lines(ToolUseBlock("t", "Bash", {"command": "npx jest"}),
+                         ToolResultBlock("t", output), 4)  # fmt: skip
+    assert "TypeError: OrderStore is not a constructor" in kept
+    assert "Cannot find module '../lib/clock' from 'tests/clock.test.ts'" in kept
+    assert "console.log" not in kept  # what ● Console heads is logged output, not a failure
+    assert line_rank("    Error: Failed to create order: 500") is not None
+    assert line_rank("    raise ValueError(name)") is None  # code, not what was raised
+
+
+def test_nextjs_marks_its_error_lines() -> None:
+    output = " ⚠ Attempted to load @next/swc-wasm-web\n ⨯ Failed to load SWC binary for linux/x64\n"
+    assert failure_excerpt(output, is_error=False, shell=True, command="next build | tail") == (
+        "⨯ Failed to load SWC binary for linux/x64"
+    )

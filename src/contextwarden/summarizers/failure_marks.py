@@ -20,6 +20,7 @@ ERROR_LINE = re.compile(
     # Portuguese, Russian, Chinese, Japanese, Korean)
     r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
     r"|##\[error\]"  # a GitHub Actions log's error annotation
+    r"|\s?\u2a2f "  # Next.js and Turbopack mark an error line with U+2A2F
     r").*$",
     re.M,
 )
@@ -91,6 +92,13 @@ EXCEPTION_LINE = re.compile(
 )
 """An exception raised, as Python, Java and others print it, and as pytest shows it under a
 failed test (``E       ValueError: bad voice``, ``E       assert 1 == 2``)."""
+_INDENTED_EXCEPTION = re.compile(r"^\s+(?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?: \[\w+\])?: \S")
+"""...and as JavaScript test runners print it, indented under the failed test's title (Jest,
+Vitest, Mocha, Playwright: ``    TypeError: x is not a constructor``, ``    Error: 500``)."""
+_TEST_TITLE = re.compile(r"^\s*\u25cf (?!Console\s*$)\S")
+"""Jest's and Vitest's title of a failed test or suite (``● Suite > does x``, the arrow
+U+203A; ``● Test suite failed to run``; ``● Console`` heads logged output): the first line
+under it says why."""
 _POINTER = re.compile(r"^\s*--> \S+?:\d+")
 """Where a diagnostic printed on the line before it is (rustc, ruff's full format):
 ``error[E0412]: cannot find type `X` in this scope`` / ``E501 Line too long (93 > 88)``, then
@@ -141,9 +149,18 @@ def line_rank(line: str) -> int | None:
         return TELLING_RANK
     if ERROR_LINE.match(line):
         return ERROR_RANK
-    if EXCEPTION_LINE.match(line):
+    if EXCEPTION_LINE.match(line) or _INDENTED_EXCEPTION.match(line):
         return EXCEPTION_RANK
     return WORD_RANK if says_what_failed(line) else None
+
+
+def _under_test_title(lines: list[str], index: int) -> bool:
+    """Whether ``lines[index]`` is the first line under a failed test's title (``_TEST_TITLE``),
+    blank lines between."""
+    if not lines[index].strip():
+        return False
+    before = next((line for line in reversed(lines[:index]) if line.strip()), "")
+    return _TEST_TITLE.match(before) is not None
 
 
 def _points_at(lines: list[str], index: int) -> bool:
@@ -182,6 +199,8 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
         rank = line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK
+        elif rank in (None, WORD_RANK) and _under_test_title(lines, i):
+            rank = EXCEPTION_RANK
         if rank is not None:
             groups.setdefault(rank, []).append(i)
     for found in groups.values():

@@ -18,6 +18,7 @@ from contextwarden.summarizers.decisions import (
     sentences,
     weight,
 )
+from contextwarden.summarizers.restated import restated
 from contextwarden.tokens.base import TokenCounter
 
 MIN_FINDING_WEIGHT = 20
@@ -72,11 +73,14 @@ def chosen(
     candidates: Sequence[tuple[int, str]], held: str, room: int, counter: TokenCounter
 ) -> list[tuple[int, str]]:
     """(drop rank, unit) of the ``candidates`` ((message index, unit), oldest first) that
-    ``held`` (the rest of the summary) does not already contain, most substance first until
-    ``room`` tokens are spent; oldest first. The lower the rank, the less the unit says (of two
-    equal ones, the older): a short budget drops it first."""
+    ``held`` (the rest of the summary) does not already contain, nor a later candidate restates
+    (``restated``: a finding said again in a later turn takes the room once), most substance
+    first until ``room`` tokens are spent; oldest first. The lower the rank, the less the unit
+    says (of two equal ones, the older): a short budget drops it first."""
     fresh = [(i, unit) for i, unit in enumerate(dict.fromkeys(u for _, u in candidates))]
     fresh = [(i, unit) for i, unit in fresh if unit not in held]
+    again = restated([unit for _, unit in fresh])
+    fresh = [c for position, c in enumerate(fresh) if position not in again]
     ranked = sorted(fresh, key=lambda c: (-substance(c[1]), -c[0]))
     picked: list[tuple[int, int, str]] = []
     spent = 0

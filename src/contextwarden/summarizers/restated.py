@@ -1,0 +1,45 @@
+"""Statements the summary would make twice: the same finding restated in a later turn ("Same LSP
+noise; worktree fine, 5/5 pass" after "LSP noise again; worktree 4/4 green") takes room once."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+RESTATED_SHARE = 0.8
+"""A line whose distinct words are at least this share of another line's words says nothing
+that line does not (case, punctuation and layout aside)."""
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> frozenset[str]:
+    """The distinct words of ``text``, lowercased."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+def restates(short: frozenset[str], long: frozenset[str]) -> bool:
+    """Whether a line of the words ``short`` says nothing that a line of the words ``long``
+    does not."""
+    return bool(short) and len(short & long) >= RESTATED_SHARE * len(short)
+
+
+def restated(units: Sequence[str]) -> set[int]:
+    """Positions of the ``units`` (oldest first) that a later unit with at least as many words
+    restates: of two lines saying the same, the newer stays, and the one saying more."""
+    sets = [words(u) for u in units]
+    where: dict[str, list[int]] = {}
+    for position, found in enumerate(sets):
+        for word in found:
+            where.setdefault(word, []).append(position)
+    gone: set[int] = set()
+    for i, mine in enumerate(sets):
+        # A line holding the share of these words holds one of any ``spare + 1`` of them: only
+        # lines holding one of the rarest few are compared (pairwise, a long session is slow).
+        spare = len(mine) - math.ceil(RESTATED_SHARE * len(mine))
+        rarest = sorted(mine, key=lambda w: (len(where[w]), w))[: spare + 1]
+        later = {j for word in rarest for j in where[word] if j > i}
+        if any(len(sets[j]) >= len(mine) and restates(mine, sets[j]) for j in later):
+            gone.add(i)
+    return gone

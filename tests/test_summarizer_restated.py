@@ -1,0 +1,52 @@
+"""A finding restated in a later turn takes the summary's room once (``summarizers.restated``)."""
+
+from __future__ import annotations
+
+from contextwarden.summarizers.findings import chosen
+from contextwarden.summarizers.restated import RESTATED_SHARE, restated, restates, words
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+COUNTER = HeuristicCounter()
+
+EARLIER = "LSP noise from the main checkout; the worktree is green, 5/5 `vitest` specs pass."
+LATER = "Same LSP noise from the main checkout: the worktree is green and 9/9 `vitest` specs pass."
+OTHER = (
+    "The clipboard rejection is silent: `copy()` never reports a denied permission, so the"
+    " person pastes stale data."
+)
+
+
+def test_a_later_line_with_the_same_words_restates_an_earlier_one() -> None:
+    assert restated([EARLIER, OTHER, LATER]) == {0}
+    assert restated(["The cache key is `sha256(path)`.", "THE CACHE KEY IS sha256 PATH!"]) == {0}
+
+
+def test_lines_sharing_less_than_the_share_both_stay() -> None:
+    first = "The retry loop waits 30 seconds between attempts on `ECONNRESET`."
+    second = "The retry loop gives up after 5 attempts and logs the last error."
+    shared = words(first) & words(second)
+    assert len(shared) < RESTATED_SHARE * len(words(first))
+    assert restated([first, second]) == set()
+
+
+def test_a_later_shorter_line_does_not_drop_the_earlier_one_saying_more() -> None:
+    longer = "The cache key is `sha256(path)`, so renaming a file misses the cache."
+    shorter = "The cache key is `sha256(path)`."
+    assert restates(words(shorter), words(longer))
+    assert restated([longer, shorter]) == set()
+    assert restated([shorter, longer]) == {0}
+
+
+def test_no_words_restate_nothing() -> None:
+    assert not restates(frozenset(), words(OTHER))
+    assert restated(["", "---"]) == set()
+
+
+def test_chosen_gives_the_room_of_a_restated_finding_to_another() -> None:
+    candidates = [(3, EARLIER), (5, OTHER), (9, LATER)]
+    room = sum(COUNTER.count_text(text) + 1 for text in (LATER, OTHER))
+    # Both older lines say more than the room left after the later one; the restated one is the
+    # shorter, so ranked by substance alone it would take the room and the other line would go.
+    assert COUNTER.count_text(EARLIER) < COUNTER.count_text(OTHER)
+    picked = [unit for _, unit in chosen(candidates, "", room, COUNTER)]
+    assert picked == [OTHER, LATER]

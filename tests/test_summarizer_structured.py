@@ -425,3 +425,22 @@ def test_an_error_fixed_later_reads_back_fixed_in_the_short_and_the_older_layout
         ("make all", True),
         ("make lint", False),
     ]
+
+
+def test_a_command_lists_the_folder_it_changes_to_by_its_last_two_parts() -> None:
+    project = "/Users/me/Library/Mobile\\ Documents/My\\ Drive/code/shop/web"
+    messages = [
+        Message("user", (TextBlock("run the tests"),)),
+        Message(
+            "assistant",
+            (ToolUseBlock("c1", "Bash", {"command": f"cd {project} && npm test"}),),
+        ),
+        Message("user", (ToolResultBlock("c1", "Tests: 4 passed"),)),
+        Message("assistant", (ToolUseBlock("c2", "Bash", {"command": "cd src && ls"}),)),
+        Message("user", (ToolResultBlock("c2", "app.ts"),)),
+        Message("assistant", (TextBlock("All four pass."),)),
+    ]
+    text = StructuredSummarizer().summarize(messages).text
+    assert "- `cd …/shop/web && npm test` → ok" in text
+    assert "- `cd src && ls` → ok" in text  # a short folder is written as it was
+    assert project not in text

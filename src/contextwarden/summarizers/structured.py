@@ -363,7 +363,8 @@ class _Builder:
                 if command.status is not None
                 else ("failed" if command.failed else "ok")
             )
-            text = f"- `{_clip(command.command, self.policy.command_chars)}` → {status}"
+            shown = _clip(_where_shortened(command.command), self.policy.command_chars)
+            text = f"- `{shown}` → {status}"
             items.append(Item(text, (4 if command.failed else 3, i), "commands"))
         return items + self._decisions() + self._answers()
 
@@ -499,6 +500,26 @@ def _fence(code: str) -> str:
     """A Markdown fence longer than any backtick run in ``code``, so the code cannot close it."""
     longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
     return "`" * max(3, longest + 1)
+
+
+_CD_PREFIX = re.compile(r"^cd\s+(?P<dir>\"[^\"]+\"|'[^']+'|(?:\\ |\S)+)\s*(?:&&|;)\s*")
+"""``cd DIR && `` (or ``;``) opening a command: agents start most commands by changing to the
+project's folder, written out in full each time."""
+
+
+def _where_shortened(command: str) -> str:
+    """``command`` with the folder its ``cd`` prefix changes to cut to its last two parts
+    (``cd /home/me/src/app/web && npm test`` → ``cd …/app/web && npm test``): the folder is in
+    section 3's paths and the commands before, and the rest is what was run."""
+    found = _CD_PREFIX.match(command)
+    if found is None:
+        return command
+    folder = found["dir"].strip("\"'").rstrip("/\\")
+    parts = re.split(r"(?<!\\)[/\\](?! )", folder)
+    if len(parts) <= 3:
+        return command
+    tail = "/".join(parts[-2:])
+    return f"cd …/{tail} && {command[found.end():]}"
 
 
 def _clip(text: str, limit: int) -> str:

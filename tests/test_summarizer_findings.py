@@ -10,7 +10,7 @@ from conftest import summary_message
 from contextwarden.model import Message
 from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import FINDING_PREFIX, FINDINGS_LABEL, carried_findings
-from contextwarden.summarizers.decisions import WHOLE_LINE_CHARS, decisions
+from contextwarden.summarizers.decisions import WHOLE_LINE_CHARS
 from contextwarden.summarizers.findings import chosen, findings, substance
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -70,15 +70,6 @@ def test_a_line_ending_in_a_colon_says_something_when_a_sentence_comes_first() -
     intro = "Apply it there too:"
     assert findings(f"{stated} {intro}") == [f"{stated} {intro}"]
     assert findings("The remaining call sites in the parser module:") == []  # introduces only
-
-
-def test_a_short_line_is_kept_without_the_narration_that_ends_it() -> None:
-    stated = "`parse` is public, so the tests can reach `parse.Mode` directly."
-    assert findings(f"{stated} Now let me update the integration tests.") == [stated]
-    assert decisions(f"{stated[:-1]} because it is re-exported. Let me run them.") == [
-        f"{stated[:-1]} because it is re-exported."
-    ]
-    assert findings(f"{stated} It covers both modes.") == [f"{stated} It covers both modes."]
 
 
 def test_narration_in_each_language_and_a_bare_word_are_not_findings() -> None:

@@ -321,18 +321,8 @@ def _prose_lines(text: str) -> list[str]:
 
 
 def _units(line: str) -> list[str]:
-    """``line`` whole when short (``WHOLE_LINE_CHARS``) but for the sentences that end it saying
-    what the assistant does next ("… is public, so X is reachable. Now let me update the
-    tests."), else its sentences."""
-    if len(line) > WHOLE_LINE_CHARS:
-        return sentences(line)
-    said = sentences(line)
-    while len(said) > 1 and narrates(said[-1]):
-        said.pop()
-    end = 0
-    for sentence in said:
-        end = line.index(sentence, end) + len(sentence)
-    return [line[:end]]
+    """``line`` whole when short (``WHOLE_LINE_CHARS``), else its sentences."""
+    return [line] if len(line) <= WHOLE_LINE_CHARS else sentences(line)
 
 
 def sentences(line: str) -> list[str]:

@@ -4,11 +4,11 @@ A decision is a root cause found, an approach chosen, an alternative ruled out, 
 Agents say these in the languages their users write, so the signals are listed for the
 languages the sessions use: a reason or a choice (``_REASONS``), a diagnosis (``_DIAGNOSES``).
 A short line is the unit: the reason often sits in the sentence next to the conclusion ("The
-file uses tabs. My edit strings were using spaces."), less the narration that ends it; of a long
-line, its sentences, adjacent kept ones joined again while short, and a sentence too long to
-keep by its head and last clause. Code is not the assistant's reasoning:
-of a code block only the comments are read. A line that announces a plan or a fix ("Here's the
-plan:") makes the next few lines decisions too, signal or not: they are the plan. So is what
+file uses tabs. My edit strings were using spaces."), whole; of a long line, its sentences,
+adjacent kept ones joined again while short, and a sentence too long to keep by its head and
+last clause. Code is not the assistant's reasoning: of a code block only the comments are read.
+A line that announces a plan or a fix ("Here's the plan:") makes the next few lines decisions
+too, signal or not: they are the plan. So is what
 an agent says in the message that edits a file, signal or not ("X is correct - it should still
 check Y", "The rule is defined on line 651 as …"): it states the cause or the fix it is about to
 write; only its announcements ("Now update the handler:") are not. A plan's or a review's

@@ -519,7 +519,7 @@ def _where_shortened(command: str) -> str:
     if len(parts) <= 3:
         return command
     tail = "/".join(parts[-2:])
-    return f"cd …/{tail} && {command[found.end():]}"
+    return f"cd …/{tail} && {command[found.end() :]}"
 
 
 def _clip(text: str, limit: int) -> str:

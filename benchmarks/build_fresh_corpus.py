@@ -7,19 +7,20 @@
     python benchmarks/build_fresh_corpus.py --set 6 MIRRORS OUT    # the sixth, blind set
     python benchmarks/build_fresh_corpus.py --set 7 MIRRORS OUT    # the seventh, blind set
     python benchmarks/build_fresh_corpus.py --set 8 MIRRORS OUT    # the eighth, blind set
+    python benchmarks/build_fresh_corpus.py --set 9 MIRRORS OUT    # the ninth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
 Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes or, in set 6,
 in the ``.entire/metadata`` folder it committed, the aider one the commit before the chat log was
-deleted, the SpecStory ones of set 7 in the ``.specstory/history`` folder the SpecStory extension
-writes), copied byte for byte and checked against its SHA-256.
+deleted, the SpecStory ones of sets 7 and 9 in the ``.specstory/history`` folder the SpecStory
+extension or CLI writes), copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
 ``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
-``benchmarks/fresh_probes6/`` (set 6) and ``benchmarks/fresh_probes7/`` (set 7); the README of
-each says where its sessions come from.
+``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7) and
+``benchmarks/fresh_probes9/`` (set 9); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ def checkpoint(
     as ``<agent>/<owner>__<name>__<folder with dashes>.jsonl``."""
     name = f"{repository.replace('/', '__')}__{folder.replace('/', '-')}"
     return Source(repository, commit, f"{folder}/full.jsonl", f"{agent}/{name}.jsonl", sha256)
+
+
+def specstory(repository: str, commit: str, stem: str, sha256: str, folder: str = "") -> Source:
+    """A Markdown file SpecStory saved: ``<folder>.specstory/history/<stem>.md``, written as
+    ``specstory/<owner>__<name>__<stem>.md``."""
+    out = f"specstory/{repository.replace('/', '__')}__{stem}.md"
+    return Source(repository, commit, f"{folder}.specstory/history/{stem}.md", out, sha256)
 
 
 FSM1 = ("FSM1/cipher-box", "e227f1183b594fa6bd5dbe58c75272434067e89b")  # MIT
@@ -221,16 +229,7 @@ SET7_SESSIONS = (
      "2025-09-25_19-36Z-get-all-frontend-unit-tests-passing",
      "202af6fbc4647417902aad42c0bafd4431a7fb7c287ca29e3e39eeec12f55f8f"),
 )  # fmt: skip
-SET7 = tuple(
-    Source(
-        repo,
-        commit,
-        f".specstory/history/{stem}.md",
-        f"specstory/{repo.replace('/', '__')}__{stem}.md",
-        sha,
-    )
-    for repo, commit, stem, sha in SET7_SESSIONS
-)
+SET7 = tuple(specstory(repo, commit, stem, sha) for repo, commit, stem, sha in SET7_SESSIONS)
 # Set 8 (issue #26's eighth, blind set): agents other than Claude Code (OpenCode, Codex and the
 # Copilot CLI), each session the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the
 # Entire CLI pushes, read at that branch's tip; savekirk/session-bridge (MIT, its LICENSE.md),
@@ -260,7 +259,30 @@ SET8 = tuple(
     checkpoint(repository, commit, folder, sha, agent)
     for (repository, commit), agent, folder, sha in SET8_CHECKPOINTS
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7, 8: SET8}
+# Set 9 (issue #26's ninth, blind set): Markdown the SpecStory CLI saved from Claude Code, Codex CLI
+# and Gemini CLI into .specstory/history/, read at one commit per repository; specstoryai/
+# getspecstory Apache-2.0 (LICENSE.txt), specstoryai/keyframe-blogger MIT (LICENSE).
+GETSPECSTORY = ("specstoryai/getspecstory", "210d6095c58e26c49ca8093789c491ebe8f28203")
+KEYFRAME = ("specstoryai/keyframe-blogger", "b909c7ed00c6da0ff6cf8f94c224438ffe0f5a12")
+SET9_SESSIONS = (
+    (GETSPECSTORY, "specstory-cli/", "2026-06-18_15-52-09Z-read-docs-git-provenance",
+     "1e9faee5da8718bc593ea3e0eeb5c919bee503b29d1c44498a6b33786acc4213"),
+    (GETSPECSTORY, "specstory-cli/", "2026-02-20_15-53-44Z-read-docs-git-provenance",
+     "922d35db2ff8ac576f7e3f2f4a15ed71dd98af6481cabc796c61e0a5f52e2b69"),
+    (GETSPECSTORY, "specstory-cli/", "2026-06-23_14-17-56Z-read-at-docs-session",
+     "a262fd6e301c47178ceeac5c733bc09be2b3c8167d96e3a9d02f2133f19e135a"),
+    (GETSPECSTORY, "specstory-cli/", "2026-05-13_13-48-53Z-i-ve-got-a",
+     "89926703fedecd527f3cde5e7f649445560bb6c9a8e8bde3ccceb25f7d178295"),
+    (KEYFRAME, "", "2025-07-11_00-01-50Z-we-re-going-to",
+     "eac4a81f2dc44d4c24f0c3eae910359fea424ea0fcb81f6ba3b161f5f6d0f930"),
+    (KEYFRAME, "", "2025-07-14_13-17-14Z-ok-we-have-a",
+     "f8566b7c8230a037dba88691b5401b5b3081d6fb29f7cdb43e5b4234fb3ebb9c"),
+)  # fmt: skip
+SET9 = tuple(
+    specstory(repository, commit, stem, sha, folder)
+    for (repository, commit), folder, stem, sha in SET9_SESSIONS
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7, 8: SET8, 9: SET9}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

@@ -26,7 +26,11 @@ The layouts seen in real files (early 2025 to mid 2026), and what each marker me
   Tool use: **NAME** • what</summary>`` and what the tool showed → a ``tool_use`` NAME answered
   by a ``tool_result`` holding all the block shows. The input is what the block says of it:
   ``summary``, ``tool_type`` and, from the lines above its first code fence, ``file_path``
-  (``Read file: X``, a path in backticks) and a shell call's ``command`` and ``description``.
+  (``Read file: X``, a path in backticks) and a shell call's ``command`` and ``description``;
+  a command or path in backticks on the summary line itself comes first (``Tool use:
+  **exec_command** `rg --files```: what follows is the output), and a step that shows no path
+  names its file by its diff's header (``**Update: `a.go`**``) or by Claude Code's answer
+  (``File created successfully at: X``, ``The file X has been updated``).
 - ``Tool use: **NAME** …`` at the start of a line (extension mid 2025, Claude Code July 2025:
   no wrapper) → the same pair; the step runs to the next ``---``, turn or block.
 - Tool ids are ``specstory_L<line>``, the line the call opens on (stable for a file). A
@@ -89,6 +93,16 @@ _TIME = re.compile(
 _CURSOR_DETAIL = re.compile(r"^model (?P<model>[^,]+)(?:, mode (?P<mode>.+))?$")
 _NAMED_FILE = re.compile(r"\b(?:Read|Edit|Write|Create|Delete) file: (?P<path>\S.*)$")
 _INLINE = re.compile(r"^`(?P<code>[^`]+)`$")
+_SUMMARY_CODE = re.compile(r"^Tool use: \*\*[^*]+\*\*\s+`(?P<code>[^`]+)`")
+"""The command or file a step's summary line names after the tool (``Tool use: **Read**
+`./x.py```, Codex's ``Tool use: **exec_command** `rg --files```)."""
+_PATCH_FILE = re.compile(r"^\*\*(?:Add|Update|Delete): `(?P<path>[^`]+)`\*\*\s*$")
+"""A file a patch step touches, as the CLI heads its diff (``**Update: `pkg/a.go`**``)."""
+_WROTE = re.compile(
+    r"^(?:File created successfully at: (?P<created>\S.*?)|The file (?P<updated>\S.*?) has been "
+    r"updated\b.*)\s*$"
+)
+"""Claude Code's answer to a write or an edit, naming the file (its step shows no path)."""
 _KINDS = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "write", "Grep": "search"}
 """The ``data-tool-type`` of a bare ``Tool use:`` step, from its tool's canonical name."""
 
@@ -167,6 +181,15 @@ def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:
     named file, and for a shell call the command (inline, or the fence's first line) and the
     line describing it."""
     facts: dict[str, str] = {}
+    named_first = _SUMMARY_CODE.match(summary)
+    if named_first and kind == "shell":
+        facts["command"] = named_first["code"]
+    elif named_first and _looks_like_path(named_first["code"]):
+        facts["file_path"] = named_first["code"]
+    for line in body:
+        said = _PATCH_FILE.match(line.strip()) or _WROTE.match(line.strip())
+        if said and "file_path" not in facts:
+            facts["file_path"] = next(p for p in said.groups() if p)
     for number, line in enumerate([summary, *body]):
         text = _TAGS.sub("", line).strip()  # "<details><summary>Edit file: x</summary>"
         named, code, fence = _NAMED_FILE.search(text), _INLINE.match(text), FENCE.match(line)
@@ -182,6 +205,11 @@ def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:
         elif text and number and kind == "shell" and "description" not in facts:
             facts["description"] = text
     return facts
+
+
+def _looks_like_path(text: str) -> bool:
+    """A single word with a folder or an extension in it (``./x.py``, ``docs/a``)."""
+    return not any(ch.isspace() for ch in text) and ("/" in text or "." in text)
 
 
 class _Builder:

@@ -125,7 +125,9 @@ def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
     """What ``block`` did to which files (nothing for tools that touch no file)."""
     args = plain_input(block)
     if is_patch(block.name):
-        return tuple(_patch_ops(patch_text(args)))
+        ops = tuple(_patch_ops(patch_text(args)))
+        named = path_of(args)  # a loader that kept only the file the patch touched
+        return ops or ((FileOp(named, "edited"),) if named else ())
     if is_editor(block.name):
         return _editor_ops(args, result_text)
     command = shell_command(block)

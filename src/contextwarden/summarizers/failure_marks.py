@@ -154,15 +154,6 @@ def line_rank(line: str) -> int | None:
     return WORD_RANK if says_what_failed(line) else None
 
 
-def _under_test_title(lines: list[str], index: int) -> bool:
-    """Whether ``lines[index]`` is the first line under a failed test's title (``_TEST_TITLE``),
-    blank lines between."""
-    if not lines[index].strip():
-        return False
-    before = next((line for line in reversed(lines[:index]) if line.strip()), "")
-    return _TEST_TITLE.match(before) is not None
-
-
 def _points_at(lines: list[str], index: int) -> bool:
     """Whether ``lines[index]`` is a diagnostic whose location the next line gives
     (``_POINTER``); advice (``warning:``, ``help:``) is not one."""
@@ -195,14 +186,17 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
     """
     lines = text.splitlines()
     groups: dict[int, list[int]] = {}
+    above = ""  # the last non-blank line before this one
     for i, line in enumerate(lines):
         rank = line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK
-        elif rank in (None, WORD_RANK) and _under_test_title(lines, i):
-            rank = EXCEPTION_RANK
+        elif rank in (None, WORD_RANK) and line.strip() and _TEST_TITLE.match(above):
+            rank = EXCEPTION_RANK  # the first line under a failed test's title says why
         if rank is not None:
             groups.setdefault(rank, []).append(i)
+        if line.strip():
+            above = line
     for found in groups.values():
         found.sort(key=lambda i: (not says_what_failed(lines[i]), i))
     rounds = [(r, groups[r]) for r in sorted(groups) if r != TRAILER_RANK]

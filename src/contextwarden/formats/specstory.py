@@ -186,10 +186,11 @@ def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:
         facts["command"] = named_first["code"]
     elif named_first and _looks_like_path(named_first["code"]):
         facts["file_path"] = named_first["code"]
-    for line in body:
-        said = _PATCH_FILE.match(line.strip()) or _WROTE.match(line.strip())
-        if said and "file_path" not in facts:
-            facts["file_path"] = next(p for p in said.groups() if p)
+    if kind == "write" and "file_path" not in facts:  # its diff's header or its answer names it
+        said = (_PATCH_FILE.match(line.strip()) or _WROTE.match(line.strip()) for line in body)
+        found = next((m for m in said if m), None)
+        if found:
+            facts["file_path"] = next(p for p in found.groups() if p)
     for number, line in enumerate([summary, *body]):
         text = _TAGS.sub("", line).strip()  # "<details><summary>Edit file: x</summary>"
         named, code, fence = _NAMED_FILE.search(text), _INLINE.match(text), FENCE.match(line)

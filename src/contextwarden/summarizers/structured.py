@@ -505,6 +505,8 @@ def _fence(code: str) -> str:
 _CD_PREFIX = re.compile(r"^cd\s+(?P<dir>\"[^\"]+\"|'[^']+'|(?:\\ |\S)+)\s*(?:&&|;)\s*")
 """``cd DIR && `` (or ``;``) opening a command: agents start most commands by changing to the
 project's folder, written out in full each time."""
+_FOLDER_SEPARATOR = re.compile(r"(?<!\\)[/\\](?! )")
+"""``/`` or ``\\``, not the backslash that escapes a space (``My\\ Drive``)."""
 
 
 def _where_shortened(command: str) -> str:
@@ -515,7 +517,7 @@ def _where_shortened(command: str) -> str:
     if found is None:
         return command
     folder = found["dir"].strip("\"'").rstrip("/\\")
-    parts = re.split(r"(?<!\\)[/\\](?! )", folder)
+    parts = _FOLDER_SEPARATOR.split(folder)
     if len(parts) <= 3:
         return command
     tail = "/".join(parts[-2:])

@@ -9,6 +9,7 @@
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes7 --data /work/fresh7
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes8 --data /work/fresh8
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes9 --data /work/fresh9
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes10 --data /work/fresh10
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
 neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
@@ -26,11 +27,12 @@ runs the same measurement with the package found in ``SRC`` (another checkout's 
 subprocess, and shows it as *before*.
 
 ``--probes DIR`` measures another folder of probes written the same way (``fresh_probes3`` to
-``fresh_probes9``, the third to ninth sets, built by ``build_fresh_corpus.py --set 3`` to
-``--set 9``; set 7's Cursor sessions are SpecStory exports, set 8's are OpenCode, Codex and
+``fresh_probes10``, the third to tenth sets, built by ``build_fresh_corpus.py --set 3`` to
+``--set 10``; set 7's Cursor sessions are SpecStory exports, set 8's are OpenCode, Codex and
 Copilot CLI sessions, set 9's are SpecStory CLI exports of Claude Code, Codex and Gemini CLI
-sessions): one file per session, named after the session file under the data folder; every
-session of such a set is blind. Each probe missing from the last request's context is
+sessions, set 10's are mini-swe-agent trajectories): one file per session, named after the
+session file under the data folder without its extension; every session of such a set is
+blind. Each probe missing from the last request's context is
 listed under the table, with whether recall got it back.
 """
 
@@ -84,7 +86,10 @@ class Session:
 
     @property
     def probes(self) -> str:
-        stem = Path(self.path).name.removesuffix(".jsonl").removesuffix(".md")
+        """The probe file's name: the session's, without its extension (``.traj.json`` whole, as
+        ``_session_for`` finds the session by what precedes it)."""
+        name = Path(self.path).name
+        stem = name.removesuffix(".traj.json").removesuffix(".jsonl").removesuffix(".md")
         return f"{stem}{f'#{self.index}' if self.index else ''}.json"
 
 

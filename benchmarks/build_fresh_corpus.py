@@ -8,19 +8,22 @@
     python benchmarks/build_fresh_corpus.py --set 7 MIRRORS OUT    # the seventh, blind set
     python benchmarks/build_fresh_corpus.py --set 8 MIRRORS OUT    # the eighth, blind set
     python benchmarks/build_fresh_corpus.py --set 9 MIRRORS OUT    # the ninth, blind set
+    python benchmarks/build_fresh_corpus.py --set 10 MIRRORS OUT   # the tenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
 Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pushes or, in set 6,
 in the ``.entire/metadata`` folder it committed, the aider one the commit before the chat log was
 deleted, the SpecStory ones of sets 7 and 9 in the ``.specstory/history`` folder the SpecStory
-extension or CLI writes), copied byte for byte and checked against its SHA-256.
+extension or CLI writes, the mini-swe-agent trajectories of set 10 in the run folders two forks
+of mini-swe-agent committed), copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
 ``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
-``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7) and
-``benchmarks/fresh_probes9/`` (set 9); the README of each says where its sessions come from.
+``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7),
+``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9) and
+``benchmarks/fresh_probes10/`` (set 10); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -282,7 +285,40 @@ SET9 = tuple(
     specstory(repository, commit, stem, sha, folder)
     for (repository, commit), folder, stem, sha in SET9_SESSIONS
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7, 8: SET8, 9: SET9}
+# Set 10 (issue #26's tenth, blind set): mini-swe-agent trajectories (``.traj.json``, read by the
+# swe-agent loader), one SWE-bench task each. gruckion/mini-swe-agent (MIT, its LICENSE.md) holds
+# the Gemini 3 Pro run of SWE-bench Verified in swebench_results/; the DeepSeek runs are in
+# output/ on SWE-agent/mini-swe-agent's refs/pull/816/head (MIT, its LICENSE.md at that commit).
+GRUCKION = ("gruckion/mini-swe-agent", "d12a71affd95403b036b2bdbd827349b77bfffb9")
+PR816 = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
+GEMINI_RUN = "swebench_results/20251118_gemini-3-pro-74pct/trajs"
+SET10_TRAJECTORIES = (
+    (GRUCKION, GEMINI_RUN, "gemini-3-pro", "pytest-dev__pytest-6197",
+     "1087293876905d56c1ccb79f68df589c3726c8be9007e824f6c59c8265d9824b"),
+    (GRUCKION, GEMINI_RUN, "gemini-3-pro", "sphinx-doc__sphinx-9258",
+     "ab4359c4d89261bdff9f1b72f5b3006926dc1f919b66099645345d92c1cc3bad"),
+    (GRUCKION, GEMINI_RUN, "gemini-3-pro", "scikit-learn__scikit-learn-25102",
+     "4959391d6342d992df2a7e3e0f035a3b1bbfcdd34365ca4a903d632fae6d17d9"),
+    (GRUCKION, GEMINI_RUN, "gemini-3-pro", "django__django-15629",
+     "4b5fedee7586b5960cfbe273b091804cae77837a379e4651c2a35ada9bcec7ca"),
+    (PR816, "output/deepseek_lite_dev_noparallel", "deepseek-lite", "pydicom__pydicom-1413",
+     "61639f1bc3c90b8385f60d4a032dc15607851e57a3d434a6fb436b407ef8c4f6"),
+    (PR816, "output/deepseek_chat_dev_rerun", "deepseek-chat", "pvlib__pvlib-python-1606",
+     "0e9e63178e64be8d0e05095048eca520eb8896d3d36b94c9c3ab5e337bbea4c9"),
+    (PR816, "output/deepseek_reasoner_dev", "deepseek-reasoner", "sqlfluff__sqlfluff-1517",
+     "a9728df3eaf634ab1618ea4ea7bf977cbeed0f7ae959e034443db8d62ae81940"),
+)  # fmt: skip
+SET10 = tuple(
+    Source(
+        repository,
+        commit,
+        f"{run}/{task}/{task}.traj.json",
+        f"swe-agent/{repository.replace('/', '__')}__{label}__{task}.traj.json",
+        sha,
+    )
+    for (repository, commit), run, label, task, sha in SET10_TRAJECTORIES
+)
+SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7, 8: SET8, 9: SET9, 10: SET10}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

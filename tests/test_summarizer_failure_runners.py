@@ -194,3 +194,19 @@ def test_the_further_lines_do_not_repeat_a_kept_lines_part() -> None:
     assert excerpt is not None
     kept = further_lines(BIOME, excerpt, 3)
     assert "\u00d7 Block statements are preferred in this position." not in kept
+
+
+def test_a_hook_that_passed_is_not_what_failed() -> None:
+    """pre-commit prints each hook's name and ``Passed``; when no line says what failed, the
+    excerpt is the first line that is not such a status (here pre-commit's own message)."""
+    output = (
+        "Exit code 1\n"
+        "gitleaks.................................................................Passed\n"
+        "bug: pre-commit's script is installed in migration mode\n"
+        "run `pre-commit install -f --hook-type commit-msg` to fix this\n"
+    )
+    call = ToolUseBlock(id="g1", name="Bash", input={"command": "git commit -m 'x'"})
+    result = ToolResultBlock(tool_use_id="g1", content=output, is_error=True)
+    assert failure_lines(call, result, 4)[0] == (
+        "bug: pre-commit's script is installed in migration mode"
+    )

@@ -130,6 +130,9 @@ _STATUS_LINES = (
 _FRAME_LINE = re.compile(r"^(?:```[\w-]*|Result:)$")
 """How an export frames a tool's message (SpecStory's Markdown: ``Result:``, then the message
 in a code fence): never its first line."""
+_PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped)$")
+"""pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
+no line says what failed, not the one to quote either."""
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
@@ -392,7 +395,8 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
         return _clip(rest)
     for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
-        if stripped and not _is_status_line(stripped) and not _FRAME_LINE.match(stripped):
+        framing = _is_status_line(stripped) or _FRAME_LINE.match(stripped)
+        if stripped and not framing and not _PASSED_LINE.search(stripped):
             return _clip(stripped)
     return f"exit code {status}" if status is not None else "(the tool reported an error)"
 

@@ -9,9 +9,10 @@ and microcompact's kept lines pick the same line first: the one naming what fail
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 ERROR_LINE = re.compile(
-    r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\])?[:!]"
+    r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\]| \[\w+\])?[:!]"
     r"|npm (?:ERR!|error) "  # npm before and since v10
     r"|\[(?:ERROR|FATAL)\] "  # Maven
     r"|[\w.-]+ (?:ERROR|FATAL) "  # a tool naming itself first: mise ERROR, a log's ERROR
@@ -24,7 +25,9 @@ ERROR_LINE = re.compile(
     r").*$",
     re.M,
 )
-"""A line a program starts with its error prefix (``error:``, ``fatal:``, ``npm ERR!``…)."""
+"""A line a program starts with its error prefix (``error:``, ``fatal:``, ``npm ERR!``…), and an
+uncaught error as Node.js prints it when it carries a code (``Error [ERR_MODULE_NOT_FOUND]:
+Cannot find package 'x'``, esbuild's ``Error [TransformError]:``; the Node.js "Errors" page)."""
 _OS_ERRORS = (
     # POSIX strerror, as C, Go, Python and the shells print it, and its common translations
     r"No such file or directory|Permission denied|Operation not permitted|Is a directory"
@@ -57,6 +60,10 @@ TELLING = re.compile(
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
     r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
     r"|Undefined symbols for\b"  # Apple's ld
+    # a shell's or awk's syntax error: "bash: -c: line 2: syntax error: unexpected end of
+    # file", "awk: syntax error at source line 3", dash's "sh: 1: Syntax error: …", zsh's
+    # "(eval):1: parse error near `)'"
+    r"|[\w.+/()-]+(?::\d+)?: (?:(?:[^\s:'\"`]+|line \d+): )*(?:[Ss]yntax|parse) error\b"
     r")"
     r"|\bundefined reference to\b"  # GNU ld
     r"|\bis not recognized as (?:an internal or external command|(?:the|a) name of a cmdlet)"
@@ -77,6 +84,8 @@ _TRAILER = re.compile(
     r"|(?:g?make|ninja)(?:\[\d+\])?: \*\*\*"  # make: *** [all] Error 2
     r"|BUILD FAILED\b|FAILURE: Build failed\b|\[INFO\] BUILD FAILURE\b"  # Gradle, Ant, Maven
     r"|collect2: error: ld returned|clang: error: linker command failed"
+    r"|\s*[1-9]\d* (?:failed|failing)\s*$"  # Playwright's and Mocha's count of failed tests
+    r"|\s*\u00d7 Some errors were emitted while\b"  # Biome's verdict
     r")",
     re.M,
 )
@@ -95,10 +104,31 @@ failed test (``E       ValueError: bad voice``, ``E       assert 1 == 2``)."""
 _INDENTED_EXCEPTION = re.compile(r"^\s+(?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?: \[\w+\])?: \S")
 """...and as JavaScript test runners print it, indented under the failed test's title (Jest,
 Vitest, Mocha, Playwright: ``    TypeError: x is not a constructor``, ``    Error: 500``)."""
-_TEST_TITLE = re.compile(r"^\s*\u25cf (?!Console\s*$)\S")
+_NAMED_ERROR = re.compile(r"^\s*(?:E {2,})?[A-Za-z_][\w.]*(?:Error|Exception)\b(?: \[\w+\])?:")
+"""A line that opens with the class of the error raised, as Python, Java and JavaScript print
+it (``TypeError: …``, ``E   app.types.VoiceNotFoundError: zzz``)."""
+_TEST_TITLE = re.compile(
+    r"^\s*(?:\u25cf (?!Console\s*$)\S|\d+\) (?:\[[^\]]+\] \u203a )?\S+:\d+:\d+ \u203a )"
+)
 """Jest's and Vitest's title of a failed test or suite (``● Suite > does x``, the arrow
-U+203A; ``● Test suite failed to run``; ``● Console`` heads logged output): the first line
-under it says why."""
+U+203A; ``● Test suite failed to run``; ``● Console`` heads logged output), and Playwright's
+(``  1) [chromium] › tests/chat.spec.ts:66:7 › Chat › sends``, its list reporter): the first
+line under it says why."""  # noqa: RUF001
+_CONSOLE = re.compile(r"^(\s*)\u25cf Console\s*$")
+"""Jest's heading of what a test file logged (``console.log``, ``console.error`` entries, each
+with where it was called), indented under it: what the code printed, passing or not, not why
+a test failed, so it ranks after every line that says that; an entry's label
+(``console.error``) says nothing."""
+_CONSOLE_ENTRY = re.compile(r"^\s*console\.\w+\s*$")
+_CODE_FRAME = re.compile(r"^\s*>?\s*\d+\s*[|\u2502]")
+"""A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
+code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's): code, never what failed."""
+_BIOME_HEADER = re.compile(r"^\S+?:\d+:\d+ [a-z]\w*(?:/\w+)*(?:\s+[A-Z]+)*\s+\u2501+\s*$")
+"""Biome's diagnostic header (``src/x.ts:797:5 lint/style/useBlockStatements  FIXABLE  ━━━``,
+``src/x.ts:862:2 parse ━━━``; Biome's "Diagnostics" reference): where and which rule, its
+message (``× …`` an error, ``! …`` a warning) on the next line. Warnings print it too, so it
+does not by itself say a run failed."""  # noqa: RUF001
+_RULE = " \u2501"
 _POINTER = re.compile(r"^\s*--> \S+?:\d+")
 """Where a diagnostic printed on the line before it is (rustc, ruff's full format):
 ``error[E0412]: cannot find type `X` in this scope`` / ``E501 Line too long (93 > 88)``, then
@@ -115,13 +145,18 @@ the tools print them in ("Traceback (most recent call last):" is a header saying
 what went wrong, so not "traceback")."""
 _HINT = re.compile(r"^\s*(?:hint|note|help|info|warning|tip):", re.I)
 """Advice a tool prints after its error (git's ``hint:``, rustc's ``help:``): never the error."""
+_NONE_FAILED = re.compile(r"^\s*(?:[\w ]+:\s*)?0 (?:fail(?:ed|s|ures?)?|errors?)\b", re.I)
+"""A run's count of its failures when there were none (bun's `` 0 fail``, ``Errors: 0 errors``):
+it uses a failure word and says nothing failed."""
 TELLING_RANK = 0
 ERROR_RANK = 1
 EXCEPTION_RANK = 2
 WORD_RANK = 3
-TRAILER_RANK = 4
+LOGGED_RANK = 4
+TRAILER_RANK = 5
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
-prefix's line, an exception's, one with a failure word, a run's verdict alone."""
+prefix's line, an exception's, one with a failure word, one the code under test logged
+(``_CONSOLE``), a run's verdict alone."""
 MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
 """The ranks of lines that say a failure by their form, not only by a word in them."""
 
@@ -129,6 +164,19 @@ MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
 def says_what_failed(line: str) -> bool:
     """True when ``line`` uses a word that names a failure (``error``, ``failed``, ``cannot``…)."""
     return _FAILURE_WORDS.search(line) is not None
+
+
+def _rank_or_word(line: str) -> int:
+    """``line_rank`` of ``line``, a line that ranks nowhere counted as one with a failure word."""
+    rank = line_rank(line)
+    return WORD_RANK if rank is None else rank
+
+
+def _unnamed(line: str) -> bool:
+    """Neither a failure word nor the name of the error raised (``TypeError: x is not a
+    constructor``, ``ReferenceError: fetch is not defined``: its class says what kind of failure
+    it is) is in ``line``."""
+    return not says_what_failed(line) and _NAMED_ERROR.match(line) is None
 
 
 def marks_a_failure(text: str) -> bool:
@@ -139,13 +187,13 @@ def marks_a_failure(text: str) -> bool:
 
 def line_rank(line: str) -> int | None:
     """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
-    one. Advice (``hint:``) ranks nowhere, and a verdict alone ranks last even though it uses a
-    failure word."""
-    if _HINT.match(line):
+    one. Advice (``hint:``) and a count of no failures rank nowhere, and a verdict alone ranks
+    last even though it uses a failure word."""
+    if _HINT.match(line) or _NONE_FAILED.match(line):
         return None
     if _TRAILER.match(line):
         return TRAILER_RANK
-    if TELLING.search(line) or _GO_LOCATED.match(line):
+    if TELLING.search(line) or _GO_LOCATED.match(line) or _BIOME_HEADER.match(line):
         return TELLING_RANK
     if ERROR_LINE.match(line):
         return ERROR_RANK
@@ -165,11 +213,14 @@ def _points_at(lines: list[str], index: int) -> bool:
 def with_what_follows(lines: list[str], index: int) -> str:
     """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
     it (ends with a colon: ``ERROR:``, ``failed due to the following issue:``) and is not a
-    failure line of its own."""
+    failure line of its own, or when it is a diagnostic's header whose message comes next
+    (``_BIOME_HEADER``, its rule of ``━`` dropped)."""
     line = lines[index].strip()
+    following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
+    if _BIOME_HEADER.match(line):
+        return f"{line.rstrip(_RULE)} {following}".rstrip()
     if not line.endswith((":", "：")):  # noqa: RUF001
         return line
-    following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if not following or line_rank(following) not in (None, WORD_RANK):
         return line
     return f"{line} {following}"
@@ -181,26 +232,45 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
 
     The best line of each rank comes before the second of any, and a run's verdict alone after
     all: a rebase's first conflict, then its error line, then its next conflict, so a few lines
-    say the different things an output says, not one thing several times. Within a rank, lines
-    using a failure word come first, then in the output's order.
+    say the different things an output says, not one thing several times (a line repeated, as
+    fifteen tests failing on the same assertion repeat it, counts once). Within a rank, lines
+    naming a failure come first, then in the output's order.
     """
     lines = text.splitlines()
     groups: dict[int, list[int]] = {}
+    for i, rank in _line_ranks(lines):
+        groups.setdefault(rank, []).append(i)
+    texts: dict[int, list[str]] = {}
+    for rank, found in sorted(groups.items()):
+        logged = rank == LOGGED_RANK  # then as it would rank outside the log
+        found.sort(key=lambda i: (logged and _rank_or_word(lines[i]), _unnamed(lines[i]), i))
+        texts[rank] = list(dict.fromkeys(with_what_follows(lines, i) for i in found))
+    rounds = [(r, t) for r, t in texts.items() if r != TRAILER_RANK]
+    longest = max((len(t) for _, t in rounds), default=0)
+    order = [(r, t[k]) for k in range(longest) for r, t in rounds if k < len(t)]
+    return order + [(TRAILER_RANK, line) for line in texts.get(TRAILER_RANK, [])]
+
+
+def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
+    """Each failure line's position and rank. A test's title (``_TEST_TITLE``) and source shown
+    around an error (``_CODE_FRAME``) rank nowhere, the first line under a title ranks as an
+    exception (it says why the test failed), and what a test logged (``_CONSOLE``) ranks as
+    logged."""
     above = ""  # the last non-blank line before this one
+    console: int | None = None  # the indent of the ● Console heading we are under
     for i, line in enumerate(lines):
-        rank = line_rank(line)
+        indent = len(line) - len(line.lstrip())
+        if console is not None and line.strip() and indent <= console:
+            console = None
+        heading = _CONSOLE.match(line)
+        console = len(heading.group(1)) if heading else console
+        shown = _TEST_TITLE.match(line) or _CODE_FRAME.match(line) or _CONSOLE_ENTRY.match(line)
+        rank = None if shown else line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK
         elif rank in (None, WORD_RANK) and line.strip() and _TEST_TITLE.match(above):
-            rank = EXCEPTION_RANK  # the first line under a failed test's title says why
+            rank = EXCEPTION_RANK
         if rank is not None:
-            groups.setdefault(rank, []).append(i)
+            yield i, rank if console is None else max(rank, LOGGED_RANK)
         if line.strip():
             above = line
-    for found in groups.values():
-        found.sort(key=lambda i: (not says_what_failed(lines[i]), i))
-    rounds = [(r, groups[r]) for r in sorted(groups) if r != TRAILER_RANK]
-    longest = max((len(g) for _, g in rounds), default=0)
-    order = [(r, g[k]) for k in range(longest) for r, g in rounds if k < len(g)]
-    order += [(TRAILER_RANK, i) for i in groups.get(TRAILER_RANK, [])]
-    return [(r, with_what_follows(lines, i)) for r, i in order]

@@ -84,7 +84,9 @@ _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
     r"|^[\w.]+ must (?:be|not|have|contain)\b"  # an argument refused: "timeout_ms must be …"
-    r"|\bnot found in (?:the )?file\b|\bto replace (?:was )?not found\b",  # an edit's old text
+    r"|\bnot found in (?:the )?file\b|\bto replace (?:was )?not found\b"  # an edit's old text
+    # Claude Code's Edit and Write refusing a file not read, or changed, since its last Read
+    r"|^File has not been read yet\b|^File has been (?:unexpectedly )?modified since read\b",
     re.I,
 )
 """How a tool that is not a shell (an edit, a patch, a notebook cell, an MCP call) says it failed
@@ -125,6 +127,12 @@ _STATUS_LINES = (
     "</output>",
 )
 """How a harness frames an output (Codex, mini-swe-agent): never the line that says what failed."""
+_FRAME_LINE = re.compile(r"^(?:```[\w-]*|Result:)$")
+"""How an export frames a tool's message (SpecStory's Markdown: ``Result:``, then the message
+in a code fence): never its first line."""
+_PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped)$")
+"""pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
+no line says what failed, not the one to quote either."""
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
@@ -270,7 +278,9 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
         if len(found) >= limit:
             break
         said = RUNNER_MARK.sub("", kept) in excerpt  # pytest's E-line, as its summary said it
-        if kept not in found and not said and excerpt.rstrip("…") not in kept:
+        # a line a kept one holds (a diagnostic's message, kept with its header) says nothing new
+        told = any(kept in other for other in found)
+        if not told and not said and excerpt.rstrip("…") not in kept:
             found.append(kept)
     return tuple(found)
 
@@ -279,7 +289,8 @@ def _lines_after(lines: list[str], excerpt: str) -> list[str]:
     """The non-blank line after the first of ``lines`` that ``excerpt`` quotes (none: ``[]``)."""
     for i, line in enumerate(lines):
         if line.strip() and excerpt.startswith(_clip(line).rstrip("…")):
-            return [n.strip() for n in lines[i + 1 :] if n.strip()][:1]
+            following = (n.strip() for n in lines[i + 1 :])
+            return [n for n in following if n and not _FRAME_LINE.match(n)][:1]
     return []
 
 
@@ -306,7 +317,11 @@ def _tool_says_it_failed(text: str) -> bool:
     """A tool's own message opens by saying it failed (``apply_patch verification failed:``,
     ``ERROR:``) or with a traceback (a notebook cell's): a traceback further down may be text
     the tool shows (a log, a file that no tool name says it reads)."""
-    opening = [line.strip() for line in text.splitlines() if line.strip()][:OPENING_LINES]
+    opening = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not _FRAME_LINE.match(line.strip())
+    ][:OPENING_LINES]
     first = opening[0] if opening else ""
     return (
         _last_traceback("\n".join(opening)) is not None
@@ -380,7 +395,8 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
         return _clip(rest)
     for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
-        if stripped and not _is_status_line(stripped):
+        framing = _is_status_line(stripped) or _FRAME_LINE.match(stripped)
+        if stripped and not framing and not _PASSED_LINE.search(stripped):
             return _clip(stripped)
     return f"exit code {status}" if status is not None else "(the tool reported an error)"
 

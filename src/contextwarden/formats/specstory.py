@@ -24,7 +24,9 @@ The layouts seen in real files (early 2025 to mid 2026), and what each marker me
 - ``<tool-use data-tool-type="read|write|shell|search|task|generic|unknown"
   data-tool-name="NAME">`` … ``</tool-use>`` (CLI, late extension) around ``<details><summary>
   Tool use: **NAME** • what</summary>`` and what the tool showed → a ``tool_use`` NAME answered
-  by a ``tool_result`` holding all the block shows. The input is what the block says of it:
+  by a ``tool_result`` holding all the block shows (an error when the step heads its answer
+  ``Error:``, or the answer is Claude Code's ``<tool_use_error>`` or a non-zero ``Exit code
+  N``). The input is what the block says of it:
   ``summary``, ``tool_type`` and, from the lines above its first code fence, ``file_path``
   (``Read file: X``, a path in backticks) and a shell call's ``command`` and ``description``;
   a command or path in backticks on the summary line itself comes first (``Tool use:
@@ -62,6 +64,7 @@ from contextwarden.formats.specstory_markdown import (
     Turn,
     split,
 )
+from contextwarden.formats.specstory_steps import failed
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
@@ -173,7 +176,8 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock]:
         tool_input["description"] = item.attrs["rest"]
     call_id = f"specstory_L{item.first}"
     shown = "\n".join(body).strip("\n")
-    return ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown)
+    error = failed(body)
+    return ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown, error)
 
 
 def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:

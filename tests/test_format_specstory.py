@@ -34,6 +34,7 @@ CURSOR = (
     )
 )
 BARE = DATA / "specstory" / "specstoryai__keyframe-blogger__2025-07-10_21-51-08Z-activate-venv.md"
+RESUMED = DATA / "specstory" / "specstoryai__getspecstory__2026-06-23_14-17-56Z-resumed-session.md"
 AIDER = DATA / "aider" / "AlexShchuka__mozgoslav__.aider.chat.history.md"
 LAYOUT = re.compile(r"^(_\*\*.*\*\*_|---|## SpecStory|<!-- .* -->)$")
 TAG = re.compile(r"<summary>Thought Process</summary>|</?(?:details|summary|think|tool-use)[^>]*>")
@@ -77,7 +78,7 @@ def _kept(path: Path, history: ConversationHistory) -> list[str]:
     return lost
 
 
-@pytest.mark.parametrize("path", [CLI, EARLY, CURSOR, BARE], ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", [CLI, EARLY, CURSOR, BARE, RESUMED], ids=lambda p: p.name[:40])
 def test_every_layout_is_detected_and_loses_no_line(path: Path) -> None:
     assert detect_format(path) == "specstory"
     history = load(path)
@@ -373,3 +374,14 @@ def test_a_step_whose_answer_says_it_failed_is_an_error_result(tmp_path: Path) -
     assert "command not found: python3.12" in results[0].text
     assert validate(list(history.messages)) == []
     assert _kept(path, history) == []
+
+
+def test_a_resumed_sessions_steps_stay_the_agent_text_the_resumed_agent_was_given() -> None:
+    # `specstory resume` folded the Claude Code session's calls into plain agent turns of the
+    # Codex session (pkg/spi/reconstruct.go): Codex got them as text, so they load as text.
+    history = load(RESUMED)
+    messages = list(history.messages)
+    assert [u for m in messages for u in m.tool_uses] == []
+    steps = [b.text for m in messages if m.role == "assistant" for b in m.content]
+    assert any(t.startswith("```text\n<tool_use_error>String to replace") for t in steps)
+    assert any(t.startswith("Inspect Claude JSONL record keys for gitBranch") for t in steps)

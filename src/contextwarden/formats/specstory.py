@@ -42,7 +42,10 @@ The layouts seen in real files (early 2025 to mid 2026), and what each marker me
   assistant message's ``meta.extra["reasoning"]`` (``metadata["unattached_reasoning"]`` when no
   assistant content follows it before the next user turn).
 - Everything else in a turn (markdown, fences, diffs and output the early extension showed
-  without a tool marker, ``<details>`` search results) is the turn's text, verbatim.
+  without a tool marker, ``<details>`` search results) is the turn's text, verbatim. So are
+  the steps of a session ``specstory resume`` made from another agent's (an agent turn per
+  call, the CLI's step layout with no ``<tool-use>``: ``specstory_steps``): the resumed agent
+  was given them as text; the summarizer reads them as calls (``summarizers/textcalls.py``).
 - Meta: ``extra``: ``lines`` (first and last line), ``model``, ``mode``; ``timestamp``.
 """
 

@@ -36,7 +36,8 @@ CURSOR = (
 BARE = DATA / "specstory" / "specstoryai__keyframe-blogger__2025-07-10_21-51-08Z-activate-venv.md"
 RESUMED = DATA / "specstory" / "specstoryai__getspecstory__2026-06-23_14-17-56Z-resumed-session.md"
 AIDER = DATA / "aider" / "AlexShchuka__mozgoslav__.aider.chat.history.md"
-LAYOUT = re.compile(r"^(_\*\*.*\*\*_|---|## SpecStory|<!-- .* -->)$")
+LAYOUT = re.compile(r"^(_\*\*.*\*\*_|---|## SpecStory|<!-- .* -->|```diff)$")
+PATCH_HEAD = re.compile(r"^\*\*(Add|Update|Delete): `([^`]+)`\*\*$")
 TAG = re.compile(r"<summary>Thought Process</summary>|</?(?:details|summary|think|tool-use)[^>]*>")
 
 
@@ -73,6 +74,7 @@ def _kept(path: Path, history: ConversationHistory) -> list[str]:
     lost = []
     for raw in path.read_text(encoding="utf-8").splitlines():
         text = TAG.sub("", raw).strip().lstrip("#").strip()
+        text = PATCH_HEAD.sub(r"*** \1 File: \2", text)  # a Codex patch's head, as it was sent
         if text and not LAYOUT.match(raw.strip()) and text not in haystack:
             lost.append(raw)
     return lost
@@ -381,7 +383,22 @@ def test_a_resumed_sessions_steps_stay_the_agent_text_the_resumed_agent_was_give
     # Codex session (pkg/spi/reconstruct.go): Codex got them as text, so they load as text.
     history = load(RESUMED)
     messages = list(history.messages)
-    assert [u for m in messages for u in m.tool_uses] == []
-    steps = [b.text for m in messages if m.role == "assistant" for b in m.content]
+    assert [u.name for m in messages for u in m.tool_uses] == ["apply_patch"]  # Codex's own
+    steps = [b.text for m in messages for b in m.content if isinstance(b, TextBlock)]
     assert any(t.startswith("```text\n<tool_use_error>String to replace") for t in steps)
     assert any(t.startswith("Inspect Claude JSONL record keys for gitBranch") for t in steps)
+
+
+def test_a_codex_patch_step_is_the_patch_the_agent_sent_and_its_answer() -> None:
+    # formatApplyPatch (specstory-cli/pkg/providers/codexcli/markdown_tools.go) shows each
+    # "*** Update File: X" of the patch as a "**Update: `X`**" head over a diff fence
+    messages = list(load(RESUMED).messages)
+    [call] = [u for m in messages for u in m.tool_uses]
+    patch = call.input["input"]
+    assert patch.startswith("*** Begin Patch\n*** Update File: pkg/sessionindex/store.go\n@@\n")
+    assert "-// SearchHit is a matching session plus a snippet" in patch
+    assert patch.endswith("+\treturn out, rows.Err()\n }\n*** End Patch")
+    assert [op.path for op in file_ops(call)] == ["pkg/sessionindex/store.go"]
+    [result] = [r for m in messages for r in m.tool_results]
+    assert result.text.startswith("```\nExit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess.")
+    assert "SearchHit" not in result.text and not result.is_error

@@ -80,14 +80,15 @@ RESUMED = (
 def test_a_resumed_sessions_steps_are_read_as_the_calls_they_record() -> None:
     messages = list(load(RESUMED).messages)
     native = as_native_calls(messages)
-    assert len(native) == len(messages) + 1  # the last reply's steps get their answers after it
+    assert len(native) == len(messages)
     uses = [u for m in native for u in m.tool_uses]
-    assert [u.name for u in uses] == ["unknown", "Read", "Edit", "Edit", "Bash", "Bash"]
+    names = ["unknown", "Read", "Edit", "Edit", "Bash", "Bash", "apply_patch"]
+    assert [u.name for u in uses] == names
     assert dict(uses[1].input) == {"file_path": "./docs/RESTORE-DB.md"}
     assert uses[4].input["description"] == "Inspect Claude JSONL record keys for gitBranch"
     assert uses[5].input["command"].startswith("f=$(ls -t ~/.claude/projects/*/*.jsonl")
     results = [r for m in native for r in m.tool_results]
-    assert [r.is_error for r in results] == [True, False, False, False, True, False]
+    assert [r.is_error for r in results] == [True, False, False, False, True, False, False]
     assert results[4].text.startswith("Exit code 127\n")
     prose = native[3].content[0]
     assert isinstance(prose, TextBlock) and prose.text.startswith("Agreed — that header")
@@ -100,6 +101,7 @@ def test_the_summary_of_a_resumed_session_has_its_files_failures_and_answers() -
     assert [f.path for f in facts.files] == [
         "./docs/RESTORE-DB.md",
         "/Users/sean/Source/SpecStory/getspecstory/specstory-cli/docs/RESTORE-DB.md",
+        "pkg/sessionindex/store.go",
     ]
     assert [e.excerpt for e in facts.errors] == [
         "String to replace not found in file.",
@@ -116,3 +118,14 @@ def test_prose_ending_in_a_text_fence_is_not_a_step() -> None:
     assert as_native_calls([TASK, prose, reply]) == [TASK, prose, reply]
     answer_only = Message.assistant("```text\nAll 12 tests passed.\n```")
     assert as_native_calls([TASK, answer_only, reply]) == [TASK, answer_only, reply]
+
+
+def test_a_reply_ending_on_steps_has_their_answers_after_it() -> None:
+    step = "List the apps\n\n`ls apps`\n\n```text\napi\nweb\n```"
+    last = Message("assistant", (TextBlock("Let me look."), TextBlock(step)))
+    native = as_native_calls([TASK, last])
+    assert [m.role for m in native] == ["user", "assistant", "user"]
+    [use] = native[1].tool_uses
+    assert dict(use.input) == {"command": "ls apps", "description": "List the apps"}
+    assert native[2].tool_results[0].text == "api\nweb"
+    assert extract_facts([TASK, last]).message_count == 2

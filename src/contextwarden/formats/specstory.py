@@ -32,7 +32,10 @@ The layouts seen in real files (early 2025 to mid 2026), and what each marker me
   a command or path in backticks on the summary line itself comes first (``Tool use:
   **exec_command** `rg --files```: what follows is the output), and a step that shows no path
   names its file by its diff's header (``**Update: `a.go`**``) or by Claude Code's answer
-  (``File created successfully at: X``, ``The file X has been updated``).
+  (``File created successfully at: X``, ``The file X has been updated``). Codex's
+  ``apply_patch`` step shows the patch it was sent (file heads over diffs): that goes back to
+  the call's ``input`` in Codex's patch format, where the agent had it, and the result keeps
+  the step's answer (``Exit code: 0`` … ``Success. Updated the following files``).
 - ``Tool use: **NAME** …`` at the start of a line (extension mid 2025, Claude Code July 2025:
   no wrapper) → the same pair; the step runs to the next ``---``, turn or block.
 - Tool ids are ``specstory_L<line>``, the line the call opens on (stable for a file). A
@@ -67,7 +70,7 @@ from contextwarden.formats.specstory_markdown import (
     Turn,
     split,
 )
-from contextwarden.formats.specstory_steps import failed
+from contextwarden.formats.specstory_steps import failed, sent_patch
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
@@ -109,6 +112,8 @@ _WROTE = re.compile(
     r"updated\b.*)\s*$"
 )
 """Claude Code's answer to a write or an edit, naming the file (its step shows no path)."""
+PATCH_TOOL = "apply_patch"
+"""Codex's patch tool, whose step shows the patch it was sent (``specstory_steps.sent_patch``)."""
 _KINDS = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "write", "Grep": "search"}
 """The ``data-tool-type`` of a bare ``Tool use:`` step, from its tool's canonical name."""
 
@@ -177,8 +182,11 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock]:
     tool_input.update(_lead(kind, summary, body))
     if kind == "shell" and item.attrs.get("rest"):  # Claude Code's Bash step: its description
         tool_input["description"] = item.attrs["rest"]
+    patch, answer = sent_patch(body) if name == PATCH_TOOL else (None, body)
+    if patch is not None:  # the agent sent it: the call's input, never cleared as a result is
+        tool_input["input"] = patch
     call_id = f"specstory_L{item.first}"
-    shown = "\n".join(body).strip("\n")
+    shown = "\n".join(answer).strip("\n")
     error = failed(body)
     return ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown, error)
 

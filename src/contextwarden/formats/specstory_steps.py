@@ -1,5 +1,6 @@
 """What a SpecStory tool step's lines say of the call: whether the agent was told that it
-failed, and the call and answer a resumed session shows as plain agent text.
+failed, the patch a Codex step sent, and the call and answer a resumed session shows as plain
+agent text.
 
 The shapes are the SpecStory CLI's own (``specstory-cli/pkg/providers/claudecode/
 markdown_tools.go``, Apache-2.0): a Bash step is its ``description`` line then
@@ -31,6 +32,8 @@ _READ = re.compile(r"^ `(?P<path>[^`\s]+)`(?: (?P<description>\S.*))?$")
 _CREATED = re.compile(r"^File created successfully at: (?P<path>\S.*?)(?: \(.*\))?$")
 _UPDATED = re.compile(r"^The file (?P<path>\S.*?) has been updated\b")
 """Claude Code's answers to a Write and to an Edit (or a Write over a file), naming the file."""
+_PATCH_HEAD = re.compile(r"^\*\*(?P<op>Add|Update|Delete): `(?P<path>[^`]+)`\*\*\s*$")
+"""A file of a Codex patch step, as ``writePatchSection`` heads its diff."""
 _TOOL_ERROR = "<tool_use_error>"
 """How Claude Code wraps a call it refused (a file not read first, a string not found)."""
 _EXIT = re.compile(r"^Exit code:? (?P<code>-?\d+)$")
@@ -151,3 +154,28 @@ def _says_failed(output: str) -> bool:
     first = output.lstrip().split("\n", 1)[0].strip()
     exited = _EXIT.match(first)
     return first.startswith(_TOOL_ERROR) or bool(exited and exited["code"] != "0")
+
+
+def sent_patch(body: list[str]) -> tuple[str | None, list[str]]:
+    """The patch a Codex ``apply_patch`` step shows, as the text the agent sent (the tool's
+    input), and the block's other lines (its answer); ``(None, body)`` when it shows none.
+
+    ``formatApplyPatch`` (``codexcli/markdown_tools.go``) drops the ``*** Begin Patch`` /
+    ``*** End Patch`` envelope and writes each ``*** Add|Update|Delete File: X`` as a
+    ``**Update: `X`**`` head over a ```` ```diff ```` fence of the lines under it: put back."""
+    parts = _parts(body) or []
+    patch: list[str] = []
+    rest: list[str] = []
+    diff_at = -1  # the index of the diff under the last head
+    for number, part in enumerate(parts):
+        head = _PATCH_HEAD.match(part.lines[0]) if part.info is None else None
+        if head:
+            patch.append(f"*** {head['op']} File: {head['path']}")
+            diff_at = number + 1
+        elif number == diff_at and part.info == "diff":
+            patch.extend(part.lines[1:-1])
+        else:
+            rest.extend(part.lines)  # neither a head nor the diff under one
+    if not patch:
+        return None, body
+    return "\n".join(["*** Begin Patch", *patch, "*** End Patch"]), rest

@@ -56,15 +56,15 @@ def as_native_calls(messages: Sequence[Message]) -> Sequence[Message]:
     out: list[Message] | None = None
     for index in range(len(messages) - 1):
         call, answer = messages[index], messages[index + 1]
-        if call.role != "assistant" or answer.role != "user" or call.tool_uses:
+        if call.role != "assistant" or answer.role != "user":
             continue
-        pair = _pair(call, answer, f"{ID_PREFIX}{index}")
+        pair = None if call.tool_uses else _pair(call, answer, f"{ID_PREFIX}{index}")
         pair = pair or _steps(call, answer, f"{ID_PREFIX}{index}-")
         if pair is not None:
             out = list(messages) if out is None else out
             out[index], out[index + 1] = pair
     last = messages[-1] if messages else None
-    if last is not None and last.role == "assistant" and not last.tool_uses:
+    if last is not None and last.role == "assistant":
         # a step holds its own answer: the reply the messages end on is read even unanswered
         pair = _steps(last, Message("user", ()), f"{ID_PREFIX}{len(messages) - 1}-")
         if pair is not None:

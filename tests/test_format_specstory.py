@@ -74,8 +74,8 @@ def _kept(path: Path, history: ConversationHistory) -> list[str]:
     lost = []
     for raw in path.read_text(encoding="utf-8").splitlines():
         text = TAG.sub("", raw).strip().lstrip("#").strip()
-        text = PATCH_HEAD.sub(r"*** \1 File: \2", text)  # a Codex patch's head, as it was sent
-        if text and not LAYOUT.match(raw.strip()) and text not in haystack:
+        sent = PATCH_HEAD.sub(r"*** \1 File: \2", text)  # a Codex patch's head, as it was sent
+        if text and not LAYOUT.match(raw.strip()) and text not in haystack and sent not in haystack:
             lost.append(raw)
     return lost
 

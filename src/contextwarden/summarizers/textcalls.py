@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from contextwarden.formats.specstory_steps import flattened
+from contextwarden.formats.specstory_steps import Step, flattened
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.toolnames import TEXT_RESULT_HEADER
 
@@ -78,7 +78,7 @@ def _steps(call: Message, answer: Message, prefix: str) -> tuple[Message, Messag
     blocks: list[Block] = []
     results: list[ToolResultBlock] = []
     for block in call.content:
-        step = flattened(block.text.splitlines()) if isinstance(block, TextBlock) else None
+        step = _step_in(block)
         if step is None:
             blocks.append(block)
             continue
@@ -89,6 +89,14 @@ def _steps(call: Message, answer: Message, prefix: str) -> tuple[Message, Messag
         return None
     new_call = Message("assistant", tuple(blocks), call.meta)
     return new_call, Message("user", (*results, *answer.content), answer.meta)
+
+
+def _step_in(block: Block) -> Step | None:
+    """The step a text block is whole (a step ends with its answer's fence: most text does not,
+    and is not split into lines to find out)."""
+    if not isinstance(block, TextBlock) or not block.text.rstrip().endswith("```"):
+        return None
+    return flattened(block.text.splitlines())
 
 
 def _pair(call: Message, answer: Message, call_id: str) -> tuple[Message, Message] | None:

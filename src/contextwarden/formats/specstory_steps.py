@@ -94,9 +94,6 @@ def _parts(lines: list[str]) -> list[_Part] | None:
 def flattened(lines: list[str]) -> Step | None:
     """The call a whole agent turn shows in the CLI's tool layout, or None when the turn is
     anything else (prose, or a shape the layout does not make unambiguous)."""
-    ending = next((line for line in reversed(lines) if line.strip()), "")
-    if not ending.startswith("```"):  # a step ends with its answer's fence: most text does not
-        return None
     parts = _parts(lines)
     if not parts or parts[-1].info != _OUTPUT_INFO:
         return None

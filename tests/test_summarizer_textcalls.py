@@ -1,9 +1,13 @@
-"""Tool calls made in XML in the assistant's text (older Cline, Roo Code, Kilo Code) are read as
-the calls they are: their files, commands and failures reach the summary."""
+"""Tool calls made in XML in the assistant's text (older Cline, Roo Code, Kilo Code), and the
+steps a SpecStory-resumed session holds as agent text, are read as the calls they are: their
+files, commands and failures reach the summary."""
 
 from __future__ import annotations
 
-from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from pathlib import Path
+
+from contextwarden.formats import load
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.structured import StructuredSummarizer
 from contextwarden.summarizers.textcalls import as_native_calls
@@ -63,3 +67,65 @@ def test_a_failed_call_is_an_error_and_prose_with_tags_is_left_alone() -> None:
     assert as_native_calls([TASK, prose, reply]) == [TASK, prose, reply]
     unanswered = [TASK, read, Message.user("stop, read b.ts instead")]
     assert as_native_calls(unanswered) == unanswered
+
+
+RESUMED = (
+    Path(__file__).parent
+    / "data"
+    / "specstory"
+    / "specstoryai__getspecstory__2026-06-23_14-17-56Z-resumed-session.md"
+)
+
+
+def test_a_resumed_sessions_steps_are_read_as_the_calls_they_record() -> None:
+    messages = list(load(RESUMED).messages)
+    native = as_native_calls(messages)
+    assert len(native) == len(messages)
+    uses = [u for m in native for u in m.tool_uses]
+    names = ["unknown", "Read", "Edit", "Edit", "Bash", "Bash", "apply_patch"]
+    assert [u.name for u in uses] == names
+    assert dict(uses[1].input) == {"file_path": "./docs/RESTORE-DB.md"}
+    assert uses[4].input["description"] == "Inspect Claude JSONL record keys for gitBranch"
+    assert uses[5].input["command"].startswith("f=$(ls -t ~/.claude/projects/*/*.jsonl")
+    results = [r for m in native for r in m.tool_results]
+    assert [r.is_error for r in results] == [True, False, False, False, True, False, False]
+    assert results[4].text.startswith("Exit code 127\n")
+    prose = native[3].content[0]
+    assert isinstance(prose, TextBlock) and prose.text.startswith("Agreed — that header")
+    assert list(messages) == list(load(RESUMED).messages)  # the input is not changed
+
+
+def test_the_summary_of_a_resumed_session_has_its_files_failures_and_answers() -> None:
+    messages = list(load(RESUMED).messages)
+    facts = extract_facts(messages)
+    assert [f.path for f in facts.files] == [
+        "./docs/RESTORE-DB.md",
+        "/Users/sean/Source/SpecStory/getspecstory/specstory-cli/docs/RESTORE-DB.md",
+        "pkg/sessionindex/store.go",
+    ]
+    assert [e.excerpt for e in facts.errors] == [
+        "String to replace not found in file.",
+        "(eval):1: command not found: python3.12",
+    ]
+    # the prose after its steps answered the user: their request is not left pending
+    assert facts.pending_requests == () and len(facts.answers) == 3
+    assert facts.message_count == len(messages)
+
+
+def test_prose_ending_in_a_text_fence_is_not_a_step() -> None:
+    prose = Message.assistant("The log says:\n\n```text\nok\n```")
+    reply = Message.user("good")
+    assert as_native_calls([TASK, prose, reply]) == [TASK, prose, reply]
+    answer_only = Message.assistant("```text\nAll 12 tests passed.\n```")
+    assert as_native_calls([TASK, answer_only, reply]) == [TASK, answer_only, reply]
+
+
+def test_a_reply_ending_on_steps_has_their_answers_after_it() -> None:
+    step = "List the apps\n\n`ls apps`\n\n```text\napi\nweb\n```"
+    last = Message("assistant", (TextBlock("Let me look."), TextBlock(step)))
+    native = as_native_calls([TASK, last])
+    assert [m.role for m in native] == ["user", "assistant", "user"]
+    [use] = native[1].tool_uses
+    assert dict(use.input) == {"command": "ls apps", "description": "List the apps"}
+    assert native[2].tool_results[0].text == "api\nweb"
+    assert extract_facts([TASK, last]).message_count == 2

@@ -24,13 +24,18 @@ The layouts seen in real files (early 2025 to mid 2026), and what each marker me
 - ``<tool-use data-tool-type="read|write|shell|search|task|generic|unknown"
   data-tool-name="NAME">`` … ``</tool-use>`` (CLI, late extension) around ``<details><summary>
   Tool use: **NAME** • what</summary>`` and what the tool showed → a ``tool_use`` NAME answered
-  by a ``tool_result`` holding all the block shows. The input is what the block says of it:
+  by a ``tool_result`` holding all the block shows (an error when the step heads its answer
+  ``Error:``, or the answer is Claude Code's ``<tool_use_error>`` or a non-zero ``Exit code
+  N``). The input is what the block says of it:
   ``summary``, ``tool_type`` and, from the lines above its first code fence, ``file_path``
   (``Read file: X``, a path in backticks) and a shell call's ``command`` and ``description``;
   a command or path in backticks on the summary line itself comes first (``Tool use:
   **exec_command** `rg --files```: what follows is the output), and a step that shows no path
   names its file by its diff's header (``**Update: `a.go`**``) or by Claude Code's answer
-  (``File created successfully at: X``, ``The file X has been updated``).
+  (``File created successfully at: X``, ``The file X has been updated``). Codex's
+  ``apply_patch`` step shows the patch it was sent (file heads over diffs): that goes back to
+  the call's ``input`` in Codex's patch format, where the agent had it, and the result keeps
+  the step's answer (``Exit code: 0`` … ``Success. Updated the following files``).
 - ``Tool use: **NAME** …`` at the start of a line (extension mid 2025, Claude Code July 2025:
   no wrapper) → the same pair; the step runs to the next ``---``, turn or block.
 - Tool ids are ``specstory_L<line>``, the line the call opens on (stable for a file). A
@@ -40,7 +45,10 @@ The layouts seen in real files (early 2025 to mid 2026), and what each marker me
   assistant message's ``meta.extra["reasoning"]`` (``metadata["unattached_reasoning"]`` when no
   assistant content follows it before the next user turn).
 - Everything else in a turn (markdown, fences, diffs and output the early extension showed
-  without a tool marker, ``<details>`` search results) is the turn's text, verbatim.
+  without a tool marker, ``<details>`` search results) is the turn's text, verbatim. So are
+  the steps of a session ``specstory resume`` made from another agent's (an agent turn per
+  call, the CLI's step layout with no ``<tool-use>``: ``specstory_steps``): the resumed agent
+  was given them as text; the summarizer reads them as calls (``summarizers/textcalls.py``).
 - Meta: ``extra``: ``lines`` (first and last line), ``model``, ``mode``; ``timestamp``.
 """
 
@@ -62,6 +70,7 @@ from contextwarden.formats.specstory_markdown import (
     Turn,
     split,
 )
+from contextwarden.formats.specstory_steps import failed, sent_patch
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import (
@@ -103,6 +112,8 @@ _WROTE = re.compile(
     r"updated\b.*)\s*$"
 )
 """Claude Code's answer to a write or an edit, naming the file (its step shows no path)."""
+PATCH_TOOL = "apply_patch"
+"""Codex's patch tool, whose step shows the patch it was sent (``specstory_steps.sent_patch``)."""
 _KINDS = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "write", "Grep": "search"}
 """The ``data-tool-type`` of a bare ``Tool use:`` step, from its tool's canonical name."""
 
@@ -171,9 +182,13 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock]:
     tool_input.update(_lead(kind, summary, body))
     if kind == "shell" and item.attrs.get("rest"):  # Claude Code's Bash step: its description
         tool_input["description"] = item.attrs["rest"]
+    patch, answer = sent_patch(body) if name == PATCH_TOOL else (None, body)
+    if patch is not None:  # the agent sent it: the call's input, never cleared as a result is
+        tool_input["input"] = patch
     call_id = f"specstory_L{item.first}"
-    shown = "\n".join(body).strip("\n")
-    return ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown)
+    shown = "\n".join(answer).strip("\n")
+    error = failed(body)
+    return ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown, error)
 
 
 def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:

@@ -31,7 +31,7 @@ from contextwarden.summarizers.failures import (
     result_failure,
 )
 from contextwarden.summarizers.findings import findings
-from contextwarden.summarizers.textcalls import as_native_calls
+from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
 from contextwarden.summarizers.tools import (
     FileOp,
     TodoItem,
@@ -181,6 +181,7 @@ class _Walk:
 
 def extract_facts(messages: Sequence[Message]) -> Facts:
     """The facts of ``messages`` (see the module docstring)."""
+    count = len(messages)
     messages = as_native_calls(messages)
     walk = _Walk()
     for index, message in enumerate(messages):
@@ -210,7 +211,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
         decisions=tuple(dict.fromkeys(walk.decisions)),
         concepts=_top_concepts(walk.concepts),
         tool_counts=tuple(sorted(walk.tool_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
-        message_count=len(messages),
+        message_count=count,
         findings=tuple(walk.findings),
     )
 
@@ -228,7 +229,7 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
             walk.findings.extend((index, s) for s in findings(text, decided))
     if calls:
         walk.last_calls = calls
-    elif texts:
+    if texts and (not calls or _answered_after(message)):
         walk.turn_end = index  # a reply without tool calls ends the agent's turn
         walk.answers.append((index, "\n".join(texts)))
     for call in calls:
@@ -239,6 +240,15 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
         todos = todo_items(call)
         if todos is not None:
             walk.todos = todos
+
+
+def _answered_after(message: Message) -> bool:
+    """True when a reply whose calls were read from its text (a resumed session's steps, all
+    one message) goes on in prose after the last of them: the agent answered, its turn ended."""
+    last = message.content[-1]
+    calls = message.tool_uses
+    from_text = all(call.id.startswith(ID_PREFIX) for call in calls)
+    return from_text and isinstance(last, TextBlock) and bool(last.text.strip())
 
 
 def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int) -> None:

@@ -10,11 +10,24 @@ element in its text and answer in the next user message's text::
     [read_file for 'src/app.ts'] Result:
     …
 
+A session resumed by ``specstory resume`` holds its source agent's tool calls as agent text,
+each call and its answer one text block of the SpecStory CLI's step layout
+(``formats/specstory_steps.py``)::
+
+    List lore lib
+
+    `ls -la scripts/lib`
+
+    ```text
+    total 200
+    ```
+
 The loader keeps both as text, as the model saw them. The summarizer reads them as a native call
 and its result, so the files, commands and failures of such a session are found as they are for
 any agent: ``as_native_calls`` pairs an element with the answer that names it in the next user
-message (``toolnames.TEXT_RESULT_HEADER``) and nothing else, so prose that merely holds a tag is
-left alone. The messages it returns are for reading only; they are never sent.
+message (``toolnames.TEXT_RESULT_HEADER``), and a text block that is a whole step with the next
+user message, and nothing else, so prose that merely holds a tag or a fence is left alone. The
+messages it returns are for reading only; they are never sent.
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from contextwarden.formats.specstory_steps import Step, flattened
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.toolnames import TEXT_RESULT_HEADER
 
@@ -37,17 +51,52 @@ ID_PREFIX = "text-call-"
 def as_native_calls(messages: Sequence[Message]) -> Sequence[Message]:
     """``messages`` with each tool call made in an assistant's text, and answered in the next
     user message's text, as a ``tool_use`` and its ``tool_result``; ``messages`` itself when
-    there are none."""
+    there are none. A step read from the last message has its answer in a user message after
+    it (one message more)."""
     out: list[Message] | None = None
     for index in range(len(messages) - 1):
         call, answer = messages[index], messages[index + 1]
-        if call.role != "assistant" or answer.role != "user" or call.tool_uses:
+        if call.role != "assistant" or answer.role != "user":
             continue
-        pair = _pair(call, answer, f"{ID_PREFIX}{index}")
+        pair = None if call.tool_uses else _pair(call, answer, f"{ID_PREFIX}{index}")
+        pair = pair or _steps(call, answer, f"{ID_PREFIX}{index}-")
         if pair is not None:
             out = list(messages) if out is None else out
             out[index], out[index + 1] = pair
+    last = messages[-1] if messages else None
+    if last is not None and last.role == "assistant":
+        # a step holds its own answer: the reply the messages end on is read even unanswered
+        pair = _steps(last, Message("user", ()), f"{ID_PREFIX}{len(messages) - 1}-")
+        if pair is not None:
+            out = [*(out or messages)[:-1], *pair]
     return messages if out is None else out
+
+
+def _steps(call: Message, answer: Message, prefix: str) -> tuple[Message, Message] | None:
+    """The text blocks of ``call`` that are whole SpecStory steps as calls, in their place, and
+    their answers first in ``answer`` (the user message the agent's turn ended before)."""
+    blocks: list[Block] = []
+    results: list[ToolResultBlock] = []
+    for block in call.content:
+        step = _step_in(block)
+        if step is None:
+            blocks.append(block)
+            continue
+        call_id = f"{prefix}{len(results)}"
+        blocks.append(ToolUseBlock(call_id, step.name, step.tool_input))
+        results.append(ToolResultBlock(call_id, step.output, step.failed))
+    if not results:
+        return None
+    new_call = Message("assistant", tuple(blocks), call.meta)
+    return new_call, Message("user", (*results, *answer.content), answer.meta)
+
+
+def _step_in(block: Block) -> Step | None:
+    """The step a text block is whole (a step ends with its answer's fence: most text does not,
+    and is not split into lines to find out)."""
+    if not isinstance(block, TextBlock) or not block.text.rstrip().endswith("```"):
+        return None
+    return flattened(block.text.splitlines())
 
 
 def _pair(call: Message, answer: Message, call_id: str) -> tuple[Message, Message] | None:

@@ -44,6 +44,7 @@ from contextwarden.summarizers.sections import (
     head_lines_tail,
     head_tail,
     render,
+    size,
     size_without,
 )
 from contextwarden.summarizers.typed import TypedMessage
@@ -53,6 +54,12 @@ CARRIED_RANK = 6
 """Items ranked this or higher are what a session has to carry from summary to summary: its
 decisions (6), further error lines (7) and errors fixed later (8); those ranked lower restate
 them (code, concepts, commands, answers' and requests' excerpts)."""
+FINDINGS_RANK = 4
+"""What else the assistant found or said (``findings``) goes after the code, concepts, completed
+tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
+finding is said once), before the answers' and requests' excerpts and the decisions."""
+_FAILED_LAST = 1_000_000
+"""Added to a failed command's position: of the commands, the ones that failed go last."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +116,10 @@ class StructuredPolicy:
     reports several)."""
     findings_share: float = 0.10
     """What else the assistant found or said (``findings``) may take up to this share of the
-    budget, and only what the rest leaves: they are the first lines a short budget drops. 0
-    leaves them out. Past 10 % they fill a summary with lines no probe of an unseen session
-    asked for and each request pays for them (docs/benchmarks.md)."""
+    budget, more only when the summary is over its budget anyway (``_findings_room``): a short
+    budget drops them after the code, concepts and commands, before anything else. 0 leaves them
+    out. Past 10 % they fill a summary with lines no probe of an unseen session asked for and
+    each request pays for them (docs/benchmarks.md)."""
 
     @property
     def budget(self) -> int:
@@ -207,9 +215,22 @@ class StructuredSummarizer:
         if self.budget_tokens is None:
             carried = size_without(sections, CARRIED_RANK, self.counter)
             budget = self.policy.budget_to_carry(budget, carried)
-        sections[5] += builder.findings(sections, int(budget * self.policy.findings_share))
+        sections[5] += builder.findings(sections, self._findings_room(sections, budget))
         bodies = fit(sections, budget, self.counter)
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
+
+    def _findings_room(self, sections: dict[int, list[Item]], budget: int) -> int:
+        """``findings_share`` of ``budget``; when the summary is over ``budget`` already, plus
+        what the lines findings outrank take (``FINDINGS_RANK``): ``fit`` drops those lines for
+        them, so the summary sent is no longer, and a finding says what no line restates. A
+        summary within its budget does not grow for them (each request pays for it)."""
+        room = int(budget * self.policy.findings_share)
+        if room <= 0:
+            return 0
+        full = size(sections, self.counter)
+        if full <= budget:
+            return room
+        return room + full - size_without(sections, FINDINGS_RANK, self.counter)
 
     def _fitted_user_messages(
         self, typed: Sequence[TypedMessage], costs: Sequence[int], budget: int
@@ -365,7 +386,8 @@ class _Builder:
             )
             shown = _clip(_where_shortened(command.command), self.policy.command_chars)
             text = f"- `{shown}` → {status}"
-            items.append(Item(text, (4 if command.failed else 3, i), "commands"))
+            rank = (3, i + _FAILED_LAST if command.failed else i)
+            items.append(Item(text, rank, "commands"))
         return items + self._decisions() + self._answers()
 
     def _decisions(self) -> list[Item]:
@@ -391,7 +413,7 @@ class _Builder:
     def findings(self, sections: dict[int, list[Item]], room: int) -> list[Item]:
         """What else the assistant found or said, within ``room`` tokens, leaving out what
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
-        messages, decisions; not the answers' excerpts); dropped before anything else."""
+        messages, decisions; not the answers' excerpts); ranked ``FINDINGS_RANK``."""
         held = "\n".join(
             [
                 item.text
@@ -405,7 +427,10 @@ class _Builder:
         if not found:
             return []
         items = [Item(FINDINGS_LABEL)]
-        items += [Item(f"{FINDING_PREFIX}{text}", (-1, rank), "findings") for rank, text in found]
+        items += [
+            Item(f"{FINDING_PREFIX}{text}", (FINDINGS_RANK, rank), "findings")
+            for rank, text in found
+        ]
         return items
 
     def _answers(self) -> list[Item]:

@@ -163,13 +163,28 @@ def test_over_its_budget_a_summary_keeps_findings_over_the_commands_run() -> Non
     assert COUNTER.count_text(tight.text) <= full * 3 // 4
 
 
-def test_within_its_budget_a_summary_gives_findings_only_their_share() -> None:
-    messages = commands_then_review(2)
-    policy = StructuredPolicy(findings_share=0.10)
-    summary = StructuredSummarizer(policy).summarize(messages)
+# Measurements an agent reports after dry runs, written without a signal word (abridged from the
+# same kind of Cloudflare Worker session as REVIEW).
+MEASURED = (
+    "The worker bundle is 41.2 KiB, 9.8 KiB gzipped, under the 1 MiB free-plan limit.\n"
+    "`wrangler.jsonc` binds `OIDC_ISSUER` in all 3 environments.\n"
+    "The `e7` environment has no `routes` entry, so it deploys to `workers.dev` only.\n"
+    "The `jose` import accounts for 28 KiB of the 41.2 KiB bundle.\n"
+)
+
+
+def test_within_its_budget_findings_take_the_place_of_commands_not_more_room() -> None:
+    *before, last = commands_then_review(30)
+    messages = [*before, Message.assistant(MEASURED), Message.user("Keep going."), last]
+    policy = StructuredPolicy(findings_share=0.002)  # the share holds one finding
+    summarizer = StructuredSummarizer(policy)
+    summary = summarizer.summarize(messages)
     listed = [line for line in summary.sections[5].splitlines() if line.startswith(FINDING_PREFIX)]
-    room = int(policy.budget_for(0) * policy.findings_share)
-    assert listed and sum(COUNTER.count_text(line) + 1 for line in listed) <= room
+    room = int(policy.budget * policy.findings_share)
+    assert sum(COUNTER.count_text(line) + 1 for line in listed) > room
+    assert "commands left out" in summary.sections[5]  # they made the room
+    without = StructuredSummarizer(StructuredPolicy(findings_share=0)).summarize(messages)
+    assert COUNTER.count_text(summary.text) <= COUNTER.count_text(without.text) + room
 
 
 def test_a_second_summary_carries_them_within_its_budget() -> None:

@@ -58,6 +58,10 @@ FINDINGS_RANK = 4
 """What else the assistant found or said (``findings``) goes after the code, concepts, completed
 tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
 finding is said once), before the answers' and requests' excerpts and the decisions."""
+_COMMANDS_LABEL = (  # a command run again is listed once (``_Builder._commands``)
+    "Commands run (oldest first, a repeated one at its last run; exit status where the tool "
+    "showed it):"
+)
 _FAILED_LAST = 1_000_000
 """Added to a failed command's position: of the commands, the ones that failed go last."""
 
@@ -116,10 +120,10 @@ class StructuredPolicy:
     reports several)."""
     findings_share: float = 0.10
     """What else the assistant found or said (``findings``) may take up to this share of the
-    budget, more only when the summary is over its budget anyway (``_findings_room``): a short
-    budget drops them after the code, concepts and commands, before anything else. 0 leaves them
-    out. Past 10 % they fill a summary with lines no probe of an unseen session asked for and
-    each request pays for them (docs/benchmarks.md)."""
+    budget, or the room of the lines they outrank (``_findings``): a short budget drops them
+    after the code, concepts and commands, before anything else. 0 leaves them out. Past 10 %
+    they fill a summary with lines no probe of an unseen session asked for and each request
+    pays for them (docs/benchmarks.md)."""
 
     @property
     def budget(self) -> int:
@@ -215,22 +219,28 @@ class StructuredSummarizer:
         if self.budget_tokens is None:
             carried = size_without(sections, CARRIED_RANK, self.counter)
             budget = self.policy.budget_to_carry(budget, carried)
-        sections[5] += builder.findings(sections, self._findings_room(sections, budget))
-        bodies = fit(sections, budget, self.counter)
+        found, limit = self._findings(builder, sections, budget)
+        sections[5] += found
+        bodies = fit(sections, limit, self.counter)
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
 
-    def _findings_room(self, sections: dict[int, list[Item]], budget: int) -> int:
-        """``findings_share`` of ``budget``; when the summary is over ``budget`` already, plus
-        what the lines findings outrank take (``FINDINGS_RANK``): ``fit`` drops those lines for
-        them, so the summary sent is no longer, and a finding says what no line restates. A
-        summary within its budget does not grow for them (each request pays for it)."""
+    def _findings(
+        self, builder: _Builder, sections: dict[int, list[Item]], budget: int
+    ) -> tuple[list[Item], int]:
+        """The findings to list, and the tokens the summary is fitted to.
+
+        With ``findings_share`` of ``budget`` as their room the summary would take ``limit``
+        tokens (its budget at most). It is fitted to that, and the findings' room is what the
+        lines they outrank (``FINDINGS_RANK``) leave of it: a finding, said once, takes the
+        place of lines that restate what the files, the errors and the kept tail hold, and the
+        summary is no longer than with the share alone (each request pays for it)."""
         room = int(budget * self.policy.findings_share)
-        if room <= 0:
-            return 0
-        full = size(sections, self.counter)
-        if full <= budget:
-            return room
-        return room + full - size_without(sections, FINDINGS_RANK, self.counter)
+        shared = builder.findings(sections, room)
+        if not shared:
+            return [], budget
+        limit = min(budget, size({**sections, 5: sections[5] + shared}, self.counter))
+        left = limit - size_without(sections, FINDINGS_RANK, self.counter)
+        return (builder.findings(sections, left) if left > room else shared), limit
 
     def _fitted_user_messages(
         self, typed: Sequence[TypedMessage], costs: Sequence[int], budget: int
@@ -377,7 +387,16 @@ class _Builder:
                 for i, t in enumerate(done)
             ]
         if self.facts.commands:
-            items.append(Item("Commands run (oldest first; exit status where the tool showed it):"))
+            items.append(Item(_COMMANDS_LABEL))
+        items += self._commands()
+        return items + self._decisions() + self._answers()
+
+    def _commands(self) -> list[Item]:
+        """The commands run, each line once: a command run again with the same outcome (a test
+        suite re-run, a server restarted, a request retried) is listed at its last run with how
+        many times it ran; the failed ones go last when the budget is short."""
+        runs: Counter[tuple[str, str]] = Counter()
+        last: dict[tuple[str, str], tuple[int, bool]] = {}
         for i, command in enumerate(self.facts.commands):
             status = (
                 f"exit {command.status}"
@@ -385,10 +404,14 @@ class _Builder:
                 else ("failed" if command.failed else "ok")
             )
             shown = _clip(_where_shortened(command.command), self.policy.command_chars)
-            text = f"- `{shown}` → {status}"
-            rank = (3, i + _FAILED_LAST if command.failed else i)
-            items.append(Item(text, rank, "commands"))
-        return items + self._decisions() + self._answers()
+            runs[shown, status] += 1
+            last[shown, status] = (i, command.failed)
+        items = []
+        for (shown, status), (i, failed) in sorted(last.items(), key=lambda kv: kv[1][0]):
+            times = f" ({runs[shown, status]} runs)" if runs[shown, status] > 1 else ""
+            rank = (3, i + _FAILED_LAST if failed else i)
+            items.append(Item(f"- `{shown}` → {status}{times}", rank, "commands"))
+        return items
 
     def _decisions(self) -> list[Item]:
         """What the assistant decided and why, oldest first; they go after the answers'

@@ -58,10 +58,6 @@ FINDINGS_RANK = 4
 """What else the assistant found or said (``findings``) goes after the code, concepts, completed
 tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
 finding is said once), before the answers' and requests' excerpts and the decisions."""
-_COMMANDS_LABEL = (  # a command run again is listed once (``_Builder._commands``)
-    "Commands run (oldest first, a repeated one at its last run; exit status where the tool "
-    "showed it):"
-)
 _FAILED_LAST = 1_000_000
 """Added to a failed command's position: of the commands, the ones that failed go last."""
 
@@ -387,14 +383,15 @@ class _Builder:
                 for i, t in enumerate(done)
             ]
         if self.facts.commands:
-            items.append(Item(_COMMANDS_LABEL))
+            items.append(Item("Commands run (oldest first; exit status where the tool showed it):"))
         items += self._commands()
         return items + self._decisions() + self._answers()
 
     def _commands(self) -> list[Item]:
         """The commands run, each line once: a command run again with the same outcome (a test
         suite re-run, a server restarted, a request retried) is listed at its last run with how
-        many times it ran; the failed ones go last when the budget is short."""
+        many times it ran (the label stays as it was: every summary pays for its words); the
+        failed ones go last when the budget is short."""
         runs: Counter[tuple[str, str]] = Counter()
         last: dict[tuple[str, str], tuple[int, bool]] = {}
         for i, command in enumerate(self.facts.commands):

@@ -53,7 +53,8 @@ from contextwarden.tokens.base import TokenCounter
 CARRIED_RANK = 6
 """Items ranked this or higher are what a session has to carry from summary to summary: its
 decisions (6), further error lines (7) and errors fixed later (8); those ranked lower restate
-them (code, concepts, commands, answers' and requests' excerpts)."""
+them (code, concepts, commands, answers' and requests' excerpts) or say what the session need
+not carry (findings, ``FINDINGS_RANK``)."""
 FINDINGS_RANK = 4
 """What else the assistant found or said (``findings``) goes after the code, concepts, completed
 tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a

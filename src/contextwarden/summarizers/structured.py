@@ -118,9 +118,9 @@ class StructuredPolicy:
     findings_share: float = 0.10
     """What else the assistant found or said (``findings``) may take up to this share of the
     budget, or the room of the lines they outrank (``_findings``): a short budget drops them
-    after the code, concepts and commands, before anything else. 0 leaves them out. Past 10 %
-    they fill a summary with lines no probe of an unseen session asked for and each request
-    pays for them (docs/benchmarks.md)."""
+    after the code, concepts and commands, before the excerpts, decisions and errors. 0 leaves
+    them out. Past 10 % they fill a summary with lines no probe of an unseen session asked for
+    and each request pays for them (docs/benchmarks.md)."""
 
     @property
     def budget(self) -> int:

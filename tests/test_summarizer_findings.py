@@ -1,13 +1,14 @@
 """What else the assistant found or said: its conclusions written without a signal word are
 kept (markers off, backticks on), narration is not, the summary lists them only in the room its
-budget leaves, drops them first, and a second summary carries them on."""
+budget leaves, drops them before its excerpts and decisions but keeps them over the commands run
+(which restate), and a second summary carries them on."""
 
 from __future__ import annotations
 
 import pytest
 from conftest import summary_message
 
-from contextwarden.model import Message
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import FINDING_PREFIX, FINDINGS_LABEL, carried_findings
 from contextwarden.summarizers.decisions import WHOLE_LINE_CHARS
@@ -131,6 +132,59 @@ def test_the_summary_lists_them_once_below_decisions_and_drops_them_first() -> N
     assert "Do not accept" in tight.text  # a decision, not dropped with the findings
     none = StructuredSummarizer(StructuredPolicy(findings_share=0)).summarize(conversation())
     assert FINDINGS_LABEL not in none.text
+
+
+def commands_then_review(commands: int) -> list[Message]:
+    """Many shell calls, then the review: the commands list is long, the findings few."""
+    messages = [Message.user("Check the worker builds, then review the OIDC issuer change.")]
+    for n in range(commands):
+        use = ToolUseBlock(
+            f"c{n}", "Bash", {"command": f"npx wrangler deploy --dry-run --env e{n}"}
+        )
+        messages += [
+            Message.assistant([TextBlock(f"Dry run {n}."), use]),
+            Message.user([ToolResultBlock(f"c{n}", "Total Upload: 41.2 KiB / gzip: 9.8 KiB")]),
+        ]
+    return [
+        *messages,
+        Message.assistant(REVIEW),
+        Message.user("Go ahead."),
+        Message.assistant(DECISION),
+    ]
+
+
+def test_over_its_budget_a_summary_keeps_findings_over_the_commands_run() -> None:
+    size = "The production policy serializes to 3,451 bytes minified."
+    messages = commands_then_review(60)
+    full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
+    tight = StructuredSummarizer(budget_tokens=full * 3 // 4).summarize(messages)
+    assert "commands" in tight.sections[5] and "left out" in tight.sections[5]
+    assert f"{FINDING_PREFIX}{size}" in tight.sections[5]  # the commands went for it
+    assert COUNTER.count_text(tight.text) <= full * 3 // 4
+
+
+# Measurements an agent reports after dry runs, written without a signal word (abridged from the
+# same kind of Cloudflare Worker session as REVIEW).
+MEASURED = (
+    "The worker bundle is 41.2 KiB, 9.8 KiB gzipped, under the 1 MiB free-plan limit.\n"
+    "`wrangler.jsonc` binds `OIDC_ISSUER` in all 3 environments.\n"
+    "The `e7` environment has no `routes` entry, so it deploys to `workers.dev` only.\n"
+    "The `jose` import accounts for 28 KiB of the 41.2 KiB bundle.\n"
+)
+
+
+def test_within_its_budget_findings_take_the_place_of_commands_not_more_room() -> None:
+    *before, last = commands_then_review(30)
+    messages = [*before, Message.assistant(MEASURED), Message.user("Keep going."), last]
+    policy = StructuredPolicy(findings_share=0.002)  # the share holds one finding
+    summarizer = StructuredSummarizer(policy)
+    summary = summarizer.summarize(messages)
+    listed = [line for line in summary.sections[5].splitlines() if line.startswith(FINDING_PREFIX)]
+    room = int(policy.budget * policy.findings_share)
+    assert sum(COUNTER.count_text(line) + 1 for line in listed) > room
+    assert "commands left out" in summary.sections[5]  # they made the room
+    without = StructuredSummarizer(StructuredPolicy(findings_share=0)).summarize(messages)
+    assert COUNTER.count_text(summary.text) <= COUNTER.count_text(without.text) + room
 
 
 def test_a_second_summary_carries_them_within_its_budget() -> None:

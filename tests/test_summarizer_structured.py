@@ -444,3 +444,30 @@ def test_a_command_lists_the_folder_it_changes_to_by_its_last_two_parts() -> Non
     assert "- `cd …/shop/web && npm test` → ok" in text
     assert "- `cd src && ls` → ok" in text  # a short folder is written as it was
     assert project not in text
+
+
+def test_a_command_run_again_with_the_same_outcome_is_listed_once_at_its_last_run() -> None:
+    # A server restarted and a request retried until it worked, as Cursor's terminal tool
+    # reports them (commands and outputs trimmed from a SpecStory export in set 7).
+    request = 'curl -s -X POST http://localhost:3000/api/conversations -d \'{"title": "T"}\''
+    calls = [
+        ("pkill -f 'next dev'", ""),
+        (request, "curl: (7) Failed to connect to localhost port 3000: Connection refused"),
+        ("pkill -f 'next dev'", ""),
+        (request, "curl: (7) Failed to connect to localhost port 3000: Connection refused"),
+        (request, '{"id": "3f1c", "title": "T"}'),
+    ]
+    messages = [Message.user("get the conversation API working")]
+    for n, (command, output) in enumerate(calls):
+        messages += [
+            Message.assistant([ToolUseBlock(f"t{n}", "Bash", {"command": command})]),
+            Message.user([ToolResultBlock(f"t{n}", output, is_error=output.startswith("curl:"))]),
+        ]
+    messages.append(Message.assistant("The API answers now."))
+    five = StructuredSummarizer().summarize(messages).sections[5]
+    listed = [line for line in five.splitlines() if line.startswith("- `")]
+    assert listed == [
+        "- `pkill -f 'next dev'` → ok (2 runs)",
+        f"- `{request}` → failed (2 runs)",
+        f"- `{request}` → ok",
+    ]

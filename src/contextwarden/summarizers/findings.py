@@ -1,9 +1,10 @@
 """What the assistant found or said: its prose that no other line of the summary carries.
 
 A review's conclusions, a measured number, "`x.go:285` re-renders the path" are often written with
-no word that marks a decision (``decisions``). They are the summary's lowest-ranked lines: they
-fill only the room the budget leaves, the ones saying least go first, and narration ("Let me look
-at …", "Now I'll run the tests") is never one of them.
+no word that marks a decision (``decisions``). They take a share of the budget, or the place of
+the lines that restate (commands, code, concepts) in a summary no longer than the share makes
+it; the ones saying least go first, and narration ("Let me look at …", "Now I'll run the
+tests") is never one of them.
 """
 
 from __future__ import annotations

@@ -154,6 +154,11 @@ def fit(
     return bodies
 
 
+def size(sections: Mapping[int, Sequence[Item]], counter: TokenCounter) -> int:
+    """Tokens of the summary with every item of ``sections``."""
+    return counter.count_text(render(_bodies(sections, set())))
+
+
 def size_without(sections: Mapping[int, Sequence[Item]], below: int, counter: TokenCounter) -> int:
     """Tokens of the summary when every item ranked lower than ``below`` is left out (its notes
     of what was left out included): what it takes to keep the rest."""

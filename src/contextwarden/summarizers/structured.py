@@ -44,6 +44,7 @@ from contextwarden.summarizers.sections import (
     head_lines_tail,
     head_tail,
     render,
+    size,
     size_without,
 )
 from contextwarden.summarizers.typed import TypedMessage
@@ -52,7 +53,14 @@ from contextwarden.tokens.base import TokenCounter
 CARRIED_RANK = 6
 """Items ranked this or higher are what a session has to carry from summary to summary: its
 decisions (6), further error lines (7) and errors fixed later (8); those ranked lower restate
-them (code, concepts, commands, answers' and requests' excerpts)."""
+them (code, concepts, commands, answers' and requests' excerpts) or say what the session need
+not carry (findings, ``FINDINGS_RANK``)."""
+FINDINGS_RANK = 4
+"""What else the assistant found or said (``findings``) goes after the code, concepts, completed
+tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
+finding is said once), before the answers' and requests' excerpts and the decisions."""
+_FAILED_LAST = 1_000_000
+"""Added to a failed command's position: of the commands, the ones that failed go last."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +117,10 @@ class StructuredPolicy:
     reports several)."""
     findings_share: float = 0.10
     """What else the assistant found or said (``findings``) may take up to this share of the
-    budget, and only what the rest leaves: they are the first lines a short budget drops. 0
-    leaves them out. Past 10 % they fill a summary with lines no probe of an unseen session
-    asked for and each request pays for them (docs/benchmarks.md)."""
+    budget, or the room of the lines they outrank (``_findings``): a short budget drops them
+    after the code, concepts and commands, before the excerpts, decisions and errors. 0 leaves
+    them out. Past 10 % they fill a summary with lines no probe of an unseen session asked for
+    and each request pays for them (docs/benchmarks.md)."""
 
     @property
     def budget(self) -> int:
@@ -207,9 +216,28 @@ class StructuredSummarizer:
         if self.budget_tokens is None:
             carried = size_without(sections, CARRIED_RANK, self.counter)
             budget = self.policy.budget_to_carry(budget, carried)
-        sections[5] += builder.findings(sections, int(budget * self.policy.findings_share))
-        bodies = fit(sections, budget, self.counter)
+        found, limit = self._findings(builder, sections, budget)
+        sections[5] += found
+        bodies = fit(sections, limit, self.counter)
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
+
+    def _findings(
+        self, builder: _Builder, sections: dict[int, list[Item]], budget: int
+    ) -> tuple[list[Item], int]:
+        """The findings to list, and the tokens the summary is fitted to.
+
+        With ``findings_share`` of ``budget`` as their room the summary would take ``limit``
+        tokens (its budget at most). It is fitted to that, and the findings' room is what the
+        lines they outrank (``FINDINGS_RANK``) leave of it: a finding, said once, takes the
+        place of lines that restate what the files, the errors and the kept tail hold, and the
+        summary is no longer than with the share alone (each request pays for it)."""
+        room = int(budget * self.policy.findings_share)
+        shared = builder.findings(sections, room)
+        if not shared:
+            return [], budget
+        limit = min(budget, size({**sections, 5: sections[5] + shared}, self.counter))
+        left = limit - size_without(sections, FINDINGS_RANK, self.counter)
+        return (builder.findings(sections, left) if left > room else shared), limit
 
     def _fitted_user_messages(
         self, typed: Sequence[TypedMessage], costs: Sequence[int], budget: int
@@ -357,6 +385,16 @@ class _Builder:
             ]
         if self.facts.commands:
             items.append(Item("Commands run (oldest first; exit status where the tool showed it):"))
+        items += self._commands()
+        return items + self._decisions() + self._answers()
+
+    def _commands(self) -> list[Item]:
+        """The commands run, each line once: a command run again with the same outcome (a test
+        suite re-run, a server restarted, a request retried) is listed at its last run with how
+        many times it ran (the label stays as it was: every summary pays for its words); the
+        failed ones go last when the budget is short."""
+        runs: Counter[tuple[str, str]] = Counter()
+        last: dict[tuple[str, str], tuple[int, bool]] = {}
         for i, command in enumerate(self.facts.commands):
             status = (
                 f"exit {command.status}"
@@ -364,9 +402,14 @@ class _Builder:
                 else ("failed" if command.failed else "ok")
             )
             shown = _clip(_where_shortened(command.command), self.policy.command_chars)
-            text = f"- `{shown}` → {status}"
-            items.append(Item(text, (4 if command.failed else 3, i), "commands"))
-        return items + self._decisions() + self._answers()
+            runs[shown, status] += 1
+            last[shown, status] = (i, command.failed)
+        items = []
+        for (shown, status), (i, failed) in sorted(last.items(), key=lambda kv: kv[1][0]):
+            times = f" ({runs[shown, status]} runs)" if runs[shown, status] > 1 else ""
+            rank = (3, i + _FAILED_LAST if failed else i)
+            items.append(Item(f"- `{shown}` → {status}{times}", rank, "commands"))
+        return items
 
     def _decisions(self) -> list[Item]:
         """What the assistant decided and why, oldest first; they go after the answers'
@@ -391,7 +434,7 @@ class _Builder:
     def findings(self, sections: dict[int, list[Item]], room: int) -> list[Item]:
         """What else the assistant found or said, within ``room`` tokens, leaving out what
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
-        messages, decisions; not the answers' excerpts); dropped before anything else."""
+        messages, decisions; not the answers' excerpts); ranked ``FINDINGS_RANK``."""
         held = "\n".join(
             [
                 item.text
@@ -405,7 +448,10 @@ class _Builder:
         if not found:
             return []
         items = [Item(FINDINGS_LABEL)]
-        items += [Item(f"{FINDING_PREFIX}{text}", (-1, rank), "findings") for rank, text in found]
+        items += [
+            Item(f"{FINDING_PREFIX}{text}", (FINDINGS_RANK, rank), "findings")
+            for rank, text in found
+        ]
         return items
 
     def _answers(self) -> list[Item]:

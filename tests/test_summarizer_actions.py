@@ -1,0 +1,88 @@
+"""Text actions (a command in the reply's text, its output in the next user message) are read as
+the shell calls they are.
+
+The steps below are trimmed from the mini-swe-agent v1.15.0 trajectory of SWE-bench Verified's
+``pytest-dev__pytest-6197`` with Gemini 3 Pro (``gruckion/mini-swe-agent``, MIT,
+``swebench_results/20251118_gemini-3-pro-74pct/trajs/pytest-dev__pytest-6197/…traj.json`` at
+``d12a71affd95403b036b2bdbd827349b77bfffb9``): messages 3-4, 70-71 and 126-127, the replies'
+thoughts and the script shortened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from contextwarden.formats import load
+from contextwarden.formats.swe_agent import from_document
+from contextwarden.loadreport import LoadReport
+from contextwarden.model import Message, ToolUseBlock
+from contextwarden.summarizers.actions import ACTION_TOOL, action_call, is_observation
+
+DATA = Path(__file__).parent / "data" / "transcripts" / "swe-agent"
+ED = (
+    "ed src/_pytest/main.py <<EOF\n516a\n"
+    '                                    print(f"DEBUG: pkginit={pkginit}, new_col={new_col}")\n'
+    ".\nw\nq\nEOF"
+)
+WRITE = (
+    "cat <<'EOF' > reproduce_issue.sh\n#!/bin/bash\nmkdir -p foobar\n"
+    "echo 'assert False' > foobar/__init__.py\npytest\nEOF\nchmod +x reproduce_issue.sh"
+)
+STEPS = [
+    (
+        "THOUGHT: I'll create a reproduction script `reproduce_issue.sh`.\n\n"
+        f"```bash\n{WRITE}\n```",
+        "<returncode>0</returncode>\n<output>\n</output>",
+    ),
+    (
+        "THOUGHT: Let's debug by adding print statements in `src/_pytest/main.py`.\n\n"
+        f"```bash\n{ED}\n```",
+        "<returncode>127</returncode>\n<output>\nbash: line 1: ed: command not found\n</output>",
+    ),
+    (
+        "THOUGHT: Run test again.\n\n"
+        "```bash\npytest testing/test_collection.py::test_collect_init_tests\n```",
+        "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n"
+        '  File "/opt/miniconda3/envs/testbed/bin/pytest", line 5, in <module>\n'
+        "    from pytest import main\n"
+        '  File "/testbed/src/_pytest/main.py", line 588\n'
+        '    print(f"DEBUG: _collectfile {path} handle_dupes={handle_dupes}")\n'
+        "IndentationError: expected an indented block\n</output>",
+    ),
+]
+
+
+def trajectory(steps: list[tuple[str, str]], extra_steps: int = 0) -> list[Message]:
+    """The messages the loader makes of a mini-swe-agent v1 trajectory holding ``steps`` (and
+    ``extra_steps`` passing runs after them, so the failures are old enough to clear)."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a helpful assistant that can interact …"},
+        {"role": "user", "content": "<pr_description>\nRegression in 5.2.3 …\n</pr_description>"},
+    ]
+    passing = ("THOUGHT: Check.\n\n```bash\nls src/_pytest\n```", "<returncode>0</returncode>")
+    for reply, output in [*steps, *[passing] * extra_steps]:
+        messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": output}]
+    document = {"trajectory_format": "mini-swe-agent-1", "messages": messages}
+    return list(from_document(document, LoadReport("t.traj.json", "swe-agent")).messages)
+
+
+def test_the_loader_keeps_the_one_fenced_command_as_the_action() -> None:
+    messages = trajectory(STEPS)
+    assert messages[3].meta.extra["action"] == ED
+    assert is_observation(messages[4]) and "action" not in messages[4].meta.extra
+    # mini-swe-agent runs no command from a reply with two blocks (a format error): no action
+    two = "```bash\nls\n```\nthen\n```bash\npwd\n```"
+    (reply,) = [m for m in trajectory([(two, "Please always provide EXACTLY ONE action")])[1:2]]
+    assert "action" not in reply.meta.extra
+
+
+def test_a_text_action_is_read_as_the_shell_call_it_runs() -> None:
+    (call,) = [action_call(m, "c") for m in trajectory(STEPS)[3:4]]
+    assert call == ToolUseBlock("c", ACTION_TOOL, {"command": ED})
+    # classic SWE-agent records the action; its own commands run in its bash session
+    classic = load(DATA / "SWE-agent__SWE-agent__gpt4-pydicom-1458.traj").messages
+    assert [action_call(m, "c") for m in classic[1:3]] == [
+        ToolUseBlock("c", ACTION_TOOL, {"command": "create reproduce_bug.py"}),
+        None,  # the observation
+    ]

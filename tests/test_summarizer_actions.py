@@ -1,5 +1,6 @@
 """Text actions (a command in the reply's text, its output in the next user message) are read as
-the shell calls they are.
+the shell calls they are: microcompact keeps a failed observation's error lines, as it does a
+failed tool result's.
 
 The steps below are trimmed from the mini-swe-agent v1.15.0 trajectory of SWE-bench Verified's
 ``pytest-dev__pytest-6197`` with Gemini 3 Pro (``gruckion/mini-swe-agent``, MIT,
@@ -13,10 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contextwarden.compaction import CompactionContext, MicroCompact
+from contextwarden.compaction.microcompact import FAILED_LINES_NOTE, is_cleared
+from contextwarden.compaction.observations import named_id
 from contextwarden.formats import load
 from contextwarden.formats.swe_agent import from_document
+from contextwarden.history import content_id
 from contextwarden.loadreport import LoadReport
-from contextwarden.model import Message, ToolUseBlock
+from contextwarden.model import Message, TextBlock, ToolUseBlock
+from contextwarden.policy import ContextPolicy
 from contextwarden.summarizers.actions import ACTION_TOOL, action_call, is_observation
 
 DATA = Path(__file__).parent / "data" / "transcripts" / "swe-agent"
@@ -86,3 +92,57 @@ def test_a_text_action_is_read_as_the_shell_call_it_runs() -> None:
         ToolUseBlock("c", ACTION_TOOL, {"command": "create reproduce_bug.py"}),
         None,  # the observation
     ]
+
+
+PKGFILE = (
+    "<returncode>1</returncode>\n<output>\n"
+    "============================= test session starts ==============================\n"
+    "platform linux -- Python 3.9.20, pytest-5.2.4.dev6+ge856638ba, py-1.11.0, pluggy-0.13.1\n"
+    "rootdir: /testbed, inifile: tox.ini\ncollected 72 items\n\n"
+    "testing/test_collection.py .............................x............... [ 62%]\n"
+    ".F.........................                                              [100%]\n\n"
+    "=================================== FAILURES ===================================\n"
+    "______________________ Test_getinitialnodes.test_pkgfile _______________________\n\n"
+    "        col = testdir.getnode(config, x)\n"
+    '        assert col.name == "x.py"\n'
+    "        assert isinstance(col, pytest.Module)\n"
+    ">       assert isinstance(col.parent, pytest.Package)\n"
+    "E       AssertionError: assert False\n\n"
+    "/testbed/testing/test_collection.py:657: AssertionError\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED testing/test_collection.py::Test_getinitialnodes::test_pkgfile - Asser...\n"
+    "=================== 1 failed, 70 passed, 1 xfailed in 5.12s ====================\n"
+    "</output>"
+)
+"""Message 41 of the same trajectory (the run of ``pytest testing/test_collection.py``), the
+captured output and most of the test's source cut."""
+LISTING = (
+    "<returncode>0</returncode>\n<output>\n"
+    + "".join(
+        f"src/_pytest/{name}.py\n"
+        for name in ("main", "python", "nodes", "hookspec", "pathlib") * 9
+    )
+    + "</output>"
+)
+
+
+def test_microcompact_keeps_a_cleared_failed_observations_error_lines() -> None:
+    run = "THOUGHT: I'll run the existing tests.\n\n```bash\npytest testing/test_collection.py\n```"
+    listing = "THOUGHT: Check.\n\n```bash\nls src/_pytest\n```"
+    messages = trajectory([(run, PKGFILE), (listing, LISTING)], extra_steps=2)
+    policy = ContextPolicy(keep_recent_tool_results=2, microcompact_min_saving=0)
+    result = MicroCompact()(messages, CompactionContext(policy=policy))
+    failed, listed = result.messages[2].text, result.messages[4].text
+    marker = policy.cleared_marker
+    for cleared, original in ((failed, PKGFILE), (listed, LISTING)):
+        assert is_cleared(TextBlock(cleared), marker)  # never cleared again
+        assert named_id(cleared) == content_id(original)  # rehydrate still finds the original
+        assert len(cleared) < len(original)
+    # the lines the summary quotes for this failure, as a cleared tool result keeps them
+    kept = failed.splitlines()[1:]
+    assert kept[0] == FAILED_LINES_NOTE
+    assert (
+        "FAILED testing/test_collection.py::Test_getinitialnodes::test_pkgfile - Asser..." in kept
+    )
+    assert len(kept) <= 1 + policy.cleared_error_lines
+    assert listed.count("\n") == 0  # a passing one keeps the marker and its id only

@@ -1,6 +1,7 @@
 """Text actions (a command in the reply's text, its output in the next user message) are read as
-the shell calls they are: microcompact keeps a failed observation's error lines, as it does a
-failed tool result's.
+the shell calls they are: the files, commands and failures of a SWE-agent or mini-swe-agent v1
+session reach the summary, and microcompact keeps a failed observation's error lines, as it
+does a failed tool result's.
 
 The steps below are trimmed from the mini-swe-agent v1.15.0 trajectory of SWE-bench Verified's
 ``pytest-dev__pytest-6197`` with Gemini 3 Pro (``gruckion/mini-swe-agent``, MIT,
@@ -23,7 +24,13 @@ from contextwarden.history import content_id
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import Message, TextBlock, ToolUseBlock
 from contextwarden.policy import ContextPolicy
-from contextwarden.summarizers.actions import ACTION_TOOL, action_call, is_observation
+from contextwarden.summarizers.actions import (
+    ACTION_TOOL,
+    action_call,
+    as_action_calls,
+    is_observation,
+)
+from contextwarden.summarizers.facts import extract_facts
 
 DATA = Path(__file__).parent / "data" / "transcripts" / "swe-agent"
 ED = (
@@ -92,6 +99,43 @@ def test_a_text_action_is_read_as_the_shell_call_it_runs() -> None:
         ToolUseBlock("c", ACTION_TOOL, {"command": "create reproduce_bug.py"}),
         None,  # the observation
     ]
+
+
+def test_a_text_action_and_its_observation_become_a_shell_call_and_its_result() -> None:
+    messages = trajectory(STEPS)
+    native = as_action_calls(messages)
+    (call,) = native[3].tool_uses
+    assert call.name == ACTION_TOOL and call.input["command"] == ED
+    # the reply's text stays as the model wrote it (a script's comments say why), the call after
+    assert native[3].content[:-1] == messages[3].content and native[3].content[-1] == call
+    (result,) = native[4].tool_results
+    assert result.tool_use_id == call.id and result.text == STEPS[1][1]
+    assert as_action_calls(messages[:2]) == messages[:2]  # a reply with no answer yet
+
+
+def test_the_summary_finds_the_commands_files_and_failures_of_text_actions() -> None:
+    facts = extract_facts(trajectory(STEPS))
+    assert [c.command for c in facts.commands] == [
+        WRITE,
+        ED,
+        "pytest testing/test_collection.py::test_collect_init_tests",
+    ]
+    assert [c.status for c in facts.commands] == [0, 127, 1]
+    excerpts = [e.excerpt for e in facts.errors]
+    assert excerpts == [
+        "bash: line 1: ed: command not found",
+        "IndentationError: expected an indented block",
+    ]
+    assert [f.path for f in facts.files] == ["reproduce_issue.sh"]
+
+
+def test_a_classic_swe_agent_action_is_read_as_the_shell_command_it_runs() -> None:
+    # SWE-agent's own commands (create, edit, python …) run in its bash session
+    facts = extract_facts(load(DATA / "SWE-agent__SWE-agent__gpt4-pydicom-1458.traj").messages)
+    commands = [c.command for c in facts.commands]
+    assert commands[:3] == ["create reproduce_bug.py", commands[1], "python reproduce_bug.py"]
+    assert commands[1].startswith("edit 1:1\nimport numpy as np")
+    assert any(e.excerpt.startswith("AttributeError") for e in facts.errors)
 
 
 PKGFILE = (

@@ -43,7 +43,6 @@ from contextwarden.compaction.headroom import HeadroomCut
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.loss import NOTHING_LOST, LossReport, losses
 from contextwarden.compaction.microcompact import MicroCompact
-from contextwarden.compaction.observations import is_observation
 from contextwarden.compaction.snip import Snip
 from contextwarden.compaction.summarize import Summarize, add_to_summary
 from contextwarden.compaction.tools import ToolMatcher
@@ -54,6 +53,7 @@ from contextwarden.history import ConversationHistory
 from contextwarden.model import Message, TextBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import latest_assistant_index
+from contextwarden.summarizers.actions import is_observation
 from contextwarden.summarizers.base import Summarizer
 
 __all__ = ["NO_COMPACT_SOURCES", "CompactionReport", "ContextManager"]

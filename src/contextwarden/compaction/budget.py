@@ -23,12 +23,13 @@ from contextwarden.compaction.base import (
     unchanged,
     with_edits,
 )
-from contextwarden.compaction.observations import is_observation, observation_texts, with_text
+from contextwarden.compaction.observations import observation_texts, with_text
 from contextwarden.compaction.snip import snip_text
 from contextwarden.compaction.tools import results_with_names
 from contextwarden.history import content_id
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
+from contextwarden.summarizers.actions import is_observation
 from contextwarden.toolnames import aliases_of, normalize
 
 log = logging.getLogger("contextwarden")

@@ -4,8 +4,9 @@ The most recent results stay; the ``tool_result`` block and its ``tool_use_id`` 
 pair is intact, a failed call keeps its error lines after the marker, and a rejected call's
 result (it holds the reason the person typed) is left whole. A text-action agent's observation
 (``compaction.observations``) is cleared the same way, as the output of the agent's shell
-(``OBSERVATION_TOOL``); its marker names the content id ``history.rehydrate`` takes. No model
-call: the cheapest rung that frees real room.
+(``OBSERVATION_TOOL``): its marker names the content id ``history.rehydrate`` takes, and a failed
+command's observation keeps its error lines after it, read with the command it answers
+(``summarizers.actions.action_call``). No model call: the cheapest rung that frees real room.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from contextwarden.compaction.observations import (
 )
 from contextwarden.compaction.tools import ToolMatcher, matcher_for, results_with_names, tool_calls
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.actions import action_call
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import rejection_reason
 
@@ -87,9 +89,10 @@ def output_slots(
     return [pos for pos, _ in found] if found and selected(OBSERVATION_TOOL) else []
 
 
-def cleared_observation(marker: str, text: str) -> str:
-    """What an observation's text becomes when cleared: the marker and how to get it back."""
-    return f"{marker} [{REHYDRATE_HINT.format(id=original_id(text))}]"
+def cleared_observation(marker: str, text: str, lines: Sequence[str]) -> str:
+    """What an observation's text becomes when cleared: the marker, how to get it back, then
+    the kept lines (a failed command's error lines, as a cleared tool result keeps them)."""
+    return cleared_content(f"{marker} [{REHYDRATE_HINT.format(id=original_id(text))}]", lines)
 
 
 def cleared_content(marker: str, lines: Sequence[str]) -> str:
@@ -122,12 +125,16 @@ def clear_old_results(
         if is_cleared(block, marker):
             continue
         if isinstance(block, TextBlock):
-            content = cleared_observation(marker, block.text)
-            if len(content) < len(block.text):
-                by_message.setdefault(i, {})[pos] = content
+            result = ToolResultBlock(original_id(block.text), block.text)
+            call = action_call(messages[i - 1], result.tool_use_id) if i else None
+            lines = kept(result, call) if kept is not None else ()
+            if lines is not None:
+                content = cleared_observation(marker, block.text, lines)
+                if len(content) < len(block.text):
+                    by_message.setdefault(i, {})[pos] = content
             continue
         assert isinstance(block, ToolResultBlock)
-        lines: Sequence[str] | None = ()
+        lines = ()
         if kept is not None:
             answered = calls.setdefault(i, tool_calls(messages, i))
             lines = kept(block, answered.get(block.tool_use_id))
@@ -169,6 +176,8 @@ def failure_lines_kept(
     def kept(block: ToolResultBlock, call: ToolUseBlock | None) -> tuple[str, ...] | None:
         found = originals(block.tool_use_id) if originals is not None else None
         source = found if isinstance(found, ToolResultBlock) else block
+        if isinstance(found, TextBlock):  # an observation, by its content id
+            source = replace(block, content=found.text)
         if rejection_reason(source) is not None:
             return None
         failed = failure_lines(call, source, limit)

@@ -4,7 +4,9 @@ SWE-agent, mini-swe-agent v1 and OpenHands (for observations that answer no tool
 environment's output as a user message; the loaders mark it ``meta.extra["injected"]`` with an
 ``injected_kind``. Every rung treats such a message's text like a tool result (budget, clear,
 mask, cap), never like something the person typed. What a rung cuts or clears names the content
-id of the original (``history.rehydrate(id)`` returns it), since there is no tool_use_id.
+id of the original (``history.rehydrate(id)`` returns it), since there is no tool_use_id. Which
+messages are observations, and the action each answers, is read in one place
+(``summarizers.actions``), for the rungs and the summary alike.
 """
 
 from __future__ import annotations
@@ -15,10 +17,7 @@ from dataclasses import replace
 from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY
 from contextwarden.history import CONTENT_ID_HEX, CONTENT_ID_PREFIX, content_id
 from contextwarden.model import Block, FrozenDict, Message, TextBlock
-
-NOT_OBSERVATIONS = frozenset({"demonstration", "recall"})
-"""Injected kinds that are not the environment's answer to an action: SWE-agent's worked example
-and OpenHands' workspace context stay as they are, like the task statement."""
+from contextwarden.summarizers.actions import is_observation
 
 REHYDRATE_HINT = "history.rehydrate({id!r}) returns the original"
 """How a cut or cleared observation names its original (the id is a content id)."""
@@ -26,15 +25,6 @@ REHYDRATE_HINT = "history.rehydrate({id!r}) returns the original"
 _NAMED_ID = re.compile(
     r"history\.rehydrate\('(" + re.escape(CONTENT_ID_PREFIX) + f"[0-9a-f]{{{CONTENT_ID_HEX}}})'\\)"
 )
-
-
-def is_observation(message: Message) -> bool:
-    """True for a user message a loader marked as an agent's observation (see the docstring)."""
-    if message.role != "user" or message.tool_results:
-        return False
-    extra = message.meta.extra
-    kind = extra.get("injected_kind")
-    return extra.get("injected") is True and isinstance(kind, str) and kind not in NOT_OBSERVATIONS
 
 
 def observation_texts(message: Message) -> list[tuple[int, TextBlock]]:

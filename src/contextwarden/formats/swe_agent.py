@@ -13,6 +13,12 @@ message answering an assistant message, or one whose mini-swe-agent ``extra`` sa
 (``HUMAN_INTERRUPTS``, ``HUMAN_PREFIXES``) is never marked. SWE-agent's demonstrations (``is_demo``
 user entries, a worked example the harness shows the model) are marked too, with ``injected_kind``
 "demonstration"; the task statement is not marked.
+
+The command a text-action reply runs is kept as ``meta.extra["action"]``: classic SWE-agent
+records it beside each history entry; mini-swe-agent finds it in the reply's text, the one
+fenced block its ``action_regex`` matches (``MINI_ACTION``), and so does this loader, so a
+reader can pair the command with the observation that answers it
+(``summarizers.actions``).
 """
 
 from __future__ import annotations
@@ -47,6 +53,10 @@ HUMAN_PREFIXES = (
 environment's output."""
 OBSERVATION_EXTRA = ("returncode", "raw_output")
 """mini-swe-agent ``extra`` keys that only an environment output has."""
+MINI_ACTION = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.S)
+"""mini-swe-agent's ``action_regex``: ```` ```bash ```` in v1 (``agents/default.py``'s
+``AgentConfig``), ```` ```mswea_bash_command ```` in v2's text-based models; a reply with no match
+or more than one is a format error, and ran nothing."""
 _INFO_KEYS = ("exit_status", "submission", "model_stats", "mini_version", "exception_str")
 _ENTRY_META = ("agent", "message_type", "is_demo", "action")
 """SWE-agent history fields worth keeping with a message (``thought`` is kept only when it is not
@@ -183,6 +193,10 @@ def _with_file_meta(
         thought = entry.get("thought")
         if isinstance(thought, str) and thought.strip() != message.text.strip():
             extra["thought"] = thought
+    elif message.role == "assistant" and not message.tool_uses:
+        actions = MINI_ACTION.findall(message.text)
+        if len(actions) == 1:
+            extra["action"] = actions[0].strip()  # stripped, as the harness runs it
     kind = injected.get(int(ids[0])) if message.role == "user" and len(ids) == 1 else None
     if kind is not None:
         texts = tuple(b.text for b in message.content if isinstance(b, TextBlock))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.actions import as_action_calls
 from contextwarden.summarizers.carry import (
     carried_decisions,
     carried_errors,
@@ -183,6 +184,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     """The facts of ``messages`` (see the module docstring)."""
     count = len(messages)
     messages = as_native_calls(messages)
+    messages = as_action_calls(messages)
     walk = _Walk()
     for index, message in enumerate(messages):
         if message.role == "assistant":

@@ -360,7 +360,13 @@ def test_codex_patch_names_every_file() -> None:
         ("cat > notes.md << 'EOF'\nhello\nEOF", [("notes.md", "wrote")]),
         ("head -n 5 a.txt b.txt", [("a.txt", "read"), ("b.txt", "read")]),
         ("cat src/*.py", []),  # a glob: the real paths are unknown
-        ("grep -r foo src | cat", []),  # cat reads a pipe, not a file
+        ("grep -r foo src | cat", []),  # cat reads a pipe, not a file; a folder is searched
+        # a search of named files lists them as a Grep call's path is (mini-swe-agent, Codex)
+        ('grep -n "def add_new" pydicom/dataset.py -A 20', [("pydicom/dataset.py", "searched")]),
+        ("rg -n -g '*.ts' needle src/app.ts | head", [("src/app.ts", "searched")]),
+        ("grep -e foo -e bar a.py b.txt", [("a.py", "searched"), ("b.txt", "searched")]),
+        ("grep -rn 'x' . --include=*.py", []),  # a folder, not a file touched
+        ("grep foo.py", []),  # the pattern, not a path
         ("python cat.py", []),
         ("echo 'unterminated", []),
     ],

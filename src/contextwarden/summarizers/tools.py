@@ -17,6 +17,7 @@ import re
 import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from contextwarden.model import ToolUseBlock, thaw
@@ -44,7 +45,38 @@ _EDITOR_OPS = {
 }
 _PATCH_OPS = {"Add": "wrote", "Update": "edited", "Delete": "deleted"}
 _SHELL_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more"})
-_SHELL_PROGRAMS = _SHELL_READERS | {"sed"}
+_SHELL_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg"})
+_SHELL_PROGRAMS = _SHELL_READERS | _SHELL_SEARCHES | {"sed"}
+_SEARCH_VALUED = frozenset(
+    {
+        "-e",
+        "-f",
+        "-m",
+        "-A",
+        "-B",
+        "-C",
+        "-d",
+        "-D",
+        "-g",
+        "-t",
+        "-T",
+        "-M",
+        "-j",
+        "--regexp",
+        "--file",
+        "--max-count",
+        "--after-context",
+        "--before-context",
+        "--context",
+        "--glob",
+        "--type",
+        "--type-not",
+        "--include",
+        "--exclude",
+        "--exclude-dir",
+    }
+)
+"""Options of grep and ripgrep whose value is the next word (``-A 20``, ``-g '*.py'``)."""
 _SHELL_META = re.compile(r"[*?$`<>|;&(){}\[\]]")
 
 
@@ -222,8 +254,10 @@ def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
 
     Each ``&&``/``||``/``;``/newline-separated part, before any pipe, is read when it is
     ``cat|head|tail|nl|less|more FILE…`` (read), ``sed -n 'X' FILE`` (read), ``sed -i … FILE``
-    (edited) or ``cat > FILE`` / ``cat >> FILE`` (wrote, a heredoc). Operands that hold shell
-    syntax (globs, variables, substitutions) are skipped: their real path is unknown.
+    (edited), ``cat > FILE`` / ``cat >> FILE`` (wrote, a heredoc) or ``grep|rg PATTERN FILE…``
+    (searched, as a Grep call's path is: only operands that name a file, with an extension; a
+    folder searched is no file touched). Operands that hold shell syntax (globs, variables,
+    substitutions) are skipped: their real path is unknown.
     """
     for part in re.split(r"&&|\|\||;|\n", command):
         head = part.split(None, 1)
@@ -250,12 +284,35 @@ def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:
     elif program in _SHELL_READERS:
         operands = [a for a in args if not a.startswith("-") and not a.isdigit()]
         kind = "read"
+    elif program in _SHELL_SEARCHES:
+        operands = [a for a in _search_operands(args) if PurePosixPath(a).suffix]
+        kind = "searched"
     else:
         return
     files = [a for a in operands if a and not _SHELL_META.search(a)]
     for path in files:
         single = len(files) == 1 and kind == "read" and result_text
         yield FileOp(path, kind, lines(line_count(result_text)) if single else "")
+
+
+def _search_operands(args: list[str]) -> list[str]:
+    """The paths a grep or ripgrep command searches: its operands after the pattern (every
+    operand when ``-e``/``-f`` gives the pattern), an option's value skipped."""
+    operands: list[str] = []
+    pattern_given = False
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--":
+            continue
+        elif arg.startswith("-") and len(arg) > 1:
+            skip = arg in _SEARCH_VALUED
+            pattern_given = pattern_given or arg in ("-e", "-f", "--regexp", "--file")
+            pattern_given = pattern_given or arg.startswith(("--regexp=", "--file="))
+        else:
+            operands.append(arg)
+    return operands if pattern_given else operands[1:]
 
 
 def _words(part: str) -> list[str]:

@@ -9,6 +9,7 @@
     python benchmarks/build_fresh_corpus.py --set 8 MIRRORS OUT    # the eighth, blind set
     python benchmarks/build_fresh_corpus.py --set 9 MIRRORS OUT    # the ninth, blind set
     python benchmarks/build_fresh_corpus.py --set 10 MIRRORS OUT   # the tenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 11 MIRRORS OUT   # the eleventh, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -16,14 +17,16 @@ Claude Code, Codex and Copilot CLI ones on the checkpoint refs the Entire CLI pu
 in the ``.entire/metadata`` folder it committed, the aider one the commit before the chat log was
 deleted, the SpecStory ones of sets 7 and 9 in the ``.specstory/history`` folder the SpecStory
 extension or CLI writes, the mini-swe-agent trajectories of set 10 in the run folders two forks
-of mini-swe-agent committed), copied byte for byte and checked against its SHA-256.
+of mini-swe-agent committed, the SpecStory ones of set 11 in ``.specstory/history`` again, from
+Cursor in 2025 and 2026 layouts), copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
 ``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
 ``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7),
-``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9) and
-``benchmarks/fresh_probes10/`` (set 10); the README of each says where its sessions come from.
+``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9),
+``benchmarks/fresh_probes10/`` (set 10) and ``benchmarks/fresh_probes11/`` (set 11); the README
+of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -318,7 +321,41 @@ SET10 = tuple(
     )
     for (repository, commit), run, label, task, sha in SET10_TRAJECTORIES
 )
-SETS = {1: SET1, 3: SET3, 4: SET4, 5: SET5, 6: SET6, 7: SET7, 8: SET8, 9: SET9, 10: SET10}
+# Set 11 (issue #26's eleventh, blind set): Markdown the SpecStory extension saved from Cursor into
+# .specstory/history/, each read at the newest commit holding that version of the file: Chinese
+# research sessions on a fork of NVlabs/alpamayo (Apache-2.0, its LICENSE), February 2025 sessions
+# whose tool steps are prose only on a VPN client, twardoch/nyord-vpn (MIT, its LICENSE), and a
+# July 2025 one on twardoch/lmstrix (MIT, its LICENSE).
+SET11_SESSIONS = (
+    ("BillWan-zzzyyy/alpamayo", "3ee668a7995bdabbe180ad222b0a629661d6f8a7",
+     "2026-03-02_06-49Z-推理速度与论文不符",
+     "a18e554401066c74ea29e38eb37fa6430d5e1f44fa39ea19e09614c377430996"),
+    ("BillWan-zzzyyy/alpamayo", "7ae1fbd06a4202288a4955f49bdb131c8159df5c",
+     "2026-03-11_04-52Z-model-input-and-output-analysis",
+     "0690a0ebade6ec8a124ee045bb8e2e6d9c30c699b9a9708c36da5e3f0b4a2544"),
+    ("twardoch/nyord-vpn", "c9054cbf8748ce80657a0b2f0300fdef3343c575",
+     "2025-02-24_08-10-vpn-server-availability-issues",
+     "e358eb6e37e070344c2604890a5cdfcbad0d6ab9459edf208055fdd00e274474"),
+    ("twardoch/nyord-vpn", "3dccfa6f9a0c3ccaeacb0ab9864bb67ace0ecb79",
+     "2025-02-24_17-19-vpn-country-resolution-issue",
+     "2b5169fb89cb295953e838948c72a94115e3cd0ea7b6a955ba8a47b2df58bc0c"),
+    ("twardoch/lmstrix", "b6ff70f230fb6975f7521624cf8a9ebbf55b983e",
+     "2025-07-27_11-44Z-implement-code-from-docstring-in-python",
+     "7eee60dbdaeb36ffe1f8dadb6477821b75883e6b67854285b585e0edcaec0d0d"),
+)  # fmt: skip
+SET11 = tuple(specstory(repo, commit, stem, sha) for repo, commit, stem, sha in SET11_SESSIONS)
+SETS = {
+    1: SET1,
+    3: SET3,
+    4: SET4,
+    5: SET5,
+    6: SET6,
+    7: SET7,
+    8: SET8,
+    9: SET9,
+    10: SET10,
+    11: SET11,
+}
 
 
 def build(mirrors: Path, out: Path, sources: tuple[Source, ...]) -> None:

@@ -58,7 +58,7 @@ class Step:
 
 
 @dataclass(frozen=True, slots=True)
-class _Part:
+class Part:
     """A run of a step's lines: a fence (``info`` its info string) or one line of text."""
 
     lines: tuple[str, ...]
@@ -69,22 +69,22 @@ class _Part:
         return "\n".join(self.lines[1:-1])
 
 
-def _parts(lines: list[str]) -> list[_Part] | None:
+def parts_of(lines: list[str]) -> list[Part] | None:
     """The non-blank lines and the fences, in order (None: a fence never closes)."""
-    parts: list[_Part] = []
+    parts: list[Part] = []
     fence: str | None = None
     opened: list[str] = []
     for raw in lines:
         after = fence_after(raw, fence)
         if fence is None and after is None:
             if raw.strip():
-                parts.append(_Part((raw,)))
+                parts.append(Part((raw,)))
         elif fence is None:
             opened = [raw]
         elif after is None:
             opened.append(raw)
             found = FENCE.match(opened[0])
-            parts.append(_Part(tuple(opened), found["info"].strip() if found else ""))
+            parts.append(Part(tuple(opened), found["info"].strip() if found else ""))
         else:
             opened.append(raw)
         fence = after
@@ -94,7 +94,7 @@ def _parts(lines: list[str]) -> list[_Part] | None:
 def flattened(lines: list[str]) -> Step | None:
     """The call a whole agent turn shows in the CLI's tool layout, or None when the turn is
     anything else (prose, or a shape the layout does not make unambiguous)."""
-    parts = _parts(lines)
+    parts = parts_of(lines)
     if not parts or parts[-1].info != _OUTPUT_INFO:
         return None
     head, output = parts[:-1], parts[-1].inner
@@ -136,7 +136,7 @@ def failed(body: list[str]) -> bool:
     """True when a step says its call failed: the answer (its last ```` ```text ```` or plain
     fence) is headed ``Error:`` instead of ``Result:`` (2025's bare steps), or opens with
     Claude Code's refusal or a non-zero exit code."""
-    parts = _parts(body) or []
+    parts = parts_of(body) or []
     answers = [n for n, part in enumerate(parts) if part.info in (_OUTPUT_INFO, "")]
     if not answers:
         return False
@@ -160,7 +160,7 @@ def sent_patch(body: list[str]) -> tuple[str | None, list[str]]:
     ``formatApplyPatch`` (``codexcli/markdown_tools.go``) drops the ``*** Begin Patch`` /
     ``*** End Patch`` envelope and writes each ``*** Add|Update|Delete File: X`` as a
     ``**Update: `X`**`` head over a ```` ```diff ```` fence of the lines under it: put back."""
-    parts = _parts(body) or []
+    parts = parts_of(body) or []
     patch: list[str] = []
     rest: list[str] = []
     diff_at = -1  # the index of the diff under the last head

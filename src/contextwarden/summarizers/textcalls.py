@@ -22,11 +22,16 @@ each call and its answer one text block of the SpecStory CLI's step layout
     total 200
     ```
 
-The loader keeps both as text, as the model saw them. The summarizer reads them as a native call
-and its result, so the files, commands and failures of such a session are found as they are for
-any agent: ``as_native_calls`` pairs an element with the answer that names it in the next user
-message (``toolnames.TEXT_RESULT_HEADER``), and a text block that is a whole step with the next
-user message, and nothing else, so prose that merely holds a tag or a fence is left alone. The
+A Cursor session SpecStory saved in its early-2025 layout shows a file read or a terminal
+command as a bubble of the extension's own wording between ``_****_`` and ``---`` lines
+(``Read file: X``; a ```` ```bash ```` fence and its output): ``formats/specstory_bubbles.py``.
+
+The loader keeps all three as text, as the model saw them or the export holds them. The
+summarizer reads them as a native call and its result, so the files, commands and failures of
+such a session are found as they are for any agent: ``as_native_calls`` pairs an element with
+the answer that names it in the next user message (``toolnames.TEXT_RESULT_HEADER``), a text
+block that is a whole step, or a bubble that is one, with the next user message, and nothing
+else, so prose that merely holds a tag, a fence or the words "Read file" is left alone. The
 messages it returns are for reading only; they are never sent.
 """
 
@@ -35,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from contextwarden.formats.specstory_bubbles import BUBBLE, bubbled
 from contextwarden.formats.specstory_steps import Step, flattened
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.toolnames import TEXT_RESULT_HEADER
@@ -73,30 +79,40 @@ def as_native_calls(messages: Sequence[Message]) -> Sequence[Message]:
 
 
 def _steps(call: Message, answer: Message, prefix: str) -> tuple[Message, Message] | None:
-    """The text blocks of ``call`` that are whole SpecStory steps as calls, in their place, and
-    their answers first in ``answer`` (the user message the agent's turn ended before)."""
+    """The text blocks of ``call`` that are whole SpecStory steps, or hold bubbles that are,
+    as calls in their place, and their answers first in ``answer`` (the user message the
+    agent's turn ended before)."""
     blocks: list[Block] = []
     results: list[ToolResultBlock] = []
     for block in call.content:
-        step = _step_in(block)
-        if step is None:
+        items = _steps_in(block)
+        if items is None:
             blocks.append(block)
             continue
-        call_id = f"{prefix}{len(results)}"
-        blocks.append(ToolUseBlock(call_id, step.name, step.tool_input))
-        results.append(ToolResultBlock(call_id, step.output, step.failed))
+        for item in items:
+            if isinstance(item, str):
+                blocks.extend([TextBlock(item)] if item.strip() else [])
+                continue
+            call_id = f"{prefix}{len(results)}"
+            blocks.append(ToolUseBlock(call_id, item.name, item.tool_input))
+            results.append(ToolResultBlock(call_id, item.output, item.failed))
     if not results:
         return None
     new_call = Message("assistant", tuple(blocks), call.meta)
     return new_call, Message("user", (*results, *answer.content), answer.meta)
 
 
-def _step_in(block: Block) -> Step | None:
-    """The step a text block is whole (a step ends with its answer's fence: most text does not,
-    and is not split into lines to find out)."""
-    if not isinstance(block, TextBlock) or not block.text.rstrip().endswith("```"):
+def _steps_in(block: Block) -> Sequence[str | Step] | None:
+    """The steps a text block is or holds, with its prose (a step ends with its answer's
+    fence: most text does not, and is not split into lines to find out)."""
+    if not isinstance(block, TextBlock):
         return None
-    return flattened(block.text.splitlines())
+    if BUBBLE in block.text:
+        return bubbled(block.text)
+    if not block.text.rstrip().endswith("```"):
+        return None
+    step = flattened(block.text.splitlines())
+    return None if step is None else [step]
 
 
 def _pair(call: Message, answer: Message, call_id: str) -> tuple[Message, Message] | None:

@@ -1,0 +1,127 @@
+"""The tool steps of SpecStory's early-2025 Cursor layout, read from the lines the extension
+itself wrote for them: there is no tool marker, only fixed wording.
+
+From about February to April 2025 the SpecStory extension saved a Cursor agent turn as its
+bubbles, each after a ``_****_`` line and up to the next ``---``: the model's text, or a tool
+call rendered in the extension's own words (read across the ``.specstory/history`` and
+``chop-logs`` files of idvorkin/Settings, idvorkin/idvorkin.github.io, idvorkin/nlp and
+idvorkin/omnifocus_cli, and twardoch/nyord-vpn's)::
+
+    Read file: src/app.py                                         (read_file)
+
+    ```bash                                                        (run_terminal_cmd)
+    pytest -q
+    ```
+
+    ```
+    <the terminal's output, when it ran>
+    ```
+
+A bubble is read as a call only when it is wholly one of these shapes, so prose that mentions
+"Read file" or shows a command among other lines stays prose. The loader keeps these turns as
+text, as the export holds them; the summarizer reads the steps as the calls they record
+(``summarizers/textcalls.py``). Also the extension's, and left as text: a search or a listing
+(``<details>`` over ``<summary>Searched codebase "q" • **N** results</summary>``, ``Grep
+search for``, ``Searched web``, ``Listed directory d``), whose hits name the files the agent
+saw and are read as such only in text (a search's answer is never scanned for files: read as
+calls, the files only ever found by a search left the fit sessions' summaries); an edit (a bare
+```` ```diff ```` fence, which names no file); ``Cancelled``; and a step whose file SpecStory
+could not name (``Read file: undefined``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from contextwarden.formats.specstory_markdown import SEPARATOR, after_separator, fence_after
+from contextwarden.formats.specstory_steps import Step, parts_of
+
+BUBBLE = "_****_"
+"""The line the extension opens each bubble of an agent turn with."""
+_READ = re.compile(r"^Read file: (?P<path>\S.*?)\s*$")
+_UNNAMED = "undefined"
+"""What the extension wrote where it could not name the file read."""
+_SHELL_INFO = "bash"
+"""The info string of the fence the extension writes a terminal command in (its output
+follows in a fence with none)."""
+
+
+def bubbled(text: str) -> Sequence[str | Step] | None:
+    """``text`` (an agent turn in this layout) as its prose and the steps read in it, in
+    order; None when no bubble is a step. The prose keeps every line that is not a step's but
+    the layout lines around it."""
+    lines = text.split("\n")
+    out: list[str | Step] = []
+    kept: list[str] = []
+    fence: str | None = None
+    number = 0
+    while number < len(lines):
+        raw = lines[number]
+        if fence is None and raw.strip() == BUBBLE:
+            # bubble by bubble: a bubble whose fences do not pair up (an edit of a file that
+            # holds fences) ends at the next bubble and leaves no fence open after it
+            end = _bubble_end(lines, number + 1)
+            step = read(lines[number + 1 : end])
+            if step is None:
+                kept.extend(lines[number:end])
+            else:
+                out.extend([*_prose(kept), step])
+                kept = []
+            number = end
+            continue
+        fence = fence_after(raw, fence)
+        kept.append(raw)
+        number += 1
+    if not out:
+        return None
+    return [*out, *_prose(kept)]
+
+
+def _prose(lines: list[str]) -> list[str]:
+    """The prose between two steps, without the layout lines around it (none when it is only
+    layout: the ``---`` and ``_****_`` lines between two steps)."""
+    layout = ("", SEPARATOR, BUBBLE)
+    start, end = 0, len(lines)
+    while start < end and lines[start].strip() in layout:
+        start += 1
+    while end > start and lines[end - 1].strip() in layout:
+        end -= 1
+    return ["\n".join(lines[start:end])] if start < end else []
+
+
+def _bubble_end(lines: list[str], start: int) -> int:
+    """The index of the ``---`` line closing the bubble whose lines start at ``start``: the
+    first outside a code fence, or, when the bubble's fences do not pair up, the one above the
+    next bubble."""
+    fence: str | None = None
+    for number in range(start, len(lines)):
+        if fence is None and lines[number].strip() == SEPARATOR:
+            return number
+        fence = fence_after(lines[number], fence)
+    if fence is None:
+        return len(lines)
+    for number in range(start + 1, len(lines)):
+        if lines[number].strip() == BUBBLE and after_separator(lines, number):
+            return next(n for n in range(number - 1, start - 1, -1) if lines[n].strip())
+    return len(lines)
+
+
+def read(body: list[str]) -> Step | None:
+    """The call a bubble's lines are, or None when they are anything else."""
+    found = parts_of(body)
+    if not found:
+        return None
+    first = found[0]
+    if first.info == _SHELL_INFO and len(found) <= 2:
+        output = found[1] if len(found) == 2 else None
+        if output is not None and output.info != "":
+            return None
+        answer = output.inner if output is not None else ""
+        return Step("run_terminal_cmd", {"command": first.inner}, answer)
+    if len(found) != 1 or found[0].info is not None:
+        return None
+    read_file = _READ.match(found[0].lines[0].strip())
+    if read_file is None or read_file["path"] == _UNNAMED:
+        return None
+    return Step("read_file", {"target_file": read_file["path"]}, "")

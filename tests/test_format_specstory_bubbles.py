@@ -1,0 +1,105 @@
+"""The tool steps of SpecStory's early-2025 Cursor layout are read from the extension's own
+wording, bubble by bubble, and nothing else is: files read, commands and their failures reach
+the summary, and prose that shows a command or says "Read file" stays prose.
+
+The sample is a real session (twardoch/nyord-vpn, MIT), trimmed: see ``tests/data/SOURCES.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from contextwarden.formats import load
+from contextwarden.formats.specstory_bubbles import bubbled
+from contextwarden.formats.specstory_steps import Step
+from contextwarden.model import TextBlock
+from contextwarden.rules import validate
+from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.textcalls import as_native_calls
+
+EARLY = (
+    Path(__file__).parent
+    / "data"
+    / "specstory"
+    / "twardoch__nyord-vpn__2025-02-23_04-09-executing-python-vpn-connection-command.md"
+)
+COMMAND = (
+    'source .venv/bin/activate && python -c "import nyord_vpn; vpn = nyord_vpn.Client(); '
+    "vpn.connect('de'); print(vpn.is_protected())\""
+)
+
+
+def test_the_extensions_steps_are_read_as_cursors_calls() -> None:
+    messages = list(load(EARLY).messages)
+    assert validate(messages) == []
+    native = as_native_calls(messages)
+    uses = [u for m in native for u in m.tool_uses]
+    assert [(u.name, dict(u.input)) for u in uses] == [
+        (
+            "run_terminal_cmd",
+            {"command": "python -m venv .venv && source .venv/bin/activate && pip install -e ."},
+        ),
+        ("run_terminal_cmd", {"command": COMMAND}),
+        ("read_file", {"target_file": "src/nyord_vpn/_templates.py"}),
+        ("read_file", {"target_file": "src/nyord_vpn/client.py"}),
+    ]
+    results = [r for m in native for r in m.tool_results]
+    assert results[1].text.splitlines()[-2] == (
+        "AttributeError: module 'nyord_vpn' has no attribute 'Client'"
+    )
+    assert results[2].text == ""  # the export shows no file's contents
+    assert list(messages) == list(load(EARLY).messages)  # the loaded session is unchanged
+
+
+def test_the_prose_around_the_steps_stays_prose_without_the_layout_lines() -> None:
+    native = as_native_calls(list(load(EARLY).messages))
+    texts = [b.text for b in native[3].content if isinstance(b, TextBlock)]
+    # a timed-out call, the edits (no file named) and a command the prose suggests stay text
+    assert "Tool call timed out after 5000ms" in texts[0]
+    assert texts[-1].startswith("Wait, but I see the issue! The server selection API call")
+    assert texts[-1].endswith("(like `pl343.nordvpn.com`).")
+    assert "```bash\nsudo nyord-vpn go pl --verbose\n```" in texts[-1]
+    assert not any(t.strip() in ("---", "_****_") for t in texts)
+
+
+def test_the_summary_has_the_files_read_and_the_failed_command() -> None:
+    facts = extract_facts(list(load(EARLY).messages))
+    assert [f.path for f in facts.files] == [
+        "src/nyord_vpn/_templates.py",
+        "src/nyord_vpn/client.py",
+    ]
+    [error] = facts.errors
+    assert error.excerpt == "AttributeError: module 'nyord_vpn' has no attribute 'Client'"
+    assert [c.failed for c in facts.commands] == [False, True]
+
+
+def test_only_a_whole_bubble_of_the_extensions_wording_is_a_step() -> None:
+    prose = (
+        "I'll use Read file: src/app.py next.\n\n---\n\n_****_\n\n"
+        "Read file: src/app.py\nthen the tests\n\n---\n\n_****_\n\n"
+        "Run it:\n```bash\npytest\n```\n\n---\n\n_****_\n\nRead file: undefined"
+    )
+    assert bubbled(prose) is None
+    step = "Let me look.\n\n---\n\n_****_\n\nRead file: src/app.py\n\n---\n\n_****_\n\nDone."
+    assert bubbled(step) == [
+        "Let me look.",
+        Step("read_file", {"target_file": "src/app.py"}, ""),
+        "Done.",
+    ]
+
+
+def test_an_edit_whose_fences_do_not_pair_up_ends_at_the_next_bubble() -> None:
+    # the diff's context lines hold the file's own fences: its last line opens a fence
+    edit = "```diff\n  Run:\n  ```bash\n  make\n  ```\n```"
+    text = f"Fixing the docs.\n\n---\n\n_****_\n\n{edit}\n\n---\n\n_****_\n\nRead file: README.md"
+    read = Step("read_file", {"target_file": "README.md"}, "")
+    assert bubbled(text) == [f"Fixing the docs.\n\n---\n\n_****_\n\n{edit}", read]
+
+
+def test_a_command_with_no_output_shown_is_a_call_with_an_empty_answer() -> None:
+    text = "Staging.\n\n---\n\n_****_\n\n```bash\ngit add .gitignore\n```\n\n---\n\n_****_\n\nOK."
+    assert bubbled(text) == [
+        "Staging.",
+        Step("run_terminal_cmd", {"command": "git add .gitignore"}, ""),
+        "OK.",
+    ]

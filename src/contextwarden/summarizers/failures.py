@@ -7,15 +7,19 @@ manager prints for a failure (``failure_marks``: an output piped through ``tail`
 exit code, not these lines). A visible exit code 0 wins over error-looking text (the
 command handled its own error), unless it is not the program's: the command masked it
 (``|| true``, ``; echo $?``), piped the output into a pager (``| tail -20``) or shows another
-run's log (``gh run view --log``). An HTTP client's 4xx/5xx reply is a failure whatever its exit
-code (``curl`` exits 0 on a 404). A tool that is not a shell and returns no file's contents (an
-edit, a patch, a notebook cell, an MCP call) fails when its message opens by saying so
-(Codex's ``apply_patch verification failed:`` carries no flag) or holds a traceback. File
-contents and search hits are never scanned: a file may well say "error:". The excerpt is the
-line that says what failed (an error line, a marked failure, an exception, then in a program's
-output any line with a failure word), the first line only when none does. A command's result
-that Codex gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read as its exit code and
-its output's lines (``program_output``).
+run's log (``gh run view --log``); or unless the program printed its error and stopped there
+(its last line an error line, or a whole traceback last: ``traceback.print_exc()``), or the
+shell could not run one of the line's words (``bash: line 1: val: command not found``), a failed
+step that a later command's exit code 0 does not undo. An HTTP client's 4xx/5xx reply is a
+failure whatever its exit code (``curl`` exits 0 on a 404). A tool that is not a shell and
+returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fails when its
+message opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or
+holds a traceback. File contents and search hits are never scanned: a file may well say
+"error:". The excerpt is the line that says what failed (an error line, a marked failure, an
+exception, then in a program's output any line with a failure word; the shell's own line when
+it could not run a word), the first line only when none does. A command's result that Codex
+gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read as its exit code and its
+output's lines (``program_output``).
 A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
 """
 
@@ -70,6 +74,25 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+.*$', re.M)
+_SHELL_FAILURE = re.compile(
+    r"^(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: line \d+|: ?\d+)?|\(eval\):\d+): "
+    r"(?:(?:-c: )?(?:line \d+: )?(?:syntax|parse) error\b"  # bash -c, zsh
+    r"|command not found: (?P<named>.+?)"  # zsh names the word second
+    r"|(?P<word>[^:\n]+): (?:command not found|not found|unbound variable))\s*$",
+    re.M,
+)
+"""A line the shell itself prints when it cannot run a command, whatever the exit code a later
+command of the line leaves: bash's ``bash: line 1: val: command not found`` (a backquoted word
+in a ``python3 -c "…"`` is run as a command substitution) and ``bash: line 1: X: unbound
+variable``; dash's ``sh: 1: X: not found``; zsh's ``zsh:1: command not found: X``, as
+``(eval):1: …`` when an agent runs it through ``eval``; a syntax error of ``bash -c``. Only the
+shell's own prefix counts: a program quoting such a line (a log, a JSON reply) does not. zsh's
+``no matches found: *.go`` (a glob matching nothing, the command not run) is left out: on set 9
+an agent repeated it across its searches, seven unresolved errors that pushed files out of the
+summary at +0.86 % modeled cost for one probe kept."""
+_HANDLED_STEP = re.compile(r"[^;&|\n]*(?:\|[^|;&\n][^;&|\n]*)*\|\|")
+"""From a word of a command to the end of its step: the step is followed by ``||``."""
+
 _READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
 """Programs that show text that exists already: a pipeline they start shows no program's run."""
 _YES_NO_PROGRAMS = frozenset(
@@ -125,6 +148,10 @@ _STATUS_LINES = (
     "<returncode>",  # mini-swe-agent's wrapping
     "<output>",
     "</output>",
+    "<output_head>",  # … and of an output too long to show whole: its head and tail
+    "</output_head>",
+    "<output_tail>",
+    "</output_tail>",
 )
 """How a harness frames an output (Codex, mini-swe-agent): never the line that says what failed."""
 _FRAME_LINE = re.compile(r"^(?:```[\w-]*|Result:)$")
@@ -208,7 +235,13 @@ def failure_excerpt(
     if not failed and shell and (status is None or _hides_failure(command)):
         failed = _says_it_failed(text)
     if not failed and shell and status == 0 and command is not None:
-        failed = not _shows_text(_MASKED_EXIT.sub("", command)) and _ends_in_error(text)
+        failed = not _shows_text(_MASKED_EXIT.sub("", command)) and (
+            _ends_in_error(text) or _ends_in_traceback(text)
+        )
+    if not failed and shell and command is not None:
+        refused = _shell_refused(text, command)
+        if refused is not None:
+            return _clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
     if not failed and speaks:
@@ -311,6 +344,44 @@ def _ends_in_error(text: str) -> bool:
         and not any(p.search(line) for p in _EXIT_RES)
     ]
     return any(ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
+
+
+def _shell_refused(text: str, command: str) -> str | None:
+    """The shell's line saying it could not run a word of ``command`` (``_SHELL_FAILURE``), or
+    None: a failed step, which a later command's exit code 0 does not undo. The word it names
+    must be the command's own, so a log or file shown (``cat ci.log``) that holds such a line is
+    no failure, and the step must not be one the command line handles (``a || b``: ``b`` runs
+    when ``a`` fails: ``gawk --version || awk --version`` asked which there is); a syntax error
+    names no word, and counts unless the command only shows text."""
+    for found in _SHELL_FAILURE.finditer(text):
+        named = found.group("named") or found.group("word")
+        if named is None and not _shows_text(command):
+            return found.group(0)
+        at = command.find(named.strip()) if named is not None else -1
+        if at >= 0 and not _HANDLED_STEP.match(command, at):
+            return found.group(0)
+    return None
+
+
+def _ends_in_traceback(text: str) -> bool:
+    """A program's output ends with a whole Python traceback: after its last ``Traceback``
+    header come only indented frames and the exception line (``TypeError: …``) last. A script
+    that caught the error and printed it with ``traceback.print_exc()`` before exiting 0 stopped
+    where the error was, as an uncaught one would have; a traceback followed by further output
+    is one the program went on from."""
+    start = _last_traceback(text)
+    if start is None:
+        return False
+    lines = [
+        line
+        for line in text[start:].splitlines()[1:]
+        if line.strip() and not _is_status_line(line.strip())
+    ]
+    return (
+        len(lines) > 1
+        and all(line[0].isspace() for line in lines[:-1])
+        and EXCEPTION_LINE.match(lines[-1]) is not None
+    )
 
 
 def _tool_says_it_failed(text: str) -> bool:

@@ -10,6 +10,7 @@
     python benchmarks/build_fresh_corpus.py --set 9 MIRRORS OUT    # the ninth, blind set
     python benchmarks/build_fresh_corpus.py --set 10 MIRRORS OUT   # the tenth, blind set
     python benchmarks/build_fresh_corpus.py --set 11 MIRRORS OUT   # the eleventh, blind set
+    python benchmarks/build_fresh_corpus.py --set 12 MIRRORS OUT   # the twelfth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -18,15 +19,17 @@ in the ``.entire/metadata`` folder it committed, the aider one the commit before
 deleted, the SpecStory ones of sets 7 and 9 in the ``.specstory/history`` folder the SpecStory
 extension or CLI writes, the mini-swe-agent trajectories of set 10 in the run folders two forks
 of mini-swe-agent committed, the SpecStory ones of set 11 in ``.specstory/history`` again, from
-Cursor in 2025 and 2026 layouts), copied byte for byte and checked against its SHA-256.
+Cursor in 2025 and 2026 layouts, and those of set 12 there too, written by the SpecStory CLI and
+extension from Claude Code, VS Code Copilot and the Cursor IDE), copied byte for byte and checked
+against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
 ``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
 ``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7),
 ``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9),
-``benchmarks/fresh_probes10/`` (set 10) and ``benchmarks/fresh_probes11/`` (set 11); the README
-of each says where its sessions come from.
+``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11) and
+``benchmarks/fresh_probes12/`` (set 12); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -344,6 +347,32 @@ SET11_SESSIONS = (
      "7eee60dbdaeb36ffe1f8dadb6477821b75883e6b67854285b585e0edcaec0d0d"),
 )  # fmt: skip
 SET11 = tuple(specstory(repo, commit, stem, sha) for repo, commit, stem, sha in SET11_SESSIONS)
+# Set 12 (issue #26's twelfth, blind set): SpecStory Markdown v2.1.0 files in .specstory/history/,
+# each read at the newest commit holding that version: a Claude Code session in Chinese on
+# yixian-huang/cocli (MIT and Apache-2.0, its LICENSE), VS Code Copilot sessions with Gemini 3 Pro
+# on DakineMI/tree-sitter-languages-rs (MIT, its LICENSE), with Claude Sonnet 4.5 on a Gerrit change
+# of openbmc/bmcweb (Apache-2.0, its LICENSE) and in Chinese on nndeploy/nndeploy (Apache-2.0, its
+# LICENSE), and a Cursor IDE session on Bucur21/PaperBites (MIT, its LICENSE).
+BMCWEB = ("openbmc/bmcweb", "875cc17e0931348ea730b6d06b021dd66722e2c1")  # refs/changes/26/93326/5
+SET12_SESSIONS = (
+    (("yixian-huang/cocli", "4b5390bd7eda3f45233142fcaf0f98d1f39bf69e"),
+     "2026-05-21_06-41-36Z-cocli-oss-local-gui",
+     "4dbc4f33423f93f93bf9fdfc4033fe4c10759d586b50644283e23c5ec8391e18"),
+    (("DakineMI/tree-sitter-languages-rs", "dfca0c5a42118d0efee738414936c6733bcca92a"),
+     "2025-12-15_23-48Z-initialization-process-discussion",
+     "739df02fef7c458f53fb6b4d2d9c1a72d8d4866373f29ccc46fa0865efc6c9a0"),
+    (BMCWEB, "2026-04-20_11-56-52Z-jenkins-build-failure-analysis",
+     "abff6107dbe10434bcc655a30101fad4d762a3672f7ed574e3690b65ec81c68e"),
+    (BMCWEB, "2026-04-11_13-38-41Z-review-of-bmcweb-ram",
+     "b98dd49096946d75827f48dfd04a650554e41c3260d1a6911e53726647e03136"),
+    (("nndeploy/nndeploy", "7188da68458bc4b66b824ab907cf45dc23ac5731"),
+     "2026-07-28_09-21-01Z-depth-yolo-depth",
+     "665b6249e0f09cf8377be1dbaa80d12ed85e2e896a7f34711bd1b36d582fbd87"),
+    (("Bucur21/PaperBites", "7a7c53c5a6880fed5597aeb499e57a3e5d2d8363"),
+     "2026-04-07_19-37-09Z-404-error-handling-and-paper-entry-navigation",
+     "fadda6b07488502d987ed929cde60cd14826d940159cec7c0b07665ad0c243d6"),
+)  # fmt: skip
+SET12 = tuple(specstory(repo, commit, stem, sha) for (repo, commit), stem, sha in SET12_SESSIONS)
 SETS = {
     1: SET1,
     3: SET3,
@@ -355,6 +384,7 @@ SETS = {
     9: SET9,
     10: SET10,
     11: SET11,
+    12: SET12,
 }
 
 

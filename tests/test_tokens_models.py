@@ -104,7 +104,7 @@ def test_manager_decides_on_exact_counts_for_a_known_model() -> None:
     policy = ContextPolicy(context_window=exact_total + 64, max_output_reserve=0)
     assert not ContextManager(policy).prepare(exact_history).over_window
     assert exact_history.estimate_tokens() == exact_total
-    # By the heuristic's count the same message does not fit: the last-resort cap cuts the typed
-    # text that exact counting knows can go out whole.
+    # By the heuristic's count the same message does not fit: alone larger than the window, the
+    # typed text is cut (``Oversize``) where exact counting knows it can go out whole.
     report = ContextManager(policy).prepare(heuristic_history)
-    assert "cap" in report.applied and heuristic_history.messages[0].text != text
+    assert "oversize" in report.applied and heuristic_history.messages[0].text != text

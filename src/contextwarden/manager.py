@@ -1,11 +1,12 @@
 """ContextManager: decides before each request which rungs of the ladder run, and applies them.
 
 Light rungs (tool-result budget, snip) look only at messages new since the last call; microcompact
-runs on a token threshold or after an idle hour; autocompact (summary) above its threshold, behind
-a circuit breaker kept in the history's metadata; truncation when still over the window, then the
-last-resort cap (``compaction.cap``); then the request fits, or ContextOverflowError (or a flag,
-per ``policy.on_overflow``). Every change, and ``apply`` of any one strategy, goes through the same
-guarded, atomic path.
+runs on a token threshold or after an idle hour; over the window, a text of the latest turn larger
+than a message may be is cut first (``compaction.cap.Oversize``); autocompact (summary) above its
+threshold, behind a circuit breaker kept in the history's metadata; truncation when still over the
+window, then the last-resort cap (``compaction.cap``); then the request fits, or
+ContextOverflowError (or a flag, per ``policy.on_overflow``). Every change, and ``apply`` of any
+one strategy, goes through the same guarded, atomic path.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from contextwarden.compaction.base import (
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.budget import ToolResultBudget
 from contextwarden.compaction.cache import CacheAware, CachePolicy
-from contextwarden.compaction.guard import guarded, last_resorts
+from contextwarden.compaction.guard import first_resort, guarded, last_resorts
 from contextwarden.compaction.headroom import HeadroomCut
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.loss import NOTHING_LOST, LossReport, losses
@@ -132,6 +133,9 @@ class ContextManager:
         actions: list[StrategyReport] = []
         self._light_rungs(history, state, actions)
         self._microcompact(history, state, actions)
+        if history.estimate_tokens() > self.policy.effective_window:
+            oversize = first_resort(history, self.policy)
+            actions.append(self._run(oversize, history, state, "over_window").report)
         if (
             history.estimate_tokens() >= self.policy.autocompact_threshold
             and not state.breaker.open

@@ -1,6 +1,7 @@
 """The compaction ladder: small strategies, each ``(messages, context) -> CompactionResult``.
 
-Tool-result budget → snip → microcompact → summarize (autocompact) → truncate → cap (last resort);
+Tool-result budget → snip → microcompact → oversize (a text larger than the window) → summarize
+(autocompact) → truncate → cap (last resort);
 ``ObservationMask`` is the observation-masking baseline. ``ContextManager`` decides when each runs.
 """
 
@@ -15,7 +16,7 @@ from contextwarden.compaction.base import (
 )
 from contextwarden.compaction.breaker import BREAKER_KEY
 from contextwarden.compaction.budget import ToolResultBudget
-from contextwarden.compaction.cap import Cap
+from contextwarden.compaction.cap import Cap, Oversize
 from contextwarden.compaction.loss import LossReport, LostItem, log_losses, losses
 from contextwarden.compaction.mask import ObservationMask
 from contextwarden.compaction.microcompact import MicroCompact
@@ -34,6 +35,7 @@ __all__ = [
     "MicroCompact",
     "NoOp",
     "ObservationMask",
+    "Oversize",
     "Pipeline",
     "Snip",
     "Strategy",

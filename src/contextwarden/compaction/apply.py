@@ -18,7 +18,6 @@ from contextwarden.compaction.base import (
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.incremental import CompactableResults, Cursor
 from contextwarden.compaction.loss import NOTHING_LOST, LossReport
-from contextwarden.compaction.observations import observation_texts
 from contextwarden.errors import CompactionError
 from contextwarden.events import RungEvent
 from contextwarden.files import FileTracker
@@ -157,8 +156,8 @@ def seed_counts(cache: TokenCache, history: ConversationHistory, start: int) -> 
 
 class AddedResults:
     """tool_use_id → the tool result as the history's log recorded it when it was added, and
-    content id → an observation's text as added (what ``history.rehydrate`` returns), each
-    indexed in one pass over the log on first use."""
+    content id → a user message's text as added (an observation, or what the person typed: what
+    ``history.rehydrate`` returns), each indexed in one pass over the log on first use."""
 
     __slots__ = ("_history", "_index", "_observed")
 
@@ -169,16 +168,17 @@ class AddedResults:
 
     def __call__(self, key: str) -> ToolResultBlock | TextBlock | None:
         if key.startswith(CONTENT_ID_PREFIX):
-            return self._observation(key)
+            return self._text(key)
         return self._result(key)
 
-    def _observation(self, key: str) -> TextBlock | None:
+    def _text(self, key: str) -> TextBlock | None:
         if self._observed is None:
             self._observed = {
                 content_id(block.text): block
                 for entry in self._history.log
-                if isinstance(entry, MessageAdded)
-                for _, block in observation_texts(entry.message)
+                if isinstance(entry, MessageAdded) and entry.message.role == "user"
+                for block in entry.message.content
+                if isinstance(block, TextBlock)
             }
         return self._observed.get(key)
 

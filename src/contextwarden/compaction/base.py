@@ -78,10 +78,10 @@ class CompactionContext:
     """Messages before this index are known to need no tool-result budget or snip (the manager's
     incremental pass); strategies that scan for work may start here."""
     originals: Callable[[str], ToolResultBlock | TextBlock | None] | None = None
-    """The tool result with a given tool_use_id, or an observation's text with a given content
-    id, as it was first added, before any rung cut or cleared it (the manager reads the history's
-    log); a summary is built from these, never from markers. ``None``: the messages are all there
-    is."""
+    """The tool result with a given tool_use_id, or a user message's text (an observation, a
+    paste) with a given content id, as it was first added, before any rung cut or cleared it (the
+    manager reads the history's log); a summary is built from these, never from markers.
+    ``None``: the messages are all there is."""
 
     def __post_init__(self) -> None:
         if self.cache is None:

@@ -8,6 +8,11 @@ and how to get it back: ``history.rehydrate(id)`` with the tool_use_id of a resu
 id of a text (the log keeps every original). Thinking is never edited, nor tool_use inputs, images
 or documents: when what is left would still be over the budget nothing is cut, the report lists
 it (``unshrinkable``) and the manager raises ContextOverflowError.
+
+``Oversize`` runs before the summary: when the request is over the window and a text of the latest
+turn (which no rung drops) alone exceeds ``policy.message_result_tokens``, that text is cut to that
+size first, whatever its kind, so the summary and the turns before it stay. It is cut once to a
+fixed size, not just enough, so the next requests find it as it was (a stable cached prefix).
 """
 
 from __future__ import annotations
@@ -29,7 +34,12 @@ from contextwarden.compaction.budget import (
     tail_of,
     with_result_text,
 )
-from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY, SUMMARY_KEY
+from contextwarden.compaction.cuts import (
+    FIRST_BLOCKS_KEY,
+    SUMMARY_BLOCKS_KEY,
+    SUMMARY_KEY,
+    turn_starts,
+)
 from contextwarden.compaction.observations import observation_texts, original_id, with_text
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 
@@ -50,6 +60,8 @@ UNSHRINKABLE_SHOWN = 3
 
 TOOL_OUTPUT, ASSISTANT, INJECTED, TYPED = range(4)
 """The order in which kinds of text are cut: the person's own words last."""
+SUMMARY = "summary"
+"""What the note calls a summary's text, which ``Oversize`` never cuts (it is never that large)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +118,7 @@ class Cap:
         for slot in _slots(messages):
             if total <= budget:
                 break
-            total, cut = self._shrink(current, slot, total, budget, ctx)
+            total, cut = _shrink(current, slot, total, budget, ctx)
             cuts.append(cut)
         fits = total <= budget
         left = () if fits else unshrinkable(current, total, ctx.count)
@@ -119,39 +131,90 @@ class Cap:
         proposal = Proposal(tuple(current), total, description, changed, details)
         return finish(self.name, messages, tokens_before, proposal)
 
-    def _shrink(
-        self,
-        current: list[Message],
-        slot: _Slot,
-        total: int,
-        budget: int,
-        ctx: CompactionContext,
-    ) -> tuple[int, dict[str, object]]:
-        """Cut one text just enough (or to its note alone); the new total and what was cut."""
-        message = current[slot.index]
-        source = _source(message, slot.position)
-        keep, tokens = source.available, ctx.count(message)
-        text = _text(message.content[slot.position])
-        for attempt in range(FIT_ROUNDS + 1):
-            share = ctx.counter.count_text(text) or 1
-            ratio = max(0.0, 1 - (total - budget) / share) * FIT_MARGIN
-            keep = 0 if attempt == FIT_ROUNDS else min(keep - 1, int(keep * ratio))
-            text = _preview(source, max(0, keep), slot.what)
-            message = _with_text(current[slot.index], slot.position, text)
-            new_tokens = ctx.count(message)
-            total, tokens = total + new_tokens - tokens, new_tokens
-            if total <= budget or keep <= 0:
-                break
-        current[slot.index] = message
-        cut = {
-            "message": slot.index,
-            "block": slot.position,
-            "kind": slot.what,
-            "id": source.id,
-            "original_chars": source.total,
-            "kept_chars": max(0, keep),
-        }
-        return total, cut
+
+class Oversize:
+    """Cuts each text of the latest turn larger than ``max_block_tokens`` (default: the policy's
+    ``message_result_tokens``) to that size, when the messages are over ``max_tokens`` (default:
+    the effective window) in the caller's figure.
+
+    A pasted log or a terminal dump larger than the window would otherwise be kept whole by every
+    rung (the latest turn is never dropped) while the cap cut the summary and the turns before it
+    to make room; this cuts the one text instead, head and tail kept, as ``Cap`` does."""
+
+    name = "oversize"
+
+    def __init__(self, max_tokens: int | None = None, max_block_tokens: int | None = None) -> None:
+        for name, value in (("max_tokens", max_tokens), ("max_block_tokens", max_block_tokens)):
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be > 0, got {value}")
+        self.max_tokens = max_tokens
+        self.max_block_tokens = max_block_tokens
+
+    def __call__(
+        self, messages: Sequence[Message], context: CompactionContext | None = None
+    ) -> CompactionResult:
+        ctx = context or CompactionContext()
+        policy = ctx.policy
+        budget = self.max_tokens if self.max_tokens is not None else policy.effective_window
+        size = self.max_block_tokens or policy.message_result_tokens
+        tokens_before = ctx.total_before(messages)
+        if tokens_before <= budget:
+            return unchanged(self.name, messages, "within the budget", tokens_before)
+        outside = tokens_before - sum(ctx.count(m) for m in messages)
+        if outside + size > budget:  # no cut makes room: the system prompt and tools fill it
+            reason = f"not applied: {outside:,} tokens outside the messages leave no room"
+            return unchanged(self.name, messages, reason, tokens_before)
+        starts = turn_starts(messages)
+        latest = starts[-1] if starts else 0
+        current, total = list(messages), tokens_before
+        cuts: list[dict[str, object]] = []
+        for slot in _slots(messages):
+            block = messages[slot.index].content[slot.position]
+            over = ctx.counter.count_text(_text(block)) - size
+            if slot.index >= latest and slot.what != SUMMARY and over > 0:
+                total, cut = _shrink(current, slot, total, total - over, ctx)
+                cuts.append(cut)
+        if not cuts:
+            return unchanged(self.name, messages, "no text of the latest turn is that large", total)
+        description = f"cut the middle of {len(cuts)} text(s) larger than {size:,} tokens"
+        changed = [i for i, m in enumerate(current) if m is not messages[i]]
+        details = {"cuts": tuple(cuts), "fits": total <= budget}
+        proposal = Proposal(tuple(current), total, description, changed, details)
+        return finish(self.name, messages, tokens_before, proposal)
+
+
+def _shrink(
+    current: list[Message],
+    slot: _Slot,
+    total: int,
+    budget: int,
+    ctx: CompactionContext,
+) -> tuple[int, dict[str, object]]:
+    """Cut one text just enough (or to its note alone); the new total and what was cut."""
+    message = current[slot.index]
+    source = _source(message, slot.position)
+    keep, tokens = source.available, ctx.count(message)
+    text = _text(message.content[slot.position])
+    for attempt in range(FIT_ROUNDS + 1):
+        share = ctx.counter.count_text(text) or 1
+        ratio = max(0.0, 1 - (total - budget) / share) * FIT_MARGIN
+        keep = 0 if attempt == FIT_ROUNDS else min(keep - 1, int(keep * ratio))
+        text = _preview(source, max(0, keep), slot.what)
+        message = _with_text(current[slot.index], slot.position, text)
+        new_tokens = ctx.count(message)
+        total, tokens = total + new_tokens - tokens, new_tokens
+        if total <= budget or keep <= 0:
+            break
+    current[slot.index] = message
+    cut = {
+        "message": slot.index,
+        "block": slot.position,
+        "kind": slot.what,
+        "id": source.id,
+        "original_chars": source.total,
+        "kept_chars": max(0, keep),
+    }
+    return total, cut
 
 
 def _slots(messages: Sequence[Message]) -> list[_Slot]:
@@ -184,7 +247,7 @@ def _kind(message: Message, position: int, block: Block, observed: bool) -> tupl
     if isinstance(first, int) and position < first:
         return TYPED, "user message"  # the conversation's first message, carried in front
     if extra.get(SUMMARY_KEY) and isinstance(end, int) and position < end:
-        return INJECTED, "summary"
+        return INJECTED, SUMMARY
     listed = extra.get("injected_texts")
     injected = block.text in listed if isinstance(listed, tuple) else extra.get("injected")
     if injected or extra.get("isMeta"):
@@ -217,6 +280,19 @@ def _preview(source: _Source, keep: int, what: str) -> str:
     tail = tail_of(source.tail, min(len(source.tail), keep - len(head)))
     cut = source.total - len(head) - len(tail)
     return head + CAP_NOTE.format(cut=cut, total=source.total, what=what, id=source.id) + tail
+
+
+def uncut(text: str, originals: Callable[[str], ToolResultBlock | TextBlock | None]) -> str | None:
+    """The original text this rung cut ``text`` from (its head, the note and its tail), looked up
+    in ``originals`` by the id the note names; None for any other text, such as a summary that
+    only quotes a note."""
+    found = _NOTE_RE.search(text)
+    original = originals(found.group(2)) if found is not None else None
+    if found is None or not isinstance(original, TextBlock):
+        return None
+    whole, head, tail = original.text, text[: found.start()], text[found.end() :]
+    same = len(whole) == int(found.group(1).replace(",", ""))
+    return whole if same and whole.startswith(head) and whole.endswith(tail) else None
 
 
 def _with_text(message: Message, position: int, text: str) -> Message:

@@ -1,6 +1,6 @@
-"""The window guarantee's last steps: the last-resort rungs, and what the caller is told when even
-they could not make the request fit (ContextOverflowError) or when the window is too small for
-the session (a warning in the report).
+"""The window guarantee's steps: a text larger than the window cut first, the last-resort rungs,
+and what the caller is told when even they could not make the request fit (ContextOverflowError)
+or when the window is too small for the session (a warning in the report).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from contextwarden.compaction.apply import CompactionReport
 from contextwarden.compaction.base import Strategy
-from contextwarden.compaction.cap import Cap, unshrinkable
+from contextwarden.compaction.cap import Cap, Oversize, unshrinkable
 from contextwarden.compaction.summarize import Summarize
 from contextwarden.compaction.truncate import Truncate
 from contextwarden.errors import ContextOverflowError
@@ -22,16 +22,27 @@ WINDOW_TOO_SMALL = "window too small for this session"
 """How the small-window warning begins (replay counts the reports that carry it)."""
 
 
+def first_resort(history: ConversationHistory, policy: ContextPolicy) -> Oversize:
+    """The cut of a text of the latest turn larger than the window allows, which the manager runs
+    before the summary when the history is over the effective window (``compaction.cap``)."""
+    return Oversize(max_tokens=_cut_budget(history, policy))
+
+
 def last_resorts(history: ConversationHistory, policy: ContextPolicy) -> tuple[Strategy, ...]:
     """Truncate (keeping a summary at the front: never the one just made), then the cap; the
     manager runs each only while the history is still over the effective window."""
     budget = policy.effective_window - history.preamble_tokens
-    # Rungs count from ``counted_tokens``; a usage anchor above it lowers the cap's target.
-    anchored = max(0, history.estimate_tokens() - history.counted_tokens())
     return (
         Truncate(max_tokens=max(1, budget), keep_summary=True),
-        Cap(max_tokens=max(1, policy.effective_window - anchored)),
+        Cap(max_tokens=_cut_budget(history, policy)),
     )
+
+
+def _cut_budget(history: ConversationHistory, policy: ContextPolicy) -> int:
+    """The effective window in the figure the rungs count from (``counted_tokens``): a usage
+    anchor above it lowers the target."""
+    anchored = max(0, history.estimate_tokens() - history.counted_tokens())
+    return max(1, policy.effective_window - anchored)
 
 
 def guarded(

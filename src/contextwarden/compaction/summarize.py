@@ -18,6 +18,7 @@ from contextwarden.compaction.base import (
     finish,
     unchanged,
 )
+from contextwarden.compaction.cap import uncut
 from contextwarden.compaction.cuts import (
     FIRST_BLOCKS_KEY,
     SUMMARY_BLOCKS_KEY,
@@ -186,8 +187,9 @@ Originals = Callable[[str], ToolResultBlock | TextBlock | None]
 
 
 def as_added(messages: Sequence[Message], originals: Originals | None) -> list[Message]:
-    """``messages`` with every tool result and observation as it was first added
-    (``originals``), so what a rung cut or cleared reaches the summarizer whole."""
+    """``messages`` with every tool result, observation and text the cap cut as it was first added
+    (``originals``), so what a rung cut or cleared reaches the summarizer whole (what the person
+    typed included: a summary carries it verbatim)."""
     if originals is None:
         return list(messages)
     out = []
@@ -196,13 +198,25 @@ def as_added(messages: Sequence[Message], originals: Originals | None) -> list[M
             blocks = tuple(_original(b, originals) for b in message.content)
             if any(new is not old for new, old in zip(blocks, message.content, strict=True)):
                 message = replace(message, content=blocks)
-        for position, block in observation_texts(message):
+        observed = observation_texts(message)
+        for position, block in observed:
             named = named_id(block.text)
             found = originals(named) if named is not None else None
             if isinstance(found, TextBlock):
                 message = with_text(message, position, found.text)
+        if message.role == "user" and not observed:
+            message = _uncut_texts(message, originals)
         out.append(message)
     return out
+
+
+def _uncut_texts(message: Message, originals: Originals) -> Message:
+    """``message`` with each text the cap cut (a paste larger than the window) whole again."""
+    for position, block in enumerate(message.content):
+        whole = uncut(block.text, originals) if isinstance(block, TextBlock) else None
+        if whole is not None:
+            message = with_text(message, position, whole)
+    return message
 
 
 def _original(block: Block, originals: Originals) -> Block:

@@ -153,3 +153,18 @@ def test_nothing_is_cut_when_no_text_is_that_large() -> None:
     context = CompactionContext(COUNTER, policy=ContextPolicy(context_window=WINDOW))
     result = Oversize()(messages, context)
     assert not result.applied and result.messages == messages
+
+
+def test_a_large_paste_that_fits_beside_a_summary_is_left_whole() -> None:
+    """Larger than one message's share, but the summary of what came before makes room for it:
+    what the person just typed stays whole."""
+    history = session_before_the_paste()
+    paste = ci_log(450)
+    share = ContextPolicy(context_window=WINDOW).message_result_tokens
+    assert share < COUNTER.count_text(paste) < WINDOW // 2
+    history.add(Message.user(paste))
+    ladder = manager()
+    report = ladder.prepare(history)
+    assert "oversize" not in report.applied and "cap" not in report.applied
+    assert history.messages[-1].text == paste
+    assert history.estimate_tokens() <= ladder.policy.effective_window

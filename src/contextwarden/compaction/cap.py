@@ -9,9 +9,11 @@ id of a text (the log keeps every original). Thinking is never edited, nor tool_
 or documents: when what is left would still be over the budget nothing is cut, the report lists
 it (``unshrinkable``) and the manager raises ContextOverflowError.
 
-``Oversize`` runs before the summary: when the request is over the window and a text of the latest
-turn (which no rung drops) alone exceeds ``policy.message_result_tokens``, that text is cut to that
-size first, whatever its kind, so the summary and the turns before it stay. It is cut once to a
+``Oversize`` runs before the summary: when the request is over the window and the latest turn
+(which no rung drops) does not fit beside even the smallest summary (``policy.summary_floor``),
+each of its texts larger than ``policy.message_result_tokens`` is cut to that size first,
+whatever its kind, so the summary and the turns before it stay; a latest turn that fits beside
+a summary is left whole (the summary makes the room). It is cut once to a
 fixed size, not just enough, so the next requests find it as it was (a stable cached prefix).
 """
 
@@ -42,6 +44,7 @@ from contextwarden.compaction.cuts import (
 )
 from contextwarden.compaction.observations import observation_texts, original_id, with_text
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
+from contextwarden.policy import summary_floor
 
 CAP_NOTE = (
     "\n\n[contextwarden: cut {cut:,} of {total:,} characters from the middle of this {what} to fit "
@@ -135,7 +138,8 @@ class Cap:
 class Oversize:
     """Cuts each text of the latest turn larger than ``max_block_tokens`` (default: the policy's
     ``message_result_tokens``) to that size, when the messages are over ``max_tokens`` (default:
-    the effective window) in the caller's figure.
+    the effective window) in the caller's figure and the latest turn does not fit beside the
+    smallest summary (``summary_floor``).
 
     A pasted log or a terminal dump larger than the window would otherwise be kept whole by every
     rung (the latest turn is never dropped) while the cap cut the summary and the turns before it
@@ -166,6 +170,11 @@ class Oversize:
             return unchanged(self.name, messages, reason, tokens_before)
         starts = turn_starts(messages)
         latest = starts[-1] if starts else 0
+        turn = sum(ctx.count(m) for m in messages[latest:])
+        if outside + turn + summary_floor(policy.context_window) <= budget:
+            # a summary of what came before makes room: the latest turn stays whole
+            reason = "the latest turn fits beside a summary"
+            return unchanged(self.name, messages, reason, tokens_before)
         current, total = list(messages), tokens_before
         cuts: list[dict[str, object]] = []
         for slot in _slots(messages):

@@ -48,7 +48,6 @@ _TOOL_ID = "vscodeToolId"
 """The Additional data field only VS Code's steps carry (the tool's id in VS Code)."""
 _TERMINAL = "terminal"
 """The ``kind`` of a terminal call's ``toolSpecificData``."""
-_FAILED_STATUS = "error"
 _TERMINAL_CODES = re.compile(
     r"\x1b(?:\[(?P<csi>[0-9;?]*)(?P<final>[ -/]*[@-~])"  # CSI
     r"|\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC, to BEL or ST
@@ -59,6 +58,8 @@ cursor 8 columns on, drawn as 8 blanks), OSC sequences (titles, VS Code's shell-
 ``633;`` marks) and charset switches."""
 _FILE_LINK = re.compile(r"\[[^\]]*\]\(file://(?P<path>[^)#\s]+)(?:#[^)]*)?\)")
 """VS Code's reference to a file in a step's line: ``[](file:///w/a.rs#1-1)``."""
+_DRIVE = re.compile(r"^/[A-Za-z]:/")
+"""A Windows path as a file URI spells it (``/e:/x``): the drive comes first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ def vscode_step(body: list[str]) -> VscodeStep | None:
         kept["parameters"] = parameters
     if result:
         kept["result"] = result
-    return VscodeStep(tool_input, output, failed or status == _FAILED_STATUS, kept)
+    return VscodeStep(tool_input, output, failed, kept)
 
 
 def linked_file(text: str) -> str | None:
@@ -107,7 +108,7 @@ def linked_file(text: str) -> str | None:
     if found is None:
         return None
     path = unquote(found["path"])
-    return path[1:] if re.match(r"^/[A-Za-z]:/", path) else path
+    return path[1:] if _DRIVE.match(path) else path
 
 
 def _sections(parts: list[Part]) -> tuple[dict[str, Any], str | None]:

@@ -15,9 +15,11 @@ from contextwarden.cli import main
 from contextwarden.errors import FormatError
 from contextwarden.eval.replay import replay
 from contextwarden.formats import detect_format, load
+from contextwarden.formats.specstory_vscode import as_drawn, linked_file, vscode_step
 from contextwarden.history import ConversationHistory
 from contextwarden.model import FrozenDict, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
+from contextwarden.summarizers.failures import result_failure
 from contextwarden.summarizers.tools import file_ops
 from tests.fuzzing import FuzzResult, mutate_text
 
@@ -224,7 +226,7 @@ def test_damaged_files_load_valid_or_fail_with_a_clear_error(tmp_path: Path) -> 
     rng = random.Random(7)
     result, broken = FuzzResult(), []
     for n in range(200):
-        source = rng.choice([CLI, EARLY, CURSOR, BARE])
+        source = rng.choice([CLI, EARLY, CURSOR, BARE, VSCODE])
         path = tmp_path / f"case{n}.md"
         path.write_bytes(mutate_text(source.read_bytes(), rng))
 
@@ -402,3 +404,84 @@ def test_a_codex_patch_step_is_the_patch_the_agent_sent_and_its_answer() -> None
     [result] = [r for m in messages for r in m.tool_results]
     assert result.text.startswith("```\nExit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess.")
     assert "SearchHit" not in result.text and not result.is_error
+
+
+VSCODE = (
+    DATA
+    / "specstory"
+    / "DakineMI__tree-sitter-languages-rs__2025-12-15_23-48Z-initialization-process-discussion.md"
+)
+
+
+def test_vscode_steps_are_the_calls_the_agent_made() -> None:
+    """VS Code's JSON fences: the command sent, the output as drawn, the exit code first."""
+    history = load(VSCODE)
+    assert history.source is not None and history.source.metadata["agent"] == "vscode"
+    assert validate(list(history.messages)) == []
+    uses = [u for m in history.messages for u in m.tool_uses]
+    results = {r.tool_use_id: r for m in history.messages for r in m.tool_results}
+    assert [u.name for u in uses] == [
+        "copilot_readFile",
+        "copilot_listDirectory",
+        "copilot_replaceString",
+        "run_in_terminal",
+        "run_in_terminal",
+    ]
+    read, listed, replaced, unseen, cargo = uses
+    assert read.input["file_path"] == (
+        "/Users/jonathanhughes/source/DakineMI/repos/tree-sitter-languages-rs/README.md"
+    )
+    assert listed.input["relativeWorkspacePath"] == "scripts"
+    assert results[replaced.id].text.startswith("```shellscript\nCheck if config exists")
+    assert 'cat > "$config_file" << EOF' in results[replaced.id].text  # &gt; and &lt; decoded
+    assert unseen.input["command"] == "./scripts/create_tree_sitter_configs.sh"
+    assert results[unseen.id].text == 'Using "Run in Terminal"'  # no output was kept
+    assert cargo.input["command"] == "cargo build"
+    answer = results[cargo.id]
+    assert answer.is_error and answer.text.startswith("Exit code: 101\n    Blocking waiting")
+    assert "error[E0061]: this function takes 5 arguments but 4 arguments were supplied" in (
+        answer.text.splitlines()
+    )
+    assert "\x1b" not in answer.text and "\r" not in answer.text
+    kept = history.source.metadata["vscode_steps"][cargo.id]
+    assert kept["parameters"]["terminalCommandState"]["duration"] == 33355
+    assert kept["parameters"]["terminalCommandOutput"] == {"lineCount": 248}
+    assert kept["additional"] == {"vscodeToolId": "run_in_terminal", "isHidden": False}
+    assert kept["result"]["isConfirmed"] == {"type": 1} and kept["status"] == "completed"
+
+
+def test_a_vscode_terminals_failure_is_read_from_its_exit_code() -> None:
+    history = load(VSCODE)
+    calls = {u.id: u for m in history.messages for u in m.tool_uses}
+    results = [r for m in history.messages for r in m.tool_results]
+    failed = {
+        calls[r.tool_use_id].input["command"]: result_failure(calls[r.tool_use_id], r)
+        for r in results
+        if result_failure(calls[r.tool_use_id], r)
+    }
+    assert list(failed) == ["cargo build"]
+    assert "takes 5 arguments but 4 arguments were supplied" in str(failed["cargo build"])
+
+
+def test_terminal_output_is_read_as_the_terminal_draws_it() -> None:
+    raw = "\x1b[91merror\x1b[39m: x\r\n\x1b[8Csitters/a\r\n50%\r100%\x1b]633;D;1\x07\r\n"
+    assert as_drawn(raw) == "error: x\n        sitters/a\n100%"
+
+
+def test_a_step_of_another_agent_with_the_same_labels_is_left_as_it_is(tmp_path: Path) -> None:
+    # Cursor's extension writes Parameters / Additional data / Result too, with no vscodeToolId.
+    body = [
+        "Parameters:",
+        "",
+        "```json",
+        '{"pattern": "scrollbar-hide"}',
+        "```",
+        "Additional data:",
+        "",
+        "```json",
+        '{"isPruned": true}',
+        "```",
+        "Status: **completed**",
+    ]
+    assert vscode_step(body) is None
+    assert linked_file("Reading [](file:///e%3A/w/a.h#1-1), lines 1 to 5") == "e:/w/a.h"

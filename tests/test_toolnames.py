@@ -34,6 +34,10 @@ DATA = Path(__file__).parent / "data"
         ("read", "Read"),  # OpenCode
         ("read_file", "Read"),  # Gemini CLI, Cline
         ("view", "Read"),  # Copilot CLI
+        ("copilot_readFile", "Read"),  # Copilot in VS Code, as SpecStory names its step
+        ("copilot_replaceString", "Edit"),
+        ("copilot_findTextInFiles", "Grep"),
+        ("copilot_listDirectory", "Glob"),
         ("mcp__files__Read_File", "Read"),
         ("write_to_file", "Write"),  # Cline
         ("replace_in_file", "Edit"),  # Cline

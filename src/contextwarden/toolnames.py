@@ -3,11 +3,13 @@
 Claude Code's names are the canonical ones (``Read``, ``Write``, ``Edit``, ``Bash``, ``Grep``,
 ``Glob``, ``WebSearch``, ``WebFetch``, ``TodoWrite``); ``ALIASES`` maps the names other agents give
 the same action onto them: Codex, Gemini CLI and qwen-code, OpenCode, Cline and Roo Code, Copilot
-CLI, Cursor, Continue, OpenHands, SWE-agent and mini-swe-agent. Names compare case-insensitively
-with ``_``, ``-``, ``.`` and spaces ignored (``read_file``, ``ReadFile`` and ``read-file`` are one
-name), after an MCP or namespace prefix is dropped (``mcp__files__read_file`` is ``read_file``);
-a version suffix is the same tool (Cursor 2's ``read_file_v2``, ``edit_file_v2`` and
-``run_terminal_command_v2`` are ``read_file``, ``edit_file`` and ``run_terminal_command``).
+CLI, Copilot in VS Code (by VS Code's ``copilot_*`` ids, which SpecStory's extension writes),
+Cursor, Continue, OpenHands, SWE-agent and mini-swe-agent. Names compare
+case-insensitively with ``_``, ``-``, ``.`` and spaces ignored (``read_file``, ``ReadFile`` and
+``read-file`` are one name), after an MCP or namespace prefix is dropped
+(``mcp__files__read_file`` is ``read_file``); a version suffix is the same tool (Cursor 2's
+``read_file_v2``, ``edit_file_v2`` and ``run_terminal_command_v2`` are ``read_file``,
+``edit_file`` and ``run_terminal_command``).
 
 Two families of editing tools take a different input and are also named on their own: an editor
 that views, creates or edits by its ``command`` argument (``EDITOR_TOOLS``) and a patch whose text
@@ -43,6 +45,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "notebook_read",
         "view",  # Copilot CLI
         "open",  # SWE-agent
+        "copilot_readFile",  # VS Code Copilot's id for its read_file
     ),
     "Write": (
         "write_file",  # Gemini CLI
@@ -66,6 +69,8 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "insert_content",  # Roo Code
         "edit_existing_file",  # Continue
         "insert_edit_into_file",  # Copilot in VS Code
+        "copilot_replaceString",  # Copilot in VS Code: replace_string_in_file's id
+        "copilot_applyPatch",  # Copilot in VS Code: apply_patch's id
         "notebook_edit",
         "insert",  # SWE-agent
     ),
@@ -100,6 +105,8 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "find_in_files",
         "search_dir",  # SWE-agent
         "search_file",  # SWE-agent
+        "copilot_findTextInFiles",  # Copilot in VS Code: grep_search's id
+        "copilot_searchCodebase",  # Copilot in VS Code: semantic_search's id
     ),
     "Glob": (
         "find_files",
@@ -111,6 +118,8 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "ls",
         "file_search",  # Cursor
         "glob_file_search",  # Cursor 2
+        "copilot_listDirectory",  # Copilot in VS Code: list_dir's id
+        "copilot_findFiles",  # Copilot in VS Code: file_search's id
     ),
     "WebSearch": ("web_search", "search_web", "google_search", "google_web_search"),
     "WebFetch": ("web_fetch", "fetch", "fetch_url", "browser", "browse", "read_url"),

@@ -5,8 +5,10 @@ result, so no user text block holds it; yet it is what the person said. Each age
 
 - Claude Code ``AskUserQuestion``: ``User has answered your questions: "<question>"="<answer>",
   …. You can now continue with the user's answers in mind.`` (the result text of its session
-  JSONL; an answer may go on with ``user notes:``, kept, or ``selected markdown:`` and the chosen
-  option's preview, which the agent wrote and is dropped). Kept verbatim otherwise.
+  JSONL; an answer may go on with ``user notes:``, kept unless it repeats a typed answer as
+  Claude Code writes it for an "Other" reply, or ``selected markdown:`` and the chosen option's
+  preview, which the agent wrote and is dropped). With the call, each question is named by its
+  ``header``, the short label the dialog shows (Codex and Gemini CLI calls carry one too).
 - SpecStory's markdown export of that tool (v2.1.0): each question in bold, ``Options:`` and its
   list, then ``**Answer:** <answer>``.
 - Codex ``request_user_input``: the output is JSON ``{"answers": {"<id>": {"answers": ["…"]}}}``
@@ -32,6 +34,7 @@ _CLAUDE_CODE_RE = re.compile(
     re.DOTALL,
 )
 _PREVIEW_RE = re.compile(r' selected markdown:\n.*?(?=, "[^"\n]*"="|\Z)', re.DOTALL)
+_ECHOED_NOTE_RE = re.compile(r'(="(.*?)") user notes: \2(?=, "|\Z)', re.DOTALL)
 _EXPORT_QUESTION_RE = re.compile(r"^\*\*(.+?)\*\*\s*\n\s*\nOptions:\n", re.MULTILINE)
 _EXPORT_ANSWER_RE = re.compile(r"^\*\*Answer:\*\*[ \t]*(.+?)\s*(?:\n\s*\n|\Z)", re.DOTALL | re.M)
 
@@ -44,10 +47,27 @@ def question_answers(block: ToolResultBlock, call: ToolUseBlock | None = None) -
     text = block.text.strip()
     found = _CLAUDE_CODE_RE.match(text)
     if found:
-        return (_PREVIEW_RE.sub("", found.group(1)).strip(),)
+        pairs = _ECHOED_NOTE_RE.sub(r"\1", _PREVIEW_RE.sub("", found.group(1)).strip())
+        return (_headed(pairs, call),)
     if text.startswith("{"):
         return tuple(_json_answers(text, call))
     return tuple(_exported_answers(text))
+
+
+def _headed(pairs: str, call: ToolUseBlock | None) -> str:
+    """Claude Code's pairs with each question the call gives a ``header`` for named by it."""
+    for question in _listed(call):
+        header, text = question.get("header"), question.get("question")
+        if isinstance(header, str) and header.strip() and isinstance(text, str):
+            pairs = pairs.replace(f'"{text}"=', f'"{header.strip()}"=')
+    return pairs
+
+
+def _listed(call: ToolUseBlock | None) -> list[Mapping[str, object]]:
+    listed = call.input.get("questions") if call is not None else None
+    if not isinstance(listed, list | tuple):
+        return []
+    return [q for q in listed if isinstance(q, Mapping)]
 
 
 def _pair(question: str, answer: str) -> str:
@@ -96,15 +116,14 @@ def _chosen(answer: object) -> str:
 
 
 def _questions(call: ToolUseBlock | None) -> dict[str, str]:
-    """Each question of the call by its id (Codex) and by its position (Gemini CLI)."""
-    listed = call.input.get("questions") if call is not None else None
-    if not isinstance(listed, list | tuple):
-        return {}
+    """Each question's header (or, without one, its text) by its id (Codex) and by its position
+    (Gemini CLI)."""
     found: dict[str, str] = {}
-    for position, question in enumerate(listed):
-        if not isinstance(question, Mapping) or not isinstance(question.get("question"), str):
+    for position, question in enumerate(_listed(call)):
+        named = question.get("header") or question.get("question")
+        if not isinstance(named, str) or not named.strip():
             continue
-        found[str(position)] = question["question"]
+        found[str(position)] = named.strip()
         if isinstance(question.get("id"), str):
-            found[question["id"]] = question["question"]
+            found[str(question["id"])] = named.strip()
     return found

@@ -31,7 +31,7 @@ from contextwarden.compaction.tools import ToolMatcher, matcher_for, results_wit
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.actions import action_call
 from contextwarden.summarizers.failures import failure_lines
-from contextwarden.summarizers.typed import rejection_reason
+from contextwarden.summarizers.typed import typed_in_result
 
 Kept = Callable[[ToolResultBlock, ToolUseBlock | None], Sequence[str] | None]
 """Lines of a result to keep after the marker when it is cleared, given the call it answers;
@@ -171,14 +171,15 @@ def failure_lines_kept(
     """What microcompact keeps of a cleared result: up to ``limit`` error lines of a failed call,
     found by the failure detection the summaries use, in the result as first added
     (``originals``), not in a preview an earlier rung cut. A result holding a reason the person
-    typed (a rejected call) is never cleared: what the user said stays in the context."""
+    typed (a rejected call's reason, answers to a question tool, Cline's typed elements) is never
+    cleared: what the user said stays in the context."""
 
     def kept(block: ToolResultBlock, call: ToolUseBlock | None) -> tuple[str, ...] | None:
         found = originals(block.tool_use_id) if originals is not None else None
         source = found if isinstance(found, ToolResultBlock) else block
         if isinstance(found, TextBlock):  # an observation, by its content id
             source = replace(block, content=found.text)
-        if rejection_reason(source) is not None:
+        if typed_in_result(source, call):
             return None
         failed = failure_lines(call, source, limit)
         return (FAILED_LINES_NOTE, *failed) if failed else ()

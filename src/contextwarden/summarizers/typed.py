@@ -7,7 +7,9 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    reason inside the ``tool_result`` after "the user said:"; and Cline and Roo Code put what the
    person typed in answer to a tool (a denial's feedback, a reply to a question, a message sent
    while the task runs) inside the tool's answer as ``<feedback>``, ``<answer>`` or
-   ``<user_message>`` elements. Those texts are typed and are kept.
+   ``<user_message>`` elements; and an agent's question tool returns the person's answers as its
+   result (``summarizers.answers``: each is kept as ``"<question>"="<answer>"``). Those texts are
+   typed and are kept (``typed_in_result``).
 2. Text the agent tool wrote itself is not typed. Loaders say so in the message's meta: a text
    listed in ``meta.extra["injected_texts"]`` (the Claude Code loader lists ``isMeta`` records'
    text and tool-injected text there), or every text of a message flagged ``meta.extra["injected"]``
@@ -56,7 +58,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
+from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.answers import question_answers
 from contextwarden.summarizers.carry import carried_user_messages
 from contextwarden.toolnames import TEXT_NOT_RUN_HEADER, TEXT_RESULT_HEADER
 
@@ -229,8 +232,7 @@ def _typed_in(message: Message, blocks: Sequence[Block], answers: Message | None
             if answers is not None and _PROMPT_TRAILER_RE.search(text):
                 continue
         elif isinstance(block, ToolResultBlock):
-            reason = rejection_reason(block)
-            yield from [reason] if reason else _typed_elements(block.text)
+            yield from typed_in_result(block, _call(answers, block.tool_use_id))
             continue
         else:
             continue
@@ -256,6 +258,24 @@ def _typed_elements(text: str) -> Iterator[str]:
         typed = clean_typed_text(found.group(2))
         if typed:
             yield typed
+
+
+def _call(answers: Message | None, tool_use_id: str) -> ToolUseBlock | None:
+    """The call in the assistant message just before that ``tool_use_id`` answers, or None."""
+    if answers is None:
+        return None
+    calls = (b for b in answers.content if isinstance(b, ToolUseBlock) and b.id == tool_use_id)
+    return next(calls, None)
+
+
+def typed_in_result(block: ToolResultBlock, call: ToolUseBlock | None = None) -> tuple[str, ...]:
+    """What the person typed that a tool's result holds (rule 1's exceptions): a rejected call's
+    reason, the answers to a question tool (``call``: the call it answers), or Cline's typed
+    elements; () for a result that holds none. Microcompact never clears such a result."""
+    reason = rejection_reason(block)
+    if reason:
+        return (reason,)
+    return question_answers(block, call) or tuple(_typed_elements(block.text))
 
 
 def rejection_reason(block: ToolResultBlock) -> str | None:

@@ -193,12 +193,12 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock, dict[str, Any]]:
     if patch is not None:  # the agent sent it: the call's input, never cleared as a result is
         tool_input["input"] = patch
     call_id = f"specstory_L{item.first}"
-    shown = "\n".join(answer).strip("\n")
-    error = failed(body)
     step = vscode_step(body) if item.kind == "tool" else None
     if step is not None:  # the JSON VS Code's step holds, read as the call it records
         tool_input.update(step.tool_input)
         shown, error = step.output, step.failed
+    else:
+        shown, error = "\n".join(answer).strip("\n"), failed(body)
     use, result = ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown, error)
     return use, result, step.kept if step is not None else {}
 

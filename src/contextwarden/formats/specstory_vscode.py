@@ -77,6 +77,8 @@ class VscodeStep:
 def vscode_step(body: list[str]) -> VscodeStep | None:
     """The call a ``<tool-use>`` block's lines record, or None when it is not a VS Code step
     (no Additional data naming a ``vscodeToolId``) or a labelled fence is not JSON."""
+    if not any(_TOOL_ID in line for line in body):
+        return None  # another agent's step: not parsed to find that out
     sections, status = _sections(parts_of(body) or [])
     additional = sections.get(_ADDITIONAL)
     if not isinstance(additional, dict) or _TOOL_ID not in additional:

@@ -36,6 +36,7 @@ _CLAUDE_CODE_RE = re.compile(
 _PREVIEW_RE = re.compile(r' selected markdown:\n.*?(?=, "[^"\n]*"="|\Z)', re.DOTALL)
 _ECHOED_NOTE_RE = re.compile(r'(="(.*?)") user notes: \2(?=, "|\Z)', re.DOTALL)
 _EXPORT_QUESTION_RE = re.compile(r"^\*\*(.+?)\*\*\s*\n\s*\nOptions:\n", re.MULTILINE)
+_JSON_ANSWERS_RE = re.compile(r'\{\s*"answers"\s*:')
 _EXPORT_ANSWER_RE = re.compile(r"^\*\*Answer:\*\*[ \t]*(.+?)\s*(?:\n\s*\n|\Z)", re.DOTALL | re.M)
 
 
@@ -76,9 +77,9 @@ def _pair(question: str, answer: str) -> str:
 
 def _exported_answers(text: str) -> Iterator[str]:
     """SpecStory's export: each bold question followed, after its options, by its answer."""
-    questions = list(_EXPORT_QUESTION_RE.finditer(text))
-    if not questions or not text.startswith("**"):
+    if not text.startswith("**"):
         return
+    questions = list(_EXPORT_QUESTION_RE.finditer(text))
     for i, question in enumerate(questions):
         end = questions[i + 1].start() if i + 1 < len(questions) else len(text)
         answer = _EXPORT_ANSWER_RE.search(text, question.end(), end)
@@ -87,7 +88,10 @@ def _exported_answers(text: str) -> Iterator[str]:
 
 
 def _json_answers(text: str, call: ToolUseBlock | None) -> Iterator[str]:
-    """Codex's and Gemini CLI's JSON: ``{"answers": {key: answer}}`` and nothing else."""
+    """Codex's and Gemini CLI's JSON: ``{"answers": {key: answer}}`` and nothing else (any
+    other JSON result, a command's output say, is not parsed to find that out)."""
+    if _JSON_ANSWERS_RE.match(text) is None:
+        return
     try:
         value = json.loads(text)
     except ValueError:

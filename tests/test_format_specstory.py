@@ -15,6 +15,7 @@ from contextwarden.cli import main
 from contextwarden.errors import FormatError
 from contextwarden.eval.replay import replay
 from contextwarden.formats import detect_format, load
+from contextwarden.formats.specstory_fields import fields_step, tree_text
 from contextwarden.formats.specstory_vscode import as_drawn, linked_file, vscode_step
 from contextwarden.history import ConversationHistory
 from contextwarden.model import FrozenDict, TextBlock, ToolResultBlock, ToolUseBlock
@@ -37,8 +38,14 @@ CURSOR = (
 )
 BARE = DATA / "specstory" / "specstoryai__keyframe-blogger__2025-07-10_21-51-08Z-activate-venv.md"
 RESUMED = DATA / "specstory" / "specstoryai__getspecstory__2026-06-23_14-17-56Z-resumed-session.md"
+FIELDS = DATA / "specstory" / "openbmc__bmcweb__2026-04-11_13-38-41Z-review-of-bmcweb-ram.md"
 AIDER = DATA / "aider" / "AlexShchuka__mozgoslav__.aider.chat.history.md"
-LAYOUT = re.compile(r"^(_\*\*.*\*\*_|---|## SpecStory|<!-- .* -->|```diff)$")
+LAYOUT = re.compile(
+    r"^(_\*\*.*\*\*_|---|## SpecStory|<!-- .* -->|`{3,}(?:diff)?"
+    r"|\*\*Input:\*\*|\*\*Result:\*\*|- \w+:)$"
+)
+FIELD = re.compile(r"^- \w+: `(?P<value>.*)`$")
+"""An argument of the CLI's field layout: its value is what a load keeps (the call's input)."""
 PATCH_HEAD = re.compile(r"^\*\*(Add|Update|Delete): `([^`]+)`\*\*$")
 TAG = re.compile(r"<summary>Thought Process</summary>|</?(?:details|summary|think|tool-use)[^>]*>")
 
@@ -77,12 +84,16 @@ def _kept(path: Path, history: ConversationHistory) -> list[str]:
     for raw in path.read_text(encoding="utf-8").splitlines():
         text = TAG.sub("", raw).strip().lstrip("#").strip()
         sent = PATCH_HEAD.sub(r"*** \1 File: \2", text)  # a Codex patch's head, as it was sent
+        field = FIELD.match(text)
+        text = field["value"] if field else text
         if text and not LAYOUT.match(raw.strip()) and text not in haystack and sent not in haystack:
             lost.append(raw)
     return lost
 
 
-@pytest.mark.parametrize("path", [CLI, EARLY, CURSOR, BARE, RESUMED], ids=lambda p: p.name[:40])
+@pytest.mark.parametrize(
+    "path", [CLI, EARLY, CURSOR, BARE, RESUMED, FIELDS], ids=lambda p: p.name[:40]
+)
 def test_every_layout_is_detected_and_loses_no_line(path: Path) -> None:
     assert detect_format(path) == "specstory"
     history = load(path)
@@ -485,3 +496,54 @@ def test_a_step_of_another_agent_with_the_same_labels_is_left_as_it_is(tmp_path:
     ]
     assert vscode_step(body) is None
     assert linked_file("Reading [](file:///e%3A/w/a.h#1-1), lines 1 to 5") == "e:/w/a.h"
+
+
+def test_the_clis_field_steps_are_the_calls_the_agent_made() -> None:
+    """``**Input:**`` lists the call's arguments, ``**Result:**`` fences its answer, and an
+    answer VS Code drew as a prompt-tsx tree is the tree's text (the tree kept aside)."""
+    history = load(FIELDS)
+    assert history.source is not None and validate(list(history.messages)) == []
+    uses = [u for m in history.messages for u in m.tool_uses]
+    results = {r.tool_use_id: r for m in history.messages for r in m.tool_results}
+    read, terminal, replaced = uses
+    assert read.input["filePath"].endswith("/bmcweb/redfish-core/lib/metadata.hpp")
+    assert (read.input["startLine"], read.input["endLine"]) == ("1", "100")
+    assert [op.path for op in file_ops(read)] == [read.input["filePath"]]
+    assert results[read.id].text == (
+        "// SPDX-License-Identifier: Apache-2.0\n// SPDX-FileCopyrightText: Copyright OpenBMC "
+        "Authors\n#pragma once\n… (output truncated)"
+    )
+    tree = history.source.metadata["vscode_steps"][read.id]["result_tree"]
+    assert tree.startswith('{"node":{"children":') and tree.endswith("… (output truncated)")
+    assert terminal.input["command"].endswith('|| echo "Schema directory not found (expected in '
+                                              'runtime environment)"')  # fmt: skip
+    assert terminal.input["goal"] == "Measure impact" and results[terminal.id].text == "0"
+    assert replaced.input["oldString"].startswith("void handleSchemaGet(App& app,")
+    assert "// Sanity check the filename" in replaced.input["newString"]
+    assert "// Sanity check the filename" not in replaced.input["oldString"]
+    assert results[replaced.id].text == (
+        "The following files were successfully edited:\n"
+        "/home/vinothkumars/openbmc_contribution/ram_opti/bmcweb/redfish-core/lib/metadata.hpp\n"
+    )
+
+
+def test_a_step_the_field_layout_does_not_explain_is_left_as_it_is() -> None:
+    assert fields_step(["**Input:**", "", "- skill: `writing-plans`"]) is not None
+    assert fields_step(["**Input:**", "", "some prose", "**Result:**"]) is None
+    assert fields_step(["Parameters:", "", "- a: `b`"]) is None
+    assert fields_step(["**Input:**", "- a:", "no fence"]) is None
+    assert fields_step(["**Input:**", "**Result:**", "text, not a fence"]) is None
+
+
+def test_a_prompt_tsx_tree_reads_as_its_text_whole_or_cut() -> None:
+    pieces = [
+        {"lineBreakBefore": False, "text": '<errors path="a.h">\n'},
+        {"lineBreakBefore": False, "text": ""},
+        {"lineBreakBefore": True, "text": "This code at line "},
+        {"lineBreakBefore": False, "text": "3"},
+        {"lineBreakBefore": True, "text": "has the problem reported: \u68c0\u6d4b"},
+    ]
+    tree = json.dumps({"node": {"children": [{"children": pieces, "type": 1}]}}, separators=",:")
+    text = '<errors path="a.h">\nThis code at line 3\nhas the problem reported: 检测'
+    assert tree_text(tree) == text
+    assert tree_text(tree[: tree.index("This code")]) == '<errors path="a.h">\n'

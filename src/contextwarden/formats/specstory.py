@@ -41,6 +41,10 @@ The layouts seen in real files (early 2025 to mid 2026), and what each marker me
   (``specstory_vscode``): the command or file sent, the terminal's output under ``Exit code: N``;
   the JSON fields not read go to ``metadata["vscode_steps"]`` by call id. A file VS Code's step
   names by link (``Reading [](file:///w/a.rs#1-1)``) is the call's ``file_path``.
+  A step of a tool the CLI has no layout for (``**Input:**`` over a list of its arguments,
+  ``**Result:**`` over a fence) is read back as the call (``specstory_fields``): the arguments
+  are its input; an answer VS Code drew as a prompt-tsx tree is the tree's text, the tree kept
+  in ``metadata["vscode_steps"]``.
 - ``Tool use: **NAME** …`` at the start of a line (extension mid 2025, Claude Code July 2025:
   no wrapper) → the same pair; the step runs to the next ``---``, turn or block.
 - Tool ids are ``specstory_L<line>``, the line the call opens on (stable for a file). A
@@ -64,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.formats.base import add_or_report, parse_timestamp, read_text, require_single
+from contextwarden.formats.specstory_fields import fields_step
 from contextwarden.formats.specstory_markdown import (
     FENCE,
     GENERATED,
@@ -194,13 +199,18 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock, dict[str, Any]]:
         tool_input["input"] = patch
     call_id = f"specstory_L{item.first}"
     step = vscode_step(body) if item.kind == "tool" else None
+    fields = fields_step(body) if item.kind == "tool" and step is None else None
+    kept: dict[str, Any] = {}
     if step is not None:  # the JSON VS Code's step holds, read as the call it records
         tool_input.update(step.tool_input)
-        shown, error = step.output, step.failed
+        shown, error, kept = step.output, step.failed, step.kept
+    elif fields is not None:  # the CLI's **Input:** list and **Result:** fence
+        tool_input.update(fields.tool_input)
+        shown, error, kept = fields.output, failed(body), fields.kept
     else:
         shown, error = "\n".join(answer).strip("\n"), failed(body)
     use, result = ToolUseBlock(call_id, name, tool_input), ToolResultBlock(call_id, shown, error)
-    return use, result, step.kept if step is not None else {}
+    return use, result, kept
 
 
 def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:

@@ -11,6 +11,7 @@
     python benchmarks/build_fresh_corpus.py --set 10 MIRRORS OUT   # the tenth, blind set
     python benchmarks/build_fresh_corpus.py --set 11 MIRRORS OUT   # the eleventh, blind set
     python benchmarks/build_fresh_corpus.py --set 12 MIRRORS OUT   # the twelfth, blind set
+    python benchmarks/build_fresh_corpus.py --set 13 MIRRORS OUT   # the thirteenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -20,7 +21,8 @@ deleted, the SpecStory ones of sets 7 and 9 in the ``.specstory/history`` folder
 extension or CLI writes, the mini-swe-agent trajectories of set 10 in the run folders two forks
 of mini-swe-agent committed, the SpecStory ones of set 11 in ``.specstory/history`` again, from
 Cursor in 2025 and 2026 layouts, and those of set 12 there too, written by the SpecStory CLI and
-extension from Claude Code, VS Code Copilot and the Cursor IDE), copied byte for byte and checked
+extension from Claude Code, VS Code Copilot and the Cursor IDE, and set 13's Gemini CLI session
+on an Entire checkpoint ref again), copied byte for byte and checked
 against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -28,8 +30,9 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
 ``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7),
 ``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9),
-``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11) and
-``benchmarks/fresh_probes12/`` (set 12); the README of each says where its sessions come from.
+``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11),
+``benchmarks/fresh_probes12/`` (set 12) and ``benchmarks/fresh_probes13/`` (set 13); the README
+of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -373,6 +376,20 @@ SET12_SESSIONS = (
      "fadda6b07488502d987ed929cde60cd14826d940159cec7c0b07665ad0c243d6"),
 )  # fmt: skip
 SET12 = tuple(specstory(repo, commit, stem, sha) for (repo, commit), stem, sha in SET12_SESSIONS)
+# Set 13 (issue #26's thirteenth, blind set): a Gemini CLI session in its own JSON layout
+# ({sessionId, projectHash, messages}), the full.jsonl of a checkpoint the Entire CLI pushed to
+# savekirk/session-bridge's entire/checkpoints/v1 (MIT, its LICENSE.md; set 8 took that repository's
+# OpenCode and Codex sessions, none of its Gemini CLI ones). The only permissively licensed native
+# Gemini CLI, Cline/Roo/Kilo, qwen-code or OpenHands session above the 40,000-token window found
+# (fresh_probes13/README.md says where else was looked and why each was left).
+SET13_CHECKPOINTS = (
+    (SESSION_BRIDGE, "gemini-cli", "e9/4f17cdc65d/0",
+     "4c8650d6b1a25fc78dd32aa992dae4fd9bc9932efb0ea6161b853efb82f5d783"),
+)  # fmt: skip
+SET13 = tuple(
+    checkpoint(repository, commit, folder, sha, agent)
+    for (repository, commit), agent, folder, sha in SET13_CHECKPOINTS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -385,6 +402,7 @@ SETS = {
     10: SET10,
     11: SET11,
     12: SET12,
+    13: SET13,
 }
 
 

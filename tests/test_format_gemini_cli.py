@@ -17,10 +17,12 @@ from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.model import TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
+from contextwarden.summarizers.structured import StructuredSummarizer
 
 JSONL = FIXTURES_DIR / "gemini-cli/Mai0313__VibeCodingTracker__session.jsonl"
 WITH_KIND = FIXTURES_DIR / "gemini-cli/Mai0313__VibeCodingTracker__session-kind-main.json"
 WITHOUT_KIND = FIXTURES_DIR / "gemini-cli/Mai0313__VibeCodingTracker__session-2025-10.json"
+DENIED = FIXTURES_DIR / "gemini-cli/savekirk__session-bridge__denied-with-reason.json"
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -32,7 +34,7 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("path", [JSONL, WITH_KIND, WITHOUT_KIND], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [JSONL, WITH_KIND, WITHOUT_KIND, DENIED], ids=lambda p: p.name)
 def test_both_layouts_are_detected_and_load_with_no_rule_broken(path: Path) -> None:
     assert detect_format(path) == "gemini-cli"
     history = load(path)
@@ -182,3 +184,39 @@ def test_a_text_part_with_more_fields_keeps_its_text_and_the_part(tmp_path: Path
     assert isinstance(reply.content[0], TextBlock) and reply.content[0].text.startswith("done")
     assert not reply.content[0].extra  # nothing Gemini-only goes on an Anthropic text block
     assert dict(reply.meta.extra["parts"][0]["text_part_fields"][0]) == signed
+
+
+def _denials(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each cancelled call's id and the words the person typed in the user record after it."""
+    records = document["messages"]
+    pairs = []
+    for at, record in enumerate(records):
+        for call in record.get("toolCalls", []):
+            if call["status"] == "cancelled":
+                typed = next(r for r in records[at + 1 :] if r["type"] == "user")
+                pairs.append((call["id"], typed["content"][0]["text"]))
+    return pairs
+
+
+def test_words_typed_when_denying_a_call_follow_its_cancelled_result_verbatim() -> None:
+    # Gemini CLI writes the reason a person gives for denying a call as a user record after the
+    # reply holding the cancelled call: the person's words, in the turn that answers the call.
+    document = json.loads(DENIED.read_text(encoding="utf-8"))
+    denials = _denials(document)
+    history = load(DENIED)
+    assert len(denials) == 2 and validate(history.messages) == []
+    for call_id, typed in denials:
+        turn = next(
+            m for m in history.messages if call_id in [r.tool_use_id for r in m.tool_results]
+        )
+        result = next(r for r in turn.tool_results if r.tool_use_id == call_id)
+        assert result.is_error and result.content.startswith("[Operation Cancelled]")
+        assert turn.role == "user" and turn.content[-1] == TextBlock(typed)
+
+
+def test_a_summary_carries_the_words_typed_with_a_denial_as_the_persons_own() -> None:
+    # Issue #26: words a person types in the same turn as a tool result must not be lost with it.
+    denials = _denials(json.loads(DENIED.read_text(encoding="utf-8")))
+    summary = StructuredSummarizer().summarize(load(DENIED).messages[:-1])
+    requests = summary.text.split("All User Messages:", 1)[1]
+    assert all(f"\n{typed}\n" in requests for _, typed in denials)

@@ -7,9 +7,11 @@ its markers gets back with the ``recall`` tool, side by side, per kind of fact.
 Each session is replayed twice in this one run through the ladder: without the tool
 (``ContextPolicy()``, today's default) and with it (``ContextPolicy(recall=True)``: each summary
 names the id of the span it covers). At the last request, a probe missing from the context counts
-as recalled when an original that the context's markers name holds it verbatim
-(``eval.recall_path``). Probes are the default ones plus ``reasoning_probes``; the sessions are
-split as ``bench_retention`` splits them, held-out half first.
+as recalled when an original that the context's markers name holds it verbatim, or an original
+named in one of those (a summary of a summary names its own span, which holds the summary before
+it and that one's span id: ``eval.recall_path``); the last row is what reading them all costs.
+Probes are the default ones plus ``reasoning_probes``; the sessions are split as
+``bench_retention`` splits them, held-out half first.
 """
 
 from __future__ import annotations

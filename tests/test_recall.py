@@ -16,6 +16,7 @@ import pytest
 
 from contextwarden.compaction.summarize import Summarize
 from contextwarden.eval.probes import Probe
+from contextwarden.eval.recall_path import follow_markers
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
@@ -215,3 +216,29 @@ def test_the_replay_measures_the_recall_path() -> None:
     assert ladder.recall.final_share(ladder.retention) == 1.0 > ladder.retention.final_share
     assert truncate.retention.missing_at_end and truncate.recall.recovered == ()
     assert ladder.as_json()["probe_retention_final_recall"] == 1.0
+
+
+def test_the_recall_path_follows_a_summary_of_a_summary_back() -> None:
+    """A second summary's span holds the first summary, which names the first span: a model
+    following markers reads on through it, as the recall path measures."""
+    history = load(fixture_path(SESSION))
+    first = list(history.messages)
+    manager = ContextManager(ContextPolicy(context_window=12_000, recall=True))
+    for keep in (4_000, 500):
+        report = manager.apply(history, Summarize(keep_tokens=keep), trigger="manual")
+        assert report.applied, report.description
+    [latest] = SPAN_ID.findall(history.messages[0].text)
+    span = recall(history, {"id": latest, "offset": 0}).text
+    [earlier] = [i for i in SPAN_ID.findall(span) if i != latest]
+    context = "\n".join(m.text for m in history.messages)
+    lines = [
+        line
+        for m in first
+        for r in m.tool_results
+        for line in r.text.splitlines()
+        if len(line) > 40 and line not in context and line not in span
+    ]
+    assert lines, "the first span holds lines neither the context nor the second span shows"
+    assert all(line in recall(history, {"id": earlier}).text for line in lines[:1])
+    path = follow_markers(history, lines[:5])
+    assert path.recovered == tuple(lines[:5]) and path.ids == 2

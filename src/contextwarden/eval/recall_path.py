@@ -2,8 +2,10 @@
 context would get back with the ``recall`` tool of the facts that context no longer holds.
 
 The scripted model recalls every id the context names (``recall.named_ids``), reading each
-original to its end a page at a time; a missing probe counts as recovered when one of those
-originals holds it verbatim.
+original to its end a page at a time, and every id those originals name in turn (a summary of a
+summary names only its own span, whose transcript holds the earlier summary and the id of the
+span that one covers); a missing probe counts as recovered when one of those originals holds it
+verbatim. ``calls`` is what reading all of them costs.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from contextwarden.eval.retention import Retention
 from contextwarden.history import ConversationHistory
-from contextwarden.recall import PAGE_CHARS, named_ids, original
+from contextwarden.recall import MARKED_IDS, PAGE_CHARS, named_ids, original
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +26,7 @@ class RecallPath:
 
     recovered: tuple[str, ...]
     ids: int
-    """Ids the last context names."""
+    """Ids read: those the last context names and those their originals name."""
     calls: int
     """Recall calls to read every named original whole (pages of ``PAGE_CHARS``)."""
 
@@ -44,9 +46,21 @@ class RecallPath:
 
 
 def follow_markers(history: ConversationHistory, missing: Sequence[str]) -> RecallPath:
-    """Recall every id ``history``'s current context names; which of ``missing`` come back."""
+    """Recall every id ``history``'s current context names, and every id an original recalled
+    names; which of ``missing`` come back."""
     ids = named_ids(history.messages)
-    texts = [text for text in (original(history, i) for i in ids) if text is not None]
+    texts: list[str] = []
+    seen = set(ids)
+    for wanted in ids:  # grows: an original may name earlier ones (a summary of a summary)
+        text = original(history, wanted)
+        if text is None:
+            continue
+        texts.append(text)
+        for found in MARKED_IDS.findall(text):
+            named = found[0] or found[1]
+            if named not in seen:
+                seen.add(named)
+                ids.append(named)
     calls = sum(max(1, math.ceil(len(text) / PAGE_CHARS)) for text in texts)
     recovered = tuple(p for p in missing if any(p in text for text in texts))
     return RecallPath(recovered, len(ids), calls)

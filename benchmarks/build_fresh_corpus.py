@@ -12,6 +12,7 @@
     python benchmarks/build_fresh_corpus.py --set 11 MIRRORS OUT   # the eleventh, blind set
     python benchmarks/build_fresh_corpus.py --set 12 MIRRORS OUT   # the twelfth, blind set
     python benchmarks/build_fresh_corpus.py --set 13 MIRRORS OUT   # the thirteenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 14 MIRRORS OUT   # the fourteenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -21,8 +22,9 @@ deleted, the SpecStory ones of sets 7 and 9 in the ``.specstory/history`` folder
 extension or CLI writes, the mini-swe-agent trajectories of set 10 in the run folders two forks
 of mini-swe-agent committed, the SpecStory ones of set 11 in ``.specstory/history`` again, from
 Cursor in 2025 and 2026 layouts, and those of set 12 there too, written by the SpecStory CLI and
-extension from Claude Code, VS Code Copilot and the Cursor IDE, and set 13's Gemini CLI session
-on an Entire checkpoint ref again), copied byte for byte and checked
+extension from Claude Code, VS Code Copilot and the Cursor IDE, set 13's Gemini CLI session on
+an Entire checkpoint ref again, and those of set 14 on the checkpoint branch of an
+infrastructure and data project), copied byte for byte and checked
 against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -31,7 +33,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7),
 ``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9),
 ``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11),
-``benchmarks/fresh_probes12/`` (set 12) and ``benchmarks/fresh_probes13/`` (set 13); the README
+``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13) and
+``benchmarks/fresh_probes14/`` (set 14); the README
 of each says where its sessions come from.
 """
 
@@ -390,6 +393,23 @@ SET13 = tuple(
     checkpoint(repository, commit, folder, sha, agent)
     for (repository, commit), agent, folder, sha in SET13_CHECKPOINTS
 )
+# Set 14 (issue #26's fourteenth, blind set): work other than application coding (nginx, CloudFront,
+# systemd and PostgreSQL operations, a server move, CI health checks, a chat page's CSS, steering a
+# local model through MCP tool descriptions), six Claude Code sessions the Entire CLI pushed to
+# Safecast/safecast-map-MCP's entire/checkpoints/v1 branch, read at that branch's tip. The
+# repository has no licence file; its README (at main, 3758342aaa495815d16dc1e7f9c165e4f4fbc72d)
+# says "## License / MIT".
+SAFECAST = ("Safecast/safecast-map-MCP", "5ef9f6d6457c05904937ba02be8b2aae721c59c5")
+SAFECAST_CHECKPOINTS = (
+    ("6d/f663cdee01/0", "1e7f641ae48f0b729239eb118c7f35bae0cadf30a6bf803ced8579919357a3d8"),
+    ("da/1a12cda362/0", "a0e6f8c310d144b8665bfa5b1a8fb6063f3d17ca02c961e7599afb2f79ba66c9"),
+    ("91/7513b9d7ec/0", "c27b9321b28e637835f1385f2d9a70003226b5cf32d100d8f8c26ccd3b753490"),
+    ("05/2c8105444f/0", "9be9dae1fa4da4eb2319f6324f6174f1c46d8461c2652b1c8e9ed2dc907c5c4c"),
+    ("22/3b4daa0a26/0", "4775f294790d4543db6ed0caec85dc5af1db9685eb8e778633754e12297d8b6e"),
+    ("a6/6e89150b24/0", "323030ef893332aad092ba86326ad8c13bce39120c3e41e35a0f1153f334c0ef"),
+)
+SET14 = tuple(checkpoint(*SAFECAST, folder, sha) for folder, sha in SAFECAST_CHECKPOINTS)
+
 SETS = {
     1: SET1,
     3: SET3,
@@ -403,6 +423,7 @@ SETS = {
     11: SET11,
     12: SET12,
     13: SET13,
+    14: SET14,
 }
 
 

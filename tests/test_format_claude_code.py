@@ -9,23 +9,39 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TRANSCRIPTS, corpus, fixture_path, session_params
+from conftest import FIXTURES_DIR, TRANSCRIPTS, corpus, fixture_path, session_params
 
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.formats.claude_code import NAME, read, sniff
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
-from contextwarden.model import TextBlock, ToolResultBlock, UnknownBlock
+from contextwarden.model import Message, TextBlock, ToolResultBlock, UnknownBlock
 from contextwarden.rules import validate
+from contextwarden.summarizers.typed import user_messages
 from tests.jsonpaths import assert_wrong_types_never_crash
 
 FILES = [p for p in TRANSCRIPTS if p.parent.name == "claude-code"]  # the corpus's, when present
 SESSIONS = session_params("claude-code")
 SMALL = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
 COMPACTED = fixture_path("claude-code/entireio__cli__7662d755ef9f-s2-1compact-sonnet.jsonl")
-# Written from NOTES.md on purpose rather than imported, so the count below is independent.
-INJECTED = ("<system-reminder>", "<local-command-", "<bash-std", "[Request interrupted")
+# Written from NOTES.md on purpose rather than imported, so the count below is independent
+# (the last three: task notifications and the IDE extension's context, read in Safecast's files).
+INJECTED = (
+    "<system-reminder>",
+    "<local-command-",
+    "<bash-std",
+    "[Request interrupted",
+    "<task-notification>",
+    "<ide_opened_file>",
+    "<ide_selection>",
+)
+# Background commands finishing and an IDE note in front of a question (Claude Code 2.1.42)
+NOTIFIED = (
+    FIXTURES_DIR
+    / "claude-code"
+    / "Safecast__safecast-map-MCP__da-1a12cda362-task-notifications.jsonl"
+)
 
 
 def by_name(part: str) -> Path:
@@ -201,6 +217,32 @@ def test_injected_text_is_kept_and_marked() -> None:
     assert "<command-args>we've finished the base implementation" in typed[0]
     assert typed[1] == "can we continue the debug?"
     assert message.meta.extra["injected"] is False  # it also holds typed text
+
+
+def test_task_notifications_and_ide_notes_are_kept_and_marked_as_the_tools() -> None:
+    history = load(NOTIFIED)
+    notices = [m for m in history.messages if "<task-notification>" in message_texts(m)]
+    assert len(notices) == 3
+    for message in notices:
+        text = message_texts(message)
+        assert text.endswith("Read the output file to retrieve the result: " + output_file(text))
+        assert message.meta.extra["injected_texts"] == (text,)  # kept whole, listed as the tool's
+        assert message.meta.extra["injected"] is True
+    asked = next(m for m in history.messages if "VPS01" in message_texts(m))
+    note, typed = (b.text for b in asked.content if isinstance(b, TextBlock))
+    assert note.startswith("<ide_opened_file>The user opened the file")
+    assert asked.meta.extra["injected_texts"] == (note,)
+    assert asked.meta.extra["injected"] is False  # the person's question is beside it
+    assert [t.text for t in user_messages(history.messages)] == [typed]
+    assert typed == "We can still use the old MCP at VPS01 If we want?"
+
+
+def message_texts(message: Message) -> str:
+    return "".join(b.text for b in message.content if isinstance(b, TextBlock))
+
+
+def output_file(notice: str) -> str:
+    return notice.split("<output-file>", 1)[1].split("</output-file>", 1)[0]
 
 
 @corpus

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from contextwarden.summarizers.failures import failure_excerpt
+from contextwarden.summarizers.failures import EXCERPT_CHARS, failure_excerpt
 
 NPM_PUBLISH = (
     "\U0001f4e6 Publishing agentv@4.40.1\n"
@@ -107,3 +107,30 @@ def test_a_tool_error_is_its_first_line_not_the_text_it_echoes() -> None:
     assert failure_excerpt(output, is_error=True, shell=False) == (
         "Found 2 matches of the string to replace, but replace_all is false."
     )
+
+
+# tsc's error as a Codex session of savekirk/session-bridge shows it (MIT, commit ea93acc).
+TSC_LONG = (
+    "src/checkpoints/orchestration.ts(315,59): error TS2345: Argument of type '({ checkpointId: "
+    "string; summary: CheckpointSummaryRecord; sessions: SessionContentRecord[]; rewindPoints: "
+    "never[]; commits: CheckpointCommit[]; } | null)[]' is not assignable to parameter of type "
+    "'Iterable<LoadedCheckpointRecord>'."
+)
+
+
+def test_a_long_failure_line_keeps_its_head_and_its_last_clause() -> None:
+    """A diagnostic too long to quote whole loses the type it quotes in the middle, not what it
+    is about (its location and code) nor what was expected (its last clause)."""
+    excerpt = failure_excerpt(TSC_LONG, is_error=True, shell=True)
+    assert excerpt is not None
+    assert len(excerpt) <= EXCERPT_CHARS
+    assert excerpt.startswith("src/checkpoints/orchestration.ts(315,59): error TS2345: Argument")
+    assert excerpt.endswith(
+        " … } | null)[]' is not assignable to parameter of type 'Iterable<LoadedCheckpointRecord>'."
+    )
+
+
+def test_a_long_line_with_no_last_clause_keeps_its_head() -> None:
+    line = "error: " + "x" * 400
+    excerpt = failure_excerpt(line, is_error=True, shell=True)
+    assert excerpt == line[: EXCERPT_CHARS - 1] + "…"

@@ -357,20 +357,20 @@ def prose_runs(
     return runs
 
 
-def clipped(unit: str) -> str:
-    """``unit`` when it fits in ``MAX_DECISION_CHARS``; else its head and its last clause apart
+def clipped(unit: str, limit: int = MAX_DECISION_CHARS) -> str:
+    """``unit`` when it fits in ``limit`` characters; else its head and its last clause apart
     (`` … ``): a long sentence states its choice or cause first and often its outcome in its
     last clause ("Rather than X, the fix does Y: …, which now also does Z"), so a middle goes
     rather than that clause. The last clause starts after ``, ; :`` or a dash and says
     something (``MIN_DECISION_CHARS`` letters) in at most half the room; without one the head
     alone is kept."""
-    if len(unit) <= MAX_DECISION_CHARS:
+    if len(unit) <= limit:
         return unit
-    room = MAX_DECISION_CHARS - len(_GAP)
+    room = limit - len(_GAP)
     starts = [m.end() for m in _CLAUSE_START.finditer(unit, len(unit) - room // 2)]
     tails = [unit[at:] for at in starts if weight(unit[at:]) >= MIN_DECISION_CHARS]
     if not tails:
-        return unit[:MAX_DECISION_CHARS]
+        return unit[:limit]
     head = unit[: room - len(tails[-1])]
     return f"{head[: head.rfind(' ')] if ' ' in head else head}{_GAP}{tails[-1]}"
 

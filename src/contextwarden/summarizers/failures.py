@@ -29,6 +29,7 @@ import json
 import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.decisions import clipped
 from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
@@ -479,8 +480,16 @@ def _is_status_line(line: str) -> bool:
 
 
 def _clip(line: str) -> str:
+    """``line`` stripped, within ``EXCERPT_CHARS``: a longer one by its head and last clause
+    (``decisions.clipped``), as a long diagnostic puts what it is about first and what was
+    expected last, a type or a value quoted whole between (tsc's ``Argument of type '{ … }'
+    is not assignable to parameter of type 'X'``, mypy's ``…; expected "Y"``); by its head and
+    ``…`` when no clause ends it."""
     line = line.strip()
-    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1] + "…"
+    if len(line) <= EXCERPT_CHARS:
+        return line
+    kept = clipped(line, EXCERPT_CHARS)
+    return kept if kept != line[:EXCERPT_CHARS] else line[: EXCERPT_CHARS - 1] + "…"
 
 
 def command_key(command: str) -> str:

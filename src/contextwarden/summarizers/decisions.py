@@ -140,12 +140,14 @@ _MEASURED = re.compile(
 wedge to a 2s pass", "3.1s → 0.4s", "from 40% to 5%"); a bare range ("from 1 to 50") is not
 one."""
 _LABELLED = re.compile(
-    r"(?:[-*\u2022]\s+)?(?:\*\*|__)?(?:root cause|cause|fix|decision|verdict|conclusion|diagnosis"
-    r"|solution|approach)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
+    r"(?:[-*\u2022]\s+)?(?:\*\*|__)?(?:[^\W\d_]+[ -])?(?:cause|fix|decision|verdict|conclusion"
+    r"|diagnosis|solution|approach|strategy|choice)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
     re.I,
 )
 """A line the author labels as the cause or the choice ("**Fix:** new option that …", "Root
-cause: …"): a decision by its author's own word."""
+cause: …"), the label perhaps qualified by a word ("**Execution Strategy:** sequential, one
+agent", "**Transaction Fix:** wrap both in one transaction"): a decision by its author's own
+word."""
 _HEADING = re.compile(r"#{1,6}\s|(?:\*\*|__)[^*_]+(?:\*\*|__):?$")
 """A Markdown heading, or a line that is bold only ("**Root cause**"): it names what the lines
 under it are about, and says nothing itself unless a signal does (not a plan's step)."""

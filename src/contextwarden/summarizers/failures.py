@@ -30,6 +30,7 @@ import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.decisions import clipped
+from contextwarden.summarizers.diagnostics import error_diagnostics
 from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
@@ -246,6 +247,9 @@ def failure_excerpt(
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
     if not failed and speaks:
+        errors = error_diagnostics(text)  # an editor's problems: the code does not build
+        if errors:
+            return _clip(errors[0])
         failed = _tool_says_it_failed(text)
     if not failed:
         return None
@@ -300,11 +304,13 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     summary quotes first. Its failure lines come most telling first (``failure_marks``: a
     located error before a run's verdict); a tool's own message (not ``shell``) then gives the
     line after its excerpt, which says what it was about (``String to replace not found in
-    file.``, then the string). The summary and microcompact both keep these, so a cleared result
-    and a summary keep the same lines."""
+    file.``, then the string), and an editor's reply its other error diagnostics only (its
+    JSON's lines are fields, not what failed). The summary and microcompact both keep these,
+    so a cleared result and a summary keep the same lines."""
     text = _TOOL_ERROR_TAG.sub("", _ANSI.sub("", program_output(text)))
-    lines = [line for _, line in ranked_lines(text)]
-    if not shell:
+    diagnosed = [] if shell else error_diagnostics(text)
+    lines = diagnosed or [line for _, line in ranked_lines(text)]
+    if not shell and not diagnosed:
         lines += _lines_after(text.splitlines(), excerpt)
     found: list[str] = []
     for line in lines:

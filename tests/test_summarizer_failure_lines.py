@@ -134,3 +134,16 @@ def test_a_long_line_with_no_last_clause_keeps_its_head() -> None:
     line = "error: " + "x" * 400
     excerpt = failure_excerpt(line, is_error=True, shell=True)
     assert excerpt == line[: EXCERPT_CHARS - 1] + "…"
+
+
+def test_a_long_line_ending_in_a_link_keeps_its_head() -> None:
+    """A last clause pointing to a page says where to read more, not what failed: the head,
+    which holds the message, is kept instead (a Vertex AI error, in specstoryai/keyframe-blogger's
+    SpecStory history, MIT)."""
+    line = (
+        'details = "Publisher Model `projects/gen-lang-client-0461843917/locations/us-central1/'
+        "publishers/google/models/gemini-1.5-flash-002` was not found or your project does not "
+        "have access to it. Please ensure you are using a valid model version. For more "
+        'information, see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions"'
+    )
+    assert failure_excerpt(line, is_error=True, shell=True) == line[: EXCERPT_CHARS - 1] + "…"

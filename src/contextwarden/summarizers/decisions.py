@@ -54,6 +54,8 @@ _SENTENCE_END = re.compile(
 fix — …", "2. Then …"): the item is one sentence with its label."""
 _GAP = " \u2026 "
 """Where ``clipped`` left a long sentence's middle out."""
+_LINK = "://"
+"""What a URL holds: a clause with one points elsewhere."""
 _CLAUSE_START = re.compile(r"[,;:]\s+|\s[\u2014\u2013]\s")
 _LETTERS = re.compile(r"[^\W_]")
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
@@ -364,13 +366,18 @@ def clipped(unit: str, limit: int = MAX_DECISION_CHARS) -> str:
     (`` … ``): a long sentence states its choice or cause first and often its outcome in its
     last clause ("Rather than X, the fix does Y: …, which now also does Z"), so a middle goes
     rather than that clause. The last clause starts after ``, ; :`` or a dash and says
-    something (``MIN_DECISION_CHARS`` letters) in at most half the room; without one the head
-    alone is kept."""
+    something (``MIN_DECISION_CHARS`` letters) in at most half the room, and holds no link (a
+    link says where to read more: ``For more information, see: https://…``); without one the
+    head alone is kept."""
     if len(unit) <= limit:
         return unit
     room = limit - len(_GAP)
     starts = [m.end() for m in _CLAUSE_START.finditer(unit, len(unit) - room // 2)]
-    tails = [unit[at:] for at in starts if weight(unit[at:]) >= MIN_DECISION_CHARS]
+    tails = [
+        unit[at:]
+        for at in starts
+        if weight(unit[at:]) >= MIN_DECISION_CHARS and _LINK not in unit[at:]
+    ]
     if not tails:
         return unit[:limit]
     head = unit[: room - len(tails[-1])]

@@ -61,19 +61,22 @@ _LETTERS = re.compile(r"[^\W_]")
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _REASONS = (
     # English: a reason; a choice, or an alternative ruled out
-    r"because|since|so that|to avoid|otherwise|due to|which means|so (?:we|it|the|that)|as it"
+    r"because|since|so that|to avoid|to prevent|otherwise|due to|which means|so (?:we|it|the|that)"
+    r"|as it"
     r"|given that|that's why|hence|therefore"
     r"|instead|rather than|decid\w*|chose|choose|prefer\w*|better (?:to|than|approach|option)"
-    r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? with|switch(?:ed|ing)? to"
+    r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? (?:ahead )?with|switch(?:ed|ing)? to"
     r"|falls? back|fallback|quick fix|long-term|workaround|trade-?off|no need|not needed"
     r"|need to keep|constraint"
     # Russian
     r"|потому что|так как|поэтому|из-за|вместо|решил\w*|решени\w*|лучше|не нужно|следует"
     # Spanish, Portuguese
     r"|porque|ya que|debido a|en lugar de|en vez de|em vez de|ao invés de|decid\w*|mejor|melhor"
+    r"|para evitar"
     r"|por eso|por isso"
     # French, German
-    r"|parce que|puisque|au lieu de|plutôt que|décid\w*|weil|deshalb|daher|statt|anstatt"
+    r"|parce que|puisque|au lieu de|plutôt que|décid\w*|pour éviter|weil|deshalb|daher|statt"
+    r"|anstatt"
     r"|stattdessen|entschieden|besser"
 )
 _DIAGNOSES = (

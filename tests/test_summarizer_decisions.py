@@ -32,6 +32,10 @@ COUNTER = HeuristicCounter()
         "Usaré SQLite en lugar de PostgreSQL porque no necesita servidor.",
         "Je garde SQLite parce que la base ne demande aucun serveur.",
         "Ich nehme SQLite statt PostgreSQL, weil es keinen Server braucht.",
+        # a purpose (what it guards against), and a choice gone ahead with
+        "The wrapper gets an inactivity watchdog to prevent hangs on a silent child.",
+        "Añado un temporizador de inactividad para evitar bloqueos del proceso hijo.",
+        "I'm going ahead with the part we control: a details view in our own sidebar.",
         "我们保留 SQLite\uff0c因为它不需要服务器。",
         "サーバーが不要なため、SQLite をそのまま使います。",
         # diagnoses without the classic signal words

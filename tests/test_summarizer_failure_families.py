@@ -38,6 +38,17 @@ FAMILIES = {
         "    + FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand",
         "Get-Item : Cannot find path 'C:\\build\\out.zip' because it does not exist.",
     ),
+    # A parser error's message comes under the carets and names no failure word: as Cursor's
+    # terminal showed it in Bucur21/PaperBites's SpecStory history (MIT, commit 7a7c53c).
+    "powershell parser error": (
+        "At C:\\Users\\bucur\\AppData\\Local\\Temp\\ps-script-c6ee5b49.ps1:106 char:79\n"
+        "+ ... erBites\\services\\api; npm install bcryptjs @fastify/cookie && npm ins ...\n"
+        "+                                                                ~~\n"
+        "The token '&&' is not a valid statement separator in this version.\n"
+        "    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\n"
+        "    + FullyQualifiedErrorId : InvalidEndOfLine",
+        "The token '&&' is not a valid statement separator in this version.",
+    ),
     "powershell unknown command": (
         "nmake: The term 'nmake' is not recognized as a name of a cmdlet, function, script file, "
         "or executable program.",

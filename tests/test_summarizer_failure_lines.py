@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from contextwarden.summarizers.failures import failure_excerpt
+from contextwarden.summarizers.failures import EXCERPT_CHARS, failure_excerpt
 
 NPM_PUBLISH = (
     "\U0001f4e6 Publishing agentv@4.40.1\n"
@@ -107,3 +107,43 @@ def test_a_tool_error_is_its_first_line_not_the_text_it_echoes() -> None:
     assert failure_excerpt(output, is_error=True, shell=False) == (
         "Found 2 matches of the string to replace, but replace_all is false."
     )
+
+
+# tsc's error as a Codex session of savekirk/session-bridge shows it (MIT, commit ea93acc).
+TSC_LONG = (
+    "src/checkpoints/orchestration.ts(315,59): error TS2345: Argument of type '({ checkpointId: "
+    "string; summary: CheckpointSummaryRecord; sessions: SessionContentRecord[]; rewindPoints: "
+    "never[]; commits: CheckpointCommit[]; } | null)[]' is not assignable to parameter of type "
+    "'Iterable<LoadedCheckpointRecord>'."
+)
+
+
+def test_a_long_failure_line_keeps_its_head_and_its_last_clause() -> None:
+    """A diagnostic too long to quote whole loses the type it quotes in the middle, not what it
+    is about (its location and code) nor what was expected (its last clause)."""
+    excerpt = failure_excerpt(TSC_LONG, is_error=True, shell=True)
+    assert excerpt is not None
+    assert len(excerpt) <= EXCERPT_CHARS
+    assert excerpt.startswith("src/checkpoints/orchestration.ts(315,59): error TS2345: Argument")
+    assert excerpt.endswith(
+        " … } | null)[]' is not assignable to parameter of type 'Iterable<LoadedCheckpointRecord>'."
+    )
+
+
+def test_a_long_line_with_no_last_clause_keeps_its_head() -> None:
+    line = "error: " + "x" * 400
+    excerpt = failure_excerpt(line, is_error=True, shell=True)
+    assert excerpt == line[: EXCERPT_CHARS - 1] + "…"
+
+
+def test_a_long_line_ending_in_a_link_keeps_its_head() -> None:
+    """A last clause pointing to a page says where to read more, not what failed: the head,
+    which holds the message, is kept instead (a Vertex AI error, in specstoryai/keyframe-blogger's
+    SpecStory history, MIT)."""
+    line = (
+        'details = "Publisher Model `projects/gen-lang-client-0461843917/locations/us-central1/'
+        "publishers/google/models/gemini-1.5-flash-002` was not found or your project does not "
+        "have access to it. Please ensure you are using a valid model version. For more "
+        'information, see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions"'
+    )
+    assert failure_excerpt(line, is_error=True, shell=True) == line[: EXCERPT_CHARS - 1] + "…"

@@ -96,3 +96,35 @@ def test_verification_appends_a_refusal_an_llm_summary_left_out() -> None:
     full, added = verify("1. Primary Request and Intent:\nPush.\n", facts, COUNTER)
     assert f"error {REFUSED}" in added
     assert REFUSED in full
+
+
+# VS Code's Copilot Chat answers a call the person skipped so, with no error flag; SpecStory
+# shows the call's input above it (trimmed from nndeploy/nndeploy's history, Apache-2.0,
+# commit 7188da6).
+SKIPPED = "The user chose to skip the tool call, they want to proceed without running it"
+SKIPPED_STEP = (
+    "**Input:**\n- command: `cmake --build build --target nndeploy_plugin_depth`\n"
+    f"- goal: `Verify build`\n**Result:**\n```\n{SKIPPED}\n```"
+)
+
+
+def test_a_skip_no_flag_marks_is_a_refusal_not_a_fixed_error() -> None:
+    build = Use("b1", "run_in_terminal", {"command": "cmake --build build"})
+    again = Use("b2", "run_in_terminal", {"command": "cmake --build build"})
+    messages = [
+        Message.user("Build the plugin."),
+        Message.assistant([build]),
+        Message.user([ToolResultBlock("b1", SKIPPED_STEP)]),
+        Message.user("go on"),
+        Message.assistant([again]),
+        Message.user([ToolResultBlock("b2", "[100%] Built target nndeploy_plugin_depth")]),
+    ]
+    (error,) = extract_facts(messages).errors
+    assert error.excerpt == SKIPPED
+    assert error.rejected and not error.fixed
+
+
+def test_a_file_opening_with_a_skip_notice_is_its_contents() -> None:
+    read = Use("r1", "Read", {"file_path": "notes.md"})
+    messages = [Message.assistant([read]), Message.user([ToolResultBlock("r1", SKIPPED)])]
+    assert extract_facts(messages).errors == ()

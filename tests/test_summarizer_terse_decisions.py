@@ -30,6 +30,13 @@ FILLER = "The module sits next to the renderer and was last touched two releases
         # labelled by its author
         ("**Fix:** a new `order` option that reorders the list; unknown entries stay last.", 2),
         ("Root cause: the pool is closed before the last write is flushed.", 2),
+        # … its label qualified by a word, as yutakobayashidev/repiq's Claude Code session
+        # states its plan's choice (MIT)
+        (
+            "**Execution Strategy:** Sequential single agent (tasks are mainly sequential, "
+            "#3/#4 parallelism is minimal benefit).",
+            2,
+        ),
     ],
 )
 def test_a_terse_finding_is_a_decision(line: str, rank: int) -> None:

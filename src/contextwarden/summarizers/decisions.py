@@ -54,24 +54,29 @@ _SENTENCE_END = re.compile(
 fix — …", "2. Then …"): the item is one sentence with its label."""
 _GAP = " \u2026 "
 """Where ``clipped`` left a long sentence's middle out."""
+_LINK = "://"
+"""What a URL holds: a clause with one points elsewhere."""
 _CLAUSE_START = re.compile(r"[,;:]\s+|\s[\u2014\u2013]\s")
 _LETTERS = re.compile(r"[^\W_]")
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _REASONS = (
     # English: a reason; a choice, or an alternative ruled out
-    r"because|since|so that|to avoid|otherwise|due to|which means|so (?:we|it|the|that)|as it"
+    r"because|since|so that|to avoid|to prevent|otherwise|due to|which means|so (?:we|it|the|that)"
+    r"|as it"
     r"|given that|that's why|hence|therefore"
     r"|instead|rather than|decid\w*|chose|choose|prefer\w*|better (?:to|than|approach|option)"
-    r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? with|switch(?:ed|ing)? to"
+    r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? (?:ahead )?with|switch(?:ed|ing)? to"
     r"|falls? back|fallback|quick fix|long-term|workaround|trade-?off|no need|not needed"
     r"|need to keep|constraint"
     # Russian
     r"|потому что|так как|поэтому|из-за|вместо|решил\w*|решени\w*|лучше|не нужно|следует"
     # Spanish, Portuguese
     r"|porque|ya que|debido a|en lugar de|en vez de|em vez de|ao invés de|decid\w*|mejor|melhor"
+    r"|para evitar"
     r"|por eso|por isso"
     # French, German
-    r"|parce que|puisque|au lieu de|plutôt que|décid\w*|weil|deshalb|daher|statt|anstatt"
+    r"|parce que|puisque|au lieu de|plutôt que|décid\w*|pour éviter|weil|deshalb|daher|statt"
+    r"|anstatt"
     r"|stattdessen|entschieden|besser"
 )
 _DIAGNOSES = (
@@ -140,12 +145,14 @@ _MEASURED = re.compile(
 wedge to a 2s pass", "3.1s → 0.4s", "from 40% to 5%"); a bare range ("from 1 to 50") is not
 one."""
 _LABELLED = re.compile(
-    r"(?:[-*\u2022]\s+)?(?:\*\*|__)?(?:root cause|cause|fix|decision|verdict|conclusion|diagnosis"
-    r"|solution|approach)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
+    r"(?:[-*\u2022]\s+)?(?:\*\*|__)?(?:[^\W\d_]+[ -])?(?:cause|fix|decision|verdict|conclusion"
+    r"|diagnosis|solution|approach|strategy|choice)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
     re.I,
 )
 """A line the author labels as the cause or the choice ("**Fix:** new option that …", "Root
-cause: …"): a decision by its author's own word."""
+cause: …"), the label perhaps qualified by a word ("**Execution Strategy:** sequential, one
+agent", "**Transaction Fix:** wrap both in one transaction"): a decision by its author's own
+word."""
 _HEADING = re.compile(r"#{1,6}\s|(?:\*\*|__)[^*_]+(?:\*\*|__):?$")
 """A Markdown heading, or a line that is bold only ("**Root cause**"): it names what the lines
 under it are about, and says nothing itself unless a signal does (not a plan's step)."""
@@ -357,20 +364,25 @@ def prose_runs(
     return runs
 
 
-def clipped(unit: str) -> str:
-    """``unit`` when it fits in ``MAX_DECISION_CHARS``; else its head and its last clause apart
+def clipped(unit: str, limit: int = MAX_DECISION_CHARS) -> str:
+    """``unit`` when it fits in ``limit`` characters; else its head and its last clause apart
     (`` … ``): a long sentence states its choice or cause first and often its outcome in its
     last clause ("Rather than X, the fix does Y: …, which now also does Z"), so a middle goes
     rather than that clause. The last clause starts after ``, ; :`` or a dash and says
-    something (``MIN_DECISION_CHARS`` letters) in at most half the room; without one the head
-    alone is kept."""
-    if len(unit) <= MAX_DECISION_CHARS:
+    something (``MIN_DECISION_CHARS`` letters) in at most half the room, and holds no link (a
+    link says where to read more: ``For more information, see: https://…``); without one the
+    head alone is kept."""
+    if len(unit) <= limit:
         return unit
-    room = MAX_DECISION_CHARS - len(_GAP)
+    room = limit - len(_GAP)
     starts = [m.end() for m in _CLAUSE_START.finditer(unit, len(unit) - room // 2)]
-    tails = [unit[at:] for at in starts if weight(unit[at:]) >= MIN_DECISION_CHARS]
+    tails = [
+        unit[at:]
+        for at in starts
+        if weight(unit[at:]) >= MIN_DECISION_CHARS and _LINK not in unit[at:]
+    ]
     if not tails:
-        return unit[:MAX_DECISION_CHARS]
+        return unit[:limit]
     head = unit[: room - len(tails[-1])]
     return f"{head[: head.rfind(' ')] if ' ' in head else head}{_GAP}{tails[-1]}"
 

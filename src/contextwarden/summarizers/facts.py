@@ -274,7 +274,8 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
         if excerpt is None
         else further_lines(text, excerpt, MAX_ERROR_LINES, shell=is_shell(call))
     )
-    rejected = excerpt is not None and is_rejection(result)
+    # a harness that flags no refusal is known by its notice, quoted as the excerpt
+    rejected = excerpt is not None and (is_rejection(result) or is_rejection_notice(excerpt))
     walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))
     _track_tasks(walk, call, text)
 

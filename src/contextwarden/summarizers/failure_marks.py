@@ -114,6 +114,10 @@ _TEST_TITLE = re.compile(
 U+203A; ``● Test suite failed to run``; ``● Console`` heads logged output), and Playwright's
 (``  1) [chromium] › tests/chat.spec.ts:66:7 › Chat › sends``, its list reporter): the first
 line under it says why."""  # noqa: RUF001
+_PS_CARET = re.compile(r"^\s*\+\s*~+\s*$")
+"""The carets a PowerShell parser error draws under the code it shows (``+   ~~``): the next
+line is its message, which often uses no failure word (``The token '&&' is not a valid
+statement separator in this version.``, ``Missing closing '}' in statement block``)."""
 _CONSOLE = re.compile(r"^(\s*)\u25cf Console\s*$")
 """Jest's heading of what a test file logged (``console.log``, ``console.error`` entries, each
 with where it was called), indented under it: what the code printed, passing or not, not why
@@ -251,11 +255,18 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
     return order + [(TRAILER_RANK, line) for line in texts.get(TRAILER_RANK, [])]
 
 
+def _says_why_below(line: str) -> bool:
+    """Whether the line after ``line`` says why something failed: ``line`` is a failed test's
+    title (``_TEST_TITLE``) or the carets under the code a PowerShell parser error shows
+    (``_PS_CARET``)."""
+    return _TEST_TITLE.match(line) is not None or _PS_CARET.match(line) is not None
+
+
 def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
     """Each failure line's position and rank. A test's title (``_TEST_TITLE``) and source shown
-    around an error (``_CODE_FRAME``) rank nowhere, the first line under a title ranks as an
-    exception (it says why the test failed), and what a test logged (``_CONSOLE``) ranks as
-    logged."""
+    around an error (``_CODE_FRAME``) rank nowhere, the first line under a title or under a
+    PowerShell parser error's carets ranks as an exception (it says why), and what a test
+    logged (``_CONSOLE``) ranks as logged."""
     above = ""  # the last non-blank line before this one
     console: int | None = None  # the indent of the ● Console heading we are under
     for i, line in enumerate(lines):
@@ -268,7 +279,7 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
         rank = None if shown else line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK
-        elif rank in (None, WORD_RANK) and line.strip() and _TEST_TITLE.match(above):
+        elif rank in (None, WORD_RANK) and line.strip() and _says_why_below(above):
             rank = EXCEPTION_RANK
         if rank is not None:
             yield i, rank if console is None else max(rank, LOGGED_RANK)

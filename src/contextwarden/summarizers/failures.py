@@ -29,6 +29,8 @@ import json
 import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.decisions import clipped
+from contextwarden.summarizers.diagnostics import error_diagnostics
 from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
@@ -101,8 +103,10 @@ _YES_NO_PROGRAMS = frozenset(
 REJECTION_NOTICES = (
     "The user doesn't want to proceed with this tool use",  # Claude Code
     "Action rejected:",  # OpenHands V1's UserRejectObservation (formats.openhands_v1)
+    "The user chose to skip the tool call",  # VS Code's Copilot Chat, on the person's Skip
 )
-"""How an agent harness opens the result of a tool call the person refused to let run."""
+"""How an agent harness opens the result of a tool call the person refused to let run (some
+flag it an error, VS Code's does not)."""
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
@@ -154,9 +158,11 @@ _STATUS_LINES = (
     "</output_tail>",
 )
 """How a harness frames an output (Codex, mini-swe-agent): never the line that says what failed."""
-_FRAME_LINE = re.compile(r"^(?:```[\w-]*|Result:)$")
-"""How an export frames a tool's message (SpecStory's Markdown: ``Result:``, then the message
-in a code fence): never its first line."""
+_RESULT_HEAD = re.compile(r"^(?:\*\*)?Result:(?:\*\*)?$")
+_FRAME_LINE = re.compile(rf"^```[\w-]*$|{_RESULT_HEAD.pattern}")
+"""How an export frames a tool's message (SpecStory's Markdown: ``Result:`` or
+``**Result:**``, the call's input above it, then the message in a code fence): never its first
+line."""
 _PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped)$")
 """pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
 no line says what failed, not the one to quote either."""
@@ -244,7 +250,13 @@ def failure_excerpt(
             return _clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
+    refused = _refusal(text) if not failed and (shell or speaks) else None
+    if refused is not None:  # a harness that flags no refusal (VS Code's Skip), not a file
+        return _clip(refused)
     if not failed and speaks:
+        errors = error_diagnostics(text)  # an editor's problems: the code does not build
+        if errors:
+            return _clip(errors[0])
         failed = _tool_says_it_failed(text)
     if not failed:
         return None
@@ -274,9 +286,22 @@ def is_rejection_notice(text: str) -> bool:
 
 def is_rejection(result: ToolResultBlock) -> bool:
     """True when the person refused the call ``result`` answers: the harness flagged it an
-    error and wrote its rejection notice. The call never ran, so it did not fail and a later
-    call that succeeds does not fix it: the refusal is the person's decision."""
+    error and wrote its rejection notice (a harness that flags none: ``failure_excerpt`` quotes
+    its notice). The call never ran, so it did not fail and a later call that succeeds does not
+    fix it: the refusal is the person's decision."""
     return result.is_error and is_rejection_notice(_TOOL_ERROR_TAG.sub("", result.text))
+
+
+def _refusal(text: str) -> str | None:
+    """The line of a rejection notice that opens what the tool answered (after an export's
+    ``Result:`` heading, when it shows the call's input above one), or None."""
+    if not any(notice in text for notice in REJECTION_NOTICES):  # most results: no split
+        return None
+    lines = _TOOL_ERROR_TAG.sub("", text).splitlines()
+    heads = [i for i, line in enumerate(lines) if _RESULT_HEAD.match(line.strip())]
+    answer = [n.strip() for n in lines[heads[-1] + 1 if heads else 0 :] if n.strip()]
+    opening = next((n for n in answer if not _FRAME_LINE.match(n)), "")
+    return opening if is_rejection_notice(opening) else None
 
 
 def failure_lines(
@@ -299,11 +324,13 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     summary quotes first. Its failure lines come most telling first (``failure_marks``: a
     located error before a run's verdict); a tool's own message (not ``shell``) then gives the
     line after its excerpt, which says what it was about (``String to replace not found in
-    file.``, then the string). The summary and microcompact both keep these, so a cleared result
-    and a summary keep the same lines."""
+    file.``, then the string), and an editor's reply its other error diagnostics only (its
+    JSON's lines are fields, not what failed). The summary and microcompact both keep these,
+    so a cleared result and a summary keep the same lines."""
     text = _TOOL_ERROR_TAG.sub("", _ANSI.sub("", program_output(text)))
-    lines = [line for _, line in ranked_lines(text)]
-    if not shell:
+    diagnosed = [] if shell else error_diagnostics(text)
+    lines = diagnosed or [line for _, line in ranked_lines(text)]
+    if not shell and not diagnosed:
         lines += _lines_after(text.splitlines(), excerpt)
     found: list[str] = []
     for line in lines:
@@ -479,8 +506,16 @@ def _is_status_line(line: str) -> bool:
 
 
 def _clip(line: str) -> str:
+    """``line`` stripped, within ``EXCERPT_CHARS``: a longer one by its head and last clause
+    (``decisions.clipped``), as a long diagnostic puts what it is about first and what was
+    expected last, a type or a value quoted whole between (tsc's ``Argument of type '{ … }'
+    is not assignable to parameter of type 'X'``, mypy's ``…; expected "Y"``); by its head and
+    ``…`` when no clause ends it."""
     line = line.strip()
-    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1] + "…"
+    if len(line) <= EXCERPT_CHARS:
+        return line
+    kept = clipped(line, EXCERPT_CHARS)
+    return kept if kept != line[:EXCERPT_CHARS] else line[: EXCERPT_CHARS - 1] + "…"
 
 
 def command_key(command: str) -> str:

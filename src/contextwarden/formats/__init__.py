@@ -33,6 +33,7 @@ FORMATS: dict[str, str] = {
     "copilot": "contextwarden.formats.copilot",
     "entire": "contextwarden.formats.entire",
     "gemini-cli": "contextwarden.formats.gemini_cli",
+    "gemini-cli-share": "contextwarden.formats.gemini_cli_share",
     "cline": "contextwarden.formats.cline",
     "cline-ui": "contextwarden.formats.cline_ui",
     "opencode": "contextwarden.formats.opencode",

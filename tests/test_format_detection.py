@@ -76,7 +76,7 @@ def test_the_wrong_format_names_what_it_expected_and_the_first_record_it_found()
 def test_an_empty_file_forced_to_a_format_is_refused_even_when_lenient(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     path.write_text("")
-    for name in ("claude-code", "codex", "copilot", "entire", "gemini-cli"):
+    for name in ("claude-code", "codex", "copilot", "entire", "gemini-cli", "qwen-code"):
         for lenient in (False, True):
             with pytest.raises(FormatError, match="holds no records") as info:
                 load(path, name, lenient=lenient)

@@ -1,5 +1,5 @@
-"""Every Gemini CLI, Cline and OpenCode fixture replays through the ladder in a small window with
-no request invalid for the API and none over the window (issue 23's "done when")."""
+"""Every Gemini CLI, qwen-code, Cline and OpenCode fixture replays through the ladder in a small
+window with no request invalid for the API and none over the window (issue 23's "done when")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from conftest import FIXTURES_DIR
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
 
-AGENTS = ("gemini-cli", "cline", "opencode")
+AGENTS = ("gemini-cli", "qwen-code", "cline", "opencode")
 SESSIONS = sorted(p for agent in AGENTS for p in (FIXTURES_DIR / agent).iterdir() if p.is_file())
 SMALL_WINDOW = 4_000
 """Below the context the longer fixtures reach (~10,000 tokens), above their largest message."""

@@ -61,6 +61,25 @@ def test_every_agents_name_maps_to_one_canonical_tool(name: str | None, expected
     assert canonical(name) == expected
 
 
+QWEN_CODE_TOOLS = {
+    "read_file": "Read",
+    "write_file": "Write",
+    "edit": "Edit",
+    "grep_search": "Grep",
+    "glob": "Glob",
+    "list_directory": "Glob",
+    "run_shell_command": "Bash",
+    "web_fetch": "WebFetch",
+    "web_search": "WebSearch",
+    "todo_write": "TodoWrite",
+}
+"""qwen-code 0.24.4's file, shell, web and todo tools (its ``ToolNames``), by what they do."""
+
+
+def test_qwen_codes_tools_map_onto_the_canonical_ones() -> None:
+    assert {name: canonical(name) for name in QWEN_CODE_TOOLS} == QWEN_CODE_TOOLS
+
+
 def test_the_editor_and_patch_families_are_named_apart_and_count_as_edits() -> None:
     assert is_editor("str_replace_based_edit_tool") and not is_editor("edit")
     assert is_patch("apply_patch") and not is_patch("Edit")

@@ -36,7 +36,7 @@ PATCH_TOOLS: tuple[str, ...] = ("apply_patch", "patch")
 
 ALIASES: Mapping[str, tuple[str, ...]] = {
     "Read": (
-        "read_file",  # Gemini CLI, Cline, Cursor, Continue
+        "read_file",  # Gemini CLI, qwen-code, Cline, Cursor, Continue
         "view_file",
         "file_read",
         "open_file",
@@ -48,7 +48,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "copilot_readFile",  # VS Code Copilot's id for its read_file
     ),
     "Write": (
-        "write_file",  # Gemini CLI
+        "write_file",  # Gemini CLI, qwen-code
         "create_file",
         "write_to_file",  # Cline, Roo Code
         "create",  # Copilot CLI, SWE-agent
@@ -95,7 +95,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "run_in_terminal",  # Copilot in VS Code
     ),
     "Grep": (
-        "grep_search",  # Cursor
+        "grep_search",  # Cursor, qwen-code
         "ripgrep_raw_search",  # Cursor 2
         "codebase_search",  # Cursor (semantic search: code hits)
         "search_file_content",  # Gemini CLI
@@ -113,7 +113,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "find_file",  # SWE-agent
         "list_files",  # Cline
         "list_dir",  # Cursor
-        "list_directory",  # Gemini CLI
+        "list_directory",  # Gemini CLI, qwen-code
         "list",  # OpenCode
         "ls",
         "file_search",  # Cursor
@@ -123,7 +123,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     ),
     "WebSearch": ("web_search", "search_web", "google_search", "google_web_search"),
     "WebFetch": ("web_fetch", "fetch", "fetch_url", "browser", "browse", "read_url"),
-    "TodoWrite": ("todo_write", "update_plan", "write_todos"),  # Codex, Gemini CLI
+    "TodoWrite": ("todo_write", "update_plan", "write_todos"),  # qwen-code, Codex, Gemini CLI
 }
 """Canonical tool → the names other agents give it (the comment says whose, where one agent's)."""
 

@@ -26,11 +26,14 @@ FORMATS: dict[str, str] = {
     # Markdown whose head holds SpecStory's own comment: first, as tool results in it may quote
     # another format's records (a Claude Code JSONL line read by the agent).
     "specstory": "contextwarden.formats.specstory",
+    # Before Claude Code: its records carry the same link keys (uuid, parentUuid, sessionId).
+    "qwen-code": "contextwarden.formats.qwen_code",
     "claude-code": "contextwarden.formats.claude_code",
     "codex": "contextwarden.formats.codex",
     "copilot": "contextwarden.formats.copilot",
     "entire": "contextwarden.formats.entire",
     "gemini-cli": "contextwarden.formats.gemini_cli",
+    "gemini-cli-share": "contextwarden.formats.gemini_cli_share",
     "cline": "contextwarden.formats.cline",
     "cline-ui": "contextwarden.formats.cline_ui",
     "opencode": "contextwarden.formats.opencode",

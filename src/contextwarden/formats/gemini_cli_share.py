@@ -1,0 +1,156 @@
+"""Gemini CLI's ``/chat share FILE.md`` export (the conversation as Markdown) into a history.
+
+The layout (the CLI's ``serializeHistoryToMarkdown``): one section per content of the model's
+history, ``## USER 🧑‍💻`` or ``## MODEL ✨`` then a blank line and the content's parts joined with
+nothing between them, sections separated by ``\\n\\n---\\n\\n``. A text part is written as it is;
+a ``functionCall`` part as ``**Tool Command**:`` and its JSON (indented by 2) in a ```` ```json ````
+fence, a ``functionResponse`` part as ``**Tool Response**:`` and its JSON likewise; any other part
+(thoughts' signatures, images) is not written at all. So a section is read back as the content it
+was: its text, and each fenced JSON as the part it holds, through ``wire.gemini`` (calls paired
+with responses by id, else by name in call order; ``{"error": …}`` marks a result an error).
+
+Mapping rules: ``USER`` sections are user messages, ``MODEL`` sections assistant messages. The
+first content is the CLI's own setup context (``SETUP_OPENING``): marked injected. A user text's
+``--- Content from referenced files ---`` tail is what the CLI read for an ``@file`` reference: a
+text of its own, listed in ``meta.extra["injected_texts"]``. A fence whose JSON does not parse
+stays text, reported by line; an empty section (a content of parts the export does not write) is
+reported. Problems are reported by the line the section starts on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contextwarden.errors import ContextWardenError
+from contextwarden.formats.base import add_or_report, read_text, require_single
+from contextwarden.history import ConversationHistory
+from contextwarden.loadreport import LoadReport
+from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
+from contextwarden.tokens.base import TokenCounter
+from contextwarden.wire.common import loads
+from contextwarden.wire.gemini import CallIds, content_message
+
+NAME = "gemini-cli-share"
+EXPECTED = "a Gemini CLI /chat share Markdown export: '## USER 🧑‍💻' / '## MODEL ✨' sections"
+HEADING = re.compile(r"^## (USER|MODEL) [^\w\s]+[ \t]*$", re.MULTILINE)
+"""A section's heading: the role in capitals and its icon (🧑‍💻, ✨)."""
+SEPARATOR = "\n\n---\n\n"
+PART = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n")
+JSON_END = "\n}\n```"
+"""Where a part's JSON (``JSON.stringify(part, null, 2)``) and its fence end: the object's closing
+brace is the only one at the start of a line."""
+SETUP_OPENING = "This is the Gemini CLI. We are setting up the context for our chat."
+REFERENCED = "\n--- Content from referenced files ---"
+"""Where the CLI appends the files an ``@path`` in the prompt names."""
+ROLES = {"USER": "user", "MODEL": "model"}
+KINDS = {"Command": "functionCall", "Response": "functionResponse"}
+
+
+def sniff(path: Path, head: str) -> bool:
+    """True when the file opens with a section heading."""
+    first = head.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
+    return HEADING.fullmatch(first.rstrip("\r")) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class _Section:
+    line: int
+    role: str
+    text: str
+
+
+def read(
+    path: Path,
+    report: LoadReport,
+    *,
+    index: int = 0,
+    counter: TokenCounter | None = None,
+) -> ConversationHistory:
+    """Read one exported conversation (merge mode); see the module docstring for the rules."""
+    require_single(index, "a Gemini CLI share export", path)
+    sections = _sections(read_text(path, report).replace("\r\n", "\n"))
+    report.records += len(sections)
+    history = ConversationHistory(mode="merge", counter=counter)
+    ids = CallIds()
+    for n, section in enumerate(sections):
+        parts = _parts(section, report)
+        if not parts:
+            report.skip(
+                "section holds no text and no tool part; nothing to load", line=section.line
+            )
+            continue
+        try:
+            message = content_message({"role": section.role, "parts": parts}, ids)
+        except ContextWardenError as exc:
+            report.skip(f"{exc}; section skipped", line=section.line)
+            continue
+        add_or_report(history, _with_meta(message, section, first=n == 0), report)
+    return history
+
+
+def _sections(text: str) -> list[_Section]:
+    """The sections, each with the line its heading is on; text before the first is not one."""
+    found = [m for m in HEADING.finditer(text) if m.start() == 0 or _after_separator(text, m)]
+    sections = []
+    for n, match in enumerate(found):
+        end = found[n + 1].start() - len(SEPARATOR) if n + 1 < len(found) else len(text)
+        body = text[match.end() : end].removeprefix("\n\n")
+        line = text.count("\n", 0, match.start()) + 1
+        sections.append(_Section(line, ROLES[match.group(1)], body))
+    return sections
+
+
+def _after_separator(text: str, match: re.Match[str]) -> bool:
+    return text[: match.start()].endswith(SEPARATOR)
+
+
+def _parts(section: _Section, report: LoadReport) -> list[dict[str, Any]]:
+    """The section's parts: texts between the fenced JSON parts, and those parts."""
+    parts: list[dict[str, Any]] = []
+    text, at = section.text, 0
+    for match in PART.finditer(text):
+        if match.start() < at:
+            continue  # inside a fence already read
+        end = text.find(JSON_END, match.end())
+        value = _json(text[match.end() : end + 2]) if end >= 0 else None
+        if not isinstance(value, Mapping):
+            line = section.line + 2 + text.count("\n", 0, match.start())
+            report.skip(f"Tool {match.group(1)} JSON does not parse; kept as text", line=line)
+            continue
+        parts.extend(_texts(text[at : match.start()], section.role))
+        parts.append({KINDS[match.group(1)]: dict(value)})
+        at = end + len(JSON_END)
+    parts.extend(_texts(text[at:], section.role))
+    return parts
+
+
+def _texts(text: str, role: str) -> list[dict[str, Any]]:
+    """A text as a part, a user text's referenced files as a part of their own."""
+    head, mark, files = text.partition(REFERENCED) if role == "user" else (text, "", "")
+    pieces = [head, mark.lstrip("\n") + files] if mark else [head]
+    return [{"text": piece} for piece in pieces if piece.strip()]
+
+
+def _json(text: str) -> Any:
+    try:
+        return loads(text)
+    except json.JSONDecodeError:
+        return None
+
+
+def _with_meta(message: Message, section: _Section, *, first: bool) -> Message:
+    texts = [b.text for b in message.content if isinstance(b, TextBlock)]
+    extra: dict[str, Any] = {"lines": (section.line,)}
+    if message.role == "user" and first and texts and texts[0].startswith(SETUP_OPENING):
+        extra.update(injected=True, injected_texts=tuple(texts))
+    elif message.role == "user":
+        files = tuple(t for t in texts if t.startswith(REFERENCED.lstrip("\n")))
+        if files:
+            extra["injected_texts"] = files
+    meta = MessageMeta(None, f"section-{section.line}", (str(section.line),), FrozenDict(extra))
+    return Message(message.role, message.content, meta)

@@ -1,0 +1,94 @@
+"""Gemini CLI's ``/chat share FILE.md`` export: a real one loads by detection as the contents it
+was written from (texts, calls and their responses), what the CLI wrote itself is not read as
+typed, and a fence that does not parse stays text with a line in the report."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES_DIR
+
+from contextwarden.errors import FormatError
+from contextwarden.eval.replay import replay
+from contextwarden.formats import detect_format, load
+from contextwarden.model import ToolUseBlock
+from contextwarden.rules import validate
+from contextwarden.summarizers.typed import typed_texts
+
+EXPORT = FIXTURES_DIR / "gemini-cli-share/jimpelton__trackgen__research-chat1.md"
+FENCED = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n(.*?\n\})\n```", re.DOTALL)
+SMALL_WINDOW = 700
+"""Below the ~1,100 tokens of the trimmed export, above its largest message."""
+
+
+def _fenced(kind: str) -> list[dict[str, object]]:
+    text = EXPORT.read_text(encoding="utf-8")
+    return [json.loads(body) for k, body in FENCED.findall(text) if k == kind]
+
+
+def test_the_real_export_is_detected_and_loads_with_no_rule_broken() -> None:
+    assert detect_format(EXPORT) == "gemini-cli-share"
+    history = load(EXPORT)
+    assert validate(history.messages) == []
+    report = history.source
+    assert report is not None and report.issues == [] and report.records == 9
+    assert [m.role for m in history.messages] == ["user", "assistant"] * 4
+
+
+def test_every_tool_command_is_a_call_answered_by_its_response() -> None:
+    history = load(EXPORT)
+    uses = [b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)]
+    commands = _fenced("Command")
+    assert [(u.name, dict(u.input)) for u in uses] == [(c["name"], c["args"]) for c in commands]
+    results = [r for m in history.messages for r in m.tool_results]
+    assert [r.tool_use_id for r in results] == [u.id for u in uses]
+    outputs = [r["response"]["output"] for r in _fenced("Response")]  # type: ignore[index]
+    assert [r.content for r in results] == outputs
+    assert not any(r.is_error for r in results)
+
+
+def test_what_the_cli_wrote_itself_is_not_read_as_typed() -> None:
+    first, *_ = load(EXPORT).messages
+    assert list(typed_texts(first)) == [
+        "In @smooth.py function create_smooth_path what does the derivative of the curve represent?"
+    ]
+    assert first.meta.extra["injected_texts"][0].startswith("This is the Gemini CLI.")
+
+
+def test_an_error_response_marks_its_result_an_error(tmp_path: Path) -> None:
+    text = EXPORT.read_text(encoding="utf-8")
+    response = _fenced("Response")[0]
+    failed = {**response, "response": {"error": "File not found: smooth2.py"}}
+    old = json.dumps(response, indent=2, ensure_ascii=False)
+    path = tmp_path / "chat.md"
+    path.write_text(text.replace(old, json.dumps(failed, indent=2)), encoding="utf-8")
+    first = next(r for m in load(path).messages for r in m.tool_results)
+    assert (first.is_error, first.content) == (True, "File not found: smooth2.py")
+
+
+def test_a_fence_that_does_not_parse_stays_text_and_is_reported(tmp_path: Path) -> None:
+    text = EXPORT.read_text(encoding="utf-8")
+    broken = text.replace('"file_path": "vehicles.py"', '"file_path": vehicles.py', 1)
+    path = tmp_path / "chat.md"
+    path.write_text(broken, encoding="utf-8")
+    history = load(path)
+    assert history.source is not None
+    (issue,) = history.source.issues
+    assert "does not parse" in issue.message and issue.line == 67
+    assert "vehicles.py" in history.messages[3].text
+    assert validate(history.messages) == []  # the call it held answered as not run
+
+
+def test_a_heading_inside_a_text_is_not_a_section(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# Notes\n\n## USER 🧑‍💻\n\nhello\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="could not tell the format"):
+        detect_format(path)
+
+
+def test_a_replay_in_a_small_window_compacts_it_validly() -> None:
+    run = replay(load(EXPORT), ("ladder",), window=SMALL_WINDOW).runs["ladder"]
+    assert run.compactions and run.invalid_requests == 0 and run.over_window == 0

@@ -35,6 +35,8 @@ def test_a_path_two_folders_end_with_is_not_folded() -> None:
     chain = same_files([RELATIVE, f"specstory-cli/{RELATIVE}", ABSOLUTE])
     assert chain == {RELATIVE: ABSOLUTE, f"specstory-cli/{RELATIVE}": ABSOLUTE}
     assert same_files(["./" + RELATIVE, ABSOLUTE]) == {}  # the listed path would not hold it
+    # the working folder's own spelling is on the chain: the bare relative one still folds
+    assert same_files([RELATIVE, "./" + RELATIVE, ABSOLUTE]) == {RELATIVE: ABSOLUTE}
 
 
 def read_then_edit() -> list[Message]:

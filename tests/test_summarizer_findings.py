@@ -31,6 +31,11 @@ REVIEW = (
     "- The production policy serializes to 3,451 bytes minified.\n"
     "```ts\nconst issuer = 'https://accounts.google.com';\n```\n"
 )
+REMOVING = (
+    "Removing them would make policy authorization depend completely on callers always "
+    "supplying a legitimately authenticated context."
+)
+"""A finding from the middle of ``REVIEW``, which its answer's excerpt does not quote."""
 NARRATION = (
     "Let me look at the issuer adapter and its tests first.\n"
     "Now I'll run the whole test suite against the worker.\n"
@@ -120,7 +125,9 @@ def test_the_summary_lists_them_once_below_decisions_and_drops_them_first() -> N
     five = summary.sections[5]
     assert FINDINGS_LABEL in five
     size = "The production policy serializes to 3,451 bytes minified."
-    assert f"{FINDING_PREFIX}{size}" in five  # the directives and contrasts are decisions
+    # the directives and contrasts are decisions; this line ends the review, which the
+    # answers' excerpt quotes: listed once, there
+    assert five.count(size) == 1 and f"{FINDING_PREFIX}{size}" not in five
     listed = [line for line in five.splitlines() if line.startswith(("- said: ", "- noted: "))]
     # the last message's decision is quoted by section 8, and listed in neither list
     assert DECISION in summary.sections[8]
@@ -154,7 +161,7 @@ def commands_then_review(commands: int) -> list[Message]:
 
 
 def test_over_its_budget_a_summary_keeps_findings_over_the_commands_run() -> None:
-    size = "The production policy serializes to 3,451 bytes minified."
+    size = REMOVING  # the answer's excerpt (head and tail) does not quote it
     messages = commands_then_review(60)
     full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
     tight = StructuredSummarizer(budget_tokens=full * 3 // 4).summarize(messages)
@@ -176,14 +183,17 @@ MEASURED = (
 def test_within_its_budget_findings_take_the_place_of_commands_not_more_room() -> None:
     *before, last = commands_then_review(30)
     messages = [*before, Message.assistant(MEASURED), Message.user("Keep going."), last]
-    policy = StructuredPolicy(findings_share=0.002)  # the share holds one finding
+    # the share holds one finding; the answers' excerpts are kept short, so that the findings
+    # are not lines they quote (those are not listed twice)
+    policy = StructuredPolicy(findings_share=0.002, answer_chars=80)
     summarizer = StructuredSummarizer(policy)
     summary = summarizer.summarize(messages)
     listed = [line for line in summary.sections[5].splitlines() if line.startswith(FINDING_PREFIX)]
     room = int(policy.budget * policy.findings_share)
     assert sum(COUNTER.count_text(line) + 1 for line in listed) > room
     assert "commands left out" in summary.sections[5]  # they made the room
-    without = StructuredSummarizer(StructuredPolicy(findings_share=0)).summarize(messages)
+    none = StructuredPolicy(findings_share=0, answer_chars=80)
+    without = StructuredSummarizer(none).summarize(messages)
     assert COUNTER.count_text(summary.text) <= COUNTER.count_text(without.text) + room
 
 
@@ -191,7 +201,7 @@ def test_a_second_summary_carries_them_within_its_budget() -> None:
     summarizer = StructuredSummarizer()
     first = summarizer.summarize(conversation()).text
     listed = carried_findings(first)
-    assert "The production policy serializes to 3,451 bytes minified." in listed
+    assert REMOVING in listed
     later = [
         summary_message(first),
         Message.assistant("Continuing with the plan."),
@@ -201,5 +211,6 @@ def test_a_second_summary_carries_them_within_its_budget() -> None:
     facts = extract_facts(later)
     assert set(listed) <= {unit for _, unit in facts.findings}
     second = summarizer.summarize(later).text
+    assert second.count(REMOVING) == 1
     assert second.count("The production policy serializes to 3,451 bytes minified.") == 1
     assert carried_findings(second)[: len(listed)] == listed  # oldest first, as they were

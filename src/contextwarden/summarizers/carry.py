@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from contextwarden.summarizers.sections import EMPTY_SECTION, OMISSION_NOTE
+from contextwarden.summarizers.sections import EMPTY_SECTION, OMISSION_RE
 
 # Our section 6 lists each message as a header giving its length, then exactly that many
 # characters: the length makes parsing exact even when a message contains header-like lines.
@@ -56,9 +56,6 @@ EXCERPT_GAP = " \u2026 "
 LAST_MESSAGE_LABEL = "Last assistant message:"
 _SECTION_EIGHT_RE = re.compile(rf"^8\. Current Work:\n{re.escape(LAST_MESSAGE_LABEL)}\n", re.M)
 _INDENTED_RE = re.compile(r"(?:(?:  [^\n]*)?\n)*")
-_OMISSION_RE = re.compile(
-    "^" + re.escape(OMISSION_NOTE).replace(re.escape("{omitted}"), r"\d+") + "$", re.M
-)
 
 
 class CarriedError(NamedTuple):
@@ -109,7 +106,7 @@ def carried_excerpts(summary_text: str) -> tuple[str, ...]:
     if start is not None:
         block = _INDENTED_RE.match(summary_text, start.end())
         lines = block.group(0).split("\n") if block else []
-        pieces.append(_OMISSION_RE.sub("", "\n".join(line[2:] for line in lines)).strip())
+        pieces.append(OMISSION_RE.sub("", "\n".join(line[2:] for line in lines)).strip())
     return tuple(piece for piece in pieces if piece)
 
 

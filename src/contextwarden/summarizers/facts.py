@@ -32,6 +32,7 @@ from contextwarden.summarizers.failures import (
     result_failure,
 )
 from contextwarden.summarizers.findings import findings
+from contextwarden.summarizers.spellings import same_files
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
 from contextwarden.summarizers.tools import (
     FileOp,
@@ -163,8 +164,8 @@ class _Walk:
 
     open_calls: dict[str, ToolUseBlock] = field(default_factory=dict)
     call_index: dict[str, int] = field(default_factory=dict)
-    files: dict[str, list[FileOp]] = field(default_factory=dict)
-    first_touch: dict[str, int] = field(default_factory=dict)
+    file_ops: list[tuple[int, FileOp]] = field(default_factory=list)
+    """Every file operation in order, with the index of the message that made it."""
     attempts: list[_Attempt] = field(default_factory=list)
     carried: list[ErrorFact] = field(default_factory=list)
     commands: list[CommandFact] = field(default_factory=list)
@@ -200,9 +201,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     typed = user_messages(messages)
     return Facts(
         user_messages=typed,
-        files=tuple(
-            _file_fact(path, ops, walk.first_touch[path]) for path, ops in walk.files.items()
-        ),
+        files=_file_facts(walk.file_ops),
         errors=(*walk.carried, *_errors(walk.attempts)),
         commands=tuple(walk.commands),
         todos=walk.todos + tuple(walk.tasks.values()),
@@ -318,9 +317,20 @@ def _new(unit: str, held: Sequence[str]) -> bool:
 
 
 def _add_files(walk: _Walk, ops: Iterable[FileOp], index: int) -> None:
-    for op in ops:
-        walk.files.setdefault(op.path, []).append(op)
-        walk.first_touch.setdefault(op.path, index)
+    walk.file_ops.extend((index, op) for op in ops)
+
+
+def _file_facts(file_ops: Sequence[tuple[int, FileOp]]) -> tuple[FileFact, ...]:
+    """One fact per file, in the order first touched; the spellings of one file
+    (``spellings.same_files``) are one fact under the longest, its operations in order."""
+    folded = same_files(list(dict.fromkeys(op.path for _, op in file_ops)))
+    ops: dict[str, list[FileOp]] = {}
+    first: dict[str, int] = {}
+    for index, op in file_ops:
+        path = folded.get(op.path, op.path)
+        ops.setdefault(path, []).append(op)
+        first.setdefault(path, index)
+    return tuple(_file_fact(path, done, first[path]) for path, done in ops.items())
 
 
 def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:

@@ -16,6 +16,10 @@ from contextwarden.summarizers.base import SECTION_TITLES
 from contextwarden.tokens.base import TokenCounter
 
 OMISSION_NOTE = "[{omitted} characters omitted by contextwarden to fit the summary budget]"
+OMISSION_RE = re.compile(
+    "^" + re.escape(OMISSION_NOTE).replace(re.escape("{omitted}"), r"\d+") + "$", re.M
+)
+"""An omission note on a line of its own, as ``head_tail`` and ``head_lines_tail`` write it."""
 MIN_KEPT_CHARS = 40
 """A shortened text keeps at least this many characters of head and tail together."""
 
@@ -84,6 +88,12 @@ def head_lines_tail(
             return short
         picked.pop()
     return _around(text, *_ends(text, tokens, max_tokens, counter))
+
+
+def held_in(excerpt: str, text: str) -> bool:
+    """Whether every piece of ``excerpt`` (a ``head_tail`` of some text: the parts around its
+    omission notes) is in ``text`` word for word: a copy that says nothing ``text`` does not."""
+    return all(piece.strip("\n") in text for piece in OMISSION_RE.split(excerpt))
 
 
 def _ends(text: str, tokens: int, max_tokens: int, counter: TokenCounter) -> tuple[int, int]:

@@ -43,6 +43,7 @@ from contextwarden.summarizers.sections import (
     fit,
     head_lines_tail,
     head_tail,
+    held_in,
     render,
     size,
     size_without,
@@ -59,6 +60,10 @@ FINDINGS_RANK = 4
 """What else the assistant found or said (``findings``) goes after the code, concepts, completed
 tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
 finding is said once), before the answers' and requests' excerpts and the decisions."""
+REPEATED_RANK = -1
+"""An excerpt of a user message that section 6 quotes whole goes before anything else that may
+go: the same summary holds every word of it, so dropping it loses nothing (a fact is never
+dropped while a copy of it is kept)."""
 _FAILED_LAST = 1_000_000
 """Added to a failed command's position: of the commands, the ones that failed go last."""
 
@@ -300,11 +305,6 @@ class _Builder:
             9: self._next_step(),
         }
 
-    def _excerpt(self, text: str, tokens: int | None = None) -> str:
-        """A head + tail excerpt, indented: free text never starts a line of its own in our
-        layout, so it cannot pass for a heading when an earlier summary is read back."""
-        return _indent(head_tail(text, tokens or self.policy.excerpt_tokens, self.counter))
-
     def _intent(self, instructions: str | None) -> list[Item]:
         typed = self.facts.user_messages
         if not typed:
@@ -312,21 +312,30 @@ class _Builder:
         else:
             items = [
                 Item("Primary request (user message #1 in section 6):"),
-                self._copy(typed[0].text, 0),
+                self._copy(0, 0),
             ]
             if len(typed) > 1:
                 items += [
                     Item(f"Latest request (user message #{len(typed)} in section 6):"),
-                    self._copy(typed[-1].text, 1),
+                    self._copy(len(typed) - 1, 1),
                 ]
         if instructions and instructions.strip():
             items.append(Item(f"Focus requested for this summary: {instructions.strip()}"))
         return items
 
-    def _copy(self, text: str, position: int) -> Item:
-        """An excerpt of a user message that section 6 quotes in full: a reading aid, so it
-        goes before anything said only once (decisions, error lines) when the budget is short."""
-        return Item(self._excerpt(text), (5, position - 1_000_000), "request excerpts")
+    def _copy(self, number: int, position: int) -> Item:
+        """An excerpt of user message ``number`` (from 0) for sections 1 and 7: a reading aid.
+        When section 6's quote of the message holds every word of it, it goes first of all
+        (``REPEATED_RANK``); when section 6 had to shorten the message more, the excerpt may
+        hold words it does not, and goes before anything said only once (decisions, errors)."""
+        excerpt = head_tail(
+            self.facts.user_messages[number].text, self.policy.excerpt_tokens, self.counter
+        )
+        held = held_in(excerpt, self.users[number])
+        rank = (REPEATED_RANK, position) if held else (5, position - 1_000_000)
+        # Indented: free text never starts a line of its own in our layout, so it cannot pass
+        # for a heading when an earlier summary is read back.
+        return Item(_indent(excerpt), rank, "request excerpts")
 
     def _concepts(self) -> list[Item]:
         concepts = self.facts.concepts
@@ -434,13 +443,15 @@ class _Builder:
     def findings(self, sections: dict[int, list[Item]], room: int) -> list[Item]:
         """What else the assistant found or said, within ``room`` tokens, leaving out what
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
-        messages, decisions; not the answers' excerpts); ranked ``FINDINGS_RANK``."""
+        messages, decisions) and what the answers' excerpts quote: they outrank findings, so
+        such a finding would only be kept beside its copy (the next summary reads the
+        excerpts again as prose); ranked ``FINDINGS_RANK``."""
         held = "\n".join(
             [
                 item.text
                 for n, items in sections.items()
                 for item in items
-                if n in _CARRIED_SECTIONS or item.kind == "decisions"
+                if n in _CARRIED_SECTIONS or item.kind in ("decisions", "answers")
             ]
             + [self.current]
         )
@@ -485,9 +496,11 @@ class _Builder:
         ]
         typed = self.facts.user_messages
         for position, message in enumerate(self.facts.pending_requests, start=2):
-            number = typed.index(message) + 1
-            items.append(Item(f"- Open user request (#{number} in section 6, not yet answered):"))
-            items.append(self._copy(message.text, position))
+            number = typed.index(message)
+            items.append(
+                Item(f"- Open user request (#{number + 1} in section 6, not yet answered):")
+            )
+            items.append(self._copy(number, position))
         return items
 
     def _current_work(self) -> list[Item]:

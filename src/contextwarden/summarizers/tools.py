@@ -223,7 +223,10 @@ def _edit_op(path: str, args: Mapping[str, Any]) -> FileOp:
     removed = sum(line_count(old) for old, _ in pairs)
     added = sum(line_count(new) for _, new in pairs)
     code = "\n".join(new for _, new in pairs if new)
-    return FileOp(path, "edited", f"+{added} -{removed} lines", code)
+    # An edit whose input names neither text (Cursor's edit_file_v2 carries only the path)
+    # changed an unknown number of lines: "+0 -0 lines" would say it changed none.
+    detail = f"+{added} -{removed} lines" if added or removed else ""
+    return FileOp(path, "edited", detail, code)
 
 
 def _editor_ops(args: Mapping[str, Any], result_text: str) -> tuple[FileOp, ...]:

@@ -1,0 +1,113 @@
+"""What the summary spends its room on: one line per file whatever its spelling, no copy of a
+user message that section 6 holds whole kept over a line said once, no finding that a kept
+answer already quotes, and no edit said to change "+0 -0 lines" when its size is unknown."""
+
+from __future__ import annotations
+
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers import StructuredSummarizer, extract_facts
+from contextwarden.summarizers.carry import FINDING_PREFIX
+from contextwarden.summarizers.sections import head_tail, held_in
+from contextwarden.summarizers.spellings import same_files
+from contextwarden.summarizers.tools import file_ops
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+COUNTER = HeuristicCounter()
+# The layout of the paths a SpecStory CLI session of specstoryai/getspecstory (Apache-2.0, set 9
+# of benchmarks/fresh_probes9) names one Go file by: relative, then from the root. The home
+# folder is made up (the sessions' own paths name a person).
+ROOT = "/home/dev/src/specstory-cli"
+RELATIVE = "pkg/spi/provider.go"
+ABSOLUTE = f"{ROOT}/{RELATIVE}"
+
+
+def test_a_relative_path_is_folded_into_the_one_longer_path_it_ends() -> None:
+    folded = same_files([RELATIVE, ABSOLUTE, "package.json", f"{ROOT}/package.json"])
+    assert folded == {RELATIVE: ABSOLUTE}  # a bare name may be any folder's: both stay
+    windows = same_files(["src\\db.ts", "d:\\PaperBites\\src\\db.ts"])
+    assert windows == {"src\\db.ts": "d:\\PaperBites\\src\\db.ts"}
+
+
+def test_a_path_two_folders_end_with_is_not_folded() -> None:
+    other = f"/home/dev/src/other/{RELATIVE}"
+    assert same_files([RELATIVE, ABSOLUTE, other]) == {}
+    # a longer path that is the other's spelling under a further folder is one chain
+    chain = same_files([RELATIVE, f"specstory-cli/{RELATIVE}", ABSOLUTE])
+    assert chain == {RELATIVE: ABSOLUTE, f"specstory-cli/{RELATIVE}": ABSOLUTE}
+    assert same_files(["./" + RELATIVE, ABSOLUTE]) == {}  # the listed path would not hold it
+    # the working folder's own spelling is on the chain: the bare relative one still folds
+    assert same_files([RELATIVE, "./" + RELATIVE, ABSOLUTE]) == {RELATIVE: ABSOLUTE}
+
+
+def read_then_edit() -> list[Message]:
+    read = ToolUseBlock("r", "Read", {"file_path": RELATIVE})
+    edit = ToolUseBlock(
+        "e", "Edit", {"file_path": ABSOLUTE, "old_string": "a", "new_string": "b\nc"}
+    )
+    return [
+        Message.user("Rename the provider's ID field."),
+        Message.assistant([read]),
+        Message.user([ToolResultBlock("r", "package spi\n")]),
+        Message.assistant([edit]),
+        Message.user([ToolResultBlock("e", "ok")]),
+        Message.assistant("Renamed."),
+    ]
+
+
+def test_the_spellings_of_one_file_are_one_fact_with_every_operation_in_order() -> None:
+    (file,) = extract_facts(read_then_edit()).files
+    assert (file.path, file.operations, file.detail) == (
+        ABSOLUTE,
+        ("read", "edited"),
+        "+2 -1 lines",
+    )
+    section = StructuredSummarizer().summarize(read_then_edit()).sections[3]
+    assert section.count(RELATIVE) == 1  # inside the one line the absolute path opens
+
+
+def test_an_edit_naming_no_text_has_no_size() -> None:
+    (op,) = file_ops(ToolUseBlock("e", "Edit", {"file_path": "web/app.tsx"}))
+    assert (op.operation, op.detail) == ("edited", "")
+
+
+def test_a_copy_of_a_request_section_six_holds_whole_goes_before_commands() -> None:
+    ask = (
+        "Check that the worker builds in every environment with a dry run, then review the "
+        "OIDC issuer change: the policy must still reject tokens from issuers it does not "
+        "name, and the Cloud Run service must keep its own IAM binding."
+    )
+    messages = [Message.user(ask)]
+    for n in range(30):
+        use = ToolUseBlock(f"c{n}", "Bash", {"command": f"npx wrangler deploy --env e{n}"})
+        messages += [
+            Message.assistant([TextBlock(f"Dry run {n}."), use]),
+            Message.user([ToolResultBlock(f"c{n}", "Total Upload: 41.2 KiB")]),
+        ]
+    messages.append(Message.assistant("All thirty environments build."))
+    full = StructuredSummarizer().summarize(messages)
+    assert "  " + ask in full.sections[1]
+    tight = StructuredSummarizer(budget_tokens=COUNTER.count_text(full.text) - 5)
+    summary = tight.summarize(messages)
+    assert "request excerpts left out" in summary.sections[1]
+    assert "commands left out" not in summary.sections[5]
+    assert ask in summary.sections[6]  # what was dropped is a copy
+
+
+def test_held_in_reads_every_piece_of_a_shortened_copy() -> None:
+    text = "The head of a long message. " + "Filler words go here. " * 200 + "Its tail."
+    copy = head_tail(text, 60, COUNTER)
+    assert copy != text and held_in(copy, text)
+    assert not held_in(copy, head_tail(text, 30, COUNTER))  # a shorter quote lacks some
+
+
+def test_a_finding_a_kept_answer_quotes_is_not_listed_again() -> None:
+    answer = "The bucket policy allows `s3:GetObject` from 2 roles only, not from the CDN."
+    messages = [
+        Message.user("Why does the CDN get 403 on the assets?"),
+        Message.assistant(answer),
+        Message.user("Then add the CDN role to it."),
+        Message.assistant("Adding the role now."),
+    ]
+    summary = StructuredSummarizer().summarize(messages)
+    assert answer in summary.sections[5]  # in the answers' excerpts
+    assert f"{FINDING_PREFIX}{answer}" not in summary.sections[5]

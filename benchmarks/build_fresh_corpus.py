@@ -13,6 +13,7 @@
     python benchmarks/build_fresh_corpus.py --set 12 MIRRORS OUT   # the twelfth, blind set
     python benchmarks/build_fresh_corpus.py --set 13 MIRRORS OUT   # the thirteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 14 MIRRORS OUT   # the fourteenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 15 MIRRORS OUT   # the fifteenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -23,8 +24,10 @@ extension or CLI writes, the mini-swe-agent trajectories of set 10 in the run fo
 of mini-swe-agent committed, the SpecStory ones of set 11 in ``.specstory/history`` again, from
 Cursor in 2025 and 2026 layouts, and those of set 12 there too, written by the SpecStory CLI and
 extension from Claude Code, VS Code Copilot and the Cursor IDE, set 13's Gemini CLI session on
-an Entire checkpoint ref again, and those of set 14 on the checkpoint branch of an
-infrastructure and data project), copied byte for byte and checked
+an Entire checkpoint ref again, those of set 14 on the checkpoint branch of an infrastructure and
+data project, and set 15's Claude Code, Codex and OpenCode sessions of CI, release,
+developer-environment and front-end work on Entire checkpoint branches), copied byte for byte and
+checked
 against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -33,8 +36,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes6/`` (set 6), ``benchmarks/fresh_probes7/`` (set 7),
 ``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9),
 ``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11),
-``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13) and
-``benchmarks/fresh_probes14/`` (set 14); the README
+``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13),
+``benchmarks/fresh_probes14/`` (set 14) and ``benchmarks/fresh_probes15/`` (set 15); the README
 of each says where its sessions come from.
 """
 
@@ -410,6 +413,31 @@ SAFECAST_CHECKPOINTS = (
 )
 SET14 = tuple(checkpoint(*SAFECAST, folder, sha) for folder, sha in SAFECAST_CHECKPOINTS)
 
+# Set 15 (issue #26's fifteenth, blind set): work other than application coding, each session the
+# full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI pushes, read at that
+# branch's tip: Claude Code building a GitHub Action and setting up a remote environment's hook on
+# entireio/cli (MIT, its LICENSE), Codex moving npm publishing to a trusted-publisher workflow on
+# EntityProcess/agentv (MIT, its LICENSE), and OpenCode hardening CI and building a report UI on
+# dayhaysoos/nimbus (MIT as its README says; the repository has no licence file).
+ENTIRE_CLI = ("entireio/cli", "394f81fab87f71aa8938d91ff7a067c524ff344b")
+AGENTV = ("EntityProcess/agentv", "47dca0eea369e545808f72dd9473c846f66dd79f")
+NIMBUS = ("dayhaysoos/nimbus", "5e57daf29555c422dd6d397f47bd4067b36e1cde")
+SET15_CHECKPOINTS = (
+    (ENTIRE_CLI, "claude-code", "61/a440d894cc/0",
+     "f8874714c6a4065cf805276a09af9b4be7f0c06059abe3ebdf1e22ef3bc15f27"),
+    (ENTIRE_CLI, "claude-code", "55/04c1f4266f/0",
+     "d981f95a9d2c3e48ded48a9ce56ce386174e823e7a6541c34190d22e9009e35a"),
+    (AGENTV, "codex", "a6/0726a7452e/1",
+     "b9dbc877f1413fa2cbf78e52d778acf75dd25c6a652b93e065290ada77f471e3"),
+    (NIMBUS, "opencode", "b1/7c51a35a6a/1",
+     "36fad22fda68752e680d91b76ee70c6171d101f47454f2c5271fad0b67ac1937"),
+    (NIMBUS, "opencode", "41/9355fccd46/3",
+     "a5939e532e85380852711ed235bba8db2e5a89a6da73c6db4efa0fc45cc0387e"),
+)  # fmt: skip
+SET15 = tuple(
+    checkpoint(repository, commit, folder, sha, agent)
+    for (repository, commit), agent, folder, sha in SET15_CHECKPOINTS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -424,6 +452,7 @@ SETS = {
     12: SET12,
     13: SET13,
     14: SET14,
+    15: SET15,
 }
 
 

@@ -17,6 +17,7 @@ from contextwarden.cost.recorded import recorded_cost
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.rules import validate
+from contextwarden.summarizers.failures import result_failure
 from contextwarden.summarizers.typed import user_messages
 
 DIR = FIXTURES_DIR / "opencode"
@@ -24,6 +25,7 @@ SHORT = DIR / "victoryforphil__dark-factory__jolly-eagle.json"
 ERRORS = DIR / "victoryforphil__dark-factory__curious-harbor-first9.json"
 RUNNING = DIR / "victoryforphil__dark-factory__silent-nebula.json"
 COMPACTION = DIR / "victoryforphil__dark-factory__curious-sailor-compaction.json"
+BUILD_EXIT = DIR / "dayhaysoos__nimbus__report-ui-build-exit.json"
 ALL = sorted(DIR.glob("*.json"))
 
 
@@ -34,6 +36,10 @@ def _document(path: Path) -> dict[str, Any]:
 
 def _parts(path: Path, kind: str) -> list[dict[str, Any]]:
     return [p for m in _document(path)["messages"] for p in m["parts"] if p["type"] == kind]
+
+
+def _exit(part: dict[str, Any]) -> Any:
+    return (part["state"].get("metadata") or {}).get("exit")
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
@@ -49,8 +55,9 @@ def test_real_exports_load_by_detection_with_every_tool_call_and_result(path: Pa
     results = {r.tool_use_id: r for m in history.messages for r in m.tool_results}
     for part in finished:
         result = results[part["callID"]]
-        assert result.is_error == (part["state"]["status"] == "error")
-        assert result.content == part["state"]["error" if result.is_error else "output"]
+        errored = part["state"]["status"] == "error"
+        assert result.is_error == (errored or _exit(part) not in (None, 0))
+        assert result.content == part["state"]["error" if errored else "output"]
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
@@ -115,6 +122,28 @@ def test_tool_errors_are_results_marked_as_errors() -> None:
     assert errors and len(errors) == sum(
         p["state"]["status"] == "error" for p in _parts(ERRORS, "tool")
     )
+
+
+def test_a_command_that_exited_non_zero_is_a_failed_result(tmp_path: Path) -> None:
+    # OpenCode calls the build ``completed``; only ``metadata.exit`` says it failed.
+    bash = {p["callID"]: _exit(p) for p in _parts(BUILD_EXIT, "tool")}
+    assert sorted(bash.values()) == [0, 1]
+    history = load(BUILD_EXIT)
+    calls = {u.id: u for m in history.messages for u in m.tool_uses}
+    results = {r.tool_use_id: r for m in history.messages for r in m.tool_results}
+    failed = [i for i, code in bash.items() if code == 1]
+    assert [i for i, r in results.items() if r.is_error] == failed
+    excerpt = result_failure(calls[failed[0]], results[failed[0]])
+    assert excerpt is not None and "error TS2769: No overload matches this call." in excerpt
+
+    document = _document(BUILD_EXIT)
+    for message in document["messages"]:
+        for part in message["parts"]:
+            if part["type"] == "tool":
+                part["state"]["metadata"]["exit"] = 0
+    passed = tmp_path / "passed.json"
+    passed.write_text(json.dumps(document), encoding="utf-8")
+    assert not any(r.is_error for m in load(passed).messages for r in m.tool_results)
 
 
 def test_an_object_without_messages_is_refused(tmp_path: Path) -> None:

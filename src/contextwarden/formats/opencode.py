@@ -13,14 +13,16 @@ Mapping rules (from real exports and OpenCode's ``MessageV2`` types):
 - An assistant message is one or more steps (``step-start`` … ``step-finish``), each one API
   request: every step becomes an assistant message (its ``text`` parts and one ``tool_use`` per
   ``tool`` part) followed by a user message with the results of its tools (``state.output``, or
-  ``state.error`` as an error). A tool still ``pending``/``running`` has no result: reported, and
-  answered by merge mode with a placeholder. ``reasoning`` parts (OpenAI's are encrypted; none
-  carries an Anthropic signature) → ``meta.extra["reasoning"]``; ``patch`` and other parts →
-  ``meta.extra["other_parts"]``. The step's ``step-finish`` gives ``meta.extra["usage"]``
-  (``tokens``: ``input`` without the cache, ``output`` with the reasoning, ``cache.read``/
-  ``write``) and ``meta.extra["cost"]``; a message with no steps takes its ``info.tokens``.
-  ``info.modelID``/``providerID`` → ``meta.extra["model"]``/``["provider"]``, ``info.error`` →
-  ``meta.extra["error"]``.
+  ``state.error`` as an error; a ``bash`` call OpenCode calls ``completed`` whose command exited
+  non-zero, ``state.metadata.exit``, is an error too: the output the model read does not say so,
+  and the flag is then the only trace of the failure). A tool still ``pending``/``running`` has
+  no result: reported, and answered by merge mode with a placeholder. ``reasoning`` parts
+  (OpenAI's are encrypted; none carries an Anthropic signature) → ``meta.extra["reasoning"]``;
+  ``patch`` and other parts → ``meta.extra["other_parts"]``. The step's ``step-finish`` gives
+  ``meta.extra["usage"]`` (``tokens``: ``input`` without the cache, ``output`` with the
+  reasoning, ``cache.read``/``write``) and ``meta.extra["cost"]``; a message with no steps takes
+  its ``info.tokens``. ``info.modelID``/``providerID`` → ``meta.extra["model"]``/
+  ``["provider"]``, ``info.error`` → ``meta.extra["error"]``.
 - A message with no text and no tool call (an aborted reply, reasoning alone) is reported and
   kept whole in ``metadata["empty_messages"]``.
 """
@@ -207,9 +209,17 @@ def _use(part: Mapping[str, Any]) -> ToolUseBlock:
 
 def _result(part: Mapping[str, Any]) -> ToolResultBlock:
     state = as_mapping(part.get("state"))
-    failed = state.get("status") == "error"
-    text = state.get("error") if failed else state.get("output")
+    errored = state.get("status") == "error"
+    text = state.get("error") if errored else state.get("output")
+    failed = errored or _exited_non_zero(state)
     return ToolResultBlock(str(part["callID"]), text if isinstance(text, str) else "", failed)
+
+
+def _exited_non_zero(state: Mapping[str, Any]) -> bool:
+    """A command that ran but failed: OpenCode's ``bash`` reports it ``completed``, with the exit
+    status only in ``metadata.exit`` (the output the model read carries no exit code)."""
+    code = as_mapping(state.get("metadata")).get("exit")
+    return isinstance(code, int) and not isinstance(code, bool) and code != 0
 
 
 def _is_text(part: Mapping[str, Any]) -> bool:

@@ -3,8 +3,8 @@
 The results below are written in each tool's real wording (sources in ``summarizers.answers``):
 Claude Code's ``AskUserQuestion`` result text as its session JSONL records it, SpecStory v2.1.0's
 markdown export of it, Codex's ``request_user_input`` output as its rollout files record it, and
-Gemini CLI's ``ask_user`` output as ``docs/tools/ask-user.md`` documents it. The questions and
-answers are ours.
+Gemini CLI's ``ask_user`` output as ``docs/tools/ask-user.md`` documents it, and qwen-code
+0.24's ``ask_user_question`` answer as its tool writes it. The questions and answers are ours.
 """
 
 from __future__ import annotations
@@ -59,6 +59,16 @@ GEMINI_CALL = {
     "questions": [
         {"question": "Which layout?", "header": "Layout", "type": "choice"},
         {"question": "Anything about the CLI flags?", "header": "Flags", "type": "text"},
+    ]
+}
+QWEN_CODE = (
+    "User has provided the following answers:\n\n**Layout**: Option A\n"
+    "**Question 2**: Keep the old flag\nfor one release"
+)
+QWEN_CALL = {
+    "questions": [
+        {"question": "Which layout?", "header": "Layout", "options": []},
+        {"question": "Anything about the CLI flags?", "options": []},
     ]
 }
 
@@ -125,6 +135,15 @@ def test_gemini_cli_answers_are_named_by_position() -> None:
         '"Layout"="Option A"',
         '"Flags"="Keep the old flag for one release"',
     ]
+
+
+def test_qwen_code_answers_are_named_by_header_or_by_the_calls_question() -> None:
+    assert typed(asked("ask_user_question", QWEN_CODE, QWEN_CALL))[1:] == [
+        '"Layout"="Option A"',
+        '"Anything about the CLI flags?"="Keep the old flag\nfor one release"',
+    ]
+    declined = ToolResultBlock("toolu_q", "User declined to answer the questions.")
+    assert question_answers(declined) == ()
 
 
 def test_results_that_only_look_like_answers_are_not_typed() -> None:

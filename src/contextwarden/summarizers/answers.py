@@ -15,6 +15,9 @@ result, so no user text block holds it; yet it is what the person said. Each age
   and the call's ``questions`` name each id's question (Codex CLI rollout files).
 - Gemini CLI ``ask_user``: ``{"answers": {"0": "Option A", "1": "Some text"}}``, keyed by the
   question's position in the call (gemini-cli ``docs/tools/ask-user.md``).
+- qwen-code ``ask_user_question``: ``User has provided the following answers:`` then a line
+  ``**<header>**: <answer>`` per answer, ``**Question N**`` for a question with no header
+  (qwen-code 0.24's ``AskUserQuestionTool``).
 
 Every answer is carried as ``"<question>"="<answer>"`` — Claude Code's own shape — without the
 option list, so a summary quotes what was asked and what the person chose, compactly.
@@ -37,6 +40,9 @@ _PREVIEW_RE = re.compile(r' selected markdown:\n.*?(?=, "[^"\n]*"="|\Z)', re.DOT
 _ECHOED_NOTE_RE = re.compile(r'(="(.*?)") user notes: \2(?=, "|\Z)', re.DOTALL)
 _EXPORT_QUESTION_RE = re.compile(r"^\*\*(.+?)\*\*\s*\n\s*\nOptions:\n", re.MULTILINE)
 _JSON_ANSWERS_RE = re.compile(r'\{\s*"answers"\s*:')
+_QWEN_HEAD = "User has provided the following answers:"
+_QWEN_ANSWER_RE = re.compile(r"^\*\*(.+?)\*\*: (.*?)(?=\n\*\*[^*\n]+\*\*: |\Z)", re.DOTALL | re.M)
+_QWEN_UNNAMED_RE = re.compile(r"^Question (\d+)$")
 _EXPORT_ANSWER_RE = re.compile(r"^\*\*Answer:\*\*[ \t]*(.+?)\s*(?:\n\s*\n|\Z)", re.DOTALL | re.M)
 
 
@@ -52,7 +58,22 @@ def question_answers(block: ToolResultBlock, call: ToolUseBlock | None = None) -
         return (_headed(pairs, call),)
     if text.startswith("{"):
         return tuple(_json_answers(text, call))
+    if text.startswith(_QWEN_HEAD):
+        return tuple(_qwen_answers(text[len(_QWEN_HEAD) :].strip(), call))
     return tuple(_exported_answers(text))
+
+
+def _qwen_answers(text: str, call: ToolUseBlock | None) -> Iterator[str]:
+    """qwen-code's lines, each named by its header (an unnamed ``Question N`` by the call's
+    N-th question)."""
+    asked = _questions(call)
+    for found in _QWEN_ANSWER_RE.finditer(text):
+        named, answer = found.group(1).strip(), found.group(2).strip()
+        unnamed = _QWEN_UNNAMED_RE.match(named)
+        if unnamed:
+            named = asked.get(str(int(unnamed.group(1)) - 1), named)
+        if answer:
+            yield _pair(named, answer)
 
 
 def _headed(pairs: str, call: ToolUseBlock | None) -> str:

@@ -15,6 +15,7 @@ PACKAGE = "contextwarden"
 
 BELOW_HISTORY = (
     "model",
+    "content_ids",
     "rules",
     "log",
     "repair",

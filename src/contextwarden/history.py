@@ -6,11 +6,11 @@ reported (merge mode, for importing logs). The full log is kept; the view is der
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
+from contextwarden.content_ids import CONTENT_ID_PREFIX, by_content_id
 from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
 from contextwarden.log import (
     CompactionBoundary,
@@ -395,7 +395,7 @@ class ConversationHistory:
                 for block in entry.message.content:
                     if isinstance(block, ToolResultBlock) and block.tool_use_id == id:
                         return block
-        found = _by_content_id(self._log, id) if id.startswith(CONTENT_ID_PREFIX) else None
+        found = by_content_id(self._log, id) if id.startswith(CONTENT_ID_PREFIX) else None
         if found is None:
             raise KeyError(
                 f"no tool_result with tool_use_id {id!r} and no text with that content "
@@ -574,42 +574,6 @@ class ConversationHistory:
         else:
             self._view.append(result)
             self._ledger.append(result, count)
-
-
-CONTENT_ID_PREFIX = "sha256-"
-CONTENT_ID_HEX = 32
-"""Hex digits of the sha256 kept in a content id: 128 bits, unique within any history."""
-
-
-def content_id(text: str) -> str:
-    """The id a cut or cleared text is recovered by: ``sha256-`` and the first 32 hex digits of
-    its UTF-8 (lone surrogates kept), so it is the same wherever the text is (log, spill file)."""
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return CONTENT_ID_PREFIX + digest[:CONTENT_ID_HEX]
-
-
-def _by_content_id(entries: Sequence[LogEntry], wanted: str) -> ToolResultBlock | TextBlock | None:
-    """The first text or tool result recorded in ``entries`` whose text has the id ``wanted``:
-    added messages, then the views compactions installed (a summary is first recorded there)."""
-    seen: set[int] = set()
-    for entry in entries:
-        if isinstance(entry, MessageAdded):
-            messages: Sequence[Message] = (entry.message,)
-        elif isinstance(entry, CompactionBoundary):
-            messages = entry.view
-        else:
-            continue
-        for message in messages:
-            if id(message) in seen:
-                continue  # views share their unchanged messages: hash each one once
-            seen.add(id(message))
-            for block in message.content:
-                if (
-                    isinstance(block, TextBlock | ToolResultBlock)
-                    and content_id(block.text) == wanted
-                ):
-                    return block
-    return None
 
 
 def _plain_system(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:

@@ -21,6 +21,8 @@ from contextwarden.log import (
     UsageRecorded,
     current_metadata,
     derive_view,
+    last_anchor,
+    stored_counts,
 )
 from contextwarden.model import (
     Block,
@@ -441,8 +443,8 @@ class ConversationHistory:
         if preamble is not None:
             self._system, self._tools = preamble.system, preamble.tools
         self._ledger.set_preamble(self.system, self.tools)
-        counts = _stored_counts(entries, _cache_key(self.counter))
-        anchor = _last_anchor(entries)
+        counts = stored_counts(entries, _cache_key(self.counter))
+        anchor = last_anchor(entries)
         if anchor is None:
             self._ledger.reset(self._view, counts)
             return
@@ -584,36 +586,6 @@ def _cache_key(counter: TokenCounter) -> str | None:
     """The counter's ``cache_key`` (the identity of its counts), None when it has none."""
     key = getattr(counter, "cache_key", None)
     return key if isinstance(key, str) and key else None
-
-
-def _stored_counts(entries: Sequence[LogEntry], key: str | None) -> list[int | None]:
-    """The count stored for each message of ``derive_view(entries)`` by a counter with ``key``;
-    None where there is none (boundary views, other counters, older logs): those are counted."""
-    counts: list[int | None] = []
-    for entry in entries:
-        if isinstance(entry, CompactionBoundary):
-            counts = [None] * len(entry.view)
-        elif isinstance(entry, MessageAdded):
-            known = entry.tokens if key is not None and entry.counter == key else None
-            if entry.merge and counts:
-                counts[-1] = known
-            else:
-                counts.append(known)
-    return counts
-
-
-def _last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:
-    """(usage total, view length it covers) of the last usage since the last boundary, if any."""
-    found: tuple[int, int] | None = None
-    length = 0
-    for entry in entries:
-        if isinstance(entry, CompactionBoundary):
-            found, length = None, len(entry.view)
-        elif isinstance(entry, MessageAdded):
-            length += 0 if entry.merge and length else 1
-        elif isinstance(entry, UsageRecorded):
-            found = (entry.total, length)
-    return found
 
 
 def _follows_results(last: Sequence[Message], message: Message) -> bool:

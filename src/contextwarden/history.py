@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 from contextwarden.content_ids import CONTENT_ID_PREFIX, by_content_id
-from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
+from contextwarden.errors import RoleAlternationError, ToolPairingError
+from contextwarden.history_checks import addition_problems, error_for, merge_problems
 from contextwarden.log import (
     CompactionBoundary,
     LogEntry,
@@ -44,8 +45,6 @@ from contextwarden.repair import (
 from contextwarden.rules import (
     DEFAULT_RULES,
     Rule,
-    UniqueToolUseIds,
-    Violation,
     clean_append,
     validate,
 )
@@ -149,7 +148,7 @@ class ConversationHistory:
         view = derive_view(entries)
         problems = validate(view, history.rules)
         if problems:
-            raise _error_for(problems[0], view[problems[0].index], added=False)
+            raise error_for(problems[0], view[problems[0].index], added=False)
         history._restore(entries, view)
         return history
 
@@ -271,9 +270,9 @@ class ConversationHistory:
         view = self._view
         previous = view[-1] if view else None
         if self.rules is not DEFAULT_RULES or not clean_append(previous, message, self._use_ids):
-            problems = self._problems_with(message)
+            problems = addition_problems(view, message, self.rules, self._use_ids)
             if problems:
-                raise _error_for(problems[0], message)
+                raise error_for(problems[0], message)
         self._append(message)
         return message
 
@@ -496,61 +495,15 @@ class ConversationHistory:
             return MessageAdded(message, merge)
         return MessageAdded(message, merge, count, key)
 
-    def _problems_with(self, message: Message) -> list[Violation]:
-        """Violations the new message would cause, checked against the last message only."""
-        window = [*self._view[-1:], message]
-        offset = len(self._view) + 1 - len(window)
-        found = validate(window, self.rules)
-        # A tool_pairing violation at the previous message counts only when it is an assistant
-        # message (its calls unanswered by the new one): the previous user message's results
-        # answer a message outside this window, so they look orphaned here but are not.
-        relevant = [
-            v
-            for v in found
-            if v.index == len(window) - 1
-            or (v.rule == "tool_pairing" and window[v.index].role == "assistant")
-        ]
-        # The new message's own faults first: a wrong tool_use_id is named, not the pending one.
-        relevant.sort(key=lambda v: v.index != len(window) - 1)
-        found = [replace(v, index=v.index + offset) for v in relevant]
-        if any(isinstance(rule, UniqueToolUseIds) for rule in self.rules):
-            index = len(self._view)
-            found += [
-                Violation(
-                    UniqueToolUseIds.name, index, f"tool_use id {u.id!r} is already in use", u.id
-                )
-                for u in message.tool_uses
-                if u.id in self._use_ids
-            ]
-        return found
-
     def _merge_add(self, message: Message) -> Message:
         message, renames, note = mend_tools(message, self._use_ids, self._renames)
         steps = plan_merge(self._view, message)
         if note is not None:
             last = steps[-1]
             steps[-1] = replace(last, note=f"{note}; {last.note}" if last.note else note)
-        # Check the changed tail with enough context before it; earlier messages are known valid.
-        context = min(len(self._view), 3)
-        tail = self._view[len(self._view) - context :]
-        for step in steps:
-            if not step.message.content:
-                continue
-            if step.merge:
-                tail[-1] = merge_messages(tail[-1], step.message)
-            else:
-                tail.append(step.message)
-        whole = context == len(self._view)
-        # Results may still arrive in the next merged user record; finish_import() repairs the rest.
-        waiting = {u.id for u in tail[-2].tool_uses} if len(tail) > 1 else set()
-        problems = [
-            v
-            for v in validate(tail, self.rules)
-            if (whole or v.index > 0)
-            and not (v.index == len(tail) - 2 and v.tool_use_id in waiting)
-        ]
+        problems = merge_problems(self._view, steps, self.rules)
         if problems:
-            raise _error_for(problems[0], message)
+            raise error_for(problems[0], message)
         for step in steps:
             self._apply(step)
         self._renames = renames
@@ -596,31 +549,4 @@ def _follows_results(last: Sequence[Message], message: Message) -> bool:
         and len(last[0].tool_results) == len(last[0].content)
         and not message.tool_results
         and bool(message.content)
-    )
-
-
-def _error_for(violation: Violation, message: Message, *, added: bool = True) -> HistoryError:
-    hint = {
-        "role_alternation": " Roles must alternate user/assistant, starting with user.",
-        "tool_pairing": (
-            " Answer every tool_use of the last assistant message with add_tool_results()."
-        ),
-        "block_placement": "",
-        "thinking_order": "",
-        "unique_tool_use_ids": " Give each tool call its own id (merge mode renames repeats).",
-        "tool_block_shape": " tool_use needs a string id and name; tool_result a tool_use_id.",
-    }.get(violation.rule, "")
-    cls: type[HistoryError] = {
-        "role_alternation": RoleAlternationError,
-        "tool_pairing": ToolPairingError,
-        "block_placement": ToolPairingError,
-        "unique_tool_use_ids": ToolPairingError,
-        "tool_block_shape": ToolPairingError,
-    }.get(violation.rule, HistoryError)
-    return cls(
-        f"{violation}.{hint}{' Nothing was added.' if added else ''}",
-        index=violation.index,
-        role=message.role,
-        tool_use_id=violation.tool_use_id,
-        rule=violation.rule,
     )

@@ -26,7 +26,7 @@ BELOW_HISTORY = (
     "wire",
 )
 """Rooms the history is built on: they know nothing of it or of anything above it."""
-HISTORY = ("history", "history_checks")
+HISTORY = ("history", "history_checks", "history_read")
 """The history's room: ``ConversationHistory`` and the modules it is split into."""
 ABOVE_HISTORY = ("formats", "stores", "manager", "compaction", "summarizers", "cost", "mirror")
 ENTRY_POINTS = ("integrations", "proxy", "agent", "cli", "eval", "__main__")

@@ -60,7 +60,7 @@ from contextwarden.eval.probes import load_probes
 from contextwarden.eval.replay import StrategyRun, replay
 from contextwarden.formats import load
 from contextwarden.policy import ContextPolicy
-from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
+from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 PROBES = Path(__file__).resolve().parent / "fresh_probes"

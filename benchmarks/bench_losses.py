@@ -45,6 +45,7 @@ from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.policy import ContextPolicy
 from contextwarden.searchable import SEPARATOR, message_text
+from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer
 from contextwarden.summarizers.base import Summary
 from contextwarden.summarizers.carry import (
     carried_decisions,
@@ -56,7 +57,6 @@ from contextwarden.summarizers.carry import (
 )
 from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.findings import findings
-from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
 from contextwarden.summarizers.typed import is_summary_message
 from contextwarden.tokens.heuristic import HeuristicCounter
 

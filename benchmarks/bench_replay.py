@@ -29,8 +29,8 @@ from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.searchable import SEPARATOR, message_text
+from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer
 from contextwarden.summarizers.facts import extract_facts
-from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 DATA = Path(

@@ -32,7 +32,7 @@ from contextwarden.eval.probes import default_probes, reasoning_probes
 from contextwarden.eval.replay import StrategyRun, replay
 from contextwarden.formats import load
 from contextwarden.policy import ContextPolicy
-from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
+from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 DATA = Path(

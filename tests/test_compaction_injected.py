@@ -18,7 +18,8 @@ from contextwarden.compaction.injected import (
     injected_reference,
 )
 from contextwarden.compaction.loss import losses
-from contextwarden.history import ConversationHistory, content_id
+from contextwarden.content_ids import content_id
+from contextwarden.history import ConversationHistory
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.recall import named_ids, recall
 from contextwarden.summarizers.structured import StructuredSummarizer

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from contextwarden.policy import ContextPolicy
-from contextwarden.summarizers.structured import StructuredPolicy
+from contextwarden.summarizers.structured_policy import StructuredPolicy
 
 
 def test_defaults_are_the_seed_numbers() -> None:

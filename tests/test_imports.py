@@ -15,6 +15,7 @@ PACKAGE = "contextwarden"
 
 BELOW_HISTORY = (
     "model",
+    "content_ids",
     "rules",
     "log",
     "repair",
@@ -25,6 +26,8 @@ BELOW_HISTORY = (
     "wire",
 )
 """Rooms the history is built on: they know nothing of it or of anything above it."""
+HISTORY = ("history", "history_checks", "history_read")
+"""The history's room: ``ConversationHistory`` and the modules it is split into."""
 ABOVE_HISTORY = ("formats", "stores", "manager", "compaction", "summarizers", "cost", "mirror")
 ENTRY_POINTS = ("integrations", "proxy", "agent", "cli", "eval", "__main__")
 
@@ -118,7 +121,7 @@ def test_no_import_cycle() -> None:
 
 @pytest.mark.parametrize("room", BELOW_HISTORY)
 def test_rooms_below_the_history_import_nothing_above_it(room: str) -> None:
-    higher = {"history", *ABOVE_HISTORY, *ENTRY_POINTS}
+    higher = {*HISTORY, *ABOVE_HISTORY, *ENTRY_POINTS}
     offenders = sorted(
         f"{module} -> {target}"
         for module in GRAPH
@@ -129,9 +132,10 @@ def test_rooms_below_the_history_import_nothing_above_it(room: str) -> None:
     assert offenders == []
 
 
-def test_the_history_imports_no_loader_store_or_manager() -> None:
+@pytest.mark.parametrize("room", HISTORY)
+def test_the_history_imports_no_loader_store_or_manager(room: str) -> None:
     higher = {*ABOVE_HISTORY, *ENTRY_POINTS}
-    assert sorted(t for t in GRAPH["contextwarden.history"] if _room(t) in higher) == []
+    assert sorted(t for t in GRAPH[f"{PACKAGE}.{room}"] if _room(t) in higher) == []
 
 
 def test_nothing_below_the_entry_points_imports_them() -> None:

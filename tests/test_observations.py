@@ -11,9 +11,10 @@ from contextwarden.compaction import Cap, CompactionContext, MicroCompact, Obser
 from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY, SUMMARY_KEY
 from contextwarden.compaction.mask import MASK_KEEP_RECENT
 from contextwarden.compaction.observations import observation_texts
+from contextwarden.content_ids import content_id
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
-from contextwarden.history import ConversationHistory, content_id
+from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock, ThinkingBlock
 from contextwarden.policy import ContextPolicy

@@ -21,7 +21,8 @@ from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.policy import ContextPolicy
-from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
+from contextwarden.summarizers.structured import StructuredSummarizer
+from contextwarden.summarizers.structured_policy import StructuredPolicy
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 WINDOW = 40_000

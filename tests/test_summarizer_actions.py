@@ -18,9 +18,9 @@ from typing import Any
 from contextwarden.compaction import CompactionContext, MicroCompact
 from contextwarden.compaction.microcompact import FAILED_LINES_NOTE, is_cleared
 from contextwarden.compaction.observations import named_id
+from contextwarden.content_ids import content_id
 from contextwarden.formats import load
 from contextwarden.formats.swe_agent import from_document
-from contextwarden.history import content_id
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import Message, TextBlock, ToolUseBlock
 from contextwarden.policy import ContextPolicy

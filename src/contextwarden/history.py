@@ -6,12 +6,13 @@ reported (merge mode, for importing logs). The full log is kept; the view is der
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
-from contextwarden.errors import HistoryError, RoleAlternationError, ToolPairingError
+from contextwarden.errors import RoleAlternationError, ToolPairingError
+from contextwarden.history_checks import addition_problems, error_for, merge_problems
+from contextwarden.history_read import HistoryReadSide
 from contextwarden.log import (
     CompactionBoundary,
     LogEntry,
@@ -21,16 +22,10 @@ from contextwarden.log import (
     UsageRecorded,
     current_metadata,
     derive_view,
+    last_anchor,
+    stored_counts,
 )
-from contextwarden.model import (
-    Block,
-    FrozenDict,
-    Message,
-    TextBlock,
-    ToolResultBlock,
-    freeze,
-    thaw,
-)
+from contextwarden.model import Block, FrozenDict, Message, ToolResultBlock, freeze, thaw
 from contextwarden.repair import (
     Renames,
     Step,
@@ -39,32 +34,21 @@ from contextwarden.repair import (
     merge_messages,
     plan_merge,
 )
-from contextwarden.rules import (
-    DEFAULT_RULES,
-    Rule,
-    UniqueToolUseIds,
-    Violation,
-    clean_append,
-    validate,
-)
+from contextwarden.rules import DEFAULT_RULES, Rule, clean_append, validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.calibration import calibration_for_model
 from contextwarden.tokens.ledger import TokenLedger, usage_prompt, usage_total
 from contextwarden.tokens.models import counter_for_model
-from contextwarden.wire.anthropic import as_plain, messages_to_wire
-from contextwarden.wire.gemini_out import gemini_contents, gemini_request
+from contextwarden.wire.anthropic import as_plain
 from contextwarden.wire.incoming import (
     any_message,
     assistant_message,
     tool_results_message,
     user_message,
 )
-from contextwarden.wire.openai_out import chat_request, history_to_openai
-from contextwarden.wire.responses import responses_request
 
 if TYPE_CHECKING:
     from contextwarden.loadreport import LoadReport
-    from contextwarden.wire.anthropic_cache import CacheTTL
 
 Mode = Literal["strict", "merge"]
 
@@ -83,7 +67,7 @@ class Repair:
     action: str
 
 
-class ConversationHistory:
+class ConversationHistory(HistoryReadSide):
     """The conversation: a validated view for the next request, plus the full log behind it.
 
     ``mode="strict"`` (default, for live use) raises HistoryError on any addition that breaks an
@@ -147,7 +131,7 @@ class ConversationHistory:
         view = derive_view(entries)
         problems = validate(view, history.rules)
         if problems:
-            raise _error_for(problems[0], view[problems[0].index], added=False)
+            raise error_for(problems[0], view[problems[0].index], added=False)
         history._restore(entries, view)
         return history
 
@@ -160,30 +144,6 @@ class ConversationHistory:
         The store does the binding (``SessionStore.open``): stores sit above the history and
         use its public API, so the history never imports them."""
         return store.open(session_id, history_class=cls, **kwargs)
-
-    # ----------------------------------------------------------------- read-only state
-    @property
-    def messages(self) -> tuple[Message, ...]:
-        """The current view: an immutable tuple of immutable messages (rebuilt after changes)."""
-        if self._snapshot is None:
-            self._snapshot = tuple(self._view)
-        return self._snapshot
-
-    @property
-    def system(self) -> str | list[dict[str, Any]] | None:
-        return self._system if isinstance(self._system, str | None) else thaw(self._system)
-
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        return [thaw(t) for t in self._tools]
-
-    @property
-    def log(self) -> tuple[LogEntry, ...]:
-        """Every entry ever recorded, compaction boundaries and replaced messages included."""
-        return tuple(self._log)
-
-    def __len__(self) -> int:
-        return len(self._view)
 
     def __repr__(self) -> str:
         return f"ConversationHistory({len(self._view)} messages, mode={self.mode!r})"
@@ -269,9 +229,9 @@ class ConversationHistory:
         view = self._view
         previous = view[-1] if view else None
         if self.rules is not DEFAULT_RULES or not clean_append(previous, message, self._use_ids):
-            problems = self._problems_with(message)
+            problems = addition_problems(view, message, self.rules, self._use_ids)
             if problems:
-                raise _error_for(problems[0], message)
+                raise error_for(problems[0], message)
         self._append(message)
         return message
 
@@ -297,11 +257,6 @@ class ConversationHistory:
         self._set_preamble(new_system, new_tools)
         return True
 
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """The latest value of every metadata key (a copy)."""
-        return {k: thaw(v) for k, v in self._metadata.items()}
-
     def finish_import(self) -> None:
         """Merge mode: answer tool calls the log left unanswered before its last user message."""
         step = answer_pending(self._view) if self._view and self._view[-1].role == "user" else None
@@ -316,92 +271,6 @@ class ConversationHistory:
         self._record(UsageRecorded(total, raw))
         self._ledger.anchor(total, usage_prompt(plain))
         return total
-
-    # ----------------------------------------------------------------- tokens and wire
-    def estimate_tokens(self) -> int:
-        """Tokens the next request will cost: last real usage + estimate of what came after."""
-        return self._ledger.total()
-
-    @property
-    def preamble_tokens(self) -> int:
-        """Estimated tokens of the system prompt and tool definitions (read only)."""
-        return self._ledger.preamble
-
-    def message_tokens(self, index: int) -> int:
-        """The cached estimate of ``messages[index]`` (negative indexes allowed; read only)."""
-        return self._ledger.count(index)
-
-    def counted_tokens(self) -> int:
-        """Preamble plus every message's estimate, ignoring the usage anchor that
-        ``estimate_tokens`` starts from (read only)."""
-        return self._ledger.estimate()
-
-    def to_anthropic(self, *, cache: bool = False, cache_ttl: CacheTTL = "5m") -> dict[str, Any]:
-        """Keyword arguments for ``client.messages.create``: ``system``, ``messages``, ``tools``.
-
-        ``cache=True`` adds ``cache_control`` breakpoints where they pay (the tools, the system
-        prompt, the previous request's last message and the last message; never more than 4,
-        markers already present included) with ``cache_ttl`` ("5m" or "1h"); see
-        ``wire.anthropic_cache``.
-        """
-        kwargs: dict[str, Any] = {"messages": messages_to_wire(self._view)}
-        if self._system is not None:
-            kwargs["system"] = self.system
-        if self._tools:
-            kwargs["tools"] = self.tools
-        if cache:
-            from contextwarden.wire.anthropic_cache import add_breakpoints
-
-            kwargs = add_breakpoints(kwargs, self._view, cache_ttl)
-        return kwargs
-
-    def to_openai(self) -> list[dict[str, Any]]:
-        """The chat-completions ``messages`` list (system first, tool calls and tool messages)."""
-        return history_to_openai(self.system, self._view)
-
-    def to_openai_request(self) -> dict[str, Any]:
-        """Keyword arguments for ``client.chat.completions.create(model=..., **request)``:
-        ``messages`` (the system prompt first) and ``tools`` as function tools (left out when
-        there are none). Thinking and Responses reasoning are left out (see ``openai_out``)."""
-        return chat_request(self.system, self._view, self.tools)
-
-    def to_responses_request(self) -> dict[str, Any]:
-        """Keyword arguments for ``client.responses.create(model=..., **request)``:
-        ``instructions`` (the system prompt), ``input`` items and ``tools``. Items read from
-        the Responses API go back as they came (ids, ``call_id``, reasoning); see ``responses``."""
-        return responses_request(self.system, self._view, self.tools)
-
-    def to_gemini(self) -> list[dict[str, Any]]:
-        """The Gemini ``contents`` list (``user``/``model`` roles); parts read from Gemini go
-        back as they came (``thoughtSignature``, ids), see ``wire.gemini_out``."""
-        return gemini_contents(self._view)
-
-    def to_gemini_request(self) -> dict[str, Any]:
-        """Keyword arguments for ``client.models.generate_content(model=..., **request)``:
-        ``contents`` and a ``config`` with ``systemInstruction`` and ``tools`` (function tools
-        as ``functionDeclarations``), each left out when there is none."""
-        body = gemini_request(self.system, self._view, self.tools)
-        config = {k: v for k, v in body.items() if k != "contents"}
-        return {"contents": body["contents"], "config": config}
-
-    def rehydrate(self, id: str) -> ToolResultBlock | TextBlock:
-        """The original of something compaction cut, cleared or masked, exactly as it was first
-        recorded (the log keeps every original). ``id`` is what the marker in the text names: a
-        ``tool_use_id`` (the tool result as added), or a ``sha256-…`` content id (see
-        ``content_id``; a text block: an observation, a message's text, a summary; or a tool
-        result whose text has that id). KeyError when the log has none."""
-        for entry in reversed(self._log):
-            if isinstance(entry, MessageAdded):
-                for block in entry.message.content:
-                    if isinstance(block, ToolResultBlock) and block.tool_use_id == id:
-                        return block
-        found = _by_content_id(self._log, id) if id.startswith(CONTENT_ID_PREFIX) else None
-        if found is None:
-            raise KeyError(
-                f"no tool_result with tool_use_id {id!r} and no text with that content "
-                "id in this history's log"
-            )
-        return found
 
     # ----------------------------------------------------------------- for the manager and stores
     def subscribe(self, listener: Callable[[LogEntry], None]) -> None:
@@ -441,8 +310,8 @@ class ConversationHistory:
         if preamble is not None:
             self._system, self._tools = preamble.system, preamble.tools
         self._ledger.set_preamble(self.system, self.tools)
-        counts = _stored_counts(entries, _cache_key(self.counter))
-        anchor = _last_anchor(entries)
+        counts = stored_counts(entries, _cache_key(self.counter))
+        anchor = last_anchor(entries)
         if anchor is None:
             self._ledger.reset(self._view, counts)
             return
@@ -494,61 +363,15 @@ class ConversationHistory:
             return MessageAdded(message, merge)
         return MessageAdded(message, merge, count, key)
 
-    def _problems_with(self, message: Message) -> list[Violation]:
-        """Violations the new message would cause, checked against the last message only."""
-        window = [*self._view[-1:], message]
-        offset = len(self._view) + 1 - len(window)
-        found = validate(window, self.rules)
-        # A tool_pairing violation at the previous message counts only when it is an assistant
-        # message (its calls unanswered by the new one): the previous user message's results
-        # answer a message outside this window, so they look orphaned here but are not.
-        relevant = [
-            v
-            for v in found
-            if v.index == len(window) - 1
-            or (v.rule == "tool_pairing" and window[v.index].role == "assistant")
-        ]
-        # The new message's own faults first: a wrong tool_use_id is named, not the pending one.
-        relevant.sort(key=lambda v: v.index != len(window) - 1)
-        found = [replace(v, index=v.index + offset) for v in relevant]
-        if any(isinstance(rule, UniqueToolUseIds) for rule in self.rules):
-            index = len(self._view)
-            found += [
-                Violation(
-                    UniqueToolUseIds.name, index, f"tool_use id {u.id!r} is already in use", u.id
-                )
-                for u in message.tool_uses
-                if u.id in self._use_ids
-            ]
-        return found
-
     def _merge_add(self, message: Message) -> Message:
         message, renames, note = mend_tools(message, self._use_ids, self._renames)
         steps = plan_merge(self._view, message)
         if note is not None:
             last = steps[-1]
             steps[-1] = replace(last, note=f"{note}; {last.note}" if last.note else note)
-        # Check the changed tail with enough context before it; earlier messages are known valid.
-        context = min(len(self._view), 3)
-        tail = self._view[len(self._view) - context :]
-        for step in steps:
-            if not step.message.content:
-                continue
-            if step.merge:
-                tail[-1] = merge_messages(tail[-1], step.message)
-            else:
-                tail.append(step.message)
-        whole = context == len(self._view)
-        # Results may still arrive in the next merged user record; finish_import() repairs the rest.
-        waiting = {u.id for u in tail[-2].tool_uses} if len(tail) > 1 else set()
-        problems = [
-            v
-            for v in validate(tail, self.rules)
-            if (whole or v.index > 0)
-            and not (v.index == len(tail) - 2 and v.tool_use_id in waiting)
-        ]
+        problems = merge_problems(self._view, steps, self.rules)
         if problems:
-            raise _error_for(problems[0], message)
+            raise error_for(problems[0], message)
         for step in steps:
             self._apply(step)
         self._renames = renames
@@ -576,42 +399,6 @@ class ConversationHistory:
             self._ledger.append(result, count)
 
 
-CONTENT_ID_PREFIX = "sha256-"
-CONTENT_ID_HEX = 32
-"""Hex digits of the sha256 kept in a content id: 128 bits, unique within any history."""
-
-
-def content_id(text: str) -> str:
-    """The id a cut or cleared text is recovered by: ``sha256-`` and the first 32 hex digits of
-    its UTF-8 (lone surrogates kept), so it is the same wherever the text is (log, spill file)."""
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return CONTENT_ID_PREFIX + digest[:CONTENT_ID_HEX]
-
-
-def _by_content_id(entries: Sequence[LogEntry], wanted: str) -> ToolResultBlock | TextBlock | None:
-    """The first text or tool result recorded in ``entries`` whose text has the id ``wanted``:
-    added messages, then the views compactions installed (a summary is first recorded there)."""
-    seen: set[int] = set()
-    for entry in entries:
-        if isinstance(entry, MessageAdded):
-            messages: Sequence[Message] = (entry.message,)
-        elif isinstance(entry, CompactionBoundary):
-            messages = entry.view
-        else:
-            continue
-        for message in messages:
-            if id(message) in seen:
-                continue  # views share their unchanged messages: hash each one once
-            seen.add(id(message))
-            for block in message.content:
-                if (
-                    isinstance(block, TextBlock | ToolResultBlock)
-                    and content_id(block.text) == wanted
-                ):
-                    return block
-    return None
-
-
 def _plain_system(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
     return system if isinstance(system, str) else [dict(b) for b in system]
 
@@ -622,36 +409,6 @@ def _cache_key(counter: TokenCounter) -> str | None:
     return key if isinstance(key, str) and key else None
 
 
-def _stored_counts(entries: Sequence[LogEntry], key: str | None) -> list[int | None]:
-    """The count stored for each message of ``derive_view(entries)`` by a counter with ``key``;
-    None where there is none (boundary views, other counters, older logs): those are counted."""
-    counts: list[int | None] = []
-    for entry in entries:
-        if isinstance(entry, CompactionBoundary):
-            counts = [None] * len(entry.view)
-        elif isinstance(entry, MessageAdded):
-            known = entry.tokens if key is not None and entry.counter == key else None
-            if entry.merge and counts:
-                counts[-1] = known
-            else:
-                counts.append(known)
-    return counts
-
-
-def _last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:
-    """(usage total, view length it covers) of the last usage since the last boundary, if any."""
-    found: tuple[int, int] | None = None
-    length = 0
-    for entry in entries:
-        if isinstance(entry, CompactionBoundary):
-            found, length = None, len(entry.view)
-        elif isinstance(entry, MessageAdded):
-            length += 0 if entry.merge and length else 1
-        elif isinstance(entry, UsageRecorded):
-            found = (entry.total, length)
-    return found
-
-
 def _follows_results(last: Sequence[Message], message: Message) -> bool:
     """Whether ``message`` (plain user content) follows a user message of tool results only."""
     return (
@@ -660,31 +417,4 @@ def _follows_results(last: Sequence[Message], message: Message) -> bool:
         and len(last[0].tool_results) == len(last[0].content)
         and not message.tool_results
         and bool(message.content)
-    )
-
-
-def _error_for(violation: Violation, message: Message, *, added: bool = True) -> HistoryError:
-    hint = {
-        "role_alternation": " Roles must alternate user/assistant, starting with user.",
-        "tool_pairing": (
-            " Answer every tool_use of the last assistant message with add_tool_results()."
-        ),
-        "block_placement": "",
-        "thinking_order": "",
-        "unique_tool_use_ids": " Give each tool call its own id (merge mode renames repeats).",
-        "tool_block_shape": " tool_use needs a string id and name; tool_result a tool_use_id.",
-    }.get(violation.rule, "")
-    cls: type[HistoryError] = {
-        "role_alternation": RoleAlternationError,
-        "tool_pairing": ToolPairingError,
-        "block_placement": ToolPairingError,
-        "unique_tool_use_ids": ToolPairingError,
-        "tool_block_shape": ToolPairingError,
-    }.get(violation.rule, HistoryError)
-    return cls(
-        f"{violation}.{hint}{' Nothing was added.' if added else ''}",
-        index=violation.index,
-        role=message.role,
-        tool_use_id=violation.tool_use_id,
-        rule=violation.rule,
     )

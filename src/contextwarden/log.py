@@ -114,3 +114,33 @@ def last_boundary_index(entries: Sequence[LogEntry]) -> int | None:
 def current_metadata(entries: Sequence[LogEntry]) -> dict[str, Any]:
     """The latest value of every metadata key."""
     return {e.key: e.value for e in entries if isinstance(e, MetadataSet)}
+
+
+def stored_counts(entries: Sequence[LogEntry], key: str | None) -> list[int | None]:
+    """The count stored for each message of ``derive_view(entries)`` by a counter with ``key``;
+    None where there is none (boundary views, other counters, older logs): those are counted."""
+    counts: list[int | None] = []
+    for entry in entries:
+        if isinstance(entry, CompactionBoundary):
+            counts = [None] * len(entry.view)
+        elif isinstance(entry, MessageAdded):
+            known = entry.tokens if key is not None and entry.counter == key else None
+            if entry.merge and counts:
+                counts[-1] = known
+            else:
+                counts.append(known)
+    return counts
+
+
+def last_anchor(entries: Sequence[LogEntry]) -> tuple[int, int] | None:
+    """(usage total, view length it covers) of the last usage since the last boundary, if any."""
+    found: tuple[int, int] | None = None
+    length = 0
+    for entry in entries:
+        if isinstance(entry, CompactionBoundary):
+            found, length = None, len(entry.view)
+        elif isinstance(entry, MessageAdded):
+            length += 0 if entry.merge and length else 1
+        elif isinstance(entry, UsageRecorded):
+            found = (entry.total, length)
+    return found

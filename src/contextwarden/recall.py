@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from contextwarden.history import ConversationHistory, content_id
+from contextwarden.content_ids import content_id
+from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded, derive_view
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import CLEARED_MARKER

@@ -18,10 +18,11 @@ from contextwarden.compaction.base import (
 from contextwarden.compaction.breaker import Breaker
 from contextwarden.compaction.incremental import CompactableResults, Cursor
 from contextwarden.compaction.loss import NOTHING_LOST, LossReport
+from contextwarden.content_ids import CONTENT_ID_PREFIX, content_id
 from contextwarden.errors import CompactionError
 from contextwarden.events import RungEvent
 from contextwarden.files import FileTracker
-from contextwarden.history import CONTENT_ID_PREFIX, ConversationHistory, content_id
+from contextwarden.history import ConversationHistory
 from contextwarden.log import CompactionBoundary, MessageAdded
 from contextwarden.model import FrozenDict, Message, TextBlock, ToolResultBlock
 from contextwarden.rules import latest_thinking_preserved

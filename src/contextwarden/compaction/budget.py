@@ -26,7 +26,7 @@ from contextwarden.compaction.base import (
 from contextwarden.compaction.observations import observation_texts, with_text
 from contextwarden.compaction.snip import snip_text
 from contextwarden.compaction.tools import results_with_names
-from contextwarden.history import content_id
+from contextwarden.content_ids import content_id
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.summarizers.actions import is_observation

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, first_user_blocks
 from contextwarden.compaction.observations import REHYDRATE_HINT
-from contextwarden.history import content_id
+from contextwarden.content_ids import content_id
 from contextwarden.model import Block, Message, TextBlock
 from contextwarden.summarizers.typed import INJECTED_REFERENCE, is_injected_block
 from contextwarden.tokens.base import TokenCounter

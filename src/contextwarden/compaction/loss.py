@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from contextwarden.history import content_id
+from contextwarden.content_ids import content_id
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded, derive_view
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.searchable import SEPARATOR, message_text

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 
 from contextwarden.compaction.cuts import FIRST_BLOCKS_KEY, SUMMARY_BLOCKS_KEY
-from contextwarden.history import CONTENT_ID_HEX, CONTENT_ID_PREFIX, content_id
+from contextwarden.content_ids import CONTENT_ID_HEX, CONTENT_ID_PREFIX, content_id
 from contextwarden.model import Block, FrozenDict, Message, TextBlock
 from contextwarden.summarizers.actions import is_observation
 

@@ -11,7 +11,8 @@ from contextwarden.summarizers.deadline import DeadlineExceeded, PromptTooLongEr
 from contextwarden.summarizers.facts import Facts, extract_facts
 from contextwarden.summarizers.llm import LLMPolicy, LLMSummarizer, SummaryRequest
 from contextwarden.summarizers.openai import OpenAISummarizer
-from contextwarden.summarizers.structured import StructuredPolicy, StructuredSummarizer
+from contextwarden.summarizers.structured import StructuredSummarizer
+from contextwarden.summarizers.structured_policy import StructuredPolicy
 from contextwarden.summarizers.typed import user_messages
 
 __all__ = [

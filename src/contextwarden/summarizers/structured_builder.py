@@ -1,0 +1,303 @@
+"""The offline summary's nine sections built from the facts: each line an item with the rank it
+is dropped by when the summary must shrink (lower goes first; unranked lines are never dropped).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+
+from contextwarden.summarizers.carry import (
+    ANSWERS_LABEL,
+    DECISION_PREFIX,
+    DECISIONS_LABEL,
+    FINDING_PREFIX,
+    FINDINGS_LABEL,
+    LAST_MESSAGE_LABEL,
+    format_error,
+    format_item,
+    format_more,
+)
+from contextwarden.summarizers.decisions import standing
+from contextwarden.summarizers.facts import Facts
+from contextwarden.summarizers.findings import chosen
+from contextwarden.summarizers.sections import Item, head_tail, held_in
+from contextwarden.summarizers.structured_lines import (
+    clip,
+    code_fence,
+    ends,
+    indent,
+    operations,
+    where_shortened,
+)
+from contextwarden.summarizers.structured_policy import StructuredPolicy
+from contextwarden.tokens.base import TokenCounter
+
+CARRIED_RANK = 6
+"""Items ranked this or higher are what a session has to carry from summary to summary: its
+decisions (6), further error lines (7) and errors fixed later (8); those ranked lower restate
+them (code, concepts, commands, answers' and requests' excerpts) or say what the session need
+not carry (findings, ``FINDINGS_RANK``)."""
+FINDINGS_RANK = 4
+"""What else the assistant found or said (``findings``) goes after the code, concepts, completed
+tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
+finding is said once), before the answers' and requests' excerpts and the decisions."""
+REPEATED_RANK = -1
+"""An excerpt of a user message that section 6 quotes whole goes before anything else that may
+go: the same summary holds every word of it, so dropping it loses nothing (a fact is never
+dropped while a copy of it is kept)."""
+_FAILED_LAST = 1_000_000
+"""Added to a failed command's position: of the commands, the ones that failed go last."""
+
+_CARRIED_SECTIONS = (3, 4, 6)
+"""The sections an earlier summary hands on whole (``carry``): files, errors, user messages."""
+
+
+class SectionBuilder:
+    """Turns facts into the items of each section (drop ranks: lower goes first)."""
+
+    def __init__(
+        self, facts: Facts, users: list[str], policy: StructuredPolicy, counter: TokenCounter
+    ) -> None:
+        self.facts, self.users, self.policy, self.counter = facts, users, policy, counter
+        # Section 8's excerpt of the last assistant message, never dropped: a decision or a
+        # finding it quotes is not listed again (the next summary reads it back from there).
+        self.current = head_tail(facts.last_assistant_text, policy.current_work_tokens, counter)
+
+    def sections(self, instructions: str | None) -> dict[int, list[Item]]:
+        return {
+            1: self._intent(instructions),
+            2: self._concepts(),
+            3: self._files(),
+            4: self._errors(),
+            5: self._problem_solving(),
+            6: self._user_messages(),
+            7: self._pending(),
+            8: self._current_work(),
+            9: self._next_step(),
+        }
+
+    def _intent(self, instructions: str | None) -> list[Item]:
+        typed = self.facts.user_messages
+        if not typed:
+            items = [Item("(no message typed by the user in this part of the conversation)")]
+        else:
+            items = [
+                Item("Primary request (user message #1 in section 6):"),
+                self._copy(0, 0),
+            ]
+            if len(typed) > 1:
+                items += [
+                    Item(f"Latest request (user message #{len(typed)} in section 6):"),
+                    self._copy(len(typed) - 1, 1),
+                ]
+        if instructions and instructions.strip():
+            items.append(Item(f"Focus requested for this summary: {instructions.strip()}"))
+        return items
+
+    def _copy(self, number: int, position: int) -> Item:
+        """An excerpt of user message ``number`` (from 0) for sections 1 and 7: a reading aid.
+        When section 6's quote of the message holds every word of it, it goes first of all
+        (``REPEATED_RANK``); when section 6 had to shorten the message more, the excerpt may
+        hold words it does not, and goes before anything said only once (decisions, errors)."""
+        excerpt = head_tail(
+            self.facts.user_messages[number].text, self.policy.excerpt_tokens, self.counter
+        )
+        held = held_in(excerpt, self.users[number])
+        rank = (REPEATED_RANK, position) if held else (5, position - 1_000_000)
+        # Indented: free text never starts a line of its own in our layout, so it cannot pass
+        # for a heading when an earlier summary is read back.
+        return Item(indent(excerpt), rank, "request excerpts")
+
+    def _concepts(self) -> list[Item]:
+        concepts = self.facts.concepts
+        return [
+            Item(f"- `{name}` ({count} mentions)", (1, len(concepts) - i), "concepts")
+            for i, (name, count) in enumerate(concepts)
+        ]
+
+    def _files(self) -> list[Item]:
+        items: list[Item] = []
+        with_code = [f for f in self.facts.files if f.code]
+        shown = {f.path for f in with_code[-self.policy.max_code_sections :]}
+        for position, file in enumerate(self.facts.files):
+            items.append(Item(f"- `{file.path}` — {operations(file)}"))
+            if file.path in shown:
+                code = head_tail(file.code, self.policy.code_tokens, self.counter)
+                fence = code_fence(code)
+                items.append(
+                    Item(
+                        "  Code written (latest):\n" + indent(f"{fence}\n{code}\n{fence}"),
+                        (0, position),
+                        "code sections",
+                    )
+                )
+        return items
+
+    def _errors(self) -> list[Item]:
+        items = []
+        for i, error in enumerate(self.facts.errors):
+            target = clip(error.target, self.policy.command_chars)
+            text = format_error(
+                error.tool, target, error.excerpt, error.fixed, rejected=error.rejected
+            )
+            # An unresolved error is a fact, like a path: never dropped (verification appends it
+            # to an LLM summary too); so is a call the person refused, which is their decision
+            # (never ``fixed``). One fixed later goes last of all that may go.
+            rank = (8, i) if error.fixed else None
+            items.append(Item(text, rank, "errors fixed later"))
+            more = error.more[: max(0, self.policy.error_lines - 1)]
+            # Under its error; dropped after decisions, before any error line itself (7 < 8).
+            if more:
+                items.append(Item(format_more(more), (7, error.index), "further error lines"))
+        return items
+
+    def _problem_solving(self) -> list[Item]:
+        items = []
+        counts = ", ".join(f"{name} ({n})" for name, n in self.facts.tool_counts)
+        if counts:
+            items.append(Item(f"Tool calls: {counts}"))
+        done = [t for t in self.facts.todos if t.done]
+        if done:
+            items.append(Item("Completed tasks:"))
+            items += [
+                Item(f"- {clip(t.text, 500)}", (2, i), "completed tasks")
+                for i, t in enumerate(done)
+            ]
+        if self.facts.commands:
+            items.append(Item("Commands run (oldest first; exit status where the tool showed it):"))
+        items += self._commands()
+        return items + self._decisions() + self._answers()
+
+    def _commands(self) -> list[Item]:
+        """The commands run, each line once: a command run again with the same outcome (a test
+        suite re-run, a server restarted, a request retried) is listed at its last run with how
+        many times it ran (the label stays as it was: every summary pays for its words); the
+        failed ones go last when the budget is short."""
+        runs: Counter[tuple[str, str]] = Counter()
+        last: dict[tuple[str, str], tuple[int, bool]] = {}
+        for i, command in enumerate(self.facts.commands):
+            status = (
+                f"exit {command.status}"
+                if command.status is not None
+                else ("failed" if command.failed else "ok")
+            )
+            shown = clip(where_shortened(command.command), self.policy.command_chars)
+            runs[shown, status] += 1
+            last[shown, status] = (i, command.failed)
+        items = []
+        for (shown, status), (i, failed) in sorted(last.items(), key=lambda kv: kv[1][0]):
+            times = f" ({runs[shown, status]} runs)" if runs[shown, status] > 1 else ""
+            rank = (3, i + _FAILED_LAST if failed else i)
+            items.append(Item(f"- `{shown}` → {status}{times}", rank, "commands"))
+        return items
+
+    def _decisions(self) -> list[Item]:
+        """What the assistant decided and why, oldest first; they go after the answers'
+        excerpts, commands and concepts (which restate what these lines say): first those with no
+        signal (a plan's step, what a message editing a file says), then those that only
+        diagnose, then those giving a reason or a choice (``decisions.standing``), each oldest
+        first."""
+        listed = [(i, text) for i, text in self.facts.decisions if text not in self.current]
+        if not self.policy.decisions or not listed:
+            return []
+        items = [Item(DECISIONS_LABEL)]
+        items += [
+            Item(
+                f"{DECISION_PREFIX}{text}",
+                (6, index + (standing(text) - 2) * 1_000_000),
+                "decisions",
+            )
+            for index, text in listed
+        ]
+        return items
+
+    def findings(self, sections: dict[int, list[Item]], room: int) -> list[Item]:
+        """What else the assistant found or said, within ``room`` tokens, leaving out what
+        the lines of ``sections`` that the next summary carries on hold (files, errors, user
+        messages, decisions) and what the answers' excerpts quote: they outrank findings, so
+        such a finding would only be kept beside its copy (the next summary reads the
+        excerpts again as prose); ranked ``FINDINGS_RANK``."""
+        held = "\n".join(
+            [
+                item.text
+                for n, items in sections.items()
+                for item in items
+                if n in _CARRIED_SECTIONS or item.kind in ("decisions", "answers")
+            ]
+            + [self.current]
+        )
+        found = chosen(self.facts.findings, held, room, self.counter)
+        if not found:
+            return []
+        items = [Item(FINDINGS_LABEL)]
+        items += [
+            Item(f"{FINDING_PREFIX}{text}", (FINDINGS_RANK, rank), "findings")
+            for rank, text in found
+        ]
+        return items
+
+    def _answers(self) -> list[Item]:
+        """What the assistant told the user at the end of each turn, oldest first; not the one
+        section 8 quotes whole (the last message, when it answered)."""
+        answers = [(i, text) for i, text in self.facts.answers if text not in self.current]
+        if not answers:
+            return []
+        starts = [m.index for m in self.facts.user_messages]
+        items = [Item(ANSWERS_LABEL)]
+        for i, (index, text) in enumerate(answers):
+            after = bisect.bisect_left(starts, index)
+            excerpt = ends(text, self.policy.answer_chars)
+            items.append(Item(f"- (after #{after}) {excerpt}", (5, i), "answers"))
+        return items
+
+    def _user_messages(self) -> list[Item]:
+        items = []
+        for number, (message, text) in enumerate(
+            zip(self.facts.user_messages, self.users, strict=True), start=1
+        ):
+            notes = ["primary request"] if number == 1 else []
+            if message.carried:
+                notes.append("from an earlier summary")
+            items.append(Item(format_item(number, text, notes) + "\n"))
+        return items
+
+    def _pending(self) -> list[Item]:
+        items = [
+            Item(f"- [{t.status}] {clip(t.text, 500)}") for t in self.facts.todos if not t.done
+        ]
+        typed = self.facts.user_messages
+        for position, message in enumerate(self.facts.pending_requests, start=2):
+            number = typed.index(message)
+            items.append(
+                Item(f"- Open user request (#{number + 1} in section 6, not yet answered):")
+            )
+            items.append(self._copy(number, position))
+        return items
+
+    def _current_work(self) -> list[Item]:
+        items = []
+        if self.facts.last_assistant_text:
+            items += [Item(LAST_MESSAGE_LABEL), Item(indent(self.current))]
+        calls = self.facts.last_tool_calls
+        if calls:
+            items.append(Item("Last tool calls:"))
+            items += [
+                Item(f"- {clip(c, self.policy.command_chars)}", (7, i) if i else None, "tool calls")
+                for i, c in enumerate(calls)
+            ]
+        return items
+
+    def _next_step(self) -> list[Item]:
+        facts = self.facts
+        active = [t for t in facts.todos if t.status.lower() == "in_progress"]
+        waiting = [t for t in facts.todos if not t.done]
+        if facts.pending_requests:
+            text = "Answer the open user request listed in section 7."
+        elif active:
+            text = f"Continue the task in progress: {active[0].text}"
+        elif waiting:
+            text = f"Start the next pending task: {waiting[0].text}"
+        else:
+            text = "No open request or task was recorded; wait for the user's next message."
+        return [Item(text)]

@@ -133,6 +133,14 @@ class ContextPolicy:
     at most 300 characters), ranked as the offline summary's section 4 ranks them
     (``StructuredPolicy.error_lines``). A rejected call's result, which holds what the person
     typed, is never cleared."""
+    cleared_unflagged_lines: int = 0
+    """Microcompact keeps up to this many lines of a result it clears that was not found failed
+    but has lines only a failure prints (an HTTP error page's heading, ``ERROR: …``, an OS
+    error message; ``summarizers.unflagged``), each at most 200 characters, after
+    ``Lines that read like a failure:``: a command that exits 0 on a failure (``curl`` fetching a
+    gateway's error page) does not take its error line with it. Off by default: at 2 it kept
+    three more error probes of blind set 14 (183 → 186/193) and lost none on sets 1, 3-15, but
+    modeled cost rose 1.0064x on set 7 and 1.0015x on set 14 (``docs/benchmarks.md``)."""
 
     recall: bool = False
     """The model is offered the ``recall`` tool (``contextwarden.recall``): each summary then
@@ -299,7 +307,7 @@ def _check(policy: ContextPolicy) -> None:
         _require(policy, name, getattr(policy, name) >= 0, "must be >= 0")
     for name in positive:
         _require(policy, name, getattr(policy, name) > 0, "must be > 0")
-    for name in ("keep_recent_tool_results", "cleared_error_lines"):
+    for name in ("keep_recent_tool_results", "cleared_error_lines", "cleared_unflagged_lines"):
         _require(policy, name, getattr(policy, name) >= 0, "must be >= 0")
     _require(policy, "idle_minutes", policy.idle_minutes > 0, "must be > 0")
     ok = policy.on_overflow in ("raise", "flag")

@@ -32,12 +32,17 @@ from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, Tool
 from contextwarden.summarizers.actions import action_call
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import typed_in_result
+from contextwarden.summarizers.unflagged import failure_like_lines, output_kind
 
 Kept = Callable[[ToolResultBlock, ToolUseBlock | None], Sequence[str] | None]
 """Lines of a result to keep after the marker when it is cleared, given the call it answers;
 ``None``: the result is not to be cleared at all."""
 
 FAILED_LINES_NOTE = "The call failed; its error lines were:"
+UNFLAGGED_LINES_NOTE = "Lines that read like a failure:"
+UNFLAGGED_LINE_CHARS = 200
+"""Each line kept of a result not found failed is at most this long: a hint that something went
+wrong, not the whole message a failed result keeps."""
 OBSERVATION_TOOL = "Bash"
 """The tool an observation is the output of, for choosing what to clear: text-action agents
 (SWE-agent, mini-swe-agent) act through shell commands."""
@@ -166,13 +171,17 @@ def _with_contents(message: Message, contents: dict[int, str]) -> Message:
 
 
 def failure_lines_kept(
-    limit: int, originals: Callable[[str], ToolResultBlock | TextBlock | None] | None = None
+    limit: int,
+    originals: Callable[[str], ToolResultBlock | TextBlock | None] | None = None,
+    unflagged: int = 0,
 ) -> Kept:
     """What microcompact keeps of a cleared result: up to ``limit`` error lines of a failed call,
     found by the failure detection the summaries use, in the result as first added
-    (``originals``), not in a preview an earlier rung cut. A result holding a reason the person
-    typed (a rejected call's reason, answers to a question tool, Cline's typed elements) is never
-    cleared: what the user said stays in the context."""
+    (``originals``), not in a preview an earlier rung cut; of a result not found failed, up to
+    ``unflagged`` lines that read like a failure (``unflagged.failure_like_lines``): a failure
+    that exited 0 is not lost silently. A result holding a reason the person typed (a rejected
+    call's reason, answers to a question tool, Cline's typed elements) is never cleared: what
+    the user said stays in the context."""
 
     def kept(block: ToolResultBlock, call: ToolUseBlock | None) -> tuple[str, ...] | None:
         found = originals(block.tool_use_id) if originals is not None else None
@@ -182,7 +191,14 @@ def failure_lines_kept(
         if typed_in_result(source, call):
             return None
         failed = failure_lines(call, source, limit)
-        return (FAILED_LINES_NOTE, *failed) if failed else ()
+        if failed:
+            return (FAILED_LINES_NOTE, *failed)
+        kind = output_kind(call)
+        if kind is None:
+            return ()
+        output = kind == "output"
+        hinted = failure_like_lines(source.text, unflagged, UNFLAGGED_LINE_CHARS, output=output)
+        return (UNFLAGGED_LINES_NOTE, *hinted) if hinted else ()
 
     return kept
 
@@ -227,7 +243,9 @@ class MicroCompact:
         keep = self.keep_recent if self.keep_recent is not None else policy.keep_recent_tool_results
         marker = self.marker or policy.cleared_marker
         minimum = self.min_saving if self.min_saving is not None else policy.min_saving
-        kept = failure_lines_kept(policy.cleared_error_lines, ctx.originals)
+        kept = failure_lines_kept(
+            policy.cleared_error_lines, ctx.originals, policy.cleared_unflagged_lines
+        )
         clearing = clear_old_results(messages, self.matcher(ctx).matches, keep, marker, kept)
         tokens_before = ctx.total_before(messages)
         if not clearing.cleared:

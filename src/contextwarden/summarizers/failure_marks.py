@@ -32,7 +32,7 @@ _OS_ERRORS = (
     # POSIX strerror, as C, Go, Python and the shells print it, and its common translations
     r"No such file or directory|Permission denied|Operation not permitted|Is a directory"
     r"|Not a directory|Directory not empty|File exists|Connection refused|Address already in use"
-    r"|command not found|Datei oder Verzeichnis nicht gefunden|Keine Berechtigung"
+    r"|command not found|Text file busy|Datei oder Verzeichnis nicht gefunden|Keine Berechtigung"
     r"|Aucun fichier ou dossier de ce type|Permission non accordée"
     r"|No existe el archivo o el directorio|Permiso denegado"
     r"|Нет такого файла или каталога|Отказано в доступе|没有那个文件或目录|权限不够"

@@ -241,7 +241,7 @@ def failure_excerpt(
     if not failed and shell and (status is None or _hides_failure(command)):
         failed = _says_it_failed(text)
     if not failed and shell and status == 0 and command is not None:
-        failed = not _shows_text(_MASKED_EXIT.sub("", command)) and (
+        failed = not shows_text(_MASKED_EXIT.sub("", command)) and (
             _ends_in_error(text) or _ends_in_traceback(text)
         )
     if not failed and shell and command is not None:
@@ -382,7 +382,7 @@ def _shell_refused(text: str, command: str) -> str | None:
     names no word, and counts unless the command only shows text."""
     for found in _SHELL_FAILURE.finditer(text):
         named = found.group("named") or found.group("word")
-        if named is None and not _shows_text(command):
+        if named is None and not shows_text(command):
             return found.group(0)
         at = command.find(named.strip()) if named is not None else -1
         if at >= 0 and not _HANDLED_STEP.match(command, at):
@@ -447,13 +447,11 @@ def _hides_failure(command: str | None) -> bool:
     if unmasked != command:
         return not _answers_no(unmasked)
     return (
-        _PAGED.search(command) is not None
-        and "pipefail" not in command
-        and not _shows_text(command)
+        _PAGED.search(command) is not None and "pipefail" not in command and not shows_text(command)
     )
 
 
-def _shows_text(command: str) -> bool:
+def shows_text(command: str) -> bool:
     """True when the last pipeline of ``command`` searches or starts with a program that only
     shows existing text (``cat f | head``, ``rg x | sort | head``)."""
     pipeline = re.split(r"&&|\|\||;|\n", command.strip())[-1]

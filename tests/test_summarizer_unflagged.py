@@ -1,0 +1,113 @@
+"""Failures nobody flagged: a command that exits 0 on one, and what microcompact keeps of it.
+
+The outputs are real, trimmed, from blind set 14's Claude Code sessions on `Safecast/safecast-map-
+MCP` (MIT, as its README says; `benchmarks/fresh_probes14/README.md` names the sessions and the
+commit): ``curl`` fetching CloudFront's and nginx's error pages (exit 0), ``journalctl`` showing a
+unit that could not start, a Read of the file a background task's output was saved to.
+"""
+
+from __future__ import annotations
+
+from contextwarden.compaction import CompactionContext, MicroCompact
+from contextwarden.compaction.microcompact import UNFLAGGED_LINES_NOTE
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.policy import CLEARED_MARKER, ContextPolicy
+from contextwarden.summarizers.failures import result_failure
+from contextwarden.summarizers.unflagged import failure_like_lines, output_kind
+
+CLOUDFRONT = (
+    '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n'
+    '<HTML><HEAD><META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">\n'
+    "<TITLE>ERROR: The request could not be satisfied</TITLE>\n"
+    "</HEAD><BODY>\n"
+    "<H1>504 Gateway Timeout ERROR</H1>\n"
+    "<H2>The request could not be satisfied.</H2>\n"
+)
+NGINX_SAVED = (
+    "     1→[stderr] Ubuntu 24.04.4 LTS\n"
+    "     2→<html>\n"
+    "     3→<head><title>504 Gateway Time-out</title></head>\n"
+    "     4→<body>\n"
+    "     5→<center><h1>504 Gateway Time-out</h1></center>\n"
+    "     6→<hr><center>nginx/1.24.0 (Ubuntu)</center>\n"
+)
+JOURNAL = (
+    "Feb 24 07:29:34 simplemap.safecast.org systemd[1]: Started safecast-mcp.service - Safecast"
+    " MCP Server.\n"
+    "Feb 24 07:29:34 simplemap.safecast.org (cast-mcp)[672943]: safecast-mcp.service: Failed to"
+    " execute /root/safecast-mcp-server/safecast-mcp: Text file busy\n"
+)
+# a passing command's output that uses failure words of the work, not of a failure
+GIT_LOG = (
+    "bfb0f688 ci(e2e): fail when an expected shell is unavailable\n"
+    "47c3efb0 fix(website): remove brittle selectors and fail on broken links\n"
+)
+
+
+def bash(command: str, call_id: str = "toolu_curl") -> ToolUseBlock:
+    return ToolUseBlock(call_id, "Bash", {"command": command})
+
+
+def test_an_error_page_curl_fetched_keeps_its_heading_and_error_line() -> None:
+    call = bash('curl -s "https://simplemap.safecast.org/api/radiation?lat=37.42"')
+    assert result_failure(call, ToolResultBlock(call.id, CLOUDFRONT)) is None  # exit 0
+    assert output_kind(call) == "output"
+    assert failure_like_lines(CLOUDFRONT, 2, 200) == (
+        "504 Gateway Timeout ERROR",
+        "ERROR: The request could not be satisfied",
+    )
+
+
+def test_saved_output_read_back_is_output_with_its_line_numbers_and_tags_off() -> None:
+    read = ToolUseBlock("toolu_read", "Read", {"file_path": "/tmp/tasks/b6efdf7.output"})
+    assert output_kind(read) == "output"
+    assert failure_like_lines(NGINX_SAVED, 2, 200) == ("504 Gateway Time-out",)
+    source = ToolUseBlock("toolu_src", "Read", {"file_path": "cmd/server/main.go"})
+    assert output_kind(source) is None  # a source file names errors everywhere
+
+
+def test_text_file_busy_is_an_os_error_a_log_shows() -> None:
+    call = bash("ssh root@host \"journalctl -u safecast-mcp --since '1 minute ago' | tail -30\"")
+    excerpt = result_failure(call, ToolResultBlock(call.id, JOURNAL))
+    assert excerpt is not None and excerpt.endswith(
+        "Failed to execute /root/safecast-mcp-server/safecast-mcp: Text file busy"
+    )
+
+
+def test_failure_words_alone_and_shown_source_keep_nothing() -> None:
+    assert failure_like_lines(GIT_LOG, 2, 200) == ()
+    grep = bash('rg -n "Errorf" pkg', "toolu_rg")
+    assert output_kind(grep) == "contents"
+    shown = 'pkg/a.go:12: return fmt.Errorf("failed to open: %w", err)\nerror: build failed'
+    assert failure_like_lines(shown, 2, 200, output=False) == ("error: build failed",)
+    assert failure_like_lines(CLOUDFRONT, 0, 200) == ()
+
+
+def test_lines_are_clipped_to_their_bound() -> None:
+    long = "error: " + "x" * 300
+    (kept,) = failure_like_lines(long, 2, 50)
+    assert len(kept) == 50 and kept.endswith("…")
+
+
+def curl_session(extra: int) -> list[Message]:
+    messages = [Message("user", (TextBlock("Is the API up?"),))]
+    for n in range(extra + 1):
+        call = bash("curl -s https://simplemap.safecast.org/api", f"toolu_{n}")
+        body = CLOUDFRONT + "x" * 2_000 if n == 0 else "ok " * 700
+        messages.append(Message("assistant", (call,)))
+        messages.append(Message("user", (ToolResultBlock(call.id, body),)))
+    return messages
+
+
+def test_microcompact_keeps_unflagged_failure_lines_when_the_policy_asks() -> None:
+    messages = curl_session(3)
+    context = CompactionContext(policy=ContextPolicy(cleared_unflagged_lines=2))
+    cleared = MicroCompact(min_saving=0)(messages, context).messages[2].tool_results[0].text
+    assert cleared.split("\n") == [
+        CLEARED_MARKER,
+        UNFLAGGED_LINES_NOTE,
+        "504 Gateway Timeout ERROR",
+        "ERROR: The request could not be satisfied",
+    ]
+    default = MicroCompact(min_saving=0)(messages).messages[2].tool_results[0].text
+    assert default == CLEARED_MARKER  # off by default: see the policy field

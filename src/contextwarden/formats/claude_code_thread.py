@@ -1,42 +1,25 @@
 """The main thread of a Claude Code session: which records the view holds, grouped into turns.
-The walk follows ``parentUuid`` links back from the last record and bridges gaps in the file.
+The walk follows ``parentUuid`` links back from the last record (``parent_chain``).
 """
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 
 from contextwarden.formats.claude_code_records import Record, Scan
+from contextwarden.formats.parent_chain import walk_back
 
 
 def _main_chain(scan: Scan) -> set[str]:
-    """Uuids on the parentUuid chain from the last conversation record, bridging gaps."""
-    chain: set[str] = set()
-    current = scan.conversation[-1][1] if scan.conversation else None
-    while current is not None:
-        chain.add(current)
-        line, parent, logical = scan.nodes[current]
-        nxt = parent if parent is not None else logical
-        if nxt is not None and nxt in scan.nodes and nxt not in chain:
-            current = nxt
-        else:
-            current = _bridge(scan, line, nxt, chain)
-    return chain
-
-
-def _bridge(scan: Scan, line: int, missing: str | None, chain: set[str]) -> str | None:
-    """The previous conversation record in the file, when the chain stops before the file does."""
-    i = bisect.bisect_left(scan.conversation, (line, "")) - 1
-    while i >= 0 and scan.conversation[i][1] in chain:
-        i -= 1
-    if i < 0:
-        return None
-    reason = "parent is not in the file" if missing is not None else "record has no parent"
-    at, uuid = scan.conversation[i]
-    breaks = scan.report.metadata.setdefault("chain_breaks", [])
-    breaks.append(dict(line=line, missing_parent=missing, reason=reason, continued_at_line=at))
-    return uuid
+    """Uuids on the parentUuid chain (the logical parent where a compaction cut it) from the
+    last conversation record, bridging gaps onto conversation records."""
+    if not scan.conversation:
+        return set()
+    links = {
+        uuid: (line, parent if parent is not None else logical)
+        for uuid, (line, parent, logical) in scan.nodes.items()
+    }
+    return set(walk_back(scan.conversation[-1][1], links, scan.conversation, scan.report))
 
 
 def main_thread(scan: Scan) -> tuple[list[Record], list[Record]]:

@@ -41,6 +41,7 @@ from contextwarden.formats.base import (
     read_jsonl,
     require_single,
 )
+from contextwarden.formats.parent_chain import walk_back
 from contextwarden.formats.qwen_code_records import Record, convert, parts_of
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
@@ -167,45 +168,14 @@ def _thread(records: list[Record], report: LoadReport) -> list[Record]:
     if not ends:
         return []
     by_uuid = {r.uuid: r for r in records}
-    position = {r.uuid: n for n, r in enumerate(records)}
-    chain: list[Record] = []
-    seen: set[str] = set()
-    current: Record | None = ends[-1]
-    while current is not None:
-        seen.add(current.uuid)
-        chain.append(current)
-        parent = by_uuid.get(current.parent) if current.parent is not None else None
-        if parent is None or parent.uuid in seen:
-            parent = _bridge(current, records[: position[current.uuid]], seen, report)
-        current = parent
-    return chain[::-1]
-
-
-def _bridge(
-    record: Record, before: list[Record], seen: set[str], report: LoadReport
-) -> Record | None:
-    """The last record before ``record`` not yet on the chain, when the chain stops short of the
-    file's start (a parent missing from the file, a second root, a cycle): what came before is
-    still the conversation, as a file written without gaps would say."""
-    earlier = next((r for r in reversed(before) if r.uuid not in seen), None)
-    if earlier is None:
-        return None
-    if record.parent is None:
-        reason = "record has no parent"
-    elif record.parent in seen:
-        reason = "parentUuid leads back into the chain (a cycle)"
-    else:
-        reason = "parent is not in the file"
-    report.metadata.setdefault("chain_breaks", []).append(
-        {
-            "line": record.lines[0],
-            "missing_parent": record.parent,
-            "reason": reason,
-            "continued_at_line": earlier.lines[0],
-        }
-    )
-    report.skip(f"{reason}; the thread goes on at line {earlier.lines[0]}", line=record.lines[0])
-    return earlier
+    links = {r.uuid: (r.lines[0], r.parent) for r in records}
+    walked = walk_back(ends[-1].uuid, links, [(r.lines[0], r.uuid) for r in records], report)
+    for gap in report.metadata.get("chain_breaks", ()):
+        report.skip(
+            f"{gap['reason']}; the thread goes on at line {gap['continued_at_line']}",
+            line=gap["line"],
+        )
+    return [by_uuid[uuid] for uuid in reversed(walked)]
 
 
 def _keep_off_thread(records: list[Record], report: LoadReport) -> None:

@@ -95,18 +95,17 @@ def read(
 
 def _sections(text: str) -> list[_Section]:
     """The sections, each with the line its heading is on; text before the first is not one."""
-    found = [m for m in HEADING.finditer(text) if m.start() == 0 or _after_separator(text, m)]
+    headings = HEADING.finditer(text)
+    found = [m for m in headings if m.start() == 0 or text.endswith(SEPARATOR, 0, m.start())]
     sections = []
+    line, counted = 1, 0
     for n, match in enumerate(found):
         end = found[n + 1].start() - len(SEPARATOR) if n + 1 < len(found) else len(text)
         body = text[match.end() : end].removeprefix("\n\n")
-        line = text.count("\n", 0, match.start()) + 1
+        line += text.count("\n", counted, match.start())  # each stretch counted once
+        counted = match.start()
         sections.append(_Section(line, ROLES[match.group(1)], body))
     return sections
-
-
-def _after_separator(text: str, match: re.Match[str]) -> bool:
-    return text[: match.start()].endswith(SEPARATOR)
 
 
 def _parts(section: _Section, report: LoadReport) -> list[dict[str, Any]]:

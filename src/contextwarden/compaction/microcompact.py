@@ -193,7 +193,7 @@ def failure_lines_kept(
         failed = failure_lines(call, source, limit)
         if failed:
             return (FAILED_LINES_NOTE, *failed)
-        kind = output_kind(call)
+        kind = output_kind(call) if unflagged > 0 else None  # off: no scan of the output
         if kind is None:
             return ()
         output = kind == "output"

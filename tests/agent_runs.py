@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS_DIR = Path(os.environ.get("CONTEXTWARDEN_AGENTS_DIR") or ROOT / ".agents")
 NODE_MODULES = AGENTS_DIR / "node_modules"
@@ -200,6 +202,31 @@ AGENTS = [
     Agent("opencode", "1.18.33", "/v1/chat/completions", OPENCODE, opencode),
     Agent("aider", "0.86.2", "/v1/chat/completions", AIDER, aider),
 ]
+
+SOURCE = ROOT / "src" / "contextwarden"
+SMALLEST_MODULE = 6_000
+"""Bytes: the task reads modules at least this large, so 20 steps overflow the window."""
+
+
+def required(agent: Agent) -> Agent:
+    """``agent``, or the test skipped saying why it cannot run (under ``CI=true`` failed: CI
+    must run the agent tests)."""
+    problem = agent.missing()
+    if problem is not None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI must run the agent tests: {problem}")
+        pytest.skip(problem)
+    return agent
+
+
+def task_workspace(root: Path) -> list[str]:
+    """Copy the project's source under ``root``; the modules the task reads in it."""
+    shutil.copytree(SOURCE, root / "contextwarden", ignore=shutil.ignore_patterns("__pycache__"))
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in (root / "contextwarden").rglob("*.py")
+        if p.stat().st_size >= SMALLEST_MODULE
+    )
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,6 @@ message is the scripted final answer. Without the agent installed the test skips
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,37 +17,18 @@ import pytest
 from contextwarden.formats import detect_format, load
 from contextwarden.rules import validate
 from tests.agent_recorder import recording
-from tests.agent_runs import AGENTS, Agent, run_isolated
+from tests.agent_runs import AGENTS, required, run_isolated, task_workspace
 from tests.agent_task import FINAL_ANSWER, STEPS, ScriptedTask
 from tests.agent_upstream import scripted_model
 
 pytestmark = pytest.mark.agents
 
-SOURCE = Path(__file__).resolve().parent.parent / "src" / "contextwarden"
-SMALLEST_MODULE = 6_000
-"""Bytes: the modules the task reads, as the end-to-end tests pick them."""
-
-
-def _qwen_code() -> Agent:
-    agent = next(a for a in AGENTS if a.name == "qwen-code")
-    problem = agent.missing()
-    if problem is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI must run the agent tests: {problem}")
-        pytest.skip(problem)
-    return agent
-
 
 def test_the_chat_file_qwen_code_writes_loads_as_its_conversation(tmp_path: Path) -> None:
-    agent = _qwen_code()
+    agent = required(next(a for a in AGENTS if a.name == "qwen-code"))
     root, home = tmp_path / "workspace", tmp_path / "home"
-    shutil.copytree(SOURCE, root / "contextwarden", ignore=shutil.ignore_patterns("__pycache__"))
+    modules = task_workspace(root)
     home.mkdir()
-    modules = sorted(
-        p.relative_to(root).as_posix()
-        for p in (root / "contextwarden").rglob("*.py")
-        if p.stat().st_size >= SMALLEST_MODULE
-    )
     task = ScriptedTask(root, modules)
     with scripted_model(task) as model, recording(tmp_path / "agent.sock", model.url):
         done = run_isolated(agent, root, home, tmp_path / "agent.sock", modules)

@@ -15,8 +15,6 @@ them; under ``CI=true`` a missing agent fails). ``-m "not agents"`` leaves them 
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -27,15 +25,12 @@ import pytest
 from contextwarden.proxy import ProxyConfig, running
 from tests.agent_checks import ProxyLine, RunStats, proxy_lines, run_stats
 from tests.agent_recorder import Sent, recording
-from tests.agent_runs import AGENTS, Agent, Finished, run_isolated
+from tests.agent_runs import AGENTS, Agent, Finished, required, run_isolated, task_workspace
 from tests.agent_task import FINAL_ANSWER, SIDE_ANSWER, ScriptedTask, Seen
 from tests.agent_upstream import scripted_model
 
 pytestmark = pytest.mark.agents
 
-SOURCE = Path(__file__).resolve().parent.parent / "src" / "contextwarden"
-SMALLEST_MODULE = 6_000
-"""Bytes: the task reads modules at least this large, so 20 steps overflow the window."""
 REQUESTS_PER_SUMMARY = 5
 """At most one summary per this many requests."""
 KNOWN_PROXY_FAILURES: dict[str, str] = {}
@@ -52,31 +47,16 @@ class Run:
     stats: RunStats
 
 
-def _agent(agent: Agent) -> Agent:
-    problem = agent.missing()
-    if problem is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI must run the agent tests: {problem}")
-        pytest.skip(problem)
-    return agent
-
-
 @pytest.fixture(params=AGENTS, ids=[a.name for a in AGENTS])
 def agent(request: pytest.FixtureRequest) -> Agent:
-    return _agent(request.param)
+    return required(request.param)
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Iterator[tuple[Path, list[str]]]:
     """A copy of the project's source, and the modules the task reads in it."""
     root = tmp_path / "workspace"
-    shutil.copytree(SOURCE, root / "contextwarden", ignore=shutil.ignore_patterns("__pycache__"))
-    modules = sorted(
-        p.relative_to(root).as_posix()
-        for p in (root / "contextwarden").rglob("*.py")
-        if p.stat().st_size >= SMALLEST_MODULE
-    )
-    yield root, modules
+    yield root, task_workspace(root)
 
 
 def run(agent: Agent, workspace: tuple[Path, list[str]], tmp: Path, proxied: bool) -> Run:

@@ -14,6 +14,7 @@
     python benchmarks/build_fresh_corpus.py --set 13 MIRRORS OUT   # the thirteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 14 MIRRORS OUT   # the fourteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 15 MIRRORS OUT   # the fifteenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 16 MIRRORS OUT   # the sixteenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -25,10 +26,10 @@ of mini-swe-agent committed, the SpecStory ones of set 11 in ``.specstory/histor
 Cursor in 2025 and 2026 layouts, and those of set 12 there too, written by the SpecStory CLI and
 extension from Claude Code, VS Code Copilot and the Cursor IDE, set 13's Gemini CLI session on
 an Entire checkpoint ref again, those of set 14 on the checkpoint branch of an infrastructure and
-data project, and set 15's Claude Code, Codex and OpenCode sessions of CI, release,
-developer-environment and front-end work on Entire checkpoint branches), copied byte for byte and
-checked
-against its SHA-256.
+data project, set 15's Claude Code, Codex and OpenCode sessions of CI, release,
+developer-environment and front-end work on Entire checkpoint branches, and set 16's Cursor sessions
+SpecStory saved into ``.specstory/history`` on two pull-request refs), copied byte for byte and
+checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -37,8 +38,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9),
 ``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11),
 ``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13),
-``benchmarks/fresh_probes14/`` (set 14) and ``benchmarks/fresh_probes15/`` (set 15); the README
-of each says where its sessions come from.
+``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15) and
+``benchmarks/fresh_probes16/`` (set 16); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -438,6 +439,25 @@ SET15 = tuple(
     checkpoint(repository, commit, folder, sha, agent)
     for (repository, commit), agent, folder, sha in SET15_CHECKPOINTS
 )
+# Set 16 (issue #26's sixteenth, blind set): Markdown the SpecStory extension saved from Cursor into
+# .specstory/history/ on pull-request refs, each read at the commit that added it: three 2025
+# sessions of data-labelling work (PR-improvement tasks and rubrics on mitmproxy, dvc and moto code)
+# on iterative/dvc's refs/pull/10769/head (Apache-2.0, its LICENSE), and a test-coverage and
+# developer-environment session on CODAP, a data-analysis web app, on concord-consortium/codap's
+# refs/pull/1857/head (MIT, its LICENSE.md).
+DVC_PR = ("iterative/dvc", "be005a44b5edd06d730c1bab5fbd29c10f7db8ec")
+CODAP_PR = ("concord-consortium/codap", "0ddb0365d5e630c2bda57b939e19d8570389e892")
+SET16_SESSIONS = (
+    (DVC_PR, "2025-06-07_12-19-check-tests-and-resolve-issues",
+     "4e65451551a8f672cbaa2b6129918bbc802cd3f980fc222b9c960b56162b1f8a"),
+    (DVC_PR, "2025-06-08_07-18-improvements-for-kms-key-policy-enforcement",
+     "87fcb738a0271cdb85b76c6e3764f87650b30aadd8e914386dfe5d0226498000"),
+    (DVC_PR, "2025-06-08_14-30-suggestions-for-codebase-improvements",
+     "81cd6d421ebfeba23436212a25cfe0af7600756f8358bea4c446c6a5f53588a3"),
+    (CODAP_PR, "2025-03-13_18-47-setting-up-local-environment-for-v3-application",
+     "20952589f4c50d68fd420d1a5f0faa9f33f69cafb25a9793e6877f2f8414f43d"),
+)  # fmt: skip
+SET16 = tuple(specstory(repo, commit, stem, sha) for (repo, commit), stem, sha in SET16_SESSIONS)
 SETS = {
     1: SET1,
     3: SET3,
@@ -453,6 +473,7 @@ SETS = {
     13: SET13,
     14: SET14,
     15: SET15,
+    16: SET16,
 }
 
 

@@ -15,6 +15,7 @@
     python benchmarks/build_fresh_corpus.py --set 14 MIRRORS OUT   # the fourteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 15 MIRRORS OUT   # the fifteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 16 MIRRORS OUT   # the sixteenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 17 MIRRORS OUT   # the seventeenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -28,8 +29,9 @@ extension from Claude Code, VS Code Copilot and the Cursor IDE, set 13's Gemini 
 an Entire checkpoint ref again, those of set 14 on the checkpoint branch of an infrastructure and
 data project, set 15's Claude Code, Codex and OpenCode sessions of CI, release,
 developer-environment and front-end work on Entire checkpoint branches, and set 16's Cursor sessions
-SpecStory saved into ``.specstory/history`` on two pull-request refs), copied byte for byte and
-checked against its SHA-256.
+SpecStory saved into ``.specstory/history`` on two pull-request refs, and set 17's Gemini CLI
+sessions its users committed as ``/chat share`` Markdown exports or a ``/chat save`` checkpoint),
+copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -38,8 +40,9 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes8/`` (set 8), ``benchmarks/fresh_probes9/`` (set 9),
 ``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11),
 ``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13),
-``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15) and
-``benchmarks/fresh_probes16/`` (set 16); the README of each says where its sessions come from.
+``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15),
+``benchmarks/fresh_probes16/`` (set 16) and ``benchmarks/fresh_probes17/`` (set 17); the README
+of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -458,6 +461,39 @@ SET16_SESSIONS = (
      "20952589f4c50d68fd420d1a5f0faa9f33f69cafb25a9793e6877f2f8414f43d"),
 )  # fmt: skip
 SET16 = tuple(specstory(repo, commit, stem, sha) for (repo, commit), stem, sha in SET16_SESSIONS)
+
+
+def committed(repository: str, commit: str, path: str, sha256: str, agent: str) -> Source:
+    """A session file a user committed to a repository, written as
+    ``<agent>/<owner>__<name>__<file name>``."""
+    name = f"{repository.replace('/', '__')}__{path.rsplit('/', 1)[-1]}"
+    return Source(repository, commit, path, f"{agent}/{name}", sha256)
+
+
+# Set 17 (issue #26's seventeenth, blind set): Gemini CLI sessions committed by their users, each
+# read at a commit that holds it: two `/chat share` Markdown exports of audio-tagging performance
+# and analysis work on Manamama-Gemini-Cloud-AI-01/audioset_tagging_cnn (MIT, its LICENSE.MIT), a
+# `/chat save` checkpoint of Termux path debugging on the same account's fork of gemini-cli,
+# gemini-cli_modding_and_bug_solving (Apache-2.0, its LICENSE), and a `/chat share` export of a
+# Chinese-speaking user's seek ("jump") design for a Vue/PixiJS script player on inu-tsuki/kmd
+# (Apache-2.0, its LICENSE).
+AUDIOSET = "Manamama-Gemini-Cloud-AI-01/audioset_tagging_cnn"
+GEMINI_FORK = "Manamama-Gemini-Cloud-AI-01/gemini-cli_modding_and_bug_solving"
+SET17_SESSIONS = (
+    (AUDIOSET, "b3e54ecdc872aa9352d7f3a39acda9eaccb4b323", "duck1.md", "gemini-cli-share",
+     "e1dd610c53d6ac0510943280db222dfb6e6246bfc5d53251d463deebb50ec669"),
+    (AUDIOSET, "a4ff5211ab3df435c72acc4992a6b3ffe66b8c02", "a.md", "gemini-cli-share",
+     "8e10b1a2f31b2822ee6f3d24c7dd165dfbf72acd32783315af9bcd0e695ef156"),
+    (GEMINI_FORK, "f0bb14090dafee3008e88c180160a9fe830b135e", "checkpoint-path_B4.json", "gemini",
+     "ae4a26528bf3f548ad8aab95c1ea1686543b40c0958cf7aae9c7a7f781288eb8"),
+    ("inu-tsuki/kmd", "041b0e0e64556a7344e3513649d637929521ff86",
+     "docs/archive/jump_discussion.md", "gemini-cli-share",
+     "c5e24543398237a9ad63988af42b5306ef72891dd4686fb113ec423851722655"),
+)  # fmt: skip
+SET17 = tuple(
+    committed(repository, commit, path, sha, agent)
+    for repository, commit, path, agent, sha in SET17_SESSIONS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -474,6 +510,7 @@ SETS = {
     14: SET14,
     15: SET15,
     16: SET16,
+    17: SET17,
 }
 
 

@@ -89,9 +89,11 @@ class Session:
     @property
     def probes(self) -> str:
         """The probe file's name: the session's, without its extension (``.traj.json`` whole, as
-        ``_session_for`` finds the session by what precedes it)."""
+        ``_session_for`` finds the session by what precedes it; a plain ``.json``, such as a
+        Gemini CLI ``/chat save`` checkpoint, too)."""
         name = Path(self.path).name
-        stem = name.removesuffix(".traj.json").removesuffix(".jsonl").removesuffix(".md")
+        stem = name.removesuffix(".traj.json").removesuffix(".jsonl").removesuffix(".json")
+        stem = stem.removesuffix(".md")
         return f"{stem}{f'#{self.index}' if self.index else ''}.json"
 
 

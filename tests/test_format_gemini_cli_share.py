@@ -92,3 +92,44 @@ def test_a_heading_inside_a_text_is_not_a_section(tmp_path: Path) -> None:
 def test_a_replay_in_a_small_window_compacts_it_validly() -> None:
     run = replay(load(EXPORT), ("ladder",), window=SMALL_WINDOW).runs["ladder"]
     assert run.compactions and run.invalid_requests == 0 and run.over_window == 0
+
+
+def test_a_section_repeating_loaded_responses_is_reported_not_loaded_twice(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI can send a completed call's response again: its export then shows a second
+    section of the same responses (same ids, same payloads) that answers no call."""
+    text = EXPORT.read_text(encoding="utf-8")
+    sections = text.split("\n\n---\n\n")
+    at = next(n for n, s in enumerate(sections) if "**Tool Response**:" in s)
+    repeated = [*sections[: at + 1], sections[at], *sections[at + 1 :]]
+    path = tmp_path / "chat.md"
+    path.write_text("\n\n---\n\n".join(repeated), encoding="utf-8")
+    history, original = load(path), load(EXPORT)
+    assert [m.content for m in history.messages] == [m.content for m in original.messages]
+    assert validate(history.messages) == []
+    assert history.source is not None
+    (issue,) = history.source.issues
+    assert "word for word" in issue.message and "not loaded twice" in issue.message
+    first_line = text[: text.index(sections[at])].count("\n") + 1
+    assert f"from line {first_line}" in issue.message and issue.line != first_line
+
+
+def test_a_response_with_a_new_payload_under_a_known_id_is_still_loaded(tmp_path: Path) -> None:
+    """Only a word-for-word repeat is set aside: anything new under a known id is kept."""
+    text = EXPORT.read_text(encoding="utf-8")
+    sections = text.split("\n\n---\n\n")
+    at = next(n for n, s in enumerate(sections) if "**Tool Response**:" in s)
+    response = _fenced("Response")[0]
+    changed = {**response, "response": {"output": "a different answer"}}
+    old = json.dumps(response, indent=2, ensure_ascii=False)
+    second = sections[at].replace(old, json.dumps(changed, indent=2, ensure_ascii=False))
+    path = tmp_path / "chat.md"
+    path.write_text("\n\n---\n\n".join([*sections[: at + 1], second, *sections[at + 1 :]]))
+    history = load(path)
+    assert history.source is not None
+    (issue,) = history.source.issues  # the section's other response, an exact repeat
+    assert "1 tool response(s)" in issue.message
+    (answered,) = [m for m in history.messages if "a different answer" in m.text]
+    assert answered.tool_results  # kept as text beside the results it came after
+    assert validate(history.messages) == []

@@ -14,7 +14,11 @@ first content is the CLI's own setup context (``SETUP_OPENING``): marked injecte
 ``--- Content from referenced files ---`` tail is what the CLI read for an ``@file`` reference: a
 text of its own, listed in ``meta.extra["injected_texts"]``. A fence whose JSON does not parse
 stays text, reported by line; an empty section (a content of parts the export does not write) is
-reported. Problems are reported by the line the section starts on.
+reported. Gemini CLI can send a completed call's response once more (a known bug of the CLI: its
+history then holds a second section of the same responses): a ``functionResponse`` with the wire
+``id`` and the payload of one already loaded answers no call, so it is reported, not loaded twice
+(it had become the person's text, tens of thousands of tokens in a long session). Problems are
+reported by the line the section starts on.
 """
 
 from __future__ import annotations
@@ -77,8 +81,12 @@ def read(
     report.records += len(sections)
     history = ConversationHistory(mode="merge", counter=counter)
     ids = CallIds()
+    answered: dict[str, int] = {}
     for n, section in enumerate(sections):
-        parts = _parts(section, report)
+        found = _parts(section, report)
+        parts = _unrepeated(found, answered, section.line, report)
+        if not parts and found:
+            continue  # only repeated responses, reported
         if not parts:
             report.skip(
                 "section holds no text and no tool part; nothing to load", line=section.line
@@ -126,6 +134,32 @@ def _parts(section: _Section, report: LoadReport) -> list[dict[str, Any]]:
         at = end + len(JSON_END)
     parts.extend(_texts(text[at:], section.role))
     return parts
+
+
+def _unrepeated(
+    parts: list[dict[str, Any]], answered: dict[str, int], line: int, report: LoadReport
+) -> list[dict[str, Any]]:
+    """``parts`` without the responses an earlier section loaded word for word (same wire id,
+    same payload; ``answered`` maps each loaded one to its section's line), reported once."""
+    kept, repeated, first = [], [], line
+    for part in parts:
+        response = part.get("functionResponse")
+        wire = response.get("id") if isinstance(response, Mapping) else None
+        key = json.dumps(response, sort_keys=True, default=str) if wire else ""
+        if key in answered:
+            repeated.append(str(wire))
+            first = min(first, answered[key])
+            continue
+        if key:
+            answered[key] = line
+        kept.append(part)
+    if repeated:
+        report.skip(
+            f"{len(repeated)} tool response(s) ({', '.join(repeated)}) repeat the ones loaded from "
+            f"line {first} word for word (the CLI sent them again); not loaded twice",
+            line=line,
+        )
+    return kept
 
 
 def _texts(text: str, role: str) -> list[dict[str, Any]]:

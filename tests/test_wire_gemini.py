@@ -318,3 +318,32 @@ def test_gemini_results_answer_calls_read_from_another_api() -> None:
         ("toolu_2", "b"),
         ("toolu_1", "a"),
     ]
+
+
+def test_a_failure_gemini_cli_sends_as_output_is_a_failed_result_written_back_as_sent() -> None:
+    """Gemini CLI's tools word a refused call as ``{"output": "Error: …"}`` (``Error: Invalid
+    parameters provided. Reason: …``), not as ``{"error": …}``."""
+    refused = "Error: Invalid parameters provided. Reason: Path must be within one of the workspace"
+    contents: list[dict[str, Any]] = [
+        {"role": "user", "parts": [{"text": "list /data"}]},
+        {"role": "model", "parts": [{"functionCall": {"id": "ls-1", "name": "list_directory"}}]},
+        {
+            "role": "user",
+            "parts": [
+                {
+                    "functionResponse": {
+                        "id": "ls-1",
+                        "name": "list_directory",
+                        "response": {"output": refused},
+                    }
+                }
+            ],
+        },
+    ]
+    messages = messages_from_gemini(contents)
+    (result,) = messages[2].tool_results
+    assert result.is_error and result.content == refused
+    assert gemini_contents(messages)[2]["parts"] == contents[2]["parts"]
+    listing = {"output": "Directory listing for /data:\nError.log"}  # a name, not a failure
+    contents[2]["parts"][0]["functionResponse"]["response"] = listing
+    assert not messages_from_gemini(contents)[2].tool_results[0].is_error

@@ -287,13 +287,20 @@ def _is_call(part: Mapping[str, Any]) -> bool:
     )
 
 
+TOOL_ERROR_OPENING = "Error: "
+"""How Gemini CLI's tools word a failed call's ``output`` when they do
+not send ``{"error": …}``: ``Error: Invalid parameters provided. Reason: …``, ``Error: No URL found
+in the prompt.``, ``Error: Path is not a file: …``."""
+
+
 def _result_block(part: Mapping[str, Any], response: Mapping[str, Any], use_id: str) -> Block:
     body = response.get("response")
     shape = _shape(body)
     text = json.dumps(body, ensure_ascii=False) if shape == "json" else as_mapping(body)[shape]
     envelope = {**part, "functionResponse": {**response, "response": None}}
     extra = FrozenDict({GEMINI_PART: {"part": envelope, "shape": shape}})
-    return ToolResultBlock(use_id, text, shape == "error", extra)
+    failed = shape == "error" or (shape == "output" and text.startswith(TOOL_ERROR_OPENING))
+    return ToolResultBlock(use_id, text, failed, extra)
 
 
 def _shape(body: Any) -> str:

@@ -130,7 +130,7 @@ def _restored(block: Block, record: dict[str, Any]) -> dict[str, JSON]:
             part["functionCall"] = _call(block, part["functionCall"])
         case ToolResultBlock():
             response = dict(part["functionResponse"])
-            response["response"] = _response(block, record.get("shape", "output"))
+            response["response"] = _response(block, record.get("shape"))
             part["functionResponse"] = response
         case ImageBlock() | DocumentBlock():
             media = _media(block.source)
@@ -152,7 +152,8 @@ def _call(block: ToolUseBlock, recorded: Mapping[str, Any]) -> dict[str, JSON]:
     return call
 
 
-def _response(block: ToolResultBlock, shape: str) -> JSON:
+def _response(block: ToolResultBlock, shape: str | None) -> JSON:
+    """The response object: in the recorded shape, else ``error`` or ``output`` by the block."""
     if shape == "json":
         try:
             parsed = loads(block.text)
@@ -160,12 +161,14 @@ def _response(block: ToolResultBlock, shape: str) -> JSON:
             parsed = None
         if isinstance(parsed, dict):
             return parsed
+    if shape in ("output", "error"):
+        return {shape: block.text}  # as recorded: a failure Gemini CLI sent as output stays one
     return {"error" if block.is_error else "output": block.text}
 
 
 def _fresh_response(block: ToolResultBlock, names: Mapping[str, str]) -> dict[str, JSON]:
     name = names.get(block.tool_use_id, "")
-    response: dict[str, JSON] = {"name": name, "response": _response(block, "output")}
+    response: dict[str, JSON] = {"name": name, "response": _response(block, None)}
     if not block.tool_use_id.startswith(ID_PREFIX):
         response["id"] = block.tool_use_id
     held = block.content if isinstance(block.content, tuple) else ()

@@ -156,3 +156,16 @@ def test_cursors_refusals_and_the_unmarked_terminals_failure_reach_the_summary()
         "Model failed to call the tool with correct arguments.",
     ]
     assert [c.failed for c in facts.commands] == [True]
+
+
+def test_with_no_bubble_line_an_edit_whose_fences_do_not_pair_up_swallows_no_step() -> None:
+    # the diff's context line closes its fence early; the diff's own closing fence then opens
+    # one that only the next command's fence closes
+    edit = "```diff\n  Run:\n  ```\n+ make test\n```"
+    run = "```bash\nmake\n```\n\n```\nok\n```"
+    text = f"Fixing the docs.\n\n---\n\n{edit}\n\n---\n\nRead file: README.md\n\n---\n\n{run}"
+    assert bubbled(text) == [
+        f"Fixing the docs.\n\n---\n\n{edit}",
+        Step("read_file", {"target_file": "README.md"}, ""),
+        Step("run_terminal_cmd", {"command": "make"}, "ok"),
+    ]

@@ -77,10 +77,7 @@ def bubbled(text: str) -> Sequence[str | Step] | None:
     while number < len(lines):
         raw = lines[number]
         if fence is None and raw.strip() == opener:
-            # bubble by bubble: a bubble whose fences do not pair up (an edit of a file that
-            # holds fences) ends at the next bubble and leaves no fence open after it
-            end = _bubble_end(lines, number + 1, opener)
-            step = read(lines[number + 1 : end])
+            end, step = _bubble(lines, number + 1, opener)
             if step is None:
                 kept.extend(lines[number:end])
             else:
@@ -108,11 +105,26 @@ def _prose(lines: list[str]) -> list[str]:
     return ["\n".join(lines[start:end])] if start < end else []
 
 
-def _bubble_end(lines: list[str], start: int, opener: str) -> int:
+def _bubble(lines: list[str], start: int, opener: str) -> tuple[int, Step | None]:
+    """Where the bubble whose lines start at ``start`` ends, and the step it is (None: prose).
+
+    Bubble by bubble: a bubble whose fences do not pair up (an edit of a file that holds
+    fences) ends at the next bubble and leaves no fence open after it. With no ``_****_``
+    line to find the next bubble by, such an edit can pair its stray fence with a later
+    bubble's and swallow the bubbles between; a step's own shape holds no ``---`` outside its
+    fences, so a bubble that is not a step is read once more up to its next ``---`` line."""
+    end = _bubble_end(lines, start)
+    step = read(lines[start:end])
+    if step is not None or opener == BUBBLE:
+        return end, step
+    end = next((n for n in range(start, end) if lines[n].strip() == SEPARATOR), end)
+    return end, read(lines[start:end])
+
+
+def _bubble_end(lines: list[str], start: int) -> int:
     """The index of the ``---`` line closing the bubble whose lines start at ``start``: the
     first outside a code fence, or, when the bubble's fences do not pair up, the one above the
-    next bubble (the next ``---`` at all where ``opener``, the line a bubble opens after, is
-    ``---``)."""
+    next bubble."""
     fence: str | None = None
     for number in range(start, len(lines)):
         if fence is None and lines[number].strip() == SEPARATOR:
@@ -121,8 +133,6 @@ def _bubble_end(lines: list[str], start: int, opener: str) -> int:
     if fence is None:
         return len(lines)
     for number in range(start + 1, len(lines)):
-        if opener == SEPARATOR and lines[number].strip() == SEPARATOR:
-            return number
         if lines[number].strip() == BUBBLE and after_separator(lines, number):
             return next(n for n in range(number - 1, start - 1, -1) if lines[n].strip())
     return len(lines)

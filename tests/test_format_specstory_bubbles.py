@@ -12,7 +12,7 @@ from pathlib import Path
 from contextwarden.formats import load
 from contextwarden.formats.specstory_bubbles import bubbled
 from contextwarden.formats.specstory_steps import Step
-from contextwarden.model import TextBlock
+from contextwarden.model import Message, TextBlock
 from contextwarden.rules import validate
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.textcalls import as_native_calls
@@ -102,4 +102,70 @@ def test_a_command_with_no_output_shown_is_a_call_with_an_empty_answer() -> None
         "Staging.",
         Step("run_terminal_cmd", {"command": "git add .gitignore"}, ""),
         "OK.",
+    ]
+
+
+# The extension's layout from about May 2025: no ``_****_`` line, the bubbles of a turn only
+# ``---`` apart (shape of iterative/dvc's ``.specstory/history``, June 2025; invented text)
+UNMARKED = (
+    "Let me look at the commit first.\n\n---\n\n"
+    "```bash\ngit show 1a2b3c\n```\n\n"
+    "```\nroot@box:/app# git show 1a2b3c\nfatal: bad object 1a2b3c\nroot@box:/app#\n```\n\n---\n\n"
+    "Could not find file 'pkg/fs/ssh.py' in the workspace.\n\n---\n\n"
+    "Model failed to call the tool with correct arguments.\n\n---\n\n"
+    "The commit is not in this clone.\n\n---\n\n"
+    "Run it:\n```bash\npytest\n```"
+)
+
+
+def test_with_no_bubble_line_the_turn_is_read_at_its_separators() -> None:
+    assert bubbled(UNMARKED) == [
+        "Let me look at the commit first.",
+        Step(
+            "run_terminal_cmd",
+            {"command": "git show 1a2b3c"},
+            "root@box:/app# git show 1a2b3c\nfatal: bad object 1a2b3c\nroot@box:/app#",
+        ),
+        Step(
+            "read_file",
+            {"target_file": "pkg/fs/ssh.py"},
+            "Could not find file 'pkg/fs/ssh.py' in the workspace.",
+            refused=True,
+        ),
+        Step("unknown", {}, "Model failed to call the tool with correct arguments.", refused=True),
+        # prose, and a command the prose only suggests, stay text
+        "The commit is not in this clone.\n\n---\n\nRun it:\n```bash\npytest\n```",
+    ]
+
+
+def test_a_separated_turn_with_no_step_is_left_alone() -> None:
+    text = "Plan:\n\n---\n\n1. read\n2. fix\n\n---\n\nRun it:\n```bash\npytest\n```"
+    assert bubbled(text) is None
+
+
+def test_cursors_refusals_and_the_unmarked_terminals_failure_reach_the_summary() -> None:
+    messages = [
+        Message("user", (TextBlock("Why does the commit not show?"),)),
+        Message("assistant", (TextBlock(UNMARKED),)),
+        Message("user", (TextBlock("Thanks."),)),
+    ]
+    facts = extract_facts(messages)
+    assert [e.excerpt for e in facts.errors] == [
+        "fatal: bad object 1a2b3c",
+        "Could not find file 'pkg/fs/ssh.py' in the workspace.",
+        "Model failed to call the tool with correct arguments.",
+    ]
+    assert [c.failed for c in facts.commands] == [True]
+
+
+def test_with_no_bubble_line_an_edit_whose_fences_do_not_pair_up_swallows_no_step() -> None:
+    # the diff's context line closes its fence early; the diff's own closing fence then opens
+    # one that only the next command's fence closes
+    edit = "```diff\n  Run:\n  ```\n+ make test\n```"
+    run = "```bash\nmake\n```\n\n```\nok\n```"
+    text = f"Fixing the docs.\n\n---\n\n{edit}\n\n---\n\nRead file: README.md\n\n---\n\n{run}"
+    assert bubbled(text) == [
+        f"Fixing the docs.\n\n---\n\n{edit}",
+        Step("read_file", {"target_file": "README.md"}, ""),
+        Step("run_terminal_cmd", {"command": "make"}, "ok"),
     ]

@@ -250,11 +250,24 @@ def _lost_facts(
         if not text.strip() or text in seen or text not in had or text in has:
             continue
         seen.add(text)
-        refs = _refs(before[index]) if index is not None and index < len(before) else ()
+        index = _holder(before, index, text)
+        refs = _refs(before[index]) if index is not None else ()
         # A path is a name to act on (read it again): clipped, it names nothing.
         what = text if kind == "file" else _excerpt(text)
         items.append(LostItem(kind, what, counter.count_text(text), index, refs))
     return items
+
+
+def _holder(before: Sequence[Message], index: int | None, text: str) -> int | None:
+    """The message of ``before`` that holds a fact's ``text``: the fact's own, or the one before
+    it (a call read from an assistant's text, as a SpecStory export writes a Cursor turn, has
+    its answer read into the next message: ``summarizers/textcalls``), so its refs recall it."""
+    if index is None:
+        return None
+    for at in (index, index - 1):
+        if 0 <= at < len(before) and text in message_text(before[at]):
+            return at
+    return index if index < len(before) else None
 
 
 def _shift(start: int, index: int | None) -> int | None:

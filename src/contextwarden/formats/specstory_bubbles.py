@@ -27,6 +27,15 @@ saw and are read as such only in text (a search's answer is never scanned for fi
 calls, the files only ever found by a search left the fit sessions' summaries); an edit (a bare
 ```` ```diff ```` fence, which names no file); ``Cancelled``; and a step whose file SpecStory
 could not name (``Read file: undefined``).
+
+From about May 2025 the extension dropped the ``_****_`` line: the bubbles of a turn are only
+the ``---`` lines between them (iterative/dvc's ``.specstory/history`` on
+``refs/pull/10769/head``, June 2025), so a turn with no ``_****_`` is read bubble by bubble at
+its ``---`` lines, and its first bubble from the turn's start. Either way, a call Cursor
+refused is a bubble of Cursor's own error line alone: ``Could not find file 'X' in the
+workspace.`` (twardoch/nyord-vpn's, as in buildermethods/agent-os#25), ``Error calling
+tool.``, ``Model failed to call the tool with correct arguments.`` (the wording Cursor rules
+in public repositories tell the model how to recover from): read as a call that failed.
 """
 
 from __future__ import annotations
@@ -39,9 +48,16 @@ from contextwarden.formats.specstory_steps import Step, parts_of
 
 BUBBLE = "_****_"
 """The line the extension opens each bubble of an agent turn with."""
+SEPARATED = re.compile(r"^[ \t]*---[ \t]*$", re.M)
+"""A ``---`` line: where a bubble ends (and, with no ``_****_`` line, the next one opens)."""
 _READ = re.compile(r"^Read file: (?P<path>\S.*?)\s*$")
 _UNNAMED = "undefined"
 """What the extension wrote where it could not name the file read."""
+_REFUSED = re.compile(
+    r"^(?:Could not find file '(?P<path>[^']+)' in the workspace\.|Error calling tool\."
+    r"|Model failed to call the tool with correct arguments\.)$"
+)
+"""Cursor's answer to a call it could not make, as the bubble shows it (the whole bubble)."""
 _SHELL_INFO = "bash"
 """The info string of the fence the extension writes a terminal command in (its output
 follows in a fence with none)."""
@@ -51,18 +67,17 @@ def bubbled(text: str) -> Sequence[str | Step] | None:
     """``text`` (an agent turn in this layout) as its prose and the steps read in it, in
     order; None when no bubble is a step. The prose keeps every line that is not a step's but
     the layout lines around it."""
-    lines = text.split("\n")
+    opener = BUBBLE if BUBBLE in text else SEPARATOR
+    # with no ``_****_`` line a bubble opens after each ``---``, the first at the turn's start
+    lines = text.split("\n") if opener == BUBBLE else [SEPARATOR, *text.split("\n")]
     out: list[str | Step] = []
     kept: list[str] = []
     fence: str | None = None
     number = 0
     while number < len(lines):
         raw = lines[number]
-        if fence is None and raw.strip() == BUBBLE:
-            # bubble by bubble: a bubble whose fences do not pair up (an edit of a file that
-            # holds fences) ends at the next bubble and leaves no fence open after it
-            end = _bubble_end(lines, number + 1)
-            step = read(lines[number + 1 : end])
+        if fence is None and raw.strip() == opener:
+            end, step = _bubble(lines, number + 1, opener)
             if step is None:
                 kept.extend(lines[number:end])
             else:
@@ -88,6 +103,22 @@ def _prose(lines: list[str]) -> list[str]:
     while end > start and lines[end - 1].strip() in layout:
         end -= 1
     return ["\n".join(lines[start:end])] if start < end else []
+
+
+def _bubble(lines: list[str], start: int, opener: str) -> tuple[int, Step | None]:
+    """Where the bubble whose lines start at ``start`` ends, and the step it is (None: prose).
+
+    Bubble by bubble: a bubble whose fences do not pair up (an edit of a file that holds
+    fences) ends at the next bubble and leaves no fence open after it. With no ``_****_``
+    line to find the next bubble by, such an edit can pair its stray fence with a later
+    bubble's and swallow the bubbles between; a step's own shape holds no ``---`` outside its
+    fences, so a bubble that is not a step is read once more up to its next ``---`` line."""
+    end = _bubble_end(lines, start)
+    step = read(lines[start:end])
+    if step is not None or opener == BUBBLE:
+        return end, step
+    end = next((n for n in range(start, end) if lines[n].strip() == SEPARATOR), end)
+    return end, read(lines[start:end])
 
 
 def _bubble_end(lines: list[str], start: int) -> int:
@@ -121,7 +152,12 @@ def read(body: list[str]) -> Step | None:
         return Step("run_terminal_cmd", {"command": first.inner}, answer)
     if len(found) != 1 or found[0].info is not None:
         return None
-    read_file = _READ.match(found[0].lines[0].strip())
+    line = found[0].lines[0].strip()
+    refused = _REFUSED.match(line)
+    if refused is not None:
+        named = {"target_file": refused["path"]} if refused["path"] else {}
+        return Step("read_file" if named else "unknown", named, line, refused=True)
+    read_file = _READ.match(line)
     if read_file is None or read_file["path"] == _UNNAMED:
         return None
     return Step("read_file", {"target_file": read_file["path"]}, "")

@@ -51,10 +51,12 @@ class Step:
     name: str
     tool_input: dict[str, Any]
     output: str
+    refused: bool = False
+    """True when the layout marks the call as one the agent could not make."""
 
     @property
     def failed(self) -> bool:
-        return _says_failed(self.output)
+        return self.refused or _says_failed(self.output)
 
 
 @dataclass(frozen=True, slots=True)

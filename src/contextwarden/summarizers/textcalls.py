@@ -23,8 +23,9 @@ each call and its answer one text block of the SpecStory CLI's step layout
     ```
 
 A Cursor session SpecStory saved in its early-2025 layout shows a file read or a terminal
-command as a bubble of the extension's own wording between ``_****_`` and ``---`` lines
-(``Read file: X``; a ```` ```bash ```` fence and its output): ``formats/specstory_bubbles.py``.
+command as a bubble of the extension's own wording between ``_****_`` and ``---`` lines, or,
+from about May 2025, between two ``---`` lines (``Read file: X``; a ```` ```bash ```` fence and
+its output; Cursor's error line for a call it could not make): ``formats/specstory_bubbles.py``.
 
 The loader keeps all three as text, as the model saw them or the export holds them. The
 summarizer reads them as a native call and its result, so the files, commands and failures of
@@ -40,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from contextwarden.formats.specstory_bubbles import BUBBLE, bubbled
+from contextwarden.formats.specstory_bubbles import BUBBLE, SEPARATED, bubbled
 from contextwarden.formats.specstory_steps import Step, flattened
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.toolnames import TEXT_RESULT_HEADER
@@ -107,8 +108,10 @@ def _steps_in(block: Block) -> Sequence[str | Step] | None:
     fence: most text does not, and is not split into lines to find out)."""
     if not isinstance(block, TextBlock):
         return None
-    if BUBBLE in block.text:
-        return bubbled(block.text)
+    if BUBBLE in block.text or SEPARATED.search(block.text):
+        found = bubbled(block.text)
+        if found is not None:
+            return found
     if not block.text.rstrip().endswith("```"):
         return None
     step = flattened(block.text.splitlines())

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from contextwarden.model import ToolUseBlock
+from contextwarden.summarizers.commands import shows_text
 from contextwarden.summarizers.failure_marks import ERROR_LINE, line_rank, marks_a_failure
-from contextwarden.summarizers.failures import shows_text
 from contextwarden.summarizers.tools import file_ops, is_shell, shell_command
 from contextwarden.toolnames import canonical
 

@@ -50,8 +50,13 @@ def bash(command: str, call_id: str = "toolu_curl") -> ToolUseBlock:
 
 def test_an_error_page_curl_fetched_keeps_its_heading_and_error_line() -> None:
     call = bash('curl -s "https://simplemap.safecast.org/api/radiation?lat=37.42"')
-    assert result_failure(call, ToolResultBlock(call.id, CLOUDFRONT)) is None  # exit 0
-    assert output_kind(call) == "output"
+    # curl exits 0 on a 504; the page's heading says the request failed
+    assert result_failure(call, ToolResultBlock(call.id, CLOUDFRONT)) == (
+        "<H1>504 Gateway Timeout ERROR</H1>"
+    )
+    script = bash("./check-api.sh", "toolu_script")  # a script printing the page it got
+    assert result_failure(script, ToolResultBlock(script.id, CLOUDFRONT)) is None
+    assert output_kind(call) == output_kind(script) == "output"
     assert failure_like_lines(CLOUDFRONT, 2, 200) == (
         "504 Gateway Timeout ERROR",
         "ERROR: The request could not be satisfied",
@@ -92,7 +97,7 @@ def test_lines_are_clipped_to_their_bound() -> None:
 def curl_session(extra: int) -> list[Message]:
     messages = [Message("user", (TextBlock("Is the API up?"),))]
     for n in range(extra + 1):
-        call = bash("curl -s https://simplemap.safecast.org/api", f"toolu_{n}")
+        call = bash("./check-api.sh", f"toolu_{n}")
         body = CLOUDFRONT + "x" * 2_000 if n == 0 else "ok " * 700
         messages.append(Message("assistant", (call,)))
         messages.append(Message("user", (ToolResultBlock(call.id, body),)))

@@ -76,6 +76,21 @@ _GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
 ``t.Error`` line. As telling as a located error once the run failed, but with no word saying
 error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
 and linters their advice, the same way."""
+SERVER_LOG_ERROR = re.compile(
+    r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d \[(?:error|crit|alert|emerg)\] \d+#\d+: \S"
+)
+"""nginx's error log line at a failing level (``2026/01/02 03:04:05 [emerg] 41#41: unknown
+directive "proxy_pas" in /etc/nginx/conf.d/app.conf:7``; nginx's ``error_log`` documentation:
+levels ``error``, ``crit``, ``alert``, ``emerg``), as ``nginx -t`` prints it: the line that says
+what failed, before the ``test failed`` verdict. It ranks as an error line but does not by
+itself make an output failed: a log shown (``tail error.log``) holds such lines by the
+hundred."""
+HTTP_ERROR_HEADING = re.compile(
+    r"^\s*(?:<[^<>]+>\s*)*[45]\d\d [A-Z][A-Za-z-]*(?: [A-Za-z-]+){0,4}\s*(?:</?[^<>]+>\s*)*$"
+)
+"""An HTTP error page's heading, its status and reason alone, in its tags or not (nginx's
+``<title>504 Gateway Time-out</title>``, Apache's ``<h1>404 Not Found</h1>``, CloudFront's
+``504 Gateway Timeout ERROR``): an error whatever it says besides (RFC 9110, 15.5 and 15.6)."""
 _TRAILER = re.compile(
     r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
     r"|FAIL\s*$|FAILED\s*$|FAILED \((?:failures|errors)=\d"  # a test run's verdict alone
@@ -199,7 +214,7 @@ def line_rank(line: str) -> int | None:
         return TRAILER_RANK
     if TELLING.search(line) or _GO_LOCATED.match(line) or _BIOME_HEADER.match(line):
         return TELLING_RANK
-    if ERROR_LINE.match(line):
+    if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):
         return ERROR_RANK
     if EXCEPTION_LINE.match(line) or _INDENTED_EXCEPTION.match(line):
         return EXCEPTION_RANK

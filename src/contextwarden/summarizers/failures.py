@@ -43,13 +43,20 @@ from contextwarden.summarizers.diagnostics import error_diagnostics
 from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
+    HTTP_ERROR_HEADING,
     MARKED_RANKS,
     RUNNER_MARK,
     TRAILER_RANK,
     marks_a_failure,
     ranked_lines,
 )
-from contextwarden.summarizers.outputs import EXIT_RES, is_status_line, program_output, shown_status
+from contextwarden.summarizers.outputs import (
+    EXIT_RES,
+    STREAM_PREFIX,
+    is_status_line,
+    program_output,
+    shown_status,
+)
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -114,7 +121,8 @@ on its first line when its harness sets no error flag (Codex's ``apply_patch``).
 _HTTP_FAILURE = re.compile(
     r"^<? ?HTTP/[\d.]+ [45]\d\d\b"  # curl -i / -v: the status line of a refused request
     r'|^\{[^\n]{0,300}?"error"\s*:\s*["{]'  # a JSON reply naming its error
-    r'|^(?:\{[^\n]{0,300}?|\s*)"status(?:Code|_code)?"\s*:\s*"?[45]\d\d\b',  # or its status
+    r'|^(?:\{[^\n]{0,300}?|\s*)"status(?:Code|_code)?"\s*:\s*"?[45]\d\d\b'  # or its status
+    rf"|{HTTP_ERROR_HEADING.pattern}",  # or its error page: <title>504 Gateway Time-out</title>
     re.M,
 )
 _HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
@@ -128,6 +136,10 @@ _PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped
 """pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
 no line says what failed, not the one to quote either."""
 _TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+_TOOL_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
+"""Claude Code's message for a call it refused or that failed (``<tool_use_error>File has not
+been read yet. Read it first before writing to it.</tool_use_error>``): an export (SpecStory's
+Markdown) shows the call's input above it, the content written, which is not what failed."""
 
 
 def failure_excerpt(
@@ -142,7 +154,7 @@ def failure_excerpt(
     traceback is a failure even with no error flag.
     """
     # a coloured traceback or test run says the same without colour
-    text = _ANSI.sub("", program_output(text))
+    text = _as_printed(text)
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = shown_status(text)
     if status == 1 and command is not None and answers_no(command):
@@ -172,7 +184,20 @@ def failure_excerpt(
         failed = _tool_says_it_failed(text)
     if not failed:
         return None
-    return _most_telling_line(_TOOL_ERROR_TAG.sub("", text), status, shell=shell)
+    return _most_telling_line(_harness_message(text), status, shell=shell)
+
+
+def _harness_message(text: str) -> str:
+    """What the last ``<tool_use_error>`` of ``text`` says when it has one (``_TOOL_ERROR``),
+    else ``text`` without the tag."""
+    tagged = _TOOL_ERROR.findall(text)
+    return tagged[-1] if tagged else _TOOL_ERROR_TAG.sub("", text)
+
+
+def _as_printed(text: str) -> str:
+    """``text`` as the program printed it: a JSON result read as its output
+    (``program_output``), colours and the stream a harness names before a line taken off."""
+    return STREAM_PREFIX.sub("", _ANSI.sub("", program_output(text)))
 
 
 def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | None:
@@ -239,7 +264,7 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     file.``, then the string), and an editor's reply its other error diagnostics only (its
     JSON's lines are fields, not what failed). The summary and microcompact both keep these,
     so a cleared result and a summary keep the same lines."""
-    text = _TOOL_ERROR_TAG.sub("", _ANSI.sub("", program_output(text)))
+    text = _TOOL_ERROR_TAG.sub("", _as_printed(text))
     diagnosed = [] if shell else error_diagnostics(text)
     lines = diagnosed or [line for _, line in ranked_lines(text)]
     if not shell and not diagnosed:

@@ -18,6 +18,7 @@ EXIT_RES = (
     re.compile(r"^Exit code:? (\d+)\s*$", re.M),
     re.compile(r"Process exited with code (\d+)"),
     re.compile(r"<returncode>(\d+)</returncode>"),
+    re.compile(r"<exit_code>(\d+)</exit_code>"),  # Claude Code's TaskOutput of a background shell
     re.compile(r"\[Command finished with exit code (\d+)\]"),
     re.compile(r"\bexit(?:ed with)? (?:code|status):? (\d+)\b", re.I),
 )
@@ -29,6 +30,11 @@ _STATUS_LINES = (
     "Original token count:",
     "Output:",
     "<returncode>",  # mini-swe-agent's wrapping
+    "<retrieval_status>",  # Claude Code's TaskOutput: the background task, then its output
+    "<task_id>",
+    "<task_type>",
+    "<status>",
+    "<exit_code>",
     "<output>",
     "</output>",
     "<output_head>",  # … and of an output too long to show whole: its head and tail
@@ -37,6 +43,9 @@ _STATUS_LINES = (
     "</output_tail>",
 )
 """How a harness frames an output (Codex, mini-swe-agent): never the line that says what failed."""
+STREAM_PREFIX = re.compile(r"^\[std(?:err|out)\] ", re.M)
+"""The stream a harness names before a background command's line (Claude Code's task output:
+``[stderr] jq: parse error: …``): not the program's."""
 _JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
 """Where a command's result given as a JSON object starts: the whole text (older Codex CLI's
 ``shell``), or after its harness's header (Codex's multi-agent and unified-exec rollouts:

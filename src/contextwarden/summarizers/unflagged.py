@@ -12,7 +12,13 @@ import re
 
 from contextwarden.model import ToolUseBlock
 from contextwarden.summarizers.commands import shows_text
-from contextwarden.summarizers.failure_marks import ERROR_LINE, line_rank, marks_a_failure
+from contextwarden.summarizers.failure_marks import (
+    ERROR_LINE,
+    HTTP_ERROR_HEADING,
+    line_rank,
+    marks_a_failure,
+)
+from contextwarden.summarizers.outputs import STREAM_PREFIX
 from contextwarden.summarizers.tools import file_ops, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -20,11 +26,6 @@ _MARKUP = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 """An HTML or XML tag: an error page's ``<title>``, a harness's ``<output>`` wrapper."""
 _LINE_NUMBER = re.compile(r"^\s*\d+(?:\u2192|\t)", re.M)
 """The number a file viewer (Claude Code's Read: ``   3→``, ``cat -n``) puts before each line."""
-_STREAM = re.compile(r"^\[std(?:err|out)\] ", re.M)
-"""The stream a harness names before a background command's line (Claude Code's task output)."""
-_HTTP_ERROR_TITLE = re.compile(r"^[45]\d\d [A-Z][A-Za-z-]*(?: [A-Za-z-]+){0,4}$")
-"""An HTTP error page's heading, its status and reason alone (nginx's ``504 Gateway Time-out``,
-Apache's ``404 Not Found``): an error whatever it says besides (RFC 9110, 15.5 and 15.6)."""
 READ_KIND = "Read"
 _SAVED_OUTPUT = (".log", ".out", ".output", ".err")
 """A file with one of these endings holds a program's output (a CI log, a background task's
@@ -51,7 +52,7 @@ def output_kind(call: ToolUseBlock | None) -> str | None:
 def readable_lines(text: str) -> list[str]:
     """The lines of ``text`` as a person reads them: tags, a viewer's line numbers and a
     harness's stream names taken off, blank lines dropped."""
-    text = _STREAM.sub("", _LINE_NUMBER.sub("", text))
+    text = STREAM_PREFIX.sub("", _LINE_NUMBER.sub("", text))
     lines = (" ".join(_MARKUP.sub(" ", line).split()) for line in text.splitlines())
     return [line for line in lines if line]
 
@@ -68,7 +69,7 @@ def failure_like_lines(
     a diff's comment or an issue's text says "fail" and "can't" of the work. A line a kept one
     holds says nothing new."""
     lines = readable_lines(text)
-    found = [line for line in lines if _HTTP_ERROR_TITLE.match(line)]
+    found = [line for line in lines if HTTP_ERROR_HEADING.match(line)]
     marked = marks_a_failure if output else ERROR_LINE.match
     found += [line for line in lines if marked(line) and line_rank(line) is not None]
     kept: list[str] = []

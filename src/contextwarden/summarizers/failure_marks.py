@@ -76,6 +76,17 @@ _GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
 ``t.Error`` line. As telling as a located error once the run failed, but with no word saying
 error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
 and linters their advice, the same way."""
+SHELL_PREFIX = r"(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: line \d+|: ?\d+)?|\(eval\):\d+): "
+"""How a shell starts a line it prints itself: ``bash: line 1: ``, dash's ``sh: 1: ``, zsh's
+``zsh:1: `` (``(eval):1: `` when an agent runs the command through ``eval``)."""
+SHELL_DID_NOT_RUN = re.compile(
+    rf"^{SHELL_PREFIX}(?:no match(?:es found)?: \S"
+    r"|command not found: \S|[^:\n]+: (?:command not found|not found)\s*$)"
+)
+"""The shell's own line saying a command did not run: a glob that matched nothing (zsh's
+``zsh:1: no matches found: *.go`` under its ``NOMATCH`` option, bash's ``bash: no match: *.go``
+under ``failglob``) or a word that is no command (``zsh:1: command not found: X``, bash's
+``bash: line 1: X: command not found``, dash's ``sh: 1: X: not found``)."""
 SERVER_LOG_ERROR = re.compile(
     r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d \[(?:error|crit|alert|emerg)\] \d+#\d+: \S"
 )

@@ -46,6 +46,7 @@ from contextwarden.summarizers.failure_marks import (
     HTTP_ERROR_HEADING,
     MARKED_RANKS,
     RUNNER_MARK,
+    SHELL_PREFIX,
     TRAILER_RANK,
     marks_a_failure,
     ranked_lines,
@@ -84,7 +85,7 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 last)``, no colon)."""
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+.*$', re.M)
 _SHELL_FAILURE = re.compile(
-    r"^(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: line \d+|: ?\d+)?|\(eval\):\d+): "
+    rf"^{SHELL_PREFIX}"
     r"(?:(?:-c: )?(?:line \d+: )?(?:syntax|parse) error\b"  # bash -c, zsh
     r"|command not found: (?P<named>.+?)"  # zsh names the word second
     r"|(?P<word>[^:\n]+): (?:command not found|not found|unbound variable))\s*$",
@@ -98,7 +99,8 @@ variable``; dash's ``sh: 1: X: not found``; zsh's ``zsh:1: command not found: X`
 shell's own prefix counts: a program quoting such a line (a log, a JSON reply) does not. zsh's
 ``no matches found: *.go`` (a glob matching nothing, the command not run) is left out: on set 9
 an agent repeated it across its searches, seven unresolved errors that pushed files out of the
-summary at +0.86 % modeled cost for one probe kept."""
+summary at +0.86 % modeled cost for one probe kept. A cleared result keeps it instead
+(``unflagged.failure_like_lines``)."""
 
 REJECTION_NOTICES = (
     "The user doesn't want to proceed with this tool use",  # Claude Code

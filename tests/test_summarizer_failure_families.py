@@ -55,6 +55,16 @@ FAMILIES = {
         "nmake: The term 'nmake' is not recognized as a name of a cmdlet, function, script file, "
         "or executable program.",
     ),
+    # gh prints its failure icon as "X" (cli/cli's auth status: "%s Failed to log in to %s
+    # account %s (%s)"), then what to do
+    "gh auth status": (
+        "github.com\n"
+        "  X Failed to log in to github.com account monalisa (GH_TOKEN)\n"
+        "  - Active account: true\n"
+        "  - The token in GH_TOKEN is invalid.\n"
+        "  - To re-authenticate, run: gh auth login -h github.com",
+        "X Failed to log in to github.com account monalisa (GH_TOKEN)",
+    ),
     "win32 message": (
         "Loading profile\nbench.test: open bench.test: The system cannot find the file specified.\n"
         "Showing nodes accounting for 0s",
@@ -196,6 +206,7 @@ def test_the_telling_line_is_picked_first(output: str, telling: str) -> None:
         "posix cp",
         "german strerror",
         "powershell unknown command",
+        "gh auth status",
     ],
 )
 def test_an_output_whose_exit_code_was_lost_still_failed(family: str) -> None:

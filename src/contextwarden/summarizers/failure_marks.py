@@ -56,6 +56,7 @@ TELLING = re.compile(
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
+    r"|X Failed to \S"  # gh's failure icon without colour: "X Failed to log in to github.com …"
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
     r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes

@@ -65,6 +65,27 @@ FAMILIES = {
         "  - To re-authenticate, run: gh auth login -h github.com",
         "X Failed to log in to github.com account monalisa (GH_TOKEN)",
     ),
+    "curl": (
+        "  % Total    % Received % Xferd  Average Speed\n"
+        "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server",
+        "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server",
+    ),
+    "jq runtime error": (
+        'jq: error (at <stdin>:12): Cannot index string with string "name"',
+        'jq: error (at <stdin>:12): Cannot index string with string "name"',
+    ),
+    "docker daemon": (
+        "Error response from daemon: No such container: web",
+        "Error response from daemon: No such container: web",
+    ),
+    "php parse error": (
+        'PHP Parse error:  syntax error, unexpected token "}" in /srv/app/index.php on line 12',
+        'PHP Parse error:  syntax error, unexpected token "}" in /srv/app/index.php on line 12',
+    ),
+    "sqlite3 shell": (
+        "Parse error: no such table: runtime_flags",
+        "Parse error: no such table: runtime_flags",
+    ),
     "win32 message": (
         "Loading profile\nbench.test: open bench.test: The system cannot find the file specified.\n"
         "Showing nodes accounting for 0s",
@@ -207,6 +228,12 @@ def test_the_telling_line_is_picked_first(output: str, telling: str) -> None:
         "german strerror",
         "powershell unknown command",
         "gh auth status",
+        "curl",
+        "jq runtime error",
+        "docker daemon",
+        "kubectl",
+        "php parse error",
+        "sqlite3 shell",
     ],
 )
 def test_an_output_whose_exit_code_was_lost_still_failed(family: str) -> None:

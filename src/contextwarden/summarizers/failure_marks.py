@@ -21,6 +21,12 @@ ERROR_LINE = re.compile(
     # Portuguese, Russian, Chinese, Japanese, Korean)
     r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
     r"|##\[error\]"  # a GitHub Actions log's error annotation
+    # Docker's CLI ("Error response from daemon: No such container: web") and kubectl's
+    # ("Error from server (NotFound): pods \"web\" not found")
+    r"|Error (?:response from daemon|from server(?: \(\w+\))?): "
+    # PHP's error display ("PHP Parse error:  syntax error, unexpected …"), Swift's trap
+    # ("Fatal error: Index out of range"), sqlite3's shell ("Parse error: no such table: t")
+    r"|(?:PHP )?(?:Parse|Fatal|Runtime) error: "
     r"|\s?\u2a2f "  # Next.js and Turbopack mark an error line with U+2A2F
     r").*$",
     re.M,
@@ -60,6 +66,8 @@ TELLING = re.compile(
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
     r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
+    r"|curl: \(\d+\) "  # curl's error and its exit code (curl(1), EXIT CODES)
+    r"|jq: error \(at [^)\n]*\): "  # jq's runtime error: "jq: error (at <stdin>:3): …"
     r"|Undefined symbols for\b"  # Apple's ld
     # a shell's or awk's syntax error: "bash: -c: line 2: syntax error: unexpected end of
     # file", "awk: syntax error at source line 3", dash's "sh: 1: Syntax error: …", zsh's

@@ -86,6 +86,14 @@ FAMILIES = {
         "Parse error: no such table: runtime_flags",
         "Parse error: no such table: runtime_flags",
     ),
+    # tsc's overload error: the line after "gave the following error." says which type
+    "tsc overload": (
+        "vite.config.ts(8,3): error TS2769: No overload matches this call.\n"
+        "  The last overload gave the following error.\n"
+        "    Type 'Plugin<any>[]' is not assignable to type 'PluginOption'.\n"
+        "      Type 'Plugin<any>[]' is not assignable to type 'PluginOption[]'.",
+        "vite.config.ts(8,3): error TS2769: No overload matches this call.",
+    ),
     "win32 message": (
         "Loading profile\nbench.test: open bench.test: The system cannot find the file specified.\n"
         "Showing nodes accounting for 0s",
@@ -365,4 +373,12 @@ def test_nextjs_marks_its_error_lines() -> None:
     output = " ⚠ Attempted to load @next/swc-wasm-web\n ⨯ Failed to load SWC binary for linux/x64\n"
     assert failure_excerpt(output, is_error=False, shell=True, command="next build | tail") == (
         "⨯ Failed to load SWC binary for linux/x64"
+    )
+
+
+def test_tscs_overload_error_keeps_the_type_that_did_not_fit() -> None:
+    output, telling = FAMILIES["tsc overload"]
+    assert further_lines(output, telling, 2) == (
+        "The last overload gave the following error. "
+        "Type 'Plugin<any>[]' is not assignable to type 'PluginOption'.",
     )

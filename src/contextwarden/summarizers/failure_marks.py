@@ -168,6 +168,10 @@ _BIOME_HEADER = re.compile(r"^\S+?:\d+:\d+ [a-z]\w*(?:/\w+)*(?:\s+[A-Z]+)*\s+\u2
 message (``× …`` an error, ``! …`` a warning) on the next line. Warnings print it too, so it
 does not by itself say a run failed."""  # noqa: RUF001
 _RULE = " \u2501"
+_INTRODUCES = re.compile(r"[:：]$|\bgave the following error\.$")  # noqa: RUF001
+"""A line that only introduces the next: one ending with a colon, or tsc's ``The last overload
+gave the following error.`` / ``Overload 1 of 2, '…', gave the following error.`` (TypeScript's
+diagnostics 2770 and 2772), whose next line says which type did not fit."""
 _POINTER = re.compile(r"^\s*--> \S+?:\d+")
 """Where a diagnostic printed on the line before it is (rustc, ruff's full format):
 ``error[E0412]: cannot find type `X` in this scope`` / ``E501 Line too long (93 > 88)``, then
@@ -251,14 +255,14 @@ def _points_at(lines: list[str], index: int) -> bool:
 
 def with_what_follows(lines: list[str], index: int) -> str:
     """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
-    it (ends with a colon: ``ERROR:``, ``failed due to the following issue:``) and is not a
+    it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is not a
     failure line of its own, or when it is a diagnostic's header whose message comes next
     (``_BIOME_HEADER``, its rule of ``━`` dropped)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if _BIOME_HEADER.match(line):
         return f"{line.rstrip(_RULE)} {following}".rstrip()
-    if not line.endswith((":", "：")):  # noqa: RUF001
+    if not _INTRODUCES.search(line):
         return line
     if not following or line_rank(following) not in (None, WORD_RANK):
         return line

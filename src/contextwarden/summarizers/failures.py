@@ -21,7 +21,8 @@ it could not run a word), the first line only when none does. A command's result
 gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read as its exit code and its
 output's lines (``program_output``). What the harness put around the output is read in
 ``outputs``, what the command line says of it (paged, masked, a log viewer) in ``commands``.
-A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
+A call the person refused (``rejections.is_rejection``) is flagged like a failure, but it is a
+decision.
 """
 
 from __future__ import annotations
@@ -53,11 +54,15 @@ from contextwarden.summarizers.failure_marks import (
 )
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
+    FRAME_LINE,
     STREAM_PREFIX,
+    TOOL_ERROR_TAG,
+    harness_message,
     is_status_line,
     program_output,
     shown_status,
 )
+from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -102,13 +107,6 @@ an agent repeated it across its searches, seven unresolved errors that pushed fi
 summary at +0.86 % modeled cost for one probe kept. A cleared result keeps it instead
 (``unflagged.failure_like_lines``)."""
 
-REJECTION_NOTICES = (
-    "The user doesn't want to proceed with this tool use",  # Claude Code
-    "Action rejected:",  # OpenHands V1's UserRejectObservation (formats.openhands_v1)
-    "The user chose to skip the tool call",  # VS Code's Copilot Chat, on the person's Skip
-)
-"""How an agent harness opens the result of a tool call the person refused to let run (some
-flag it an error, VS Code's does not)."""
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
@@ -129,19 +127,9 @@ _HTTP_FAILURE = re.compile(
 )
 _HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
 """A client that exits 0 on an HTTP 4xx/5xx (``curl`` without ``-f``): its body says it failed."""
-_RESULT_HEAD = re.compile(r"^(?:\*\*)?Result:(?:\*\*)?$")
-_FRAME_LINE = re.compile(rf"^```[\w-]*$|{_RESULT_HEAD.pattern}")
-"""How an export frames a tool's message (SpecStory's Markdown: ``Result:`` or
-``**Result:**``, the call's input above it, then the message in a code fence): never its first
-line."""
 _PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped)$")
 """pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
 no line says what failed, not the one to quote either."""
-_TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
-_TOOL_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
-"""Claude Code's message for a call it refused or that failed (``<tool_use_error>File has not
-been read yet. Read it first before writing to it.</tool_use_error>``): an export (SpecStory's
-Markdown) shows the call's input above it, the content written, which is not what failed."""
 
 
 def failure_excerpt(
@@ -176,7 +164,7 @@ def failure_excerpt(
             return _clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
-    refused = _refusal(text) if not failed and (shell or speaks) else None
+    refused = refusal(text) if not failed and (shell or speaks) else None
     if refused is not None:  # a harness that flags no refusal (VS Code's Skip), not a file
         return _clip(refused)
     if not failed and speaks:
@@ -186,14 +174,7 @@ def failure_excerpt(
         failed = _tool_says_it_failed(text)
     if not failed:
         return None
-    return _most_telling_line(_harness_message(text), status, shell=shell)
-
-
-def _harness_message(text: str) -> str:
-    """What the last ``<tool_use_error>`` of ``text`` says when it has one (``_TOOL_ERROR``),
-    else ``text`` without the tag."""
-    tagged = _TOOL_ERROR.findall(text)
-    return tagged[-1] if tagged else _TOOL_ERROR_TAG.sub("", text)
+    return _most_telling_line(harness_message(text), status, shell=shell)
 
 
 def _as_printed(text: str) -> str:
@@ -214,33 +195,6 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     return failure_excerpt(
         result.text, is_error=result.is_error, shell=shell, command=command, speaks=speaks
     )
-
-
-def is_rejection_notice(text: str) -> bool:
-    """True when ``text`` (a result, or the excerpt a summary quotes of one) opens with the
-    notice of a refused call (``REJECTION_NOTICES``; Claude Code prefixes it "Error: " on some
-    versions)."""
-    return text.lstrip().removeprefix("Error: ").startswith(REJECTION_NOTICES)
-
-
-def is_rejection(result: ToolResultBlock) -> bool:
-    """True when the person refused the call ``result`` answers: the harness flagged it an
-    error and wrote its rejection notice (a harness that flags none: ``failure_excerpt`` quotes
-    its notice). The call never ran, so it did not fail and a later call that succeeds does not
-    fix it: the refusal is the person's decision."""
-    return result.is_error and is_rejection_notice(_TOOL_ERROR_TAG.sub("", result.text))
-
-
-def _refusal(text: str) -> str | None:
-    """The line of a rejection notice that opens what the tool answered (after an export's
-    ``Result:`` heading, when it shows the call's input above one), or None."""
-    if not any(notice in text for notice in REJECTION_NOTICES):  # most results: no split
-        return None
-    lines = _TOOL_ERROR_TAG.sub("", text).splitlines()
-    heads = [i for i, line in enumerate(lines) if _RESULT_HEAD.match(line.strip())]
-    answer = [n.strip() for n in lines[heads[-1] + 1 if heads else 0 :] if n.strip()]
-    opening = next((n for n in answer if not _FRAME_LINE.match(n)), "")
-    return opening if is_rejection_notice(opening) else None
 
 
 def failure_lines(
@@ -266,7 +220,7 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     file.``, then the string), and an editor's reply its other error diagnostics only (its
     JSON's lines are fields, not what failed). The summary and microcompact both keep these,
     so a cleared result and a summary keep the same lines."""
-    text = _TOOL_ERROR_TAG.sub("", _as_printed(text))
+    text = TOOL_ERROR_TAG.sub("", _as_printed(text))
     diagnosed = [] if shell else error_diagnostics(text)
     lines = diagnosed or [line for _, line in ranked_lines(text)]
     if not shell and not diagnosed:
@@ -289,7 +243,7 @@ def _lines_after(lines: list[str], excerpt: str) -> list[str]:
     for i, line in enumerate(lines):
         if line.strip() and excerpt.startswith(_clip(line).rstrip("…")):
             following = (n.strip() for n in lines[i + 1 :])
-            return [n for n in following if n and not _FRAME_LINE.match(n)][:1]
+            return [n for n in following if n and not FRAME_LINE.match(n)][:1]
     return []
 
 
@@ -357,7 +311,7 @@ def _tool_says_it_failed(text: str) -> bool:
     opening = [
         line.strip()
         for line in text.splitlines()
-        if line.strip() and not _FRAME_LINE.match(line.strip())
+        if line.strip() and not FRAME_LINE.match(line.strip())
     ][:OPENING_LINES]
     first = opening[0] if opening else ""
     return (
@@ -396,7 +350,7 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
         return _clip(rest)
     for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
-        framing = is_status_line(stripped) or _FRAME_LINE.match(stripped)
+        framing = is_status_line(stripped) or FRAME_LINE.match(stripped)
         if stripped and not framing and not _PASSED_LINE.search(stripped):
             return _clip(stripped)
     return f"exit code {status}" if status is not None else "(the tool reported an error)"

@@ -1,5 +1,6 @@
-"""How a harness frames a program's output: the exit code it shows, its status lines, and a
-result given as a JSON object (Codex), read back as the program's own lines.
+"""How a harness frames a program's output or a tool's message: the exit code it shows, its
+status lines, a result given as a JSON object (Codex) read back as the program's own lines, an
+export's ``Result:`` frame, Claude Code's ``<tool_use_error>`` tag.
 
 ``failures`` judges an output from what the program printed; this room knows what the harness
 put around it.
@@ -46,6 +47,16 @@ _STATUS_LINES = (
 STREAM_PREFIX = re.compile(r"^\[std(?:err|out)\] ", re.M)
 """The stream a harness names before a background command's line (Claude Code's task output:
 ``[stderr] jq: parse error: …``): not the program's."""
+RESULT_HEAD = re.compile(r"^(?:\*\*)?Result:(?:\*\*)?$")
+FRAME_LINE = re.compile(rf"^```[\w-]*$|{RESULT_HEAD.pattern}")
+"""How an export frames a tool's message (SpecStory's Markdown: ``Result:`` or
+``**Result:**``, the call's input above it, then the message in a code fence): never its first
+line."""
+TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+TOOL_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
+"""Claude Code's message for a call it refused or that failed (``<tool_use_error>File has not
+been read yet. Read it first before writing to it.</tool_use_error>``): an export (SpecStory's
+Markdown) shows the call's input above it, the content written, which is not what failed."""
 _JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
 """Where a command's result given as a JSON object starts: the whole text (older Codex CLI's
 ``shell``), or after its harness's header (Codex's multi-agent and unified-exec rollouts:
@@ -98,3 +109,10 @@ def is_status_line(line: str) -> bool:
     return any(p.fullmatch(line) or p.match(line) for p in EXIT_RES[:2]) or line.startswith(
         _STATUS_LINES
     )
+
+
+def harness_message(text: str) -> str:
+    """What the last ``<tool_use_error>`` of ``text`` says when it has one (``TOOL_ERROR``),
+    else ``text`` without the tag."""
+    tagged = TOOL_ERROR.findall(text)
+    return tagged[-1] if tagged else TOOL_ERROR_TAG.sub("", text)

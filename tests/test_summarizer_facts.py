@@ -12,14 +12,14 @@ from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock, Too
 from contextwarden.model import ToolUseBlock as Use
 from contextwarden.summarizers import typed
 from contextwarden.summarizers.carry import carried_user_messages
+from contextwarden.summarizers.commands import command_key
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.failures import (
-    command_key,
-    exit_status,
     failure_excerpt,
     failure_lines,
     result_failure,
 )
+from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.structured import StructuredSummarizer
 from contextwarden.summarizers.tools import FileOp, file_ops
 from contextwarden.summarizers.typed import user_messages

@@ -12,12 +12,11 @@ import json
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.failures import (
-    exit_status,
     failure_excerpt,
     failure_lines,
-    program_output,
     result_failure,
 )
+from contextwarden.summarizers.outputs import exit_status, program_output
 from contextwarden.summarizers.tools import scripted_command
 
 HEADER = "Script completed\nWall time 0.1 seconds\nOutput:\n\n"

@@ -55,6 +55,45 @@ FAMILIES = {
         "nmake: The term 'nmake' is not recognized as a name of a cmdlet, function, script file, "
         "or executable program.",
     ),
+    # gh prints its failure icon as "X" (cli/cli's auth status: "%s Failed to log in to %s
+    # account %s (%s)"), then what to do
+    "gh auth status": (
+        "github.com\n"
+        "  X Failed to log in to github.com account monalisa (GH_TOKEN)\n"
+        "  - Active account: true\n"
+        "  - The token in GH_TOKEN is invalid.\n"
+        "  - To re-authenticate, run: gh auth login -h github.com",
+        "X Failed to log in to github.com account monalisa (GH_TOKEN)",
+    ),
+    "curl": (
+        "  % Total    % Received % Xferd  Average Speed\n"
+        "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server",
+        "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server",
+    ),
+    "jq runtime error": (
+        'jq: error (at <stdin>:12): Cannot index string with string "name"',
+        'jq: error (at <stdin>:12): Cannot index string with string "name"',
+    ),
+    "docker daemon": (
+        "Error response from daemon: No such container: web",
+        "Error response from daemon: No such container: web",
+    ),
+    "php parse error": (
+        'PHP Parse error:  syntax error, unexpected token "}" in /srv/app/index.php on line 12',
+        'PHP Parse error:  syntax error, unexpected token "}" in /srv/app/index.php on line 12',
+    ),
+    "sqlite3 shell": (
+        "Parse error: no such table: runtime_flags",
+        "Parse error: no such table: runtime_flags",
+    ),
+    # tsc's overload error: the line after "gave the following error." says which type
+    "tsc overload": (
+        "vite.config.ts(8,3): error TS2769: No overload matches this call.\n"
+        "  The last overload gave the following error.\n"
+        "    Type 'Plugin<any>[]' is not assignable to type 'PluginOption'.\n"
+        "      Type 'Plugin<any>[]' is not assignable to type 'PluginOption[]'.",
+        "vite.config.ts(8,3): error TS2769: No overload matches this call.",
+    ),
     "win32 message": (
         "Loading profile\nbench.test: open bench.test: The system cannot find the file specified.\n"
         "Showing nodes accounting for 0s",
@@ -196,6 +235,13 @@ def test_the_telling_line_is_picked_first(output: str, telling: str) -> None:
         "posix cp",
         "german strerror",
         "powershell unknown command",
+        "gh auth status",
+        "curl",
+        "jq runtime error",
+        "docker daemon",
+        "kubectl",
+        "php parse error",
+        "sqlite3 shell",
     ],
 )
 def test_an_output_whose_exit_code_was_lost_still_failed(family: str) -> None:
@@ -327,4 +373,12 @@ def test_nextjs_marks_its_error_lines() -> None:
     output = " ⚠ Attempted to load @next/swc-wasm-web\n ⨯ Failed to load SWC binary for linux/x64\n"
     assert failure_excerpt(output, is_error=False, shell=True, command="next build | tail") == (
         "⨯ Failed to load SWC binary for linux/x64"
+    )
+
+
+def test_tscs_overload_error_keeps_the_type_that_did_not_fit() -> None:
+    output, telling = FAMILIES["tsc overload"]
+    assert further_lines(output, telling, 2) == (
+        "The last overload gave the following error. "
+        "Type 'Plugin<any>[]' is not assignable to type 'PluginOption'.",
     )

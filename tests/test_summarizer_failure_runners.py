@@ -11,7 +11,12 @@ import pytest
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.failure_marks import TELLING_RANK, TRAILER_RANK, line_rank
-from contextwarden.summarizers.failures import failure_excerpt, failure_lines, further_lines
+from contextwarden.summarizers.failures import (
+    failure_excerpt,
+    failure_lines,
+    further_lines,
+    result_failure,
+)
 
 NODE_UNCAUGHT = (
     "> api@1.0.0 dev\n> tsx watch src/server.ts\n\n"
@@ -157,6 +162,22 @@ def test_an_exported_edit_refusal_is_a_failure() -> None:
     )
     assert failure_lines(call, result, 4) == (
         "File has not been read yet. Read it first before writing to it.",
+    )
+
+
+def test_an_exported_write_refusal_is_its_harness_message_not_the_content() -> None:
+    """SpecStory shows a refused Write's content above Claude Code's ``<tool_use_error>``: the
+    tag's message says what failed, not the first line of the file it was to write."""
+    call = ToolUseBlock(id="w1", name="Write", input={"file_path": "notes.md"})
+    result = ToolResultBlock(
+        tool_use_id="w1",
+        content="```markdown\n# Notes\n- [Release](release.md) - shipped, cannot roll back\n```\n\n"
+        "```text\n<tool_use_error>File has not been read yet. Read it first before writing "
+        "to it.</tool_use_error>\n```",
+        is_error=True,
+    )
+    assert result_failure(call, result) == (
+        "File has not been read yet. Read it first before writing to it."
     )
 
 

@@ -9,7 +9,7 @@ from contextwarden.model import Message, ToolResultBlock
 from contextwarden.model import ToolUseBlock as Use
 from contextwarden.summarizers import StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import REJECTED, carried_errors, format_error
-from contextwarden.summarizers.failures import is_rejection
+from contextwarden.summarizers.rejections import is_rejection
 from contextwarden.summarizers.verify import verify
 from contextwarden.tokens.heuristic import HeuristicCounter
 

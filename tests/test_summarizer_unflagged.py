@@ -3,7 +3,8 @@
 The outputs are real, trimmed, from blind set 14's Claude Code sessions on `Safecast/safecast-map-
 MCP` (MIT, as its README says; `benchmarks/fresh_probes14/README.md` names the sessions and the
 commit): ``curl`` fetching CloudFront's and nginx's error pages (exit 0), ``journalctl`` showing a
-unit that could not start, a Read of the file a background task's output was saved to.
+unit that could not start, a Read of the file a background task's output was saved to; zsh's and
+bash's lines are written from their manuals (zsh's ``NOMATCH`` option, bash's ``failglob``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from contextwarden.compaction.microcompact import UNFLAGGED_LINES_NOTE
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.policy import CLEARED_MARKER, ContextPolicy
 from contextwarden.summarizers.failures import result_failure
-from contextwarden.summarizers.unflagged import failure_like_lines, output_kind
+from contextwarden.summarizers.unflagged import failure_like_lines, shows_output
 
 CLOUDFRONT = (
     '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n'
@@ -48,22 +49,38 @@ def bash(command: str, call_id: str = "toolu_curl") -> ToolUseBlock:
     return ToolUseBlock(call_id, "Bash", {"command": command})
 
 
-def test_an_error_page_curl_fetched_keeps_its_heading_and_error_line() -> None:
+def test_an_error_page_curl_fetched_keeps_its_heading() -> None:
     call = bash('curl -s "https://simplemap.safecast.org/api/radiation?lat=37.42"')
-    assert result_failure(call, ToolResultBlock(call.id, CLOUDFRONT)) is None  # exit 0
-    assert output_kind(call) == "output"
-    assert failure_like_lines(CLOUDFRONT, 2, 200) == (
-        "504 Gateway Timeout ERROR",
-        "ERROR: The request could not be satisfied",
+    # curl exits 0 on a 504; the page's heading says the request failed
+    assert result_failure(call, ToolResultBlock(call.id, CLOUDFRONT)) == (
+        "<H1>504 Gateway Timeout ERROR</H1>"
     )
+    script = bash("./check-api.sh", "toolu_script")  # a script printing the page it got
+    assert result_failure(script, ToolResultBlock(script.id, CLOUDFRONT)) is None
+    assert shows_output(call) and shows_output(script)
+    assert failure_like_lines(CLOUDFRONT, 2, 200) == ("504 Gateway Timeout ERROR",)
 
 
 def test_saved_output_read_back_is_output_with_its_line_numbers_and_tags_off() -> None:
     read = ToolUseBlock("toolu_read", "Read", {"file_path": "/tmp/tasks/b6efdf7.output"})
-    assert output_kind(read) == "output"
+    assert shows_output(read)
     assert failure_like_lines(NGINX_SAVED, 2, 200) == ("504 Gateway Time-out",)
     source = ToolUseBlock("toolu_src", "Read", {"file_path": "cmd/server/main.go"})
-    assert output_kind(source) is None  # a source file names errors everywhere
+    assert not shows_output(source)  # a source file names errors everywhere
+
+
+def test_the_shells_line_that_a_command_did_not_run_is_kept() -> None:
+    output = (
+        "Chunk ID: 3f\nProcess exited with code 0\nOutput:\n"
+        "zsh:1: no matches found: api/trees/main?recursive=1\n"
+    )
+    assert failure_like_lines(output, 1, 200) == (
+        "zsh:1: no matches found: api/trees/main?recursive=1",
+    )
+    assert failure_like_lines("bash: no match: src/*.rs", 1, 200) == ("bash: no match: src/*.rs",)
+    assert failure_like_lines("sh: 1: pnpm: not found", 1, 200) == ("sh: 1: pnpm: not found",)
+    quoted = 'docs/shell.md:3: zsh:1: no matches found: *.go\n  "zsh: no matches found: x"'
+    assert failure_like_lines(quoted, 1, 200) == ()
 
 
 def test_text_file_busy_is_an_os_error_a_log_shows() -> None:
@@ -74,17 +91,18 @@ def test_text_file_busy_is_an_os_error_a_log_shows() -> None:
     )
 
 
-def test_failure_words_alone_and_shown_source_keep_nothing() -> None:
+def test_a_programs_own_error_lines_and_shown_text_keep_nothing() -> None:
+    """Exit 0 after ``Error: …`` says the program handled it; failure words alone are the work's
+    subject; what ``rg``/``cat`` show is text, whatever it holds."""
     assert failure_like_lines(GIT_LOG, 2, 200) == ()
-    grep = bash('rg -n "Errorf" pkg', "toolu_rg")
-    assert output_kind(grep) == "contents"
-    shown = 'pkg/a.go:12: return fmt.Errorf("failed to open: %w", err)\nerror: build failed'
-    assert failure_like_lines(shown, 2, 200, output=False) == ("error: build failed",)
+    assert failure_like_lines("Error: Cross origin http://localhost forbidden\nok", 2, 200) == ()
+    assert not shows_output(bash('rg -n "Errorf" pkg', "toolu_rg"))
+    assert not shows_output(bash("cat templates/504.html", "toolu_cat"))
     assert failure_like_lines(CLOUDFRONT, 0, 200) == ()
 
 
 def test_lines_are_clipped_to_their_bound() -> None:
-    long = "error: " + "x" * 300
+    long = "zsh:1: no matches found: " + "x" * 300
     (kept,) = failure_like_lines(long, 2, 50)
     assert len(kept) == 50 and kept.endswith("…")
 
@@ -92,14 +110,14 @@ def test_lines_are_clipped_to_their_bound() -> None:
 def curl_session(extra: int) -> list[Message]:
     messages = [Message("user", (TextBlock("Is the API up?"),))]
     for n in range(extra + 1):
-        call = bash("curl -s https://simplemap.safecast.org/api", f"toolu_{n}")
+        call = bash("./check-api.sh", f"toolu_{n}")
         body = CLOUDFRONT + "x" * 2_000 if n == 0 else "ok " * 700
         messages.append(Message("assistant", (call,)))
         messages.append(Message("user", (ToolResultBlock(call.id, body),)))
     return messages
 
 
-def test_microcompact_keeps_unflagged_failure_lines_when_the_policy_asks() -> None:
+def test_microcompact_keeps_an_unflagged_failure_line_by_default() -> None:
     messages = curl_session(3)
     context = CompactionContext(policy=ContextPolicy(cleared_unflagged_lines=2))
     cleared = MicroCompact(min_saving=0)(messages, context).messages[2].tool_results[0].text
@@ -107,7 +125,10 @@ def test_microcompact_keeps_unflagged_failure_lines_when_the_policy_asks() -> No
         CLEARED_MARKER,
         UNFLAGGED_LINES_NOTE,
         "504 Gateway Timeout ERROR",
-        "ERROR: The request could not be satisfied",
     ]
     default = MicroCompact(min_saving=0)(messages).messages[2].tool_results[0].text
-    assert default == CLEARED_MARKER  # off by default: see the policy field
+    assert default == "\n".join((CLEARED_MARKER, UNFLAGGED_LINES_NOTE, "504 Gateway Timeout ERROR"))
+    off = CompactionContext(policy=ContextPolicy(cleared_unflagged_lines=0))
+    assert MicroCompact(min_saving=0)(messages, off).messages[2].tool_results[0].text == (
+        CLEARED_MARKER
+    )

@@ -38,7 +38,7 @@ FIXED_BEFORE = "fixed: a later call on the same target succeeded"
 """``FIXED`` as summaries written before it was shortened say it (still read back)."""
 UNRESOLVED = "unresolved"
 REJECTED = "rejected by the user: a decision, not a failure; do not retry it unasked"
-"""The status of a call the person refused to let run (``failures.is_rejection``)."""
+"""The status of a call the person refused to let run (``rejections.is_rejection``)."""
 _STATUSES = "|".join(re.escape(s) for s in (FIXED_BEFORE, FIXED, UNRESOLVED, REJECTED))
 _ERROR_LINE_RE = re.compile(rf"^- (\S+) `(.*?)`: (.*) — ({_STATUSES})$((?:\n  > .*$)*)", re.M)
 MORE_PREFIX = "  > "

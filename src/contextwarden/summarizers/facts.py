@@ -22,16 +22,15 @@ from contextwarden.summarizers.carry import (
     carried_files,
     carried_findings,
 )
+from contextwarden.summarizers.commands import command_key
 from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.failures import (
-    command_key,
-    exit_status,
     further_lines,
-    is_rejection,
-    is_rejection_notice,
     result_failure,
 )
 from contextwarden.summarizers.findings import findings
+from contextwarden.summarizers.outputs import exit_status
+from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
 from contextwarden.summarizers.spellings import same_files
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
 from contextwarden.summarizers.tools import (

@@ -21,6 +21,12 @@ ERROR_LINE = re.compile(
     # Portuguese, Russian, Chinese, Japanese, Korean)
     r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
     r"|##\[error\]"  # a GitHub Actions log's error annotation
+    # Docker's CLI ("Error response from daemon: No such container: web") and kubectl's
+    # ("Error from server (NotFound): pods \"web\" not found")
+    r"|Error (?:response from daemon|from server(?: \(\w+\))?): "
+    # PHP's error display ("PHP Parse error:  syntax error, unexpected …"), Swift's trap
+    # ("Fatal error: Index out of range"), sqlite3's shell ("Parse error: no such table: t")
+    r"|(?:PHP )?(?:Parse|Fatal|Runtime) error: "
     r"|\s?\u2a2f "  # Next.js and Turbopack mark an error line with U+2A2F
     r").*$",
     re.M,
@@ -56,9 +62,12 @@ TELLING = re.compile(
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
+    r"|X Failed to \S"  # gh's failure icon without colour: "X Failed to log in to github.com …"
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
     r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
+    r"|curl: \(\d+\) "  # curl's error and its exit code (curl(1), EXIT CODES)
+    r"|jq: error \(at [^)\n]*\): "  # jq's runtime error: "jq: error (at <stdin>:3): …"
     r"|Undefined symbols for\b"  # Apple's ld
     # a shell's or awk's syntax error: "bash: -c: line 2: syntax error: unexpected end of
     # file", "awk: syntax error at source line 3", dash's "sh: 1: Syntax error: …", zsh's
@@ -76,6 +85,32 @@ _GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
 ``t.Error`` line. As telling as a located error once the run failed, but with no word saying
 error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
 and linters their advice, the same way."""
+SHELL_PREFIX = r"(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: line \d+|: ?\d+)?|\(eval\):\d+): "
+"""How a shell starts a line it prints itself: ``bash: line 1: ``, dash's ``sh: 1: ``, zsh's
+``zsh:1: `` (``(eval):1: `` when an agent runs the command through ``eval``)."""
+SHELL_DID_NOT_RUN = re.compile(
+    rf"^{SHELL_PREFIX}(?:no match(?:es found)?: \S"
+    r"|command not found: \S|[^:\n]+: (?:command not found|not found)\s*$)"
+)
+"""The shell's own line saying a command did not run: a glob that matched nothing (zsh's
+``zsh:1: no matches found: *.go`` under its ``NOMATCH`` option, bash's ``bash: no match: *.go``
+under ``failglob``) or a word that is no command (``zsh:1: command not found: X``, bash's
+``bash: line 1: X: command not found``, dash's ``sh: 1: X: not found``)."""
+SERVER_LOG_ERROR = re.compile(
+    r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d \[(?:error|crit|alert|emerg)\] \d+#\d+: \S"
+)
+"""nginx's error log line at a failing level (``2026/01/02 03:04:05 [emerg] 41#41: unknown
+directive "proxy_pas" in /etc/nginx/conf.d/app.conf:7``; nginx's ``error_log`` documentation:
+levels ``error``, ``crit``, ``alert``, ``emerg``), as ``nginx -t`` prints it: the line that says
+what failed, before the ``test failed`` verdict. It ranks as an error line but does not by
+itself make an output failed: a log shown (``tail error.log``) holds such lines by the
+hundred."""
+HTTP_ERROR_HEADING = re.compile(
+    r"^\s*(?:<[^<>]+>\s*)*[45]\d\d [A-Z][A-Za-z-]*(?: [A-Za-z-]+){0,4}\s*(?:</?[^<>]+>\s*)*$"
+)
+"""An HTTP error page's heading, its status and reason alone, in its tags or not (nginx's
+``<title>504 Gateway Time-out</title>``, Apache's ``<h1>404 Not Found</h1>``, CloudFront's
+``504 Gateway Timeout ERROR``): an error whatever it says besides (RFC 9110, 15.5 and 15.6)."""
 _TRAILER = re.compile(
     r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
     r"|FAIL\s*$|FAILED\s*$|FAILED \((?:failures|errors)=\d"  # a test run's verdict alone
@@ -133,6 +168,10 @@ _BIOME_HEADER = re.compile(r"^\S+?:\d+:\d+ [a-z]\w*(?:/\w+)*(?:\s+[A-Z]+)*\s+\u2
 message (``× …`` an error, ``! …`` a warning) on the next line. Warnings print it too, so it
 does not by itself say a run failed."""  # noqa: RUF001
 _RULE = " \u2501"
+_INTRODUCES = re.compile(r"[:：]$|\bgave the following error\.$")  # noqa: RUF001
+"""A line that only introduces the next: one ending with a colon, or tsc's ``The last overload
+gave the following error.`` / ``Overload 1 of 2, '…', gave the following error.`` (TypeScript's
+diagnostics 2770 and 2772), whose next line says which type did not fit."""
 _POINTER = re.compile(r"^\s*--> \S+?:\d+")
 """Where a diagnostic printed on the line before it is (rustc, ruff's full format):
 ``error[E0412]: cannot find type `X` in this scope`` / ``E501 Line too long (93 > 88)``, then
@@ -199,7 +238,7 @@ def line_rank(line: str) -> int | None:
         return TRAILER_RANK
     if TELLING.search(line) or _GO_LOCATED.match(line) or _BIOME_HEADER.match(line):
         return TELLING_RANK
-    if ERROR_LINE.match(line):
+    if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):
         return ERROR_RANK
     if EXCEPTION_LINE.match(line) or _INDENTED_EXCEPTION.match(line):
         return EXCEPTION_RANK
@@ -216,14 +255,14 @@ def _points_at(lines: list[str], index: int) -> bool:
 
 def with_what_follows(lines: list[str], index: int) -> str:
     """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
-    it (ends with a colon: ``ERROR:``, ``failed due to the following issue:``) and is not a
+    it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is not a
     failure line of its own, or when it is a diagnostic's header whose message comes next
     (``_BIOME_HEADER``, its rule of ``━`` dropped)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if _BIOME_HEADER.match(line):
         return f"{line.rstrip(_RULE)} {following}".rstrip()
-    if not line.endswith((":", "：")):  # noqa: RUF001
+    if not _INTRODUCES.search(line):
         return line
     if not following or line_rank(following) not in (None, WORD_RANK):
         return line

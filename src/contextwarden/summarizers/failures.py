@@ -19,27 +19,50 @@ holds a traceback. File contents and search hits are never scanned: a file may w
 exception, then in a program's output any line with a failure word; the shell's own line when
 it could not run a word), the first line only when none does. A command's result that Codex
 gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read as its exit code and its
-output's lines (``program_output``).
-A call the person refused (``is_rejection``) is flagged like a failure, but it is a decision.
+output's lines (``program_output``). What the harness put around the output is read in
+``outputs``, what the command line says of it (paged, masked, a log viewer) in ``commands``.
+A call the person refused (``rejections.is_rejection``) is flagged like a failure, but it is a
+decision.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.commands import (
+    HANDLED_STEP,
+    LOG_PREFIX,
+    LOG_VIEWER,
+    MASKED_EXIT,
+    answers_no,
+    hides_failure,
+    shows_text,
+)
 from contextwarden.summarizers.decisions import clipped
 from contextwarden.summarizers.diagnostics import error_diagnostics
 from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
+    HTTP_ERROR_HEADING,
     MARKED_RANKS,
     RUNNER_MARK,
+    SHELL_PREFIX,
     TRAILER_RANK,
     marks_a_failure,
     ranked_lines,
 )
+from contextwarden.summarizers.outputs import (
+    EXIT_RES,
+    FRAME_LINE,
+    STREAM_PREFIX,
+    TOOL_ERROR_TAG,
+    harness_message,
+    is_status_line,
+    program_output,
+    shown_status,
+)
+from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -52,17 +75,7 @@ lines also took in exploratory scripts' caught errors, and the unresolved errors
 pushed decisions out of the summary on the fit sessions."""
 OPENING_LINES = 3
 """Lines of a tool's own message (not a shell's) where a traceback says the tool failed."""
-SCAN_CHARS = 600
-"""Exit codes are looked for only this far from the start and from the end of an output, where
-the tools print them, so a number in the middle of a log is not taken for one."""
 
-_EXIT_RES = (
-    re.compile(r"^Exit code:? (\d+)\s*$", re.M),
-    re.compile(r"Process exited with code (\d+)"),
-    re.compile(r"<returncode>(\d+)</returncode>"),
-    re.compile(r"\[Command finished with exit code (\d+)\]"),
-    re.compile(r"\bexit(?:ed with)? (?:code|status):? (\d+)\b", re.I),
-)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _FIELD_PREFIX = re.compile(r"^(?:Output|Stdout|Stderr): (?=\S)", re.M)
 """Gemini CLI's shell tool puts its output after a field name (``Output: FAIL src/a.test.ts``)."""
@@ -77,7 +90,7 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 last)``, no colon)."""
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+.*$', re.M)
 _SHELL_FAILURE = re.compile(
-    r"^(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: line \d+|: ?\d+)?|\(eval\):\d+): "
+    rf"^{SHELL_PREFIX}"
     r"(?:(?:-c: )?(?:line \d+: )?(?:syntax|parse) error\b"  # bash -c, zsh
     r"|command not found: (?P<named>.+?)"  # zsh names the word second
     r"|(?P<word>[^:\n]+): (?:command not found|not found|unbound variable))\s*$",
@@ -91,22 +104,9 @@ variable``; dash's ``sh: 1: X: not found``; zsh's ``zsh:1: command not found: X`
 shell's own prefix counts: a program quoting such a line (a log, a JSON reply) does not. zsh's
 ``no matches found: *.go`` (a glob matching nothing, the command not run) is left out: on set 9
 an agent repeated it across its searches, seven unresolved errors that pushed files out of the
-summary at +0.86 % modeled cost for one probe kept."""
-_HANDLED_STEP = re.compile(r"[^;&|\n]*(?:\|[^|;&\n][^;&|\n]*)*\|\|")
-"""From a word of a command to the end of its step: the step is followed by ``||``."""
+summary at +0.86 % modeled cost for one probe kept. A cleared result keeps it instead
+(``unflagged.failure_like_lines``)."""
 
-_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
-"""Programs that show text that exists already: a pipeline they start shows no program's run."""
-_YES_NO_PROGRAMS = frozenset(
-    {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
-)
-REJECTION_NOTICES = (
-    "The user doesn't want to proceed with this tool use",  # Claude Code
-    "Action rejected:",  # OpenHands V1's UserRejectObservation (formats.openhands_v1)
-    "The user chose to skip the tool call",  # VS Code's Copilot Chat, on the person's Skip
-)
-"""How an agent harness opens the result of a tool call the person refused to let run (some
-flag it an error, VS Code's does not)."""
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
@@ -121,101 +121,15 @@ on its first line when its harness sets no error flag (Codex's ``apply_patch``).
 _HTTP_FAILURE = re.compile(
     r"^<? ?HTTP/[\d.]+ [45]\d\d\b"  # curl -i / -v: the status line of a refused request
     r'|^\{[^\n]{0,300}?"error"\s*:\s*["{]'  # a JSON reply naming its error
-    r'|^(?:\{[^\n]{0,300}?|\s*)"status(?:Code|_code)?"\s*:\s*"?[45]\d\d\b',  # or its status
+    r'|^(?:\{[^\n]{0,300}?|\s*)"status(?:Code|_code)?"\s*:\s*"?[45]\d\d\b'  # or its status
+    rf"|{HTTP_ERROR_HEADING.pattern}",  # or its error page: <title>504 Gateway Time-out</title>
     re.M,
 )
 _HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
 """A client that exits 0 on an HTTP 4xx/5xx (``curl`` without ``-f``): its body says it failed."""
-_PAGED = re.compile(r"\|\s*(?:head|tail|less|more|cat|tee)\b[^|]*$")
-"""A command whose last program only shows the output of the one before it (``… | tail -20``):
-the exit code shown is the pager's, not that program's (unless ``set -o pipefail``)."""
-_MASKED_EXIT = re.compile(
-    r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true|(?:\|\||;)\s*echo\b[^;&|]*)\s*$"
-)
-"""A command ending so (``npm view pkg || true``, ``bun test; echo "exit $?"``) exits 0 whatever
-its program did."""
-_LOG_VIEWER = re.compile(
-    r"\bgh run view\b.*--log|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
-)
-"""A command showing another run's log: its own exit code says nothing of that run."""
-_LOG_PREFIX = re.compile(
-    r"^(?:[^\t\n]*\t){0,2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?", re.M
-)
-"""The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
-_STATUS_LINES = (
-    "Command:",  # Gemini CLI's shell tool
-    "Directory:",
-    "Chunk ID:",
-    "Wall time:",
-    "Original token count:",
-    "Output:",
-    "<returncode>",  # mini-swe-agent's wrapping
-    "<output>",
-    "</output>",
-    "<output_head>",  # … and of an output too long to show whole: its head and tail
-    "</output_head>",
-    "<output_tail>",
-    "</output_tail>",
-)
-"""How a harness frames an output (Codex, mini-swe-agent): never the line that says what failed."""
-_RESULT_HEAD = re.compile(r"^(?:\*\*)?Result:(?:\*\*)?$")
-_FRAME_LINE = re.compile(rf"^```[\w-]*$|{_RESULT_HEAD.pattern}")
-"""How an export frames a tool's message (SpecStory's Markdown: ``Result:`` or
-``**Result:**``, the call's input above it, then the message in a code fence): never its first
-line."""
 _PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped)$")
 """pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
 no line says what failed, not the one to quote either."""
-_TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
-_REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
-_PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
-_CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
-_JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
-"""Where a command's result given as a JSON object starts: the whole text (older Codex CLI's
-``shell``), or after its harness's header (Codex's multi-agent and unified-exec rollouts:
-``Script completed``, ``Output:``, then ``{"chunk_id":…,"exit_code":1,…,"output":"…"}``)."""
-
-
-def program_output(text: str) -> str:
-    """``text`` with a command's result given as a JSON object read as what the program showed:
-    ``Exit code: N`` and the output's own lines (its escaped newlines decoded).
-
-    Codex writes ``{"exit_code":1,"output":"…"}`` or ``{"output":"…","metadata":{"exit_code":1,
-    …}}``: read as it is stored, that is one long line with no exit code a reader knows. Any
-    other text, and JSON of another shape (a tool's reply, a file's contents), is returned
-    unchanged.
-    """
-    if not text.rstrip().endswith("}"):  # most outputs: no scan for an object's start
-        return text
-    found = _JSON_OUTPUT.search(text)
-    if found is None:
-        return text
-    try:
-        value = json.loads(text[found.start() :])
-    except ValueError:
-        return text
-    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
-        return text
-    metadata = value.get("metadata")
-    code = value.get("exit_code", metadata.get("exit_code") if isinstance(metadata, dict) else None)
-    if not isinstance(code, int) or isinstance(code, bool):
-        return text
-    return f"{text[: found.start()]}Exit code: {code}\n{value['output']}"
-
-
-def exit_status(text: str) -> int | None:
-    """The exit code an output shows near its start or end, or None when it shows none."""
-    return _shown_status(program_output(text))
-
-
-def _shown_status(text: str) -> int | None:
-    """``exit_status`` of an output already read as the program's (``program_output``)."""
-    for window in (text[:SCAN_CHARS], text[-SCAN_CHARS:]):
-        for pattern in _EXIT_RES:
-            found = pattern.search(window)
-            if found:
-                return int(found.group(1))
-    return None
 
 
 def failure_excerpt(
@@ -230,18 +144,18 @@ def failure_excerpt(
     traceback is a failure even with no error flag.
     """
     # a coloured traceback or test run says the same without colour
-    text = _ANSI.sub("", program_output(text))
+    text = _as_printed(text)
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
-    status = _shown_status(text)
-    if status == 1 and command is not None and _answers_no(command):
+    status = shown_status(text)
+    if status == 1 and command is not None and answers_no(command):
         return None
     failed = is_error or (status is not None and status != 0)
-    if command is not None and _LOG_VIEWER.search(command):
-        text = _LOG_PREFIX.sub("", text)
-    if not failed and shell and (status is None or _hides_failure(command)):
+    if command is not None and LOG_VIEWER.search(command):
+        text = LOG_PREFIX.sub("", text)
+    if not failed and shell and (status is None or hides_failure(command)):
         failed = _says_it_failed(text)
     if not failed and shell and status == 0 and command is not None:
-        failed = not shows_text(_MASKED_EXIT.sub("", command)) and (
+        failed = not shows_text(MASKED_EXIT.sub("", command)) and (
             _ends_in_error(text) or _ends_in_traceback(text)
         )
     if not failed and shell and command is not None:
@@ -250,7 +164,7 @@ def failure_excerpt(
             return _clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
-    refused = _refusal(text) if not failed and (shell or speaks) else None
+    refused = refusal(text) if not failed and (shell or speaks) else None
     if refused is not None:  # a harness that flags no refusal (VS Code's Skip), not a file
         return _clip(refused)
     if not failed and speaks:
@@ -260,7 +174,13 @@ def failure_excerpt(
         failed = _tool_says_it_failed(text)
     if not failed:
         return None
-    return _most_telling_line(_TOOL_ERROR_TAG.sub("", text), status, shell=shell)
+    return _most_telling_line(harness_message(text), status, shell=shell)
+
+
+def _as_printed(text: str) -> str:
+    """``text`` as the program printed it: a JSON result read as its output
+    (``program_output``), colours and the stream a harness names before a line taken off."""
+    return STREAM_PREFIX.sub("", _ANSI.sub("", program_output(text)))
 
 
 def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | None:
@@ -275,33 +195,6 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     return failure_excerpt(
         result.text, is_error=result.is_error, shell=shell, command=command, speaks=speaks
     )
-
-
-def is_rejection_notice(text: str) -> bool:
-    """True when ``text`` (a result, or the excerpt a summary quotes of one) opens with the
-    notice of a refused call (``REJECTION_NOTICES``; Claude Code prefixes it "Error: " on some
-    versions)."""
-    return text.lstrip().removeprefix("Error: ").startswith(REJECTION_NOTICES)
-
-
-def is_rejection(result: ToolResultBlock) -> bool:
-    """True when the person refused the call ``result`` answers: the harness flagged it an
-    error and wrote its rejection notice (a harness that flags none: ``failure_excerpt`` quotes
-    its notice). The call never ran, so it did not fail and a later call that succeeds does not
-    fix it: the refusal is the person's decision."""
-    return result.is_error and is_rejection_notice(_TOOL_ERROR_TAG.sub("", result.text))
-
-
-def _refusal(text: str) -> str | None:
-    """The line of a rejection notice that opens what the tool answered (after an export's
-    ``Result:`` heading, when it shows the call's input above one), or None."""
-    if not any(notice in text for notice in REJECTION_NOTICES):  # most results: no split
-        return None
-    lines = _TOOL_ERROR_TAG.sub("", text).splitlines()
-    heads = [i for i, line in enumerate(lines) if _RESULT_HEAD.match(line.strip())]
-    answer = [n.strip() for n in lines[heads[-1] + 1 if heads else 0 :] if n.strip()]
-    opening = next((n for n in answer if not _FRAME_LINE.match(n)), "")
-    return opening if is_rejection_notice(opening) else None
 
 
 def failure_lines(
@@ -327,7 +220,7 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     file.``, then the string), and an editor's reply its other error diagnostics only (its
     JSON's lines are fields, not what failed). The summary and microcompact both keep these,
     so a cleared result and a summary keep the same lines."""
-    text = _TOOL_ERROR_TAG.sub("", _ANSI.sub("", program_output(text)))
+    text = TOOL_ERROR_TAG.sub("", _as_printed(text))
     diagnosed = [] if shell else error_diagnostics(text)
     lines = diagnosed or [line for _, line in ranked_lines(text)]
     if not shell and not diagnosed:
@@ -350,7 +243,7 @@ def _lines_after(lines: list[str], excerpt: str) -> list[str]:
     for i, line in enumerate(lines):
         if line.strip() and excerpt.startswith(_clip(line).rstrip("…")):
             following = (n.strip() for n in lines[i + 1 :])
-            return [n for n in following if n and not _FRAME_LINE.match(n)][:1]
+            return [n for n in following if n and not FRAME_LINE.match(n)][:1]
     return []
 
 
@@ -367,8 +260,8 @@ def _ends_in_error(text: str) -> bool:
         line.strip()
         for line in text.splitlines()
         if line.strip()
-        and not _is_status_line(line.strip())
-        and not any(p.search(line) for p in _EXIT_RES)
+        and not is_status_line(line.strip())
+        and not any(p.search(line) for p in EXIT_RES)
     ]
     return any(ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
 
@@ -385,7 +278,7 @@ def _shell_refused(text: str, command: str) -> str | None:
         if named is None and not shows_text(command):
             return found.group(0)
         at = command.find(named.strip()) if named is not None else -1
-        if at >= 0 and not _HANDLED_STEP.match(command, at):
+        if at >= 0 and not HANDLED_STEP.match(command, at):
             return found.group(0)
     return None
 
@@ -402,7 +295,7 @@ def _ends_in_traceback(text: str) -> bool:
     lines = [
         line
         for line in text[start:].splitlines()[1:]
-        if line.strip() and not _is_status_line(line.strip())
+        if line.strip() and not is_status_line(line.strip())
     ]
     return (
         len(lines) > 1
@@ -418,7 +311,7 @@ def _tool_says_it_failed(text: str) -> bool:
     opening = [
         line.strip()
         for line in text.splitlines()
-        if line.strip() and not _FRAME_LINE.match(line.strip())
+        if line.strip() and not FRAME_LINE.match(line.strip())
     ][:OPENING_LINES]
     first = opening[0] if opening else ""
     return (
@@ -432,40 +325,6 @@ def _last_traceback(text: str) -> int | None:
     """Where the last traceback of ``text`` starts, or None when it has none."""
     starts = [found.start() for found in _TRACEBACK.finditer(text)]
     return starts[-1] if starts else None
-
-
-def _hides_failure(command: str | None) -> bool:
-    """True when the exit code shown is not that of the program whose output this is: the
-    command masks it (``|| true``), pipes it into a pager (``| tail -20``, the pager's code is
-    shown) or shows another run's log. A search masked or paged so (``grep x || true``,
-    ``rg x | head``) still only searches; a pager after ``cat`` shows a file."""
-    if command is None:
-        return False
-    if _LOG_VIEWER.search(command):
-        return True
-    unmasked = _MASKED_EXIT.sub("", command)
-    if unmasked != command:
-        return not _answers_no(unmasked)
-    return (
-        _PAGED.search(command) is not None and "pipefail" not in command and not shows_text(command)
-    )
-
-
-def shows_text(command: str) -> bool:
-    """True when the last pipeline of ``command`` searches or starts with a program that only
-    shows existing text (``cat f | head``, ``rg x | sort | head``)."""
-    pipeline = re.split(r"&&|\|\||;|\n", command.strip())[-1]
-    programs = [
-        stage.split()[0].rsplit("/", 1)[-1] for stage in pipeline.split("|") if stage.split()
-    ]
-    return bool(programs) and (
-        programs[0] in _READERS or any(p in _YES_NO_PROGRAMS for p in programs)
-    )
-
-
-def _answers_no(command: str) -> bool:
-    last = re.split(r"&&|\|\||;|\n", command.strip())[-1].rsplit("|", 1)[-1].split()
-    return bool(last) and last[0].rsplit("/", 1)[-1] in _YES_NO_PROGRAMS
 
 
 def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
@@ -491,16 +350,10 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
         return _clip(rest)
     for line in text.splitlines():  # nothing says what failed: the output's first line
         stripped = line.strip()
-        framing = _is_status_line(stripped) or _FRAME_LINE.match(stripped)
+        framing = is_status_line(stripped) or FRAME_LINE.match(stripped)
         if stripped and not framing and not _PASSED_LINE.search(stripped):
             return _clip(stripped)
     return f"exit code {status}" if status is not None else "(the tool reported an error)"
-
-
-def _is_status_line(line: str) -> bool:
-    return any(p.fullmatch(line) or p.match(line) for p in _EXIT_RES[:2]) or line.startswith(
-        _STATUS_LINES
-    )
 
 
 def _clip(line: str) -> str:
@@ -514,19 +367,3 @@ def _clip(line: str) -> str:
         return line
     kept = clipped(line, EXCERPT_CHARS)
     return kept if kept != line[:EXCERPT_CHARS] else line[: EXCERPT_CHARS - 1] + "…"
-
-
-def command_key(command: str) -> str:
-    """A command folded so a re-run counts as the same target.
-
-    Leading ``cd DIR &&``, stderr/stdout redirects and a trailing ``| head``/``| tail`` pager are
-    dropped and whitespace collapsed: ``cd /r && pytest -x 2>&1 | tail -20`` and ``pytest -x`` are
-    the same attempt.
-    """
-    key = command.strip()
-    while _CD_PREFIX.match(key):
-        key = _CD_PREFIX.sub("", key, count=1)
-    key = _REDIRECTS.sub(" ", key)
-    while _PAGERS.search(key):
-        key = _PAGERS.sub("", key)
-    return " ".join(key.split())

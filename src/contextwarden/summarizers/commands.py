@@ -1,0 +1,84 @@
+"""What a command line says of its output: whether it shows existing text, searches, masks
+its exit code, pages it or shows another run's log, and the command folded as a re-run's key.
+
+``failures`` reads an output with the command that printed it; this room reads the command.
+"""
+
+from __future__ import annotations
+
+import re
+
+_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
+"""Programs that show text that exists already: a pipeline they start shows no program's run."""
+_YES_NO_PROGRAMS = frozenset(
+    {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
+)
+HANDLED_STEP = re.compile(r"[^;&|\n]*(?:\|[^|;&\n][^;&|\n]*)*\|\|")
+"""From a word of a command to the end of its step: the step is followed by ``||``."""
+_PAGED = re.compile(r"\|\s*(?:head|tail|less|more|cat|tee)\b[^|]*$")
+"""A command whose last program only shows the output of the one before it (``… | tail -20``):
+the exit code shown is the pager's, not that program's (unless ``set -o pipefail``)."""
+MASKED_EXIT = re.compile(r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true|(?:\|\||;)\s*echo\b[^;&|]*)\s*$")
+"""A command ending so (``npm view pkg || true``, ``bun test; echo "exit $?"``) exits 0 whatever
+its program did."""
+LOG_VIEWER = re.compile(
+    r"\bgh run view\b.*--log|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
+)
+"""A command showing another run's log: its own exit code says nothing of that run."""
+LOG_PREFIX = re.compile(
+    r"^(?:[^\t\n]*\t){0,2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?", re.M
+)
+"""The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
+_REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
+_PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
+_CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
+
+
+def hides_failure(command: str | None) -> bool:
+    """True when the exit code shown is not that of the program whose output this is: the
+    command masks it (``|| true``), pipes it into a pager (``| tail -20``, the pager's code is
+    shown) or shows another run's log. A search masked or paged so (``grep x || true``,
+    ``rg x | head``) still only searches; a pager after ``cat`` shows a file."""
+    if command is None:
+        return False
+    if LOG_VIEWER.search(command):
+        return True
+    unmasked = MASKED_EXIT.sub("", command)
+    if unmasked != command:
+        return not answers_no(unmasked)
+    return (
+        _PAGED.search(command) is not None and "pipefail" not in command and not shows_text(command)
+    )
+
+
+def shows_text(command: str) -> bool:
+    """True when the last pipeline of ``command`` searches or starts with a program that only
+    shows existing text (``cat f | head``, ``rg x | sort | head``)."""
+    pipeline = re.split(r"&&|\|\||;|\n", command.strip())[-1]
+    programs = [
+        stage.split()[0].rsplit("/", 1)[-1] for stage in pipeline.split("|") if stage.split()
+    ]
+    return bool(programs) and (
+        programs[0] in _READERS or any(p in _YES_NO_PROGRAMS for p in programs)
+    )
+
+
+def answers_no(command: str) -> bool:
+    last = re.split(r"&&|\|\||;|\n", command.strip())[-1].rsplit("|", 1)[-1].split()
+    return bool(last) and last[0].rsplit("/", 1)[-1] in _YES_NO_PROGRAMS
+
+
+def command_key(command: str) -> str:
+    """A command folded so a re-run counts as the same target.
+
+    Leading ``cd DIR &&``, stderr/stdout redirects and a trailing ``| head``/``| tail`` pager are
+    dropped and whitespace collapsed: ``cd /r && pytest -x 2>&1 | tail -20`` and ``pytest -x`` are
+    the same attempt.
+    """
+    key = command.strip()
+    while _CD_PREFIX.match(key):
+        key = _CD_PREFIX.sub("", key, count=1)
+    key = _REDIRECTS.sub(" ", key)
+    while _PAGERS.search(key):
+        key = _PAGERS.sub("", key)
+    return " ".join(key.split())

@@ -1,5 +1,6 @@
-"""A summary the cap cut to fit (a system prompt that fills most of the window) reaches the next
-summary whole: what it carried is read back from the log, not lost with the cut.
+"""A summary the cap cut to fit (a system prompt that fills most of the window), or an assistant
+turn larger than the window, reaches the next summary whole: it is read back from the log, not
+lost with the cut.
 
 An agent with a large system prompt (Copilot CLI's, Claude Code's with MCP servers) leaves a few
 thousand tokens for the conversation at a small window; a long message the person types then
@@ -70,3 +71,20 @@ def test_a_cut_summary_is_read_back_whole_from_the_log() -> None:
     history, _ = session_with_a_cut_summary()
     restored = as_added(history.messages, AddedResults(history))
     assert PATH in restored[0].text
+
+
+def test_an_assistant_turn_larger_than_the_window_is_read_back_whole() -> None:
+    """A SpecStory export writes a whole agent turn, its tool calls and their output included, as
+    one assistant text; one larger than the window is cut, and a summary reads it whole."""
+    history, manager = ConversationHistory(counter=COUNTER), ladder()
+    history.add(Message.user("The server list is empty; find out why."))
+    calls = "\n".join(f"Read file: src/vpn/server_{n}.py\n---\n" for n in range(6_000))
+    decision = "I see the issue - we're still using the v1 API endpoint for recommendations."
+    turn = f"Let me check the server code.\n{calls}\n{decision}\n{calls}\nDone."
+    assert COUNTER.count_text(turn) > WINDOW
+    history.add(Message.assistant(turn))
+    history.add(Message.user("go on"))
+    manager.prepare(history)
+    assert decision not in "\n".join(m.text for m in history.messages)  # the cut took it
+    restored = as_added(history.messages, AddedResults(history))
+    assert any(m.text == turn for m in restored)

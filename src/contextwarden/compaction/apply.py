@@ -159,9 +159,9 @@ def seed_counts(cache: TokenCache, history: ConversationHistory, start: int) -> 
 
 class AddedResults:
     """tool_use_id → the tool result as the history's log recorded it when it was added, and
-    content id → a user message's text as added (an observation, or what the person typed: what
-    ``history.rehydrate`` returns) or a summary's text as its compaction installed it, each
-    indexed in one pass over the log on first use.
+    content id → a message's text as added (an observation, what the person typed, what the
+    assistant wrote: what ``history.rehydrate`` returns) or a summary's text as its compaction
+    installed it, each indexed in one pass over the log on first use.
 
     A summary is never added, only installed: without it here, a summary the cap cut to fit (a
     system prompt that fills most of the window) would reach the next summary as its note alone,
@@ -183,18 +183,18 @@ class AddedResults:
         if self._observed is None:
             self._observed = {
                 content_id(block.text): block
-                for message in self._user_messages()
+                for message in self._texts()
                 for block in message.content
                 if isinstance(block, TextBlock)
             }
         return self._observed.get(key)
 
-    def _user_messages(self) -> Iterator[Message]:
-        """The user messages added, then the summary messages compactions installed (a view
-        shares its unchanged messages with the one before: each is read once)."""
+    def _texts(self) -> Iterator[Message]:
+        """The messages added, and the summary messages compactions installed (a view shares
+        its unchanged messages with the one before: each is read once)."""
         seen: set[int] = set()
         for entry in self._history.log:
-            if isinstance(entry, MessageAdded) and entry.message.role == "user":
+            if isinstance(entry, MessageAdded):
                 yield entry.message
             elif isinstance(entry, CompactionBoundary):
                 for message in entry.view:

@@ -7,6 +7,7 @@ compaction boundary in the log; until then the history is untouched.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from contextwarden.compaction.base import (
@@ -16,6 +17,7 @@ from contextwarden.compaction.base import (
     new_violations,
 )
 from contextwarden.compaction.breaker import Breaker
+from contextwarden.compaction.cuts import SUMMARY_KEY
 from contextwarden.compaction.incremental import CompactableResults, Cursor
 from contextwarden.compaction.loss import NOTHING_LOST, LossReport
 from contextwarden.content_ids import CONTENT_ID_PREFIX, content_id
@@ -157,8 +159,13 @@ def seed_counts(cache: TokenCache, history: ConversationHistory, start: int) -> 
 
 class AddedResults:
     """tool_use_id → the tool result as the history's log recorded it when it was added, and
-    content id → a user message's text as added (an observation, or what the person typed: what
-    ``history.rehydrate`` returns), each indexed in one pass over the log on first use."""
+    content id → a message's text as added (an observation, what the person typed, what the
+    assistant wrote: what ``history.rehydrate`` returns) or a summary's text as its compaction
+    installed it, each indexed in one pass over the log on first use.
+
+    A summary is never added, only installed: without it here, a summary the cap cut to fit (a
+    system prompt that fills most of the window) would reach the next summary as its note alone,
+    and what it carried would be gone from every later one."""
 
     __slots__ = ("_history", "_index", "_observed")
 
@@ -176,12 +183,24 @@ class AddedResults:
         if self._observed is None:
             self._observed = {
                 content_id(block.text): block
-                for entry in self._history.log
-                if isinstance(entry, MessageAdded) and entry.message.role == "user"
-                for block in entry.message.content
+                for message in self._texts()
+                for block in message.content
                 if isinstance(block, TextBlock)
             }
         return self._observed.get(key)
+
+    def _texts(self) -> Iterator[Message]:
+        """The messages added, and the summary messages compactions installed (a view shares
+        its unchanged messages with the one before: each is read once)."""
+        seen: set[int] = set()
+        for entry in self._history.log:
+            if isinstance(entry, MessageAdded):
+                yield entry.message
+            elif isinstance(entry, CompactionBoundary):
+                for message in entry.view:
+                    if message.meta.extra.get(SUMMARY_KEY) and id(message) not in seen:
+                        seen.add(id(message))
+                        yield message
 
     def _result(self, tool_use_id: str) -> ToolResultBlock | None:
         if self._index is None:

@@ -189,7 +189,8 @@ Originals = Callable[[str], ToolResultBlock | TextBlock | None]
 def as_added(messages: Sequence[Message], originals: Originals | None) -> list[Message]:
     """``messages`` with every tool result, observation and text the cap cut as it was first added
     (``originals``), so what a rung cut or cleared reaches the summarizer whole (what the person
-    typed included: a summary carries it verbatim)."""
+    typed included: a summary carries it verbatim; an assistant turn larger than the window, as
+    a SpecStory export writes a whole agent turn with its tool calls as one text, too)."""
     if originals is None:
         return list(messages)
     out = []
@@ -204,14 +205,15 @@ def as_added(messages: Sequence[Message], originals: Originals | None) -> list[M
             found = originals(named) if named is not None else None
             if isinstance(found, TextBlock):
                 message = with_text(message, position, found.text)
-        if message.role == "user" and not observed:
+        if not observed:
             message = _uncut_texts(message, originals)
         out.append(message)
     return out
 
 
 def _uncut_texts(message: Message, originals: Originals) -> Message:
-    """``message`` with each text the cap cut (a paste larger than the window) whole again."""
+    """``message`` with each text the cap cut (a paste, an assistant turn larger than the
+    window) whole again."""
     for position, block in enumerate(message.content):
         whole = uncut(block.text, originals) if isinstance(block, TextBlock) else None
         if whole is not None:

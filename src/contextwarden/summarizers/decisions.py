@@ -194,6 +194,12 @@ _PLAN = re.compile(
 )
 
 
+def labelled(decision: str) -> bool:
+    """Whether ``decision`` is a line its author labels as the cause or the choice
+    ("**Root cause:** …", "**Execution Strategy:** …")."""
+    return _LABELLED.match(decision) is not None
+
+
 def decisions(text: str, *, edits: bool = False) -> list[str]:
     """The lines (or, of a long line, the sentences) of an assistant's text that give a reason,
     name a choice or state a diagnosis, or follow a line announcing a plan; outside code blocks,
@@ -293,7 +299,7 @@ def _signalled(unit: str) -> bool:
     return (
         _SIGNALS.search(unit) is not None
         or _DIRECTIVE.match(unit) is not None
-        or _LABELLED.match(unit) is not None
+        or labelled(unit)
         or _CONTRAST.search(unit) is not None
         or _VERDICT.search(unit) is not None
         or _MEASURED.search(unit) is not None
@@ -403,6 +409,6 @@ def standing(decision: str) -> int:
     or the author labels it as the fix or the cause (the densest kind), 1 when it states a
     diagnosis or a finding, 0 when it has no signal at all (a plan's step, what a message that
     edits a file says): the lower goes first."""
-    if _REASONED.search(decision) or _DIRECTIVE.match(decision) or _LABELLED.match(decision):
+    if _REASONED.search(decision) or _DIRECTIVE.match(decision) or labelled(decision):
         return 2
     return 1 if _signalled(decision) else 0

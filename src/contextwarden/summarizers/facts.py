@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.actions import as_action_calls
+from contextwarden.summarizers.asides import aside_decisions
 from contextwarden.summarizers.carry import (
     carried_decisions,
     carried_errors,
@@ -187,6 +188,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     messages = as_action_calls(messages)
     walk = _Walk()
     for index, message in enumerate(messages):
+        walk.decisions.extend((index, s) for s in aside_decisions(message))
         if message.role == "assistant":
             _assistant(walk, message, index)
         else:

@@ -174,3 +174,9 @@ def test_the_spelling_is_carried_by_the_next_summary_without_the_prose() -> None
     (file,) = extract_facts(later).files
     assert (file.path, file.alias) == (WINDOWS, SLASHED)
     assert file.operations == ("earlier: read (1 line)",)
+
+
+def test_a_long_word_or_an_overlong_path_is_read_in_one_pass() -> None:
+    # A pasted base64 blob is one long run of path characters: read once, not once per start.
+    assert slashed_tails("A" * 200_000 + " see web/a.ts") == {"web/a.ts"}
+    assert slashed_tails("a/" * 3_000) == frozenset()  # past PATH_MAX: not a path

@@ -45,10 +45,16 @@ def _ends_with(longer: str, path: str) -> bool:
     return len(longer) > len(path) and any(longer.endswith(sep + path) for sep in _SEPARATORS)
 
 
-_SLASHED = re.compile(r"[^\s`'\"()<>\[\]|*,;:]+(?:/[^\s`'\"()<>|*,;:/]+)+")
+MAX_PATH_CHARS = 4_096
+"""Linux's ``PATH_MAX``: a longer run of ``/``-separated words is not a path (each of its tails
+would be kept)."""
+_SLASHED = re.compile(
+    r"(?<![^\s`'\"()<>\[\]|*,;:/])[^\s`'\"()<>\[\]|*,;:/]++(?:/[^\s`'\"()<>|*,;:/]++)+"
+)
 """A path written with forward slashes in prose (a Markdown link's target, an inline code span);
 a folder after the first may be bracketed (a route's ``[slug]``), the first may not (a link's
-``[text]``)."""
+``[text]``). A match starts only where a run of path characters does, and no part of it gives
+back what it took: one pass over a long word, not one per character of it."""
 
 
 def slashed_tails(prose: str) -> frozenset[str]:
@@ -56,6 +62,8 @@ def slashed_tails(prose: str) -> frozenset[str]:
     still names a folder (``./apps/web/a.ts``: ``apps/web/a.ts``, ``web/a.ts``)."""
     tails: set[str] = set()
     for found in _SLASHED.findall(prose):
+        if len(found) > MAX_PATH_CHARS:
+            continue
         parts = found.split("/")
         tails.update("/".join(parts[i:]) for i in range(len(parts) - 1) if parts[i])
     return frozenset(tails)

@@ -180,3 +180,22 @@ def test_a_long_word_or_an_overlong_path_is_read_in_one_pass() -> None:
     # A pasted base64 blob is one long run of path characters: read once, not once per start.
     assert slashed_tails("A" * 200_000 + " see web/a.ts") == {"web/a.ts"}
     assert slashed_tails("a/" * 3_000) == frozenset()  # past PATH_MAX: not a path
+
+
+def test_two_spellings_an_earlier_summary_listed_apart_are_one_earlier_entry() -> None:
+    listed = (
+        "3. Files and Code Sections:\n"
+        f"- `{WINDOWS}` — read (3)\n"
+        "- `d:/PaperBites/apps/web/app/feed-data.ts` — searched\n\n"
+        "4. Errors and Fixes:\n(none)\n"
+    )
+    later = [
+        Message.user(f"{CONTINUATION_NOTE}\n\n<summary>\n{listed}\n</summary>"),
+        Message.assistant("Continuing."),
+    ]
+    (file,) = extract_facts(later).files
+    assert file.operations == ("earlier: read (3), searched",)
+    line = StructuredSummarizer().summarize(later).sections[3].split("\n")[0]
+    assert line.endswith(
+        "— also `d:/PaperBites/apps/web/app/feed-data.ts`; earlier: read (3), searched"
+    )

@@ -75,7 +75,9 @@ MAX_ERROR_LINES = 4
 """Further lines kept per failed call, beyond its most telling one (a summary shows fewer)."""
 _EDITS = frozenset({"wrote", "edited", "deleted"})
 """File operations whose message's text says what the edit does and why (``decisions``)."""
-_EARLIER_RE = re.compile(r"^(?:earlier: )+")
+EARLIER = "earlier: "
+"""Opens what an earlier summary said was done to a file (``_carry``)."""
+_EARLIER_RE = re.compile(rf"^(?:{EARLIER})+")
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 
 
@@ -307,7 +309,7 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         if alias:
             walk.aliases[path] = alias
         done = _EARLIER_RE.sub("", done.split("; last:", 1)[0])  # idempotent over compactions
-        _add_files(walk, [FileOp(path, f"earlier: {done}")], index)
+        _add_files(walk, [FileOp(path, f"{EARLIER}{done}")], index)
     for error in carried_errors(text):
         # A summary written before refusals had their own status listed one as fixed or not.
         rejected = error.rejected or is_rejection_notice(error.excerpt)
@@ -378,10 +380,15 @@ def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
 
 
 def _file_fact(path: str, ops: list[FileOp], first_index: int) -> FileFact:
-    operations = tuple(op.operation for op in ops)
+    operations: list[str] = []
+    for op in ops:  # spellings of one file an earlier summary listed apart: one "earlier: …"
+        if operations and op.operation.startswith(EARLIER) and operations[-1].startswith(EARLIER):
+            operations[-1] += ", " + op.operation.removeprefix(EARLIER)
+        else:
+            operations.append(op.operation)
     code = next((op.code for op in reversed(ops) if op.code), "")
     detail = next((op.detail for op in reversed(ops) if op.detail), "")
-    return FileFact(path, operations, detail, code, first_index)
+    return FileFact(path, tuple(operations), detail, code, first_index)
 
 
 def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:

@@ -54,6 +54,7 @@ from contextwarden.summarizers.carry import (
     carried_files,
     carried_findings,
     carried_user_messages,
+    split_alias,
 )
 from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.findings import findings
@@ -128,7 +129,7 @@ def _carried_facts(summary: str) -> list[str]:
     """What a later summary reads back from ``summary``: decisions, findings, errors, files,
     user text, and what it finds again in the assistant's words it quotes in excerpts."""
     errors = [" ".join((e.excerpt, *e.more)) for e in carried_errors(summary)]
-    files = [path for path, _ in carried_files(summary)]
+    files = [f"{path} {split_alias(done)[0]}" for path, done in carried_files(summary)]
     mined = [u for text in carried_excerpts(summary) for u in (*decisions(text), *findings(text))]
     listed = (*carried_decisions(summary), *carried_findings(summary))
     return [*listed, *mined, *errors, *files, *carried_user_messages(summary)]

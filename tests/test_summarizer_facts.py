@@ -171,6 +171,19 @@ def test_agent_harness_observations_are_not_typed() -> None:
     assert texts(messages) == [task]  # the task ends with the prompt too, but answers nobody
 
 
+def test_a_skill_claude_code_loads_is_not_typed_without_its_loader_mark() -> None:
+    # Claude Code answers its Skill tool with the skill's SKILL.md in the user role, an isMeta
+    # record whose text begins so (trimmed from a real session); a SpecStory export or a proxied
+    # request carries it as plain user text, which would fill the summary's section 6.
+    skill = (
+        "Base directory for this skill: /home/me/.claude/skills/code-changes\n\n"
+        "# Code Changes\n\nThe workflow for going from an issue to shipped code."
+    )
+    messages = [user("ship the fix"), Message.assistant("ok"), user(skill)]
+    assert texts(messages) == ["ship the fix"]
+    assert typed.is_injected_block(messages[2], TextBlock(skill))
+
+
 def test_claude_code_compact_summary_carries_its_user_messages_section() -> None:
     summary = (
         "This session is being continued from a previous conversation that ran out of context."

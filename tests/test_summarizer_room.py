@@ -4,11 +4,17 @@ answer already quotes, and no edit said to change "+0 -0 lines" when its size is
 
 from __future__ import annotations
 
+from contextwarden.compaction.summarize import CONTINUATION_NOTE
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import FINDING_PREFIX
 from contextwarden.summarizers.sections import head_tail, held_in
-from contextwarden.summarizers.spellings import same_files
+from contextwarden.summarizers.spellings import (
+    same_files,
+    slash_folds,
+    slash_spelling,
+    slashed_tails,
+)
 from contextwarden.summarizers.tools import file_ops
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -111,3 +117,85 @@ def test_a_finding_a_kept_answer_quotes_is_not_listed_again() -> None:
     summary = StructuredSummarizer().summarize(messages)
     assert answer in summary.sections[5]  # in the answers' excerpts
     assert f"{FINDING_PREFIX}{answer}" not in summary.sections[5]
+
+
+# How a Cursor session on Windows (SpecStory export of Bucur21/PaperBites, set 12 of
+# benchmarks/fresh_probes12, trimmed) names one file: its tools by the Windows path, the
+# assistant's prose by the project's forward-slash spelling, in a Markdown link.
+WINDOWS = "d:\\PaperBites\\apps\\web\\app\\feed-data.ts"
+SLASHED = "apps/web/app/feed-data.ts"
+PROSE = f"- [`{SLASHED}`]({SLASHED}) - `loadFeedPage`, shared `nextCursor` rules"
+
+
+def test_the_prose_spelling_of_a_windows_path_is_found() -> None:
+    tails = slashed_tails(PROSE + "\nsee ../apps/web/app/papers/[slug]/page.tsx")
+    assert slash_spelling(WINDOWS, tails) == SLASHED
+    route = "d:\\PaperBites\\apps\\web\\app\\papers\\[slug]\\page.tsx"
+    assert slash_spelling(route, tails) == "apps/web/app/papers/[slug]/page.tsx"
+    assert slash_spelling("d:\\PaperBites\\apps\\web\\lib\\other.ts", tails) == ""
+    assert slash_spelling(ABSOLUTE, slashed_tails(ABSOLUTE)) == ""  # not a Windows path
+
+
+def test_a_windows_path_folds_its_slashed_spellings_when_only_it_ends_so() -> None:
+    grep = "d:/PaperBites/apps/web/app/feed-data.ts"  # Grep's own spelling of the same file
+    assert slash_folds([WINDOWS, grep, SLASHED, "feed-data.ts"]) == {
+        grep: WINDOWS,
+        SLASHED: WINDOWS,
+    }
+    other = "e:\\copy\\apps\\web\\app\\feed-data.ts"
+    assert slash_folds([WINDOWS, other, SLASHED]) == {}  # which of the two is unknown
+
+
+def windows_session() -> list[Message]:
+    read = ToolUseBlock("r", "read_file_v2", {"target_file": WINDOWS})
+    return [
+        Message.user("Fix the feed's pagination."),
+        Message.assistant([read]),
+        Message.user([ToolResultBlock("r", "export function loadFeedPage() {}\n")]),
+        Message.assistant(f"Changed:\n{PROSE}"),
+    ]
+
+
+def test_a_windows_file_is_listed_with_the_spelling_the_conversation_writes() -> None:
+    (file,) = extract_facts(windows_session()).files
+    assert (file.path, file.alias) == (WINDOWS, SLASHED)
+    section = StructuredSummarizer().summarize(windows_session()).sections[3]
+    assert section.startswith(f"- `{WINDOWS}` — also `{SLASHED}`; read")
+
+
+def test_the_spelling_is_carried_by_the_next_summary_without_the_prose() -> None:
+    first = StructuredSummarizer().summarize(windows_session()).text
+    later = [
+        Message.user(f"{CONTINUATION_NOTE}\n\n<summary>\n{first}\n</summary>"),
+        Message.assistant("Continuing."),
+        Message.user("and the tests?"),
+        Message.assistant("They pass."),
+    ]
+    (file,) = extract_facts(later).files
+    assert (file.path, file.alias) == (WINDOWS, SLASHED)
+    assert file.operations == ("earlier: read (1 line)",)
+
+
+def test_a_long_word_or_an_overlong_path_is_read_in_one_pass() -> None:
+    # A pasted base64 blob is one long run of path characters: read once, not once per start.
+    assert slashed_tails("A" * 200_000 + " see web/a.ts") == {"web/a.ts"}
+    assert slashed_tails("a/" * 3_000) == frozenset()  # past PATH_MAX: not a path
+
+
+def test_two_spellings_an_earlier_summary_listed_apart_are_one_earlier_entry() -> None:
+    listed = (
+        "3. Files and Code Sections:\n"
+        f"- `{WINDOWS}` — read (3)\n"
+        "- `d:/PaperBites/apps/web/app/feed-data.ts` — searched\n\n"
+        "4. Errors and Fixes:\n(none)\n"
+    )
+    later = [
+        Message.user(f"{CONTINUATION_NOTE}\n\n<summary>\n{listed}\n</summary>"),
+        Message.assistant("Continuing."),
+    ]
+    (file,) = extract_facts(later).files
+    assert file.operations == ("earlier: read (3), searched",)
+    line = StructuredSummarizer().summarize(later).sections[3].split("\n")[0]
+    assert line.endswith(
+        "— also `d:/PaperBites/apps/web/app/feed-data.ts`; earlier: read (3), searched"
+    )

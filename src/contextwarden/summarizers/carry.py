@@ -24,6 +24,10 @@ ADDED_FILES_LABEL = "Files touched that the summary does not name:"
 _SECTION_THREE_RE = re.compile(r"^3\. Files and Code Sections:\n", re.M)
 _SECTION_FOUR_RE = re.compile(r"^4\. Errors and Fixes:\n", re.M)
 _FILE_LINE_RE = re.compile(r"^- `([^`\n]+)` — ([^\n]+)$", re.M)
+ALSO_PREFIX = "also "
+"""Opens what a line of section 3 says after its path when the conversation also writes the
+file another way (``file_line``)."""
+_ALIAS_RE = re.compile(rf"^{ALSO_PREFIX}`([^`\n]+)`; ")
 # Ours first: at column 0 (nothing else in our sections 1-5 starts there but headings and "- "
 # lines), then any summary's heading, indented or not.
 _OUR_SECTION_SIX_RE = re.compile(r"^6\. All User Messages:\n", re.M)
@@ -183,6 +187,19 @@ def carried_files(summary_text: str) -> tuple[tuple[str, str], ...]:
         block = summary_text[added + len(ADDED_FILES_LABEL) :].split("\n\n", 1)[0]
         found += _FILE_LINE_RE.findall(block)
     return tuple(dict.fromkeys(found))
+
+
+def file_line(path: str, done: str, alias: str = "") -> str:
+    """One line of our section 3 (``carried_files`` reads it back): the path, how the
+    conversation also writes it (``spellings.slash_spelling``), what was done."""
+    also = f"{ALSO_PREFIX}`{alias}`; " if alias else ""
+    return f"- `{path}` — {also}{done}"
+
+
+def split_alias(done: str) -> tuple[str, str]:
+    """(the other spelling ``file_line`` wrote, or '', what was done) of a carried file line."""
+    found = _ALIAS_RE.match(done)
+    return (found.group(1), done[found.end() :]) if found else ("", done)
 
 
 def _parse_items(text: str, pos: int) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.actions import as_action_calls
@@ -22,6 +22,7 @@ from contextwarden.summarizers.carry import (
     carried_excerpts,
     carried_files,
     carried_findings,
+    split_alias,
 )
 from contextwarden.summarizers.commands import command_key
 from contextwarden.summarizers.decisions import decisions
@@ -32,7 +33,12 @@ from contextwarden.summarizers.failures import (
 from contextwarden.summarizers.findings import findings
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
-from contextwarden.summarizers.spellings import same_files
+from contextwarden.summarizers.spellings import (
+    same_files,
+    slash_folds,
+    slash_spelling,
+    slashed_tails,
+)
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
 from contextwarden.summarizers.tools import (
     FileOp,
@@ -69,7 +75,9 @@ MAX_ERROR_LINES = 4
 """Further lines kept per failed call, beyond its most telling one (a summary shows fewer)."""
 _EDITS = frozenset({"wrote", "edited", "deleted"})
 """File operations whose message's text says what the edit does and why (``decisions``)."""
-_EARLIER_RE = re.compile(r"^(?:earlier: )+")
+EARLIER = "earlier: "
+"""Opens what an earlier summary said was done to a file (``_carry``)."""
+_EARLIER_RE = re.compile(rf"^(?:{EARLIER})+")
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 
 
@@ -83,6 +91,9 @@ class FileFact:
     code: str = ""
     first_index: int | None = None
     """Index of the message whose tool call first touched the file (or carried it forward)."""
+    alias: str = ""
+    """How the conversation writes the file when its tools named it by a Windows path
+    (``spellings.slash_spelling``), or ''."""
 
     @property
     def last_operation(self) -> str:
@@ -179,6 +190,8 @@ class _Walk:
     findings: list[tuple[int, str]] = field(default_factory=list)
     concepts: Counter[str] = field(default_factory=Counter)
     tool_counts: Counter[str] = field(default_factory=Counter)
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Each carried file's other spelling, by path (``FileFact.alias``)."""
 
 
 def extract_facts(messages: Sequence[Message]) -> Facts:
@@ -200,9 +213,10 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     for call in walk.open_calls.values():  # calls still waiting for a result at the cut
         _add_files(walk, file_ops(call), walk.call_index[call.id])
     typed = user_messages(messages)
+    prose = [m.text for m in messages if m.role == "assistant"] + [m.text for m in typed]
     return Facts(
         user_messages=typed,
-        files=_file_facts(walk.file_ops),
+        files=_file_facts(walk.file_ops, walk.aliases, slashed_tails("\n".join(prose))),
         errors=(*walk.carried, *_errors(walk.attempts)),
         commands=tuple(walk.commands),
         todos=walk.todos + tuple(walk.tasks.values()),
@@ -291,9 +305,12 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         if message.meta.extra.get("isCompactSummary")
         else (block.text if isinstance(block, TextBlock) else "")
     )
-    for path, done in carried_files(text):
+    for path, line in carried_files(text):
+        alias, done = split_alias(line)
+        if alias:
+            walk.aliases[path] = alias
         done = _EARLIER_RE.sub("", done.split("; last:", 1)[0])  # idempotent over compactions
-        _add_files(walk, [FileOp(path, f"earlier: {done}")], index)
+        _add_files(walk, [FileOp(path, f"{EARLIER}{done}")], index)
     for error in carried_errors(text):
         # A summary written before refusals had their own status listed one as fixed or not.
         rejected = error.rejected or is_rejection_notice(error.excerpt)
@@ -321,17 +338,32 @@ def _add_files(walk: _Walk, ops: Iterable[FileOp], index: int) -> None:
     walk.file_ops.extend((index, op) for op in ops)
 
 
-def _file_facts(file_ops: Sequence[tuple[int, FileOp]]) -> tuple[FileFact, ...]:
+def _file_facts(
+    file_ops: Sequence[tuple[int, FileOp]], aliases: dict[str, str], tails: frozenset[str]
+) -> tuple[FileFact, ...]:
     """One fact per file, in the order first touched; the spellings of one file
-    (``spellings.same_files``) are one fact under the longest, its operations in order."""
-    folded = same_files(list(dict.fromkeys(op.path for _, op in file_ops)))
+    (``spellings.same_files``) are one fact under the longest, its operations in order. A file
+    a tool named by a Windows path is one fact with its spellings with ``/`` (``slash_folds``),
+    and carries the longest of them, of the one an earlier summary gave it (``aliases``) and
+    of the one the conversation writes (``tails``) as its ``alias``: it holds the others."""
+    paths = list(dict.fromkeys(op.path for _, op in file_ops))
+    folded = same_files(paths)
+    slashed = slash_folds([p for p in paths if p not in folded])
+    spellings: dict[str, list[str]] = {}
+    for spelled, path in slashed.items():
+        folded[spelled] = folded.get(path, path)
+        spellings.setdefault(folded[spelled], []).append(spelled)
     ops: dict[str, list[FileOp]] = {}
     first: dict[str, int] = {}
     for index, op in file_ops:
         path = folded.get(op.path, op.path)
         ops.setdefault(path, []).append(op)
         first.setdefault(path, index)
-    return tuple(_file_fact(path, done, first[path]) for path, done in ops.items())
+    facts = []
+    for path, done in ops.items():
+        named = [*spellings.get(path, ()), aliases.get(path, ""), slash_spelling(path, tails)]
+        facts.append(replace(_file_fact(path, done, first[path]), alias=max(named, key=len)))
+    return tuple(facts)
 
 
 def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
@@ -349,10 +381,15 @@ def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
 
 
 def _file_fact(path: str, ops: list[FileOp], first_index: int) -> FileFact:
-    operations = tuple(op.operation for op in ops)
+    operations: list[str] = []
+    for op in ops:  # spellings of one file an earlier summary listed apart: one "earlier: …"
+        if operations and op.operation.startswith(EARLIER) and operations[-1].startswith(EARLIER):
+            operations[-1] += ", " + op.operation.removeprefix(EARLIER)
+        else:
+            operations.append(op.operation)
     code = next((op.code for op in reversed(ops) if op.code), "")
     detail = next((op.detail for op in reversed(ops) if op.detail), "")
-    return FileFact(path, operations, detail, code, first_index)
+    return FileFact(path, tuple(operations), detail, code, first_index)
 
 
 def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:

@@ -5,6 +5,7 @@ spelling as a file of its own spends its room on the same path twice.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 _SEPARATORS = ("/", "\\")
@@ -42,3 +43,58 @@ def _here(path: str) -> str:
 def _ends_with(longer: str, path: str) -> bool:
     """Whether ``longer`` is ``path`` under a folder: it ends with a separator and ``path``."""
     return len(longer) > len(path) and any(longer.endswith(sep + path) for sep in _SEPARATORS)
+
+
+MAX_PATH_CHARS = 4_096
+"""Linux's ``PATH_MAX``: a longer run of ``/``-separated words is not a path (each of its tails
+would be kept)."""
+_SLASHED = re.compile(
+    r"(?<![^\s`'\"()<>\[\]|*,;:/])[^\s`'\"()<>\[\]|*,;:/]++(?:/[^\s`'\"()<>|*,;:/]++)+"
+)
+"""A path written with forward slashes in prose (a Markdown link's target, an inline code span);
+a folder after the first may be bracketed (a route's ``[slug]``), the first may not (a link's
+``[text]``). A match starts only where a run of path characters does, and no part of it gives
+back what it took: one pass over a long word, not one per character of it."""
+
+
+def slashed_tails(prose: str) -> frozenset[str]:
+    """Every forward-slash path ``prose`` writes, and each of its tails after a ``/`` that
+    still names a folder (``./apps/web/a.ts``: ``apps/web/a.ts``, ``web/a.ts``)."""
+    tails: set[str] = set()
+    for found in _SLASHED.findall(prose):
+        if len(found) > MAX_PATH_CHARS:
+            continue
+        parts = found.split("/")
+        tails.update("/".join(parts[i:]) for i in range(len(parts) - 1) if parts[i])
+    return frozenset(tails)
+
+
+def slash_folds(paths: Sequence[str]) -> dict[str, str]:
+    """Each of ``paths`` written with ``/`` that spells a Windows path of ``paths`` with ``/``
+    for ``\\`` (the whole of it, or a tail with a folder in it), mapped to that path: one
+    file (``slash_spelling``). Only when exactly one Windows path ends so."""
+    windows = [(p, p.replace("\\", "/")) for p in paths if "\\" in p and "/" not in p]
+    folded: dict[str, str] = {}
+    for path in paths:
+        if "\\" in path or "/" not in path.strip("/"):
+            continue
+        spelled = [w for w, slashed in windows if slashed == path or slashed.endswith("/" + path)]
+        if len(spelled) == 1:
+            folded[path] = spelled[0]
+    return folded
+
+
+def slash_spelling(path: str, tails: frozenset[str]) -> str:
+    """How the conversation writes a file that its tools name by a Windows path: the longest
+    tail of ``path`` (with a folder in it) that ``tails`` (``slashed_tails``) holds with ``/``
+    for ``\\``, or ''. Windows takes either separator for the same file ("File I/O functions
+    in the Windows API convert '/' to '\\'", Microsoft's "Naming Files, Paths, and
+    Namespaces"), so an agent's prose names ``d:\\app\\web\\a.ts`` as ``web/a.ts``."""
+    if "\\" not in path or "/" in path:
+        return ""
+    parts = path.split("\\")
+    for i in range(1, len(parts) - 1):
+        spelled = "/".join(parts[i:])
+        if spelled in tails:
+            return spelled
+    return ""

@@ -14,6 +14,7 @@ from contextwarden.summarizers.carry import (
     FINDING_PREFIX,
     FINDINGS_LABEL,
     LAST_MESSAGE_LABEL,
+    file_line,
     format_error,
     format_item,
     format_more,
@@ -121,7 +122,7 @@ class SectionBuilder:
         with_code = [f for f in self.facts.files if f.code]
         shown = {f.path for f in with_code[-self.policy.max_code_sections :]}
         for position, file in enumerate(self.facts.files):
-            items.append(Item(f"- `{file.path}` — {operations(file)}"))
+            items.append(Item(file_line(file.path, operations(file), file.alias)))
             if file.path in shown:
                 code = head_tail(file.code, self.policy.code_tokens, self.counter)
                 fence = code_fence(code)

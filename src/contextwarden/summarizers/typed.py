@@ -44,8 +44,11 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    reminder, and SWE-agent's outputs ending in the ``(Current directory: …)`` / ``bash-$`` prompt
    when they answer an assistant message (the task statement ends with that prompt too), and the
    final diff mini-swe-agent prints when the agent runs its
-   ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command; and the reference a summary message carries in
-   place of injected context (``INJECTED_REFERENCE``). A text that is empty after steps 4 and 5 is
+   ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command; the instructions of a skill Claude Code loads
+   when its ``Skill`` tool runs ("Base directory for this skill: <dir>" and the ``SKILL.md`` body,
+   an ``isMeta`` record in its own files, unflagged in a SpecStory export or a proxied request);
+   and the reference a summary message carries in place of injected context
+   (``INJECTED_REFERENCE``). A text that is empty after steps 4 and 5 is
    not a message.
 
 ``is_injected_block`` applies rules 2 and 4 to one text: the agent tool wrote it (a summary
@@ -118,9 +121,10 @@ _COMMAND_RE = re.compile(
 _ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _BASH_INPUT_RE = re.compile(r"<bash-input>(.*?)</bash-input>", re.DOTALL)
 _TOOL_MARKER_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
-_OBSERVATION_RE = re.compile(
+_HARNESS_TEXT_RE = re.compile(
     r"\A<returncode>-?\d+</returncode>"  # mini-swe-agent
     r"|\APlease always provide EXACTLY ONE action in triple backticks"  # mini-swe-agent
+    r"|\ABase directory for this skill: "  # Claude Code's Skill tool, loading a skill's SKILL.md
 )
 # SWE-agent ends every environment message with this prompt, the task statement included, so it
 # marks an observation only in a message that answers the agent.
@@ -183,7 +187,7 @@ def clean_typed_text(text: str) -> str:
     text = _BASH_INPUT_RE.sub(lambda m: "! " + m.group(1).strip(), text).strip()
     if text.startswith(INJECTED_REFERENCE):
         return ""
-    return "" if _TOOL_MARKER_RE.match(text) or _OBSERVATION_RE.search(text) else text
+    return "" if _TOOL_MARKER_RE.match(text) or _HARNESS_TEXT_RE.search(text) else text
 
 
 def is_injected_block(message: Message, block: TextBlock) -> bool:

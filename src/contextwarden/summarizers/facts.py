@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.actions import as_action_calls
@@ -25,20 +25,17 @@ from contextwarden.summarizers.carry import (
     split_alias,
 )
 from contextwarden.summarizers.commands import command_key
+from contextwarden.summarizers.concepts import identifiers, top_concepts
 from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.failures import (
     further_lines,
     result_failure,
 )
+from contextwarden.summarizers.file_facts import EARLIER, FileFact, file_facts
 from contextwarden.summarizers.findings import findings
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
-from contextwarden.summarizers.spellings import (
-    same_files,
-    slash_folds,
-    slash_spelling,
-    slashed_tails,
-)
+from contextwarden.summarizers.spellings import slashed_tails
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
 from contextwarden.summarizers.tools import (
     FileOp,
@@ -54,55 +51,12 @@ from contextwarden.summarizers.tools import (
 from contextwarden.summarizers.typed import TypedMessage, summary_block_index, user_messages
 from contextwarden.toolnames import base_name
 
-MAX_CONCEPTS = 30
-"""Most identifiers listed as key concepts."""
-MIN_CONCEPT_COUNT = 2
-"""An identifier must occur this often to count as a key concept."""
-CONCEPT_SCAN_CHARS = 4_000
-"""Characters of each assistant text or tool input scanned for identifiers (bounds the cost)."""
-
-_IDENTIFIER = re.compile(
-    r"\b(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"  # dotted.module.names
-    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"  # CamelCase
-    r"|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"  # camelCase
-    r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\b"  # snake_case, UPPER_SNAKE
-)
-_NOT_CONCEPT_SUFFIXES = frozenset(
-    "py go ts tsx js jsx md json txt yaml yml toml rs java c h cpp sh html css lock cfg ini "
-    "com org net io dev ai app log csv xml mdx traj jsonl".split()
-)
 MAX_ERROR_LINES = 4
 """Further lines kept per failed call, beyond its most telling one (a summary shows fewer)."""
 _EDITS = frozenset({"wrote", "edited", "deleted"})
 """File operations whose message's text says what the edit does and why (``decisions``)."""
-EARLIER = "earlier: "
-"""Opens what an earlier summary said was done to a file (``_carry``)."""
 _EARLIER_RE = re.compile(rf"^(?:{EARLIER})+")
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
-
-
-@dataclass(frozen=True, slots=True)
-class FileFact:
-    """A file tools touched: every operation in order, the last one's details, code written."""
-
-    path: str
-    operations: tuple[str, ...]
-    detail: str
-    code: str = ""
-    first_index: int | None = None
-    """Index of the message whose tool call first touched the file (or carried it forward)."""
-    alias: str = ""
-    """How the conversation writes the file when its tools named it by a Windows path
-    (``spellings.slash_spelling``), or ''."""
-
-    @property
-    def last_operation(self) -> str:
-        return self.operations[-1]
-
-    @property
-    def read_or_written(self) -> bool:
-        """A tool read, wrote or edited it (not only searched it, not only failed to)."""
-        return any(op != "searched" and not op.endswith("(failed)") for op in self.operations)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +170,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     prose = [m.text for m in messages if m.role == "assistant"] + [m.text for m in typed]
     return Facts(
         user_messages=typed,
-        files=_file_facts(walk.file_ops, walk.aliases, slashed_tails("\n".join(prose))),
+        files=file_facts(walk.file_ops, walk.aliases, slashed_tails("\n".join(prose))),
         errors=(*walk.carried, *_errors(walk.attempts)),
         commands=tuple(walk.commands),
         todos=walk.todos + tuple(walk.tasks.values()),
@@ -225,7 +179,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
         answers=tuple(walk.answers),
         last_tool_calls=tuple(describe_call(c) for c in walk.last_calls),
         decisions=tuple(dict.fromkeys(walk.decisions)),
-        concepts=_top_concepts(walk.concepts),
+        concepts=top_concepts(walk.concepts),
         tool_counts=tuple(sorted(walk.tool_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         message_count=count,
         findings=tuple(walk.findings),
@@ -237,7 +191,7 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
     calls = message.tool_uses
     if texts:
         walk.last_text = texts[-1]
-        walk.concepts.update(_identifiers(texts))
+        walk.concepts.update(identifiers(texts))
         edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
         for text in texts:
             decided = decisions(text, edits=edits)
@@ -252,7 +206,7 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
         walk.open_calls[call.id] = call
         walk.call_index[call.id] = index
         walk.tool_counts[call.name] += 1
-        walk.concepts.update(_identifiers(_input_strings(call)))
+        walk.concepts.update(identifiers(_input_strings(call)))
         todos = todo_items(call)
         if todos is not None:
             walk.todos = todos
@@ -338,34 +292,6 @@ def _add_files(walk: _Walk, ops: Iterable[FileOp], index: int) -> None:
     walk.file_ops.extend((index, op) for op in ops)
 
 
-def _file_facts(
-    file_ops: Sequence[tuple[int, FileOp]], aliases: dict[str, str], tails: frozenset[str]
-) -> tuple[FileFact, ...]:
-    """One fact per file, in the order first touched; the spellings of one file
-    (``spellings.same_files``) are one fact under the longest, its operations in order. A file
-    a tool named by a Windows path is one fact with its spellings with ``/`` (``slash_folds``),
-    and carries the longest of them, of the one an earlier summary gave it (``aliases``) and
-    of the one the conversation writes (``tails``) as its ``alias``: it holds the others."""
-    paths = list(dict.fromkeys(op.path for _, op in file_ops))
-    folded = same_files(paths)
-    slashed = slash_folds([p for p in paths if p not in folded])
-    spellings: dict[str, list[str]] = {}
-    for spelled, path in slashed.items():
-        folded[spelled] = folded.get(path, path)
-        spellings.setdefault(folded[spelled], []).append(spelled)
-    ops: dict[str, list[FileOp]] = {}
-    first: dict[str, int] = {}
-    for index, op in file_ops:
-        path = folded.get(op.path, op.path)
-        ops.setdefault(path, []).append(op)
-        first.setdefault(path, index)
-    facts = []
-    for path, done in ops.items():
-        named = [*spellings.get(path, ()), aliases.get(path, ""), slash_spelling(path, tails)]
-        facts.append(replace(_file_fact(path, done, first[path]), alias=max(named, key=len)))
-    return tuple(facts)
-
-
 def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
     """Claude Code's TaskCreate/TaskUpdate tools: a task board keyed by the id the result gives."""
     name, args = base_name(call.name), plain_input(call)
@@ -378,18 +304,6 @@ def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
         task, status = walk.tasks.get(str(args.get("taskId"))), args.get("status")
         if task is not None and isinstance(status, str):
             walk.tasks[str(args.get("taskId"))] = TodoItem(task.text, status)
-
-
-def _file_fact(path: str, ops: list[FileOp], first_index: int) -> FileFact:
-    operations: list[str] = []
-    for op in ops:  # spellings of one file an earlier summary listed apart: one "earlier: …"
-        if operations and op.operation.startswith(EARLIER) and operations[-1].startswith(EARLIER):
-            operations[-1] += ", " + op.operation.removeprefix(EARLIER)
-        else:
-            operations.append(op.operation)
-    code = next((op.code for op in reversed(ops) if op.code), "")
-    detail = next((op.detail for op in reversed(ops) if op.detail), "")
-    return FileFact(path, tuple(operations), detail, code, first_index)
 
 
 def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
@@ -431,24 +345,3 @@ def describe_call(call: ToolUseBlock, limit: int = 300) -> str:
 
 def _input_strings(call: ToolUseBlock) -> list[str]:
     return [v for v in plain_input(call).values() if isinstance(v, str)]
-
-
-def _identifiers(texts: Iterable[str]) -> list[str]:
-    found = []
-    for text in texts:
-        for name in _IDENTIFIER.findall(text[:CONCEPT_SCAN_CHARS]):
-            last = name.rsplit(".", 1)[-1].lower()
-            if "." in name and (
-                last in _NOT_CONCEPT_SUFFIXES or min(len(p) for p in name.split(".")) < 2
-            ):
-                continue
-            found.append(name)
-    return found
-
-
-def _top_concepts(counts: Counter[str]) -> tuple[tuple[str, int], ...]:
-    ranked = sorted(
-        ((name, n) for name, n in counts.items() if n >= MIN_CONCEPT_COUNT),
-        key=lambda kv: (-kv[1], kv[0]),
-    )
-    return tuple(ranked[:MAX_CONCEPTS])

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 
 from contextwarden.summarizers.carry import EXCERPT_GAP
-from contextwarden.summarizers.facts import FileFact
+from contextwarden.summarizers.file_facts import FileFact
 
 
 def operations(file: FileFact) -> str:

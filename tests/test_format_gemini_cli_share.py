@@ -129,7 +129,7 @@ def test_a_response_with_a_new_payload_under_a_known_id_is_still_loaded(tmp_path
     history = load(path)
     assert history.source is not None
     (issue,) = history.source.issues  # the section's other response, an exact repeat
-    assert "1 tool response(s)" in issue.message
+    assert issue.message.startswith("tool response ") and "repeats the one" in issue.message
     (answered,) = [m for m in history.messages if "a different answer" in m.text]
     assert answered.tool_results  # kept as text beside the results it came after
     assert validate(history.messages) == []

@@ -154,9 +154,14 @@ def _unrepeated(
             answered[key] = line
         kept.append(part)
     if repeated:
+        what = (
+            f"tool response {repeated[0]} repeats the one"
+            if len(repeated) == 1
+            else f"{len(repeated)} tool responses ({', '.join(repeated)}) repeat the ones"
+        )
         report.skip(
-            f"{len(repeated)} tool response(s) ({', '.join(repeated)}) repeat the ones loaded from "
-            f"line {first} word for word (the CLI sent them again); not loaded twice",
+            f"{what} loaded from line {first} word for word (the CLI sent it again); "
+            "not loaded twice",
             line=line,
         )
     return kept

@@ -48,7 +48,7 @@ from contextwarden.formats.specstory_steps import Step, parts_of
 
 BUBBLE = "_****_"
 """The line the extension opens each bubble of an agent turn with."""
-SEPARATED = re.compile(r"^[ \t]*---[ \t]*$", re.M)
+SEPARATED = re.compile(rf"^[ \t]*{re.escape(SEPARATOR)}[ \t]*$", re.M)
 """A ``---`` line: where a bubble ends (and, with no ``_****_`` line, the next one opens)."""
 _READ = re.compile(r"^Read file: (?P<path>\S.*?)\s*$")
 _UNNAMED = "undefined"

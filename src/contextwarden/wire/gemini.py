@@ -288,9 +288,9 @@ def _is_call(part: Mapping[str, Any]) -> bool:
 
 
 TOOL_ERROR_OPENING = "Error: "
-"""How Gemini CLI's tools word a failed call's ``output`` when they do
-not send ``{"error": …}``: ``Error: Invalid parameters provided. Reason: …``, ``Error: No URL found
-in the prompt.``, ``Error: Path is not a file: …``."""
+"""How Gemini CLI's tools word a failed call's ``output`` when they do not send ``{"error": …}``:
+``Error: Invalid parameters provided. Reason: …``, ``Error: No URL found in the prompt.``,
+``Error: Path is not a file: …``."""
 
 
 def _result_block(part: Mapping[str, Any], response: Mapping[str, Any], use_id: str) -> Block:

@@ -16,6 +16,7 @@
     python benchmarks/build_fresh_corpus.py --set 15 MIRRORS OUT   # the fifteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 16 MIRRORS OUT   # the sixteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 17 MIRRORS OUT   # the seventeenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 18 MIRRORS OUT   # the eighteenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -29,8 +30,10 @@ extension from Claude Code, VS Code Copilot and the Cursor IDE, set 13's Gemini 
 an Entire checkpoint ref again, those of set 14 on the checkpoint branch of an infrastructure and
 data project, set 15's Claude Code, Codex and OpenCode sessions of CI, release,
 developer-environment and front-end work on Entire checkpoint branches, and set 16's Cursor sessions
-SpecStory saved into ``.specstory/history`` on two pull-request refs, and set 17's Gemini CLI
-sessions its users committed as ``/chat share`` Markdown exports or a ``/chat save`` checkpoint),
+SpecStory saved into ``.specstory/history`` on two pull-request refs, set 17's Gemini CLI
+sessions its users committed as ``/chat share`` Markdown exports or a ``/chat save`` checkpoint,
+and set 18's Cursor sessions of a task-workflow CLI in ``.specstory/history`` and a Claude Code
+session on a checkpoint ref of a research project),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -41,7 +44,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11),
 ``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13),
 ``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15),
-``benchmarks/fresh_probes16/`` (set 16) and ``benchmarks/fresh_probes17/`` (set 17); the README
+``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17) and
+``benchmarks/fresh_probes18/`` (set 18); the README
 of each says where its sessions come from.
 """
 
@@ -494,6 +498,31 @@ SET17 = tuple(
     committed(repository, commit, path, sha, agent)
     for repository, commit, path, agent, sha in SET17_SESSIONS
 )
+# Set 18 (issue #26's eighteenth, blind set): three Cursor sessions SpecStory saved in its
+# early-2025 layout into .specstory/history/ of edobry/minsky, a CLI for agents' task and session
+# workflow, read at the commit 2d0f5d07 that holds them (its README: "## License / MIT"; the MIT
+# LICENSE file came later), and a Claude Code session triaging an external audit of a research
+# project into GitHub issues and fixing two of them, the full.jsonl of the per-checkpoint ref
+# refs/entire/checkpoints/3K/01M0A849X503RG701VEF101N3K of Nomos-N4s/nomos (Apache-2.0, LICENSE).
+MINSKY = ("edobry/minsky", "2d0f5d07ebe40b8b2245be819c49558147c3cad8")
+SET18_SESSIONS = (
+    ("2025-04-29_18-53-starting-task-002",
+     "58c723b05ccf51b64fd1b1ab74a7de203ba7087a35452e8191fdb6486c641174"),
+    ("2025-04-30_19-35-task-008-testing-and-review-updates",
+     "7f31f911ea76712bac51871d30753a251c82be259d949bf6ca2d05f066b8656e"),
+    ("2025-05-01_19-32-starting-task-027",
+     "30b98841065f217017b6ed182717fdfafeaa05f0ced362ac89d3ed805ac85bf0"),
+)  # fmt: skip
+SET18 = (
+    *(specstory(*MINSKY, stem, sha) for stem, sha in SET18_SESSIONS),
+    Source(  # the tip of refs/entire/checkpoints/3K/01M0A849X503RG701VEF101N3K
+        "Nomos-N4s/nomos",
+        "3095047da99408de083896c7c11905198bac328d",
+        "0/full.jsonl",
+        "claude-code/Nomos-N4s__nomos__3K-01M0A849X503RG701VEF101N3K.jsonl",
+        "118f0c42dd0a592f7e7d6fc12c30b525e88bdf11c682aa7209ba0a21d544a4fc",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -511,6 +540,7 @@ SETS = {
     15: SET15,
     16: SET16,
     17: SET17,
+    18: SET18,
 }
 
 

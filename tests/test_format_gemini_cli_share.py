@@ -175,7 +175,7 @@ def test_thought_summaries_are_thought_parts_and_the_reply_stays_the_reply(
 
 
 def test_a_reply_opening_in_bold_with_no_call_after_it_stays_text(tmp_path: Path) -> None:
-    """A turn of thoughts alone is kept by the CLI only when it made a call."""
+    """With no summaries glued anywhere in the export, a reply opening in bold is the reply."""
     text = EXPORT.read_text(encoding="utf-8")
     path = tmp_path / "chat.md"
     bold = "**Velocity** is the derivative of the position."
@@ -183,6 +183,25 @@ def test_a_reply_opening_in_bold_with_no_call_after_it_stays_text(tmp_path: Path
     history = load(path)
     assert bold in history.messages[5].text
     assert history.source is not None and "thought_sections" not in history.source.metadata
+
+
+def test_a_whole_section_in_bold_with_no_call_stays_text_beside_glued_summaries(
+    tmp_path: Path,
+) -> None:
+    sections = ["hi", THOUGHTS + "Done.", "and?", "**Plan** Read the spline first."]
+    path = tmp_path / "chat.md"
+    path.write_text(
+        "\n\n---\n\n".join(
+            f"## {'USER 🧑‍💻' if n % 2 == 0 else 'MODEL ✨'}\n\n{text}"
+            for n, text in enumerate(sections)
+        ),
+        encoding="utf-8",
+    )
+    history = load(path)
+    assert [b.type for b in history.messages[1].content] == ["unknown", "unknown", "text"]
+    assert history.messages[1].text == "Done."
+    assert history.messages[3].text == sections[3]
+    assert history.source is not None and history.source.metadata["thought_sections"] == [7]
 
 
 def _masked(response: dict[str, object], saved: str) -> dict[str, object]:

@@ -145,8 +145,8 @@ def _parts(
 def _thoughts(sections: list[_Section], report: LoadReport) -> list[tuple[str, ...]]:
     """The thought summaries each model section opens with; none anywhere unless one section
     shows them glued (the mark of the CLI's joining), and none where they would be a whole
-    section with no call (a reply opening in bold: the CLI keeps a turn of thoughts alone only
-    when it made a call)."""
+    section with no call (a reply opening in bold is the likelier reading there: a turn of
+    thoughts alone, with no reply and no call, is rare)."""
     openings = [_opening(section) for section in sections]
     if not any(opening.glued for opening in openings if opening):
         return [() for _ in sections]
@@ -159,6 +159,7 @@ def _thoughts(sections: list[_Section], report: LoadReport) -> list[tuple[str, .
 
 
 def _opening(section: _Section) -> Opening | None:
+    """What a model section's text before its first call opens with (None: not a candidate)."""
     if section.role != "model":
         return None
     call = PART.search(section.text)

@@ -14,7 +14,7 @@ from conftest import FIXTURES_DIR
 from contextwarden.errors import FormatError
 from contextwarden.eval.replay import replay
 from contextwarden.formats import detect_format, load
-from contextwarden.model import ToolUseBlock
+from contextwarden.model import ToolUseBlock, UnknownBlock
 from contextwarden.rules import validate
 from contextwarden.summarizers.typed import typed_texts
 
@@ -132,4 +132,126 @@ def test_a_response_with_a_new_payload_under_a_known_id_is_still_loaded(tmp_path
     assert issue.message.startswith("tool response ") and "repeats the one" in issue.message
     (answered,) = [m for m in history.messages if "a different answer" in m.text]
     assert answered.tool_results  # kept as text beside the results it came after
+    assert validate(history.messages) == []
+
+
+THOUGHTS = (
+    "**Reading the Spline** I'm checking what the path returns.**Choosing** Positions come first."
+)
+"""Two thought summaries as a resumed session's model turn holds them (``**<subject>**
+<description>`` text parts, the CLI's ``sessionUtils``) and the export writes them: glued."""
+
+
+def _with_thoughts(tmp_path: Path, opening: str) -> tuple[Path, int]:
+    """The export with ``THOUGHTS`` glued before the model section that opens with ``opening``;
+    the path and the index of the section's message."""
+    text = EXPORT.read_text(encoding="utf-8")
+    heading = "## MODEL ✨\n\n"
+    at = text.index(heading + opening) + len(heading)
+    path = tmp_path / "chat.md"
+    path.write_text(text[:at] + THOUGHTS + text[at:], encoding="utf-8")
+    index = text[:at].count("## MODEL ✨") * 2 - 1
+    return path, index
+
+
+@pytest.mark.parametrize("opening", ["For simulating drone tracks", "**Tool Command**:"])
+def test_thought_summaries_are_thought_parts_and_the_reply_stays_the_reply(
+    tmp_path: Path, opening: str
+) -> None:
+    path, index = _with_thoughts(tmp_path, opening)
+    history, original = load(path), load(EXPORT)
+    message = history.messages[index]
+    thoughts = [b.raw for b in message.content if isinstance(b, UnknownBlock)]
+    assert thoughts == [
+        {"text": "**Reading the Spline** I'm checking what the path returns.", "thought": True},
+        {"text": "**Choosing** Positions come first.", "thought": True},
+    ]
+    rest = [b for b in message.content if not isinstance(b, UnknownBlock)]
+    assert rest == list(original.messages[index].content)
+    assert history.source is not None and history.source.issues == []
+    line = EXPORT.read_text(encoding="utf-8").split(opening)[0].count("\n") - 1
+    assert history.source.metadata["thought_sections"] == [line]
+    assert validate(history.messages) == []
+
+
+def test_a_reply_opening_in_bold_with_no_call_after_it_stays_text(tmp_path: Path) -> None:
+    """With no summaries glued anywhere in the export, a reply opening in bold is the reply."""
+    text = EXPORT.read_text(encoding="utf-8")
+    path = tmp_path / "chat.md"
+    bold = "**Velocity** is the derivative of the position."
+    path.write_text(text.replace("For simulating drone tracks", bold + " For", 1), "utf-8")
+    history = load(path)
+    assert bold in history.messages[5].text
+    assert history.source is not None and "thought_sections" not in history.source.metadata
+
+
+def test_a_whole_section_in_bold_with_no_call_stays_text_beside_glued_summaries(
+    tmp_path: Path,
+) -> None:
+    sections = ["hi", THOUGHTS + "Done.", "and?", "**Plan** Read the spline first."]
+    path = tmp_path / "chat.md"
+    path.write_text(
+        "\n\n---\n\n".join(
+            f"## {'USER 🧑‍💻' if n % 2 == 0 else 'MODEL ✨'}\n\n{text}"
+            for n, text in enumerate(sections)
+        ),
+        encoding="utf-8",
+    )
+    history = load(path)
+    assert [b.type for b in history.messages[1].content] == ["unknown", "unknown", "text"]
+    assert history.messages[1].text == "Done."
+    assert history.messages[3].text == sections[3]
+    assert history.source is not None and history.source.metadata["thought_sections"] == [7]
+
+
+def _masked(response: dict[str, object], saved: str) -> dict[str, object]:
+    """``response`` as the CLI's tool-output masking leaves it in its history."""
+    output = response["response"]["output"]  # type: ignore[index]
+    snippet = f"{output[:40]}\n\nOutput too large. Full output available at: {saved}"
+    return {
+        **response,
+        "response": {"output": f"<tool_output_masked>\n{snippet}\n</tool_output_masked>"},
+    }
+
+
+@pytest.mark.parametrize("masked_first", [True, False])
+def test_a_response_sent_again_with_one_copy_masked_answers_its_call_once_whole(
+    tmp_path: Path, masked_first: bool
+) -> None:
+    text = EXPORT.read_text(encoding="utf-8")
+    sections = text.split("\n\n---\n\n")
+    at = next(n for n, s in enumerate(sections) if "**Tool Response**:" in s)
+    response = _fenced("Response")[0]
+    old = json.dumps(response, indent=2, ensure_ascii=False)
+    masked = sections[at].replace(old, json.dumps(_masked(response, "/tmp/a.txt"), indent=2))
+    pair = [masked, sections[at]] if masked_first else [sections[at], masked]
+    path = tmp_path / "chat.md"
+    path.write_text("\n\n---\n\n".join([*sections[:at], *pair, *sections[at + 1 :]]), "utf-8")
+    history, original = load(path), load(EXPORT)
+    assert [m.content for m in history.messages] == [m.content for m in original.messages]
+    report = history.source
+    assert report is not None
+    masking = [i for i in report.issues if "<tool_output_masked>" in i.message]
+    assert len(masking) == 1 and "not loaded twice" in masking[0].message
+    (kept,) = report.metadata["masked_responses"][response["id"]]
+    assert kept.startswith("<tool_output_masked>") and "/tmp/a.txt" in kept
+
+
+def test_two_masked_copies_answer_the_call_with_the_first(tmp_path: Path) -> None:
+    text = EXPORT.read_text(encoding="utf-8")
+    sections = text.split("\n\n---\n\n")
+    at = next(n for n, s in enumerate(sections) if "**Tool Response**:" in s)
+    response = _fenced("Response")[0]
+    old = json.dumps(response, indent=2, ensure_ascii=False)
+    first, again = (
+        sections[at].replace(old, json.dumps(_masked(response, f"/tmp/{n}.txt"), indent=2))
+        for n in (1, 2)
+    )
+    path = tmp_path / "chat.md"
+    path.write_text(
+        "\n\n---\n\n".join([*sections[:at], first, again, *sections[at + 1 :]]), "utf-8"
+    )
+    history = load(path)
+    (result, *_) = [r for m in history.messages for r in m.tool_results]
+    assert "/tmp/1.txt" in str(result.content) and "/tmp/2.txt" not in history.messages[4].text
     assert validate(history.messages) == []

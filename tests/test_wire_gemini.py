@@ -347,3 +347,48 @@ def test_a_failure_gemini_cli_sends_as_output_is_a_failed_result_written_back_as
     listing = {"output": "Directory listing for /data:\nError.log"}  # a name, not a failure
     contents[2]["parts"][0]["functionResponse"]["response"] = listing
     assert not messages_from_gemini(contents)[2].tool_results[0].is_error
+
+
+def _shell_answer(output: str, name: str = "run_shell_command") -> list[dict[str, Any]]:
+    call = {"id": "sh-1", "name": name, "args": {"command": "ls", "directory": "/data"}}
+    response = {"id": "sh-1", "name": name, "response": {"output": output}}
+    return [
+        {"role": "user", "parts": [{"text": "list it"}]},
+        {"role": "model", "parts": [{"functionCall": call}]},
+        {"role": "user", "parts": [{"functionResponse": response}]},
+    ]
+
+
+@pytest.mark.parametrize(
+    "refused",
+    [
+        "Directory cannot be absolute. Please refer to workspace directories by their name.",
+        "Directory 'docs' is not a registered workspace directory.",
+        "Command is not allowed: rm -rf build",
+        "Command cannot be empty.",
+    ],
+)
+def test_a_command_gemini_cli_s_shell_tool_refused_is_a_failed_result(refused: str) -> None:
+    """The shell tool's ``validateToolParams`` messages, which its 2025 versions sent back bare
+    as the call's output."""
+    contents = _shell_answer(refused)
+    messages = messages_from_gemini(contents)
+    (result,) = messages[2].tool_results
+    assert result.is_error and result.content == refused
+    assert gemini_contents(messages)[2]["parts"] == contents[2]["parts"]
+
+
+@pytest.mark.parametrize(
+    ("output", "name"),
+    [
+        (
+            "Command: ls\nDirectory cannot be absolute. Please refer to workspace directories "
+            "by their name.",
+            "run_shell_command",
+        ),  # printed inside a command's output
+        ("Command cannot be empty.", "read_file"),  # another tool's text
+    ],
+)
+def test_a_shell_refusal_s_words_elsewhere_are_not_a_failure(output: str, name: str) -> None:
+    (result,) = messages_from_gemini(_shell_answer(output, name))[2].tool_results
+    assert not result.is_error

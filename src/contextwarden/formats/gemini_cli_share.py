@@ -14,11 +14,13 @@ first content is the CLI's own setup context (``SETUP_OPENING``): marked injecte
 ``--- Content from referenced files ---`` tail is what the CLI read for an ``@file`` reference: a
 text of its own, listed in ``meta.extra["injected_texts"]``. A fence whose JSON does not parse
 stays text, reported by line; an empty section (a content of parts the export does not write) is
-reported. Gemini CLI can send a completed call's response once more (a known bug of the CLI: its
-history then holds a second section of the same responses): a ``functionResponse`` with the wire
-``id`` and the payload of one already loaded answers no call, so it is reported, not loaded twice
-(it had become the person's text, tens of thousands of tokens in a long session). Problems are
-reported by the line the section starts on.
+reported. A model section that opens with the thought summaries a resumed session's turns hold
+(``**<subject>** <description>`` text parts glued to each other and to the reply) gives them
+back as the thought parts they were (unknown blocks, text as exported, not read as the reply;
+``gemini_cli_thoughts`` says where each ends; the sections are listed in the load report's
+``metadata["thought_sections"]``). A response the CLI sent again (word for word, or with one
+copy's output masked) answers its call once (``gemini_cli_repeats``). Problems are reported by
+the line the section starts on.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from typing import Any
 
 from contextwarden.errors import ContextWardenError
 from contextwarden.formats.base import add_or_report, read_text, require_single
+from contextwarden.formats.gemini_cli_repeats import unrepeated
+from contextwarden.formats.gemini_cli_thoughts import Opening, thought_summaries
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
@@ -81,11 +85,10 @@ def read(
     report.records += len(sections)
     history = ConversationHistory(mode="merge", counter=counter)
     ids = CallIds()
-    answered: dict[str, int] = {}
-    for n, section in enumerate(sections):
-        found = _parts(section, report)
-        parts = _unrepeated(found, answered, section.line, report)
-        if not parts and found:
+    thoughts = _thoughts(sections, report)
+    found = [(s.line, _parts(s, t, report)) for s, t in zip(sections, thoughts, strict=True)]
+    for n, (section, parts) in enumerate(zip(sections, unrepeated(found, report), strict=True)):
+        if not parts and found[n][1]:
             continue  # only repeated responses, reported
         if not parts:
             report.skip(
@@ -116,10 +119,13 @@ def _sections(text: str) -> list[_Section]:
     return sections
 
 
-def _parts(section: _Section, report: LoadReport) -> list[dict[str, Any]]:
-    """The section's parts: texts between the fenced JSON parts, and those parts."""
-    parts: list[dict[str, Any]] = []
-    text, at = section.text, 0
+def _parts(
+    section: _Section, thoughts: tuple[str, ...], report: LoadReport
+) -> list[dict[str, Any]]:
+    """The section's parts: the thought summaries it opens with, the texts between the fenced
+    JSON parts, and those parts."""
+    parts: list[dict[str, Any]] = [{"text": thought, "thought": True} for thought in thoughts]
+    text, at = section.text, sum(map(len, thoughts))
     for match in PART.finditer(text):
         if match.start() < at:
             continue  # inside a fence already read
@@ -136,35 +142,29 @@ def _parts(section: _Section, report: LoadReport) -> list[dict[str, Any]]:
     return parts
 
 
-def _unrepeated(
-    parts: list[dict[str, Any]], answered: dict[str, int], line: int, report: LoadReport
-) -> list[dict[str, Any]]:
-    """``parts`` without the responses an earlier section loaded word for word (same wire id,
-    same payload; ``answered`` maps each loaded one to its section's line), reported once."""
-    kept, repeated, first = [], [], line
-    for part in parts:
-        response = part.get("functionResponse")
-        wire = response.get("id") if isinstance(response, Mapping) else None
-        key = json.dumps(response, sort_keys=True, default=str) if wire else ""
-        if key in answered:
-            repeated.append(str(wire))
-            first = min(first, answered[key])
-            continue
-        if key:
-            answered[key] = line
-        kept.append(part)
-    if repeated:
-        what = (
-            f"tool response {repeated[0]} repeats the one"
-            if len(repeated) == 1
-            else f"{len(repeated)} tool responses ({', '.join(repeated)}) repeat the ones"
-        )
-        report.skip(
-            f"{what} loaded from line {first} word for word (the CLI sent it again); "
-            "not loaded twice",
-            line=line,
-        )
-    return kept
+def _thoughts(sections: list[_Section], report: LoadReport) -> list[tuple[str, ...]]:
+    """The thought summaries each model section opens with; none anywhere unless one section
+    shows them glued (the mark of the CLI's joining), and none where they would be a whole
+    section with no call (a reply opening in bold is the likelier reading there: a turn of
+    thoughts alone, with no reply and no call, is rare)."""
+    openings = [_opening(section) for section in sections]
+    if not any(opening.glued for opening in openings if opening):
+        return [() for _ in sections]
+    found = []
+    for section, opening in zip(sections, openings, strict=True):
+        if opening and opening.summaries:
+            report.metadata.setdefault("thought_sections", []).append(section.line)
+        found.append(opening.summaries if opening else ())
+    return found
+
+
+def _opening(section: _Section) -> Opening | None:
+    """What a model section's text before its first call opens with (None: not a candidate)."""
+    if section.role != "model":
+        return None
+    call = PART.search(section.text)
+    opening = thought_summaries(section.text[: call.start() if call else len(section.text)])
+    return opening if call or opening.rest.strip() else None
 
 
 def _texts(text: str, role: str) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -293,14 +294,35 @@ TOOL_ERROR_OPENING = "Error: "
 ``Error: Path is not a file: …``."""
 
 
+SHELL_REFUSAL = re.compile(
+    r"Command is not allowed: .+|Command cannot be empty\.|Could not identify command root to "
+    r"obtain permission from user\.|Directory cannot be absolute\. Please refer to workspace "
+    r"directories by their name\.|Directory '.*' is not a registered workspace directory\."
+    r"|Directory name '.*' is ambiguous as it matches multiple workspace directories\.",
+    re.DOTALL,
+)
+"""The whole ``output`` of a ``run_shell_command`` call Gemini CLI's shell tool refused to run:
+its ``validateToolParams`` messages, which its mid-2025 versions returned bare as the call's
+output (July 2025's multi-directory workspaces added the ``Directory …`` ones)."""
+SHELL_TOOL = "run_shell_command"
+
+
 def _result_block(part: Mapping[str, Any], response: Mapping[str, Any], use_id: str) -> Block:
     body = response.get("response")
     shape = _shape(body)
     text = json.dumps(body, ensure_ascii=False) if shape == "json" else as_mapping(body)[shape]
     envelope = {**part, "functionResponse": {**response, "response": None}}
     extra = FrozenDict({GEMINI_PART: {"part": envelope, "shape": shape}})
-    failed = shape == "error" or (shape == "output" and text.startswith(TOOL_ERROR_OPENING))
-    return ToolResultBlock(use_id, text, failed, extra)
+    return ToolResultBlock(use_id, text, _failed(shape, text, response.get("name")), extra)
+
+
+def _failed(shape: str, text: str, name: Any) -> bool:
+    """Whether a response says its call failed: ``{"error": …}``, or an ``output`` worded as the
+    CLI's tools word a failure."""
+    if shape == "error":
+        return True
+    refused = name == SHELL_TOOL and SHELL_REFUSAL.fullmatch(text) is not None
+    return shape == "output" and (text.startswith(TOOL_ERROR_OPENING) or refused)
 
 
 def _shape(body: Any) -> str:

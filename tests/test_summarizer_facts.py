@@ -153,6 +153,20 @@ def test_a_background_agents_report_is_not_typed() -> None:
     assert "Mapped the full IA" not in summary and "map the site" in summary
 
 
+def test_a_ci_monitor_event_is_not_typed() -> None:
+    """Claude Code's CI monitor delivers a watched pull request's check runs and review comments
+    in the user role as ``<ci-monitor-event>`` (anthropics/claude-code#55431), unmarked when a
+    request comes through the proxy; what the person typed beside it stays."""
+    event = (
+        "<ci-monitor-event>acme/widgets PR #12 has 1 new review comment:\n"
+        "- review-bot[bot]: <h3>Review</h3>\nConsider a guard here.</ci-monitor-event>"
+    )
+    assert texts([user(event)]) == []
+    assert texts([user(event + "\nskip that one")]) == ["skip that one"]
+    summary = StructuredSummarizer().summarize([user("open the PR"), user(event)]).text
+    assert "Consider a guard here" not in summary and "open the PR" in summary
+
+
 def test_agent_harness_observations_are_not_typed() -> None:
     task = "We're solving this issue.\n\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"
     observation = (

@@ -17,8 +17,18 @@ idvorkin/omnifocus_cli, and twardoch/nyord-vpn's)::
     <the terminal's output, when it ran>
     ```
 
+    ### Rule: NAME                                                 (fetch_rules)
+
+    **the rule's description**
+
+    ```markdown
+    the rule's text, its fence closed at the end of its last line```
+
 A bubble is read as a call only when it is wholly one of these shapes, so prose that mentions
-"Read file" or shows a command among other lines stays prose. The loader keeps these turns as
+"Read file" or shows a command among other lines stays prose. The rules a ``fetch_rules`` call
+brought back (one heading per rule; edobry/minsky's ``.specstory/history``, April-May 2025) are
+the project's instructions, not the model's words: read as prose, their "NEVER …" lines filled
+the summary's decisions. The loader keeps these turns as
 text, as the export holds them; the summarizer reads the steps as the calls they record
 (``summarizers/textcalls.py``). Also the extension's, and left as text: a search or a listing
 (``<details>`` over ``<summary>Searched codebase "q" • **N** results</summary>``, ``Grep
@@ -58,6 +68,11 @@ _REFUSED = re.compile(
     r"|Model failed to call the tool with correct arguments\.)$"
 )
 """Cursor's answer to a call it could not make, as the bubble shows it (the whole bubble)."""
+_RULE = re.compile(r"^### Rule: (?P<name>\S.*?)\s*$")
+"""How the extension heads each rule a ``fetch_rules`` call brought back (the rule's name)."""
+_RULE_BODY = re.compile(r"^\*\*.*\*\*$|^```markdown$")
+"""What follows a rule's heading: its description in bold, then its text in a ``markdown``
+fence."""
 _SHELL_INFO = "bash"
 """The info string of the fence the extension writes a terminal command in (its output
 follows in a fence with none)."""
@@ -112,7 +127,13 @@ def _bubble(lines: list[str], start: int, opener: str) -> tuple[int, Step | None
     fences) ends at the next bubble and leaves no fence open after it. With no ``_****_``
     line to find the next bubble by, such an edit can pair its stray fence with a later
     bubble's and swallow the bubbles between; a step's own shape holds no ``---`` outside its
-    fences, so a bubble that is not a step is read once more up to its next ``---`` line."""
+    fences, so a bubble that is not a step is read once more up to its next ``---`` line.
+    Rules brought back by ``fetch_rules`` are read up to that line first (``_rules``)."""
+    separated = next((n for n in range(start, len(lines)) if lines[n].strip() == SEPARATOR), None)
+    rules = _rules(lines[start:separated])
+    if rules:
+        body = "\n".join(lines[start:separated]).strip()
+        return len(lines) if separated is None else separated, Step("fetch_rules", rules, body)
     end = _bubble_end(lines, start)
     step = read(lines[start:end])
     if step is not None or opener == BUBBLE:
@@ -161,3 +182,15 @@ def read(body: list[str]) -> Step | None:
     if read_file is None or read_file["path"] == _UNNAMED:
         return None
     return Step("read_file", {"target_file": read_file["path"]}, "")
+
+
+def _rules(body: list[str]) -> dict[str, list[str]]:
+    """The input of the ``fetch_rules`` call a bubble answers when it opens on a rule's
+    heading and then its description or its fence (empty when it does not): the names of
+    the rules it holds. The extension writes a rule's closing fence at the end of the rule's
+    last line, not on a line of its own, so the fences need not pair up and the headings are
+    read line by line."""
+    text = [line for line in body if line.strip()]
+    if len(text) < 2 or not _RULE.match(text[0]) or not _RULE_BODY.match(text[1].strip()):
+        return {}
+    return {"rule_names": [found["name"] for line in text if (found := _RULE.match(line))]}

@@ -441,6 +441,26 @@ def test_failures_need_a_flag_a_status_or_shell_error_output() -> None:
     )
 
 
+def test_a_failure_repeated_word_for_word_is_listed_once_where_it_was_last_seen() -> None:
+    def run(n: int, output: str) -> list[Message]:
+        call = Use(f"t{n}", "Bash", {"command": "pytest tests/test_a.py"})
+        return [
+            Message("assistant", (call,)),
+            user(ToolResultBlock(f"t{n}", output, is_error="Exit code 1" in output)),
+        ]
+
+    failed = "E   KeyError: 'id'\nFAILED tests/test_a.py::test_id\nExit code 1"
+    other = "E   KeyError: 'name'\nFAILED tests/test_a.py::test_name\nExit code 1"
+    messages = [user("fix the tests"), *run(1, failed), *run(2, other), *run(3, failed)]
+    errors = extract_facts(messages).errors
+    assert [e.index for e in errors] == [4, 6]  # the first run's copy is left out
+    assert ["name" in e.excerpt + "".join(e.more) for e in errors] == [True, False]
+    assert not any(e.fixed for e in errors)
+    # a rerun that passed in between fixes the earlier copy only: the one kept is the last
+    passed = [*run(1, failed), *run(2, "1 passed\nExit code 0"), *run(3, failed)]
+    assert [(e.index, e.fixed) for e in extract_facts([user("go"), *passed]).errors] == [(6, False)]
+
+
 def test_failure_lines_start_with_the_excerpt_and_stop_at_the_limit() -> None:
     make = Use("m", "Bash", {"command": "make"})
     output = "cc -c a.c\nerror: one\nwarning: w\nerror: two\nerror: one\nerror: three\nExit code 2"

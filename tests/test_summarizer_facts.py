@@ -396,6 +396,12 @@ def test_codex_patch_names_every_file() -> None:
         ("grep foo.py", []),  # the pattern, not a path
         ("python cat.py", []),
         ("echo 'unterminated", []),
+        # a here-document's lines are a program's input: a script's ``head = …`` is no command
+        ("python - <<'PY'\nhead = s.index(x)\ncat = 1\nPY\ncat a.py", [("a.py", "read")]),
+        (
+            "cat > b.sh <<-END\n\ttail -3 c.log\n\tEND\nhead d.txt",
+            [("b.sh", "wrote"), ("d.txt", "read")],
+        ),
     ],
 )
 def test_obvious_shell_reads_and_writes_only(command: str, expected: list[tuple[str, str]]) -> None:

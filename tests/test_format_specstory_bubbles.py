@@ -211,3 +211,22 @@ def test_a_heading_that_only_looks_like_a_rule_stays_prose() -> None:
         prose,
         Step("read_file", {"target_file": "a.py"}, ""),
     ]
+
+
+def test_a_folder_cursor_could_not_list_is_a_failed_list_dir_in_any_language() -> None:
+    # Cursor's prefix, then VS Code's message in the editor's language (cursor/cursor#3284)
+    english = "Could not resolve URI: Error: Unable to resolve nonexistent file '/w/docs/specs'"
+    chinese = "Could not resolve URI: Error: 无法解析不存在的文件 'c:\\w\\docs'"
+    text = f"Let me list the specs.\n\n---\n\n{english}\n\n---\n\n{chinese}\n\n---\n\nNo specs yet."
+    assert bubbled(text) == [
+        "Let me list the specs.",
+        Step("list_dir", {"relative_workspace_path": "/w/docs/specs"}, english, refused=True),
+        Step("list_dir", {"relative_workspace_path": "c:\\w\\docs"}, chinese, refused=True),
+        "No specs yet.",
+    ]
+    messages = [
+        Message("user", (TextBlock("Where are the specs?"),)),
+        Message("assistant", (TextBlock(text),)),
+        Message("user", (TextBlock("Create them."),)),
+    ]
+    assert [e.excerpt for e in extract_facts(messages).errors] == [english, chinese]

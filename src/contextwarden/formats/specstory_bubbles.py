@@ -45,7 +45,9 @@ its ``---`` lines, and its first bubble from the turn's start. Either way, a cal
 refused is a bubble of Cursor's own error line alone: ``Could not find file 'X' in the
 workspace.`` (twardoch/nyord-vpn's, as in buildermethods/agent-os#25), ``Error calling
 tool.``, ``Model failed to call the tool with correct arguments.`` (the wording Cursor rules
-in public repositories tell the model how to recover from): read as a call that failed.
+in public repositories tell the model how to recover from), and, for a folder ``list_dir``
+could not find, ``Could not resolve URI: Error: …`` with the editor's message: read as a call
+that failed.
 """
 
 from __future__ import annotations
@@ -68,6 +70,10 @@ _REFUSED = re.compile(
     r"|Model failed to call the tool with correct arguments\.)$"
 )
 """Cursor's answer to a call it could not make, as the bubble shows it (the whole bubble)."""
+_NO_FOLDER = re.compile(r"^Could not resolve URI: Error: (?:.*'(?P<path>[^']+)'|.+)$")
+"""Cursor's answer to a ``list_dir`` of a folder that does not exist: its prefix, then the
+editor's message in the editor's language (``Unable to resolve nonexistent file 'X'``;
+cursor/cursor#3284 shows it in Chinese), which ends on the folder named."""
 _RULE = re.compile(r"^### Rule: (?P<name>\S.*?)\s*$")
 """How the extension heads each rule a ``fetch_rules`` call brought back (the rule's name)."""
 _RULE_BODY = re.compile(r"^\*\*.*\*\*$|^```markdown$")
@@ -174,6 +180,10 @@ def read(body: list[str]) -> Step | None:
     if len(found) != 1 or found[0].info is not None:
         return None
     line = found[0].lines[0].strip()
+    no_folder = _NO_FOLDER.match(line)
+    if no_folder is not None:
+        folder = {"relative_workspace_path": no_folder["path"]} if no_folder["path"] else {}
+        return Step("list_dir", folder, line, refused=True)
     refused = _REFUSED.match(line)
     if refused is not None:
         named = {"target_file": refused["path"]} if refused["path"] else {}

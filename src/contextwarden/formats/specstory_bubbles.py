@@ -28,11 +28,11 @@ A bubble is read as a call only when it is wholly one of these shapes, so prose 
 "Read file" or shows a command among other lines stays prose. The rules a ``fetch_rules`` call
 brought back (one heading per rule; edobry/minsky's ``.specstory/history``, April-May 2025) are
 the project's instructions, not the model's words: read as prose, their "NEVER …" lines filled
-the summary's decisions. The loader keeps these turns as
-text, as the export holds them; the summarizer reads the steps as the calls they record
-(``summarizers/textcalls.py``). Also the extension's, and left as text: a search or a listing
-(``<details>`` over ``<summary>Searched codebase "q" • **N** results</summary>``, ``Grep
-search for``, ``Searched web``, ``Listed directory d``), whose hits name the files the agent
+the summary's decisions. The loader keeps these turns as text, as the export holds them; the
+summarizer reads the steps as the calls they record (``summarizers/textcalls.py``). Also the
+extension's, and left as text: a search or a listing (``<details>`` over ``<summary>Searched
+codebase "q" • **N** results</summary>``, ``Grep search for``, ``Searched web``, ``Listed
+directory d``), whose hits name the files the agent
 saw and are read as such only in text (a search's answer is never scanned for files: read as
 calls, the files only ever found by a search left the fit sessions' summaries); an edit (a bare
 ```` ```diff ```` fence, which names no file); ``Cancelled``; and a step whose file SpecStory

@@ -237,6 +237,36 @@ def test_task_notifications_and_ide_notes_are_kept_and_marked_as_the_tools() -> 
     assert typed == "We can still use the old MCP at VPS01 If we want?"
 
 
+def test_a_ci_monitor_event_is_kept_and_marked_as_the_tools(tmp_path: Path) -> None:
+    # Claude Code's CI monitor hands a watched pull request's GitHub events to the session as
+    # ``<ci-monitor-event>`` blocks in the user role (anthropics/claude-code#55431); the shape is
+    # the one Claude Code 2.1.229 (claude-desktop) wrote, the text a made-up bot comment.
+    records = raw_records(SMALL)
+    event = (
+        "<ci-monitor-event>acme/widgets PR #12 has 1 new review comment:\n"
+        "- review-bot[bot]: <h3>Review</h3>\nConsider a guard here.\n\n"
+        "Please address the feedback and push a fix.</ci-monitor-event>"
+    )
+    last = records[-1]
+    records.append(
+        {
+            **{k: last[k] for k in ("sessionId", "cwd", "version", "isSidechain", "userType")},
+            "parentUuid": last["uuid"],
+            "uuid": "0b5d7a52-0000-4000-8000-000000000001",
+            "type": "user",
+            "timestamp": last["timestamp"],
+            "origin": {"kind": "human"},
+            "message": {"role": "user", "content": event},
+        }
+    )
+    history = load(_write(tmp_path / "monitored.jsonl", records))
+    notice = history.messages[-1]
+    assert message_texts(notice) == event  # kept whole in the view
+    assert notice.meta.extra["injected_texts"] == (event,)
+    assert notice.meta.extra["injected"] is True
+    assert event not in [t.text for t in user_messages(history.messages)]
+
+
 def message_texts(message: Message) -> str:
     return "".join(b.text for b in message.content if isinstance(b, TextBlock))
 

@@ -169,3 +169,64 @@ def test_with_no_bubble_line_an_edit_whose_fences_do_not_pair_up_swallows_no_ste
         Step("read_file", {"target_file": "README.md"}, ""),
         Step("run_terminal_cmd", {"command": "make"}, "ok"),
     ]
+
+
+# What the extension writes for a ``fetch_rules`` call (Cursor fetching project rules by name):
+# each rule's heading, its description in bold, its text in a ``markdown`` fence closed at the
+# end of the rule's last line, so a fence inside the rule closes it and leaves the rest as text.
+RULES = (
+    "### Rule: release-flow\n\n**Use this when cutting a release**\n\n```markdown\n"
+    "# Releasing\n\nTag from main:\n```bash\nmake tag\n```\n"
+    "- Never push tags by hand, because CI signs them.\n- Ask when in doubt.```\n"
+    "### Rule: style\n\n**How code is written here**\n\n```markdown\nUse tabs.```"
+)
+
+
+def test_the_rules_cursor_fetched_are_one_call_up_to_the_next_separator() -> None:
+    run = "```bash\nmake\n```\n\n```\nok\n```"
+    text = f"Let me fetch the rules first.\n\n---\n\n{RULES}\n\n---\n\n{run}"
+    assert bubbled(text) == [
+        "Let me fetch the rules first.",
+        Step("fetch_rules", {"rule_names": ["release-flow", "style"]}, RULES),
+        Step("run_terminal_cmd", {"command": "make"}, "ok"),
+    ]
+
+
+def test_a_rules_text_is_not_the_assistants_decision() -> None:
+    turn = f"I'll tag from the release branch, because main is frozen.\n\n---\n\n{RULES}"
+    messages = [
+        Message("user", (TextBlock("Cut the release."),)),
+        Message("assistant", (TextBlock(turn),)),
+        Message("user", (TextBlock("Go on."),)),
+    ]
+    facts = extract_facts(messages)
+    said = [sentence for _, sentence in (*facts.decisions, *facts.findings)]
+    assert any("because main is frozen" in s for s in said)
+    assert not any("CI signs them" in s or "cutting a release" in s for s in said)
+
+
+def test_a_heading_that_only_looks_like_a_rule_stays_prose() -> None:
+    prose = "Done.\n\n---\n\n### Rule: keep it short\n\nThat is what I followed."
+    assert bubbled(f"{prose}\n\n---\n\nRead file: a.py") == [
+        prose,
+        Step("read_file", {"target_file": "a.py"}, ""),
+    ]
+
+
+def test_a_folder_cursor_could_not_list_is_a_failed_list_dir_in_any_language() -> None:
+    # Cursor's prefix, then VS Code's message in the editor's language (cursor/cursor#3284)
+    english = "Could not resolve URI: Error: Unable to resolve nonexistent file '/w/docs/specs'"
+    chinese = "Could not resolve URI: Error: 无法解析不存在的文件 'c:\\w\\docs'"
+    text = f"Let me list the specs.\n\n---\n\n{english}\n\n---\n\n{chinese}\n\n---\n\nNo specs yet."
+    assert bubbled(text) == [
+        "Let me list the specs.",
+        Step("list_dir", {"relative_workspace_path": "/w/docs/specs"}, english, refused=True),
+        Step("list_dir", {"relative_workspace_path": "c:\\w\\docs"}, chinese, refused=True),
+        "No specs yet.",
+    ]
+    messages = [
+        Message("user", (TextBlock("Where are the specs?"),)),
+        Message("assistant", (TextBlock(text),)),
+        Message("user", (TextBlock("Create them."),)),
+    ]
+    assert [e.excerpt for e in extract_facts(messages).errors] == [english, chinese]

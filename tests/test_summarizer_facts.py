@@ -153,6 +153,20 @@ def test_a_background_agents_report_is_not_typed() -> None:
     assert "Mapped the full IA" not in summary and "map the site" in summary
 
 
+def test_a_ci_monitor_event_is_not_typed() -> None:
+    """Claude Code's CI monitor delivers a watched pull request's check runs and review comments
+    in the user role as ``<ci-monitor-event>`` (anthropics/claude-code#55431), unmarked when a
+    request comes through the proxy; what the person typed beside it stays."""
+    event = (
+        "<ci-monitor-event>acme/widgets PR #12 has 1 new review comment:\n"
+        "- review-bot[bot]: <h3>Review</h3>\nConsider a guard here.</ci-monitor-event>"
+    )
+    assert texts([user(event)]) == []
+    assert texts([user(event + "\nskip that one")]) == ["skip that one"]
+    summary = StructuredSummarizer().summarize([user("open the PR"), user(event)]).text
+    assert "Consider a guard here" not in summary and "open the PR" in summary
+
+
 def test_agent_harness_observations_are_not_typed() -> None:
     task = "We're solving this issue.\n\n(Open file: n/a)\n(Current directory: /repo)\nbash-$"
     observation = (
@@ -382,6 +396,12 @@ def test_codex_patch_names_every_file() -> None:
         ("grep foo.py", []),  # the pattern, not a path
         ("python cat.py", []),
         ("echo 'unterminated", []),
+        # a here-document's lines are a program's input: a script's ``head = …`` is no command
+        ("python - <<'PY'\nhead = s.index(x)\ncat = 1\nPY\ncat a.py", [("a.py", "read")]),
+        (
+            "cat > b.sh <<-END\n\ttail -3 c.log\n\tEND\nhead d.txt",
+            [("b.sh", "wrote"), ("d.txt", "read")],
+        ),
     ],
 )
 def test_obvious_shell_reads_and_writes_only(command: str, expected: list[tuple[str, str]]) -> None:
@@ -425,6 +445,26 @@ def test_failures_need_a_flag_a_status_or_shell_error_output() -> None:
     assert failure_excerpt("Exit code 1", is_error=True, shell=True, command="make") == (
         "exit code 1"
     )
+
+
+def test_a_failure_repeated_word_for_word_is_listed_once_where_it_was_last_seen() -> None:
+    def run(n: int, output: str) -> list[Message]:
+        call = Use(f"t{n}", "Bash", {"command": "pytest tests/test_a.py"})
+        return [
+            Message("assistant", (call,)),
+            user(ToolResultBlock(f"t{n}", output, is_error="Exit code 1" in output)),
+        ]
+
+    failed = "E   KeyError: 'id'\nFAILED tests/test_a.py::test_id\nExit code 1"
+    other = "E   KeyError: 'name'\nFAILED tests/test_a.py::test_name\nExit code 1"
+    messages = [user("fix the tests"), *run(1, failed), *run(2, other), *run(3, failed)]
+    errors = extract_facts(messages).errors
+    assert [e.index for e in errors] == [4, 6]  # the first run's copy is left out
+    assert ["name" in e.excerpt + "".join(e.more) for e in errors] == [True, False]
+    assert not any(e.fixed for e in errors)
+    # a rerun that passed in between fixes the earlier copy only: the one kept is the last
+    passed = [*run(1, failed), *run(2, "1 passed\nExit code 0"), *run(3, failed)]
+    assert [(e.index, e.fixed) for e in extract_facts([user("go"), *passed]).errors] == [(6, False)]
 
 
 def test_failure_lines_start_with_the_excerpt_and_stop_at_the_limit() -> None:

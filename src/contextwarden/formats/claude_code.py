@@ -72,7 +72,8 @@ MARKER_KEYS = ("sessionId", "parentUuid", "leafUuid", "messageId")
 """Keys only Claude Code records carry at the top level, whatever their ``type``."""
 INJECTED_PREFIXES = (
     *"<system-reminder> <local-command-stdout> <local-command-stderr> <local-command-caveat>"
-    " <bash-stdout> <bash-stderr> <task-notification> <ide_opened_file> <ide_selection>".split(),
+    " <bash-stdout> <bash-stderr> <task-notification> <ide_opened_file> <ide_selection>"
+    " <ci-monitor-event>".split(),
     "[Request interrupted by user",
 )
 """Text starting with one of these was written into a user record by Claude Code, not typed.
@@ -82,7 +83,10 @@ agent finished (an agent's report in its ``<result>``); releases 2.1.42 to 2.1.6
 element with a line of their own ("Read the output file to retrieve the result: PATH"), which is
 no more the person's than the element is. ``<ide_opened_file>`` and ``<ide_selection>`` blocks
 are what Claude Code's IDE extension adds in front of the person's words (the file open in the
-editor, the lines selected in it): context the IDE saw, not what the person wrote.
+editor, the lines selected in it): context the IDE saw, not what the person wrote. A
+``<ci-monitor-event>`` is Claude Code's CI monitor delivering a GitHub event on a pull request
+the session watches (a check run's result, a bot's or a reviewer's comment, a merge conflict;
+anthropics/claude-code#55431) in the user role; a review bot's comment is kilobytes of HTML.
 
 Slash-command records (``<command-name>/compact</command-name>…<command-args>…``) are not here:
 they hold what the person typed, arguments included; the prompt Claude Code expands a command

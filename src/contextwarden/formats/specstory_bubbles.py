@@ -17,12 +17,22 @@ idvorkin/omnifocus_cli, and twardoch/nyord-vpn's)::
     <the terminal's output, when it ran>
     ```
 
+    ### Rule: NAME                                                 (fetch_rules)
+
+    **the rule's description**
+
+    ```markdown
+    the rule's text, its fence closed at the end of its last line```
+
 A bubble is read as a call only when it is wholly one of these shapes, so prose that mentions
-"Read file" or shows a command among other lines stays prose. The loader keeps these turns as
-text, as the export holds them; the summarizer reads the steps as the calls they record
-(``summarizers/textcalls.py``). Also the extension's, and left as text: a search or a listing
-(``<details>`` over ``<summary>Searched codebase "q" • **N** results</summary>``, ``Grep
-search for``, ``Searched web``, ``Listed directory d``), whose hits name the files the agent
+"Read file" or shows a command among other lines stays prose. The rules a ``fetch_rules`` call
+brought back (one heading per rule; edobry/minsky's ``.specstory/history``, April-May 2025) are
+the project's instructions, not the model's words: read as prose, their "NEVER …" lines filled
+the summary's decisions. The loader keeps these turns as text, as the export holds them; the
+summarizer reads the steps as the calls they record (``summarizers/textcalls.py``). Also the
+extension's, and left as text: a search or a listing (``<details>`` over ``<summary>Searched
+codebase "q" • **N** results</summary>``, ``Grep search for``, ``Searched web``, ``Listed
+directory d``), whose hits name the files the agent
 saw and are read as such only in text (a search's answer is never scanned for files: read as
 calls, the files only ever found by a search left the fit sessions' summaries); an edit (a bare
 ```` ```diff ```` fence, which names no file); ``Cancelled``; and a step whose file SpecStory
@@ -35,7 +45,9 @@ its ``---`` lines, and its first bubble from the turn's start. Either way, a cal
 refused is a bubble of Cursor's own error line alone: ``Could not find file 'X' in the
 workspace.`` (twardoch/nyord-vpn's, as in buildermethods/agent-os#25), ``Error calling
 tool.``, ``Model failed to call the tool with correct arguments.`` (the wording Cursor rules
-in public repositories tell the model how to recover from): read as a call that failed.
+in public repositories tell the model how to recover from), and, for a folder ``list_dir``
+could not find, ``Could not resolve URI: Error: …`` with the editor's message: read as a call
+that failed.
 """
 
 from __future__ import annotations
@@ -58,6 +70,15 @@ _REFUSED = re.compile(
     r"|Model failed to call the tool with correct arguments\.)$"
 )
 """Cursor's answer to a call it could not make, as the bubble shows it (the whole bubble)."""
+_NO_FOLDER = re.compile(r"^Could not resolve URI: Error: (?:.*'(?P<path>[^']+)'|.+)$")
+"""Cursor's answer to a ``list_dir`` of a folder that does not exist: its prefix, then the
+editor's message in the editor's language (``Unable to resolve nonexistent file 'X'``;
+cursor/cursor#3284 shows it in Chinese), which ends on the folder named."""
+_RULE = re.compile(r"^### Rule: (?P<name>\S.*?)\s*$")
+"""How the extension heads each rule a ``fetch_rules`` call brought back (the rule's name)."""
+_RULE_BODY = re.compile(r"^\*\*.*\*\*$|^```markdown$")
+"""What follows a rule's heading: its description in bold, then its text in a ``markdown``
+fence."""
 _SHELL_INFO = "bash"
 """The info string of the fence the extension writes a terminal command in (its output
 follows in a fence with none)."""
@@ -112,7 +133,13 @@ def _bubble(lines: list[str], start: int, opener: str) -> tuple[int, Step | None
     fences) ends at the next bubble and leaves no fence open after it. With no ``_****_``
     line to find the next bubble by, such an edit can pair its stray fence with a later
     bubble's and swallow the bubbles between; a step's own shape holds no ``---`` outside its
-    fences, so a bubble that is not a step is read once more up to its next ``---`` line."""
+    fences, so a bubble that is not a step is read once more up to its next ``---`` line.
+    Rules brought back by ``fetch_rules`` are read up to that line first (``_rules``)."""
+    separated = next((n for n in range(start, len(lines)) if lines[n].strip() == SEPARATOR), None)
+    rules = _rules(lines[start:separated])
+    if rules:
+        body = "\n".join(lines[start:separated]).strip()
+        return len(lines) if separated is None else separated, Step("fetch_rules", rules, body)
     end = _bubble_end(lines, start)
     step = read(lines[start:end])
     if step is not None or opener == BUBBLE:
@@ -153,6 +180,10 @@ def read(body: list[str]) -> Step | None:
     if len(found) != 1 or found[0].info is not None:
         return None
     line = found[0].lines[0].strip()
+    no_folder = _NO_FOLDER.match(line)
+    if no_folder is not None:
+        folder = {"relative_workspace_path": no_folder["path"]} if no_folder["path"] else {}
+        return Step("list_dir", folder, line, refused=True)
     refused = _REFUSED.match(line)
     if refused is not None:
         named = {"target_file": refused["path"]} if refused["path"] else {}
@@ -161,3 +192,15 @@ def read(body: list[str]) -> Step | None:
     if read_file is None or read_file["path"] == _UNNAMED:
         return None
     return Step("read_file", {"target_file": read_file["path"]}, "")
+
+
+def _rules(body: list[str]) -> dict[str, list[str]]:
+    """The input of the ``fetch_rules`` call a bubble answers when it opens on a rule's
+    heading and then its description or its fence (empty when it does not): the names of
+    the rules it holds. The extension writes a rule's closing fence at the end of the rule's
+    last line, not on a line of its own, so the fences need not pair up and the headings are
+    read line by line."""
+    text = [line for line in body if line.strip()]
+    if len(text) < 2 or not _RULE.match(text[0]) or not _RULE_BODY.match(text[1].strip()):
+        return {}
+    return {"rule_names": [found["name"] for line in text if (found := _RULE.match(line))]}

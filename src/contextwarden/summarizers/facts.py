@@ -171,7 +171,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     return Facts(
         user_messages=typed,
         files=file_facts(walk.file_ops, walk.aliases, slashed_tails("\n".join(prose))),
-        errors=(*walk.carried, *_errors(walk.attempts)),
+        errors=_distinct((*walk.carried, *_errors(walk.attempts))),
         commands=tuple(walk.commands),
         todos=walk.todos + tuple(walk.tasks.values()),
         pending_requests=tuple(m for m in typed if m.index > walk.turn_end and not m.carried),
@@ -327,6 +327,22 @@ def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
             )
         )
     return tuple(errors)
+
+
+def _distinct(errors: Sequence[ErrorFact]) -> tuple[ErrorFact, ...]:
+    """``errors`` with a failure that a later one repeats word for word (the same call on the
+    same target, saying the same lines) left out: an agent reruns a failing test or command
+    many times, and each copy of an unresolved error is kept in every summary whatever its
+    budget, at the cost of the decisions. The latest copy stays, where it was last seen and
+    with its status then (a call that failed once more is not fixed by what came between)."""
+    seen: set[tuple[str, str, str, tuple[str, ...], bool]] = set()
+    kept: list[ErrorFact] = []
+    for error in reversed(errors):
+        key = (error.tool, error.target, error.excerpt, error.more, error.rejected)
+        if key not in seen:
+            seen.add(key)
+            kept.append(error)
+    return tuple(reversed(kept))
 
 
 def describe_call(call: ToolUseBlock, limit: int = 300) -> str:

@@ -78,6 +78,9 @@ _SEARCH_VALUED = frozenset(
 )
 """Options of grep and ripgrep whose value is the next word (``-A 20``, ``-g '*.py'``)."""
 _SHELL_META = re.compile(r"[*?$`<>|;&(){}\[\]]")
+_HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][\w-]*)(?P=quote)")
+"""A here-document's redirection (``<<'EOF'``, ``<<-END``): the lines after its command, up to
+the word alone on a line, are the command's input, not commands."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +265,7 @@ def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
     folder searched is no file touched). Operands that hold shell syntax (globs, variables,
     substitutions) are skipped: their real path is unknown.
     """
-    for part in re.split(r"&&|\|\||;|\n", command):
+    for part in re.split(r"&&|\|\||;|\n", _without_heredoc_bodies(command)):
         head = part.split(None, 1)
         if not head or head[0] not in _SHELL_PROGRAMS:
             continue  # shlex is slow; split only the parts that can name a file
@@ -274,6 +277,24 @@ def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
                 yield FileOp(words[2], "wrote")
             continue
         yield from _shell_reads(words, result_text)
+
+
+def _without_heredoc_bodies(command: str) -> str:
+    """``command`` without the lines its here-documents feed a program: a Python script's
+    ``head = …`` or ``tail -3`` line is no ``head`` or ``tail`` command reading a file named
+    ``=`` or ``-3``."""
+    lines: list[str] = []
+    pending: list[tuple[str, bool]] = []  # each open here-document's word, and ``<<-``
+    for line in command.split("\n"):
+        if pending:
+            word, dash = pending[0]
+            ending = line.rstrip("\r")
+            if (ending.lstrip("\t") if dash else ending) == word:
+                pending.pop(0)
+            continue
+        lines.append(line)
+        pending.extend((m["word"], m["dash"] == "-") for m in _HEREDOC.finditer(line))
+    return "\n".join(lines)
 
 
 def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:

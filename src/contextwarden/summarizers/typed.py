@@ -24,11 +24,13 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    are not typed, and a turn merged after them is read by these same rules.
 4. Inside a text, what the tool injected is removed: ``<system-reminder>``,
    ``<local-command-stdout>``/``-stderr``, ``<local-command-caveat>``, ``<bash-stdout>``/``-stderr``
-   and ``<command-message>`` elements, tag and content, and the ``<task-notification>`` in which
-   Claude Code hands a background sub-agent's report to the conversation. What the person typed
-   through the tool's own syntax is rewritten as typed, and counts even when a loader listed it as
-   injected: ``<command-name>/x</command-name><command-args>a</command-args>`` becomes ``/x a``
-   (a session's real primary request can be ``/orchestrator create TODO app by Next.js``), and
+   and ``<command-message>`` elements, tag and content, the ``<task-notification>`` in which
+   Claude Code hands a background sub-agent's report to the conversation, and the
+   ``<ci-monitor-event>`` in which its CI monitor hands it a pull request's check run or review
+   comment. What the person typed through the tool's own syntax is rewritten as typed, and counts
+   even when a loader listed it as injected:
+   ``<command-name>/x</command-name><command-args>a</command-args>`` becomes ``/x a`` (a session's
+   real primary request can be ``/orchestrator create TODO app by Next.js``), and
    ``<bash-input>ls</bash-input>`` becomes ``! ls``. Codex's wrappers are removed the same way,
    so a request that reaches us without a loader's marks (through the proxy) reads alike:
    ``<environment_context>``, ``<user_instructions>``, ``<permissions instructions>``, its
@@ -92,6 +94,7 @@ _DROPPED_ELEMENTS = (
     "bash-stderr",
     "command-message",
     "task-notification",  # a background sub-agent's report, delivered in the user role
+    "ci-monitor-event",  # a GitHub event on a watched pull request, delivered the same way
     "environment_details",  # Cline and Roo Code append it to every user turn
     # Codex's (its loader marks them too; the proxy's requests come unmarked)
     "environment_context",

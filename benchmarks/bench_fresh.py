@@ -12,6 +12,7 @@
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes10 --data /work/fresh10
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes11 --data /work/fresh11
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes18 --data /work/fresh18
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes19 --data /work/fresh19
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
 neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
@@ -29,15 +30,16 @@ runs the same measurement with the package found in ``SRC`` (another checkout's 
 subprocess, and shows it as *before*.
 
 ``--probes DIR`` measures another folder of probes written the same way (``fresh_probes3`` to
-``fresh_probes18``, the third to eighteenth sets, built by ``build_fresh_corpus.py --set 3`` to
-``--set 18``; set 7's Cursor sessions are SpecStory exports, set 8's are OpenCode, Codex and
+``fresh_probes19``, the third to nineteenth sets, built by ``build_fresh_corpus.py --set 3`` to
+``--set 19``; set 7's Cursor sessions are SpecStory exports, set 8's are OpenCode, Codex and
 Copilot CLI sessions, set 9's are SpecStory CLI exports of Claude Code, Codex and Gemini CLI
 sessions, set 10's are mini-swe-agent trajectories, set 11's are Cursor sessions SpecStory saved
 in its 2025 and 2026 layouts, set 18's are Cursor sessions SpecStory saved in its early-2025
-layout and a Claude Code session from an Entire checkpoint ref): one file per session, named
-after the session file under the data folder without its extension; every session of such a set
-is blind. Each probe missing from the last request's context is listed under the table, with
-whether recall got it back.
+layout and a Claude Code session from an Entire checkpoint ref, set 19's are Codex, Claude Code
+and Copilot CLI sessions from Entire checkpoint branches, one of them in Portuguese): one file
+per session, named after the session file under the data folder without its extension; every
+session of such a set is blind. Each probe missing from the last request's context is listed
+under the table, with whether recall got it back.
 """
 
 from __future__ import annotations

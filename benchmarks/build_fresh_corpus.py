@@ -17,6 +17,7 @@
     python benchmarks/build_fresh_corpus.py --set 16 MIRRORS OUT   # the sixteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 17 MIRRORS OUT   # the seventeenth, blind set
     python benchmarks/build_fresh_corpus.py --set 18 MIRRORS OUT   # the eighteenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 19 MIRRORS OUT   # the nineteenth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -32,8 +33,10 @@ data project, set 15's Claude Code, Codex and OpenCode sessions of CI, release,
 developer-environment and front-end work on Entire checkpoint branches, and set 16's Cursor sessions
 SpecStory saved into ``.specstory/history`` on two pull-request refs, set 17's Gemini CLI
 sessions its users committed as ``/chat share`` Markdown exports or a ``/chat save`` checkpoint,
-and set 18's Cursor sessions of a task-workflow CLI in ``.specstory/history`` and a Claude Code
-session on a checkpoint ref of a research project),
+set 18's Cursor sessions of a task-workflow CLI in ``.specstory/history`` and a Claude Code
+session on a checkpoint ref of a research project, and set 19's Codex, Claude Code and Copilot CLI
+sessions of release CI, a prompt engine's cache, an HPC monitor's resampler, server operations and
+a Portuguese modularisation plan on Entire checkpoint branches),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -44,8 +47,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes10/`` (set 10), ``benchmarks/fresh_probes11/`` (set 11),
 ``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13),
 ``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15),
-``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17) and
-``benchmarks/fresh_probes18/`` (set 18); the README
+``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17),
+``benchmarks/fresh_probes18/`` (set 18) and ``benchmarks/fresh_probes19/`` (set 19); the README
 of each says where its sessions come from.
 """
 
@@ -523,6 +526,32 @@ SET18 = (
         "118f0c42dd0a592f7e7d6fc12c30b525e88bdf11c682aa7209ba0a21d544a4fc",
     ),
 )
+# Set 19 (issue #26's nineteenth, blind set): sessions none of sets 1-18 took (no session id of
+# theirs), each the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI
+# pushes, read at that branch's tip: Codex repairing an npm publish that never ran for release tags
+# on EntityProcess/agentv (MIT, LICENSE), Claude Code reviewing and fixing a pull request's segment
+# cache that blanked the prompt on JanDeDobbeleer/oh-my-posh (MIT, COPYING), Claude Code adding an
+# RRDTool-style average resampler to an HPC job monitor on ClusterCockpit/cc-backend (MIT,
+# LICENSE), Claude Code closing an exposed Redis and CloudFront's buffering of a chat stream on
+# Safecast/safecast-map-MCP (its README: "## License / MIT"), and Copilot CLI planning, in
+# Portuguese, how to modularise a VS Code extension on eitatech/gatomia-vscode (MIT, LICENSE).
+CC_BACKEND = ("ClusterCockpit/cc-backend", "aba3a344129b2d25f6749bdf5c01692d9cf3d1c3")
+SET19_CHECKPOINTS = (
+    (AGENTV, "codex", "46/c11fcf0c5c/0",
+     "558987761b8a18ad9c9d5b042f57c0cbf550256d8f63b1661b42eea063df28f8"),
+    (OH_MY_POSH, "claude-code", "ee/a3a34195eb/0",
+     "95dfcbae18d3d73fb62f3f42f2e11066d74ae39d786a87bf5ebeb28ded220213"),
+    (CC_BACKEND, "claude-code", "89/3a1de325b5/0",
+     "4202939423b762601910b8a2503b87416d2f9a79e16465fa0f821cb7d06afcaf"),
+    (SAFECAST, "claude-code", "64/6c2e6296c0/0",
+     "f532c3ca9f4121d17fb9b0dee8abc1b28753bf53c7094ac0629cb4a7b71fc475"),
+    (GATOMIA, "copilot", "6c/b81d4365f5/0",
+     "1c0992adbfdc403d4d9b4f1c548012c2ddbf99c555ec8dd6e83ce6beef59ac2f"),
+)  # fmt: skip
+SET19 = tuple(
+    checkpoint(repository, commit, folder, sha, agent)
+    for (repository, commit), agent, folder, sha in SET19_CHECKPOINTS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -541,6 +570,7 @@ SETS = {
     16: SET16,
     17: SET17,
     18: SET18,
+    19: SET19,
 }
 
 

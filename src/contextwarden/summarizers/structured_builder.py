@@ -43,6 +43,10 @@ FINDINGS_RANK = 4
 """What else the assistant found or said (``findings``) goes after the code, concepts, completed
 tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
 finding is said once), before the answers' and requests' excerpts and the decisions."""
+LEAD_FINDINGS_RANK = (5, 1_000_000)
+"""A text's lead findings (``findings.LEAD_FINDINGS``) go after the answers' and requests'
+excerpts (5, a position), before any decision: an answer's excerpt is its head and its tail, the
+lead is what the assistant concluded each time it had read something. Their own rank is added."""
 REPEATED_RANK = -1
 """An excerpt of a user message that section 6 quotes whole goes before anything else that may
 go: the same summary holds every word of it, so dropping it loses nothing (a fact is never
@@ -218,7 +222,8 @@ class SectionBuilder:
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
         messages, decisions) and what the answers' excerpts quote: they outrank findings, so
         such a finding would only be kept beside its copy (the next summary reads the
-        excerpts again as prose); ranked ``FINDINGS_RANK``."""
+        excerpts again as prose); ranked ``FINDINGS_RANK``, a text's lead
+        ``LEAD_FINDINGS_RANK``."""
         held = "\n".join(
             [
                 item.text
@@ -232,9 +237,14 @@ class SectionBuilder:
         if not found:
             return []
         items = [Item(FINDINGS_LABEL)]
+        major, offset = LEAD_FINDINGS_RANK
         items += [
-            Item(f"{FINDING_PREFIX}{text}", (FINDINGS_RANK, rank), "findings")
-            for rank, text in found
+            Item(
+                f"{FINDING_PREFIX}{text}",
+                (major, offset + rank) if lead else (FINDINGS_RANK, rank),
+                "findings",
+            )
+            for lead, rank, text in found
         ]
         return items
 

@@ -145,6 +145,38 @@ def test_a_place_counts_within_each_text_block_and_a_carried_finding_leads() -> 
     assert carried and set(carried.values()) == {0}  # chosen once already
 
 
+PLAN = (
+    "Here's the plan:\n"
+    "- Move the session fixture to function scope in the shared conftest module.\n"
+    "- Mark each async test with the asyncio marker of the plugin.\n"
+)
+
+
+def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
+    messages = [
+        Message.user("Find out why the async tests fail, then fix them."),
+        Message.assistant(
+            [TextBlock("\n".join(FIRST_READ)), ToolUseBlock("t1", "Read", {"path": "conftest.py"})]
+        ),
+        Message.user([ToolResultBlock("t1", "import pytest")]),
+        Message.assistant(PLAN),
+        Message.user("Do it."),
+        Message.assistant(DECISION),
+        Message.user("Thanks."),
+        Message.assistant("Done."),
+    ]
+    full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
+    assert f"{FINDING_PREFIX}{FIRST_READ[0]}" in StructuredSummarizer().summarize(messages).text
+    summaries = [
+        StructuredSummarizer(budget_tokens=budget).summarize(messages).sections[5]
+        for budget in range(full, 0, -5)
+    ]
+    steps_gone = next(five for five in summaries if "decisions left out" in five)
+    assert f"{FINDING_PREFIX}{FIRST_READ[0]}" in steps_gone  # the plan's steps went first
+    lead_gone = next(five for five in summaries if FIRST_READ[0] not in five)
+    assert DECISION in lead_gone  # a reason outlasts the lead
+
+
 def test_the_thought_label_of_a_text_action_reply_is_layout() -> None:
     # mini-swe-agent's format opens every reply with "THOUGHT:" before its command
     assert findings("THOUGHT: Now let's build the docs again and check the output.") == []

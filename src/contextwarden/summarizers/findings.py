@@ -4,8 +4,8 @@ A review's conclusions, a measured number, "`x.go:285` re-renders the path" are 
 no word that marks a decision (``decisions``). They take a share of the budget, or the place of
 the lines that restate (commands, code, concepts) in a summary no longer than the share makes
 it; a text's lead (its first findings: what the assistant concluded from what it had just read)
-goes last, of the rest the ones saying least go first, and narration ("Let me look at …", "Now
-I'll run the tests") is never one of them.
+goes after the excerpts and a plan's steps, of the rest the ones saying least go first, and
+narration ("Let me look at …", "Now I'll run the tests") is never one of them.
 """
 
 from __future__ import annotations

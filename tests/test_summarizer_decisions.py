@@ -38,6 +38,14 @@ COUNTER = HeuristicCounter()
         "I'm going ahead with the part we control: a details view in our own sidebar.",
         "我们保留 SQLite\uff0c因为它不需要服务器。",
         "サーバーが不要なため、SQLite をそのまま使います。",
+        # a conclusion drawn from what was just read
+        "The `ImportError` confirms that the wheel was built without the C extension.",
+        "The timeout suggests a deadlock between the two worker threads.",
+        "The stack trace indicates that the handler runs before the config loads.",
+        "It seems the retry wrapper swallows the original exception here.",
+        "El log sugiere que el proceso hijo muere antes de conectar.",
+        "Der Stacktrace bestätigt, dass der Handler zu früh läuft.",
+        "日志表明子进程在连接之前就退出了。",
         # diagnoses without the classic signal words
         "X was never called — the handler is registered after the event fires.",
         "Looks like the port is taken by the old container.",

@@ -95,20 +95,110 @@ def test_substance_counts_identifiers_numbers_negations_and_paths(richer: str, p
     assert substance(richer) > substance(poorer)
 
 
+# Three texts of an agent's turn after it read a test run, as Cursor's steps or three replies
+# write them: what each concludes first, then detail.
+FIRST_READ = (
+    "The fixture closes the session before the test body runs.",
+    "The teardown order is fixture scope first, then `autouse` hooks in `conftest.py` line 40.",
+)
+SECOND_READ = ("Only the async tests fail; the sync ones pass.",)
+
+
+def test_each_texts_lead_is_chosen_before_detail_saying_more() -> None:
+    candidates = [
+        (1, 0, FIRST_READ[0]),
+        (1, 1, FIRST_READ[1]),
+        (1, 2, "Both `db` and `client` fixtures use `scope=module` in `conftest.py`, 2 of 14."),
+        (3, 0, SECOND_READ[0]),
+    ]
+    detail = candidates[2][2]
+    assert substance(detail) > substance(FIRST_READ[0])  # it would go first by substance
+    room = sum(COUNTER.count_text(unit) + 1 for unit in (*FIRST_READ, *SECOND_READ))
+    picked = chosen(candidates, "", room, COUNTER)
+    assert [(lead, unit) for lead, _, unit in picked] == [
+        (True, FIRST_READ[0]),
+        (True, FIRST_READ[1]),
+        (True, SECOND_READ[0]),
+    ]
+    everything = chosen(candidates, "", 1_000, COUNTER)
+    assert (False, detail) in [(lead, unit) for lead, _, unit in everything]
+
+
+def test_a_place_counts_within_each_text_block_and_a_carried_finding_leads() -> None:
+    steps = Message.assistant(
+        [
+            TextBlock("\n".join(FIRST_READ)),
+            ToolUseBlock("t1", "Bash", {"command": "pytest -q tests/test_async.py"}),
+            TextBlock(SECOND_READ[0]),
+        ]
+    )
+    messages = [
+        Message.user("Find out why the async tests fail."),
+        steps,
+        Message.user([ToolResultBlock("t1", "2 failed, 12 passed")]),
+    ]
+    places = {unit: place for _, place, unit in extract_facts(messages).findings}
+    assert places == {FIRST_READ[0]: 0, FIRST_READ[1]: 1, SECOND_READ[0]: 0}
+    first = StructuredSummarizer().summarize(messages).text
+    later = [summary_message(first), Message.assistant("Continuing."), Message.user("Go on.")]
+    carried = {u: p for _, p, u in extract_facts(later).findings if u in carried_findings(first)}
+    assert carried and set(carried.values()) == {0}  # chosen once already
+
+
+PLAN = (
+    "Here's the plan:\n"
+    "- Move the session fixture to function scope in the shared conftest module.\n"
+    "- Mark each async test with the asyncio marker of the plugin.\n"
+)
+
+
+def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
+    messages = [
+        Message.user("Find out why the async tests fail, then fix them."),
+        Message.assistant(
+            [TextBlock("\n".join(FIRST_READ)), ToolUseBlock("t1", "Read", {"path": "conftest.py"})]
+        ),
+        Message.user([ToolResultBlock("t1", "import pytest")]),
+        Message.assistant(PLAN),
+        Message.user("Do it."),
+        Message.assistant(DECISION),
+        Message.user("Thanks."),
+        Message.assistant("Done."),
+    ]
+    full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
+    assert f"{FINDING_PREFIX}{FIRST_READ[0]}" in StructuredSummarizer().summarize(messages).text
+    summaries = [
+        StructuredSummarizer(budget_tokens=budget).summarize(messages).sections[5]
+        for budget in range(full, 0, -5)
+    ]
+    steps_gone = next(five for five in summaries if "decisions left out" in five)
+    assert f"{FINDING_PREFIX}{FIRST_READ[0]}" in steps_gone  # the plan's steps went first
+    lead_gone = next(five for five in summaries if FIRST_READ[0] not in five)
+    assert DECISION in lead_gone  # a reason outlasts the lead
+
+
+def test_the_thought_label_of_a_text_action_reply_is_layout() -> None:
+    # mini-swe-agent's format opens every reply with "THOUGHT:" before its command
+    assert findings("THOUGHT: Now let's build the docs again and check the output.") == []
+    assert findings("THOUGHT: The parser drops the `~` prefix before it resolves the target.") == [
+        "The parser drops the `~` prefix before it resolves the target."
+    ]
+
+
 def test_chosen_skips_what_the_summary_holds_spends_its_room_on_substance_keeps_order() -> None:
     candidates = [
-        (1, "The deploy runs from the other repository entirely."),
-        (2, "Do not accept `accounts.google.com` without the HTTPS scheme"),
-        (3, "The deploy runs from the other repository entirely."),  # said again
-        (4, "Cloud Run IAM is service-level, not issuer-aware."),
+        (1, 0, "The deploy runs from the other repository entirely."),
+        (2, 0, "Do not accept `accounts.google.com` without the HTTPS scheme"),
+        (3, 0, "The deploy runs from the other repository entirely."),  # said again
+        (4, 0, "Cloud Run IAM is service-level, not issuer-aware."),
     ]
     held = "- said: Cloud Run IAM is service-level, not issuer-aware."
     everything = chosen(candidates, held, 1_000, COUNTER)
-    assert [unit for _, unit in everything] == [candidates[0][1], candidates[1][1]]
-    (richer_rank, _), (poorer_rank, _) = everything[1], everything[0]
+    assert [unit for _, _, unit in everything] == [candidates[0][2], candidates[1][2]]
+    (_, richer_rank, _), (_, poorer_rank, _) = everything[1], everything[0]
     assert richer_rank > poorer_rank  # the one saying more is dropped later
-    room = COUNTER.count_text(candidates[1][1]) + 1
-    assert chosen(candidates, held, room, COUNTER) == [(2, candidates[1][1])]
+    room = COUNTER.count_text(candidates[1][2]) + 1
+    assert chosen(candidates, held, room, COUNTER) == [(True, 2, candidates[1][2])]
 
 
 def conversation() -> list[Message]:
@@ -120,7 +210,7 @@ def conversation() -> list[Message]:
     ]
 
 
-def test_the_summary_lists_them_once_below_decisions_and_drops_them_first() -> None:
+def test_the_summary_lists_them_once_below_decisions_and_drops_them_before_decisions() -> None:
     summary = StructuredSummarizer().summarize(conversation())
     five = summary.sections[5]
     assert FINDINGS_LABEL in five
@@ -135,8 +225,18 @@ def test_the_summary_lists_them_once_below_decisions_and_drops_them_first() -> N
     assert sum("Removing them would make" in line for line in listed) == 1
     full = COUNTER.count_text(summary.text)
     tight = StructuredSummarizer(budget_tokens=full - 20).summarize(conversation())
-    assert "findings left out" in tight.sections[5]
-    assert "Do not accept" in tight.text  # a decision, not dropped with the findings
+    # the review's lead (its first findings) outlasts the answer's excerpt, head and tail
+    assert "answers left out" in tight.sections[5]
+    assert f"{FINDING_PREFIX}{REMOVING}" in tight.sections[5]
+    tighter = next(
+        shorter
+        for budget in range(full - 20, 0, -5)
+        if "findings left out"
+        in (
+            shorter := StructuredSummarizer(budget_tokens=budget).summarize(conversation())
+        ).sections[5]
+    )
+    assert "Do not accept" in tighter.text  # a decision, not dropped with the findings
     none = StructuredSummarizer(StructuredPolicy(findings_share=0)).summarize(conversation())
     assert FINDINGS_LABEL not in none.text
 
@@ -209,7 +309,7 @@ def test_a_second_summary_carries_them_within_its_budget() -> None:
         Message.assistant("Split into two commits."),
     ]
     facts = extract_facts(later)
-    assert set(listed) <= {unit for _, unit in facts.findings}
+    assert set(listed) <= {unit for _, _, unit in facts.findings}
     second = summarizer.summarize(later).text
     assert second.count(REMOVING) == 1
     assert second.count("The production policy serializes to 3,451 bytes minified.") == 1

@@ -43,10 +43,10 @@ def test_no_words_restate_nothing() -> None:
 
 
 def test_chosen_gives_the_room_of_a_restated_finding_to_another() -> None:
-    candidates = [(3, EARLIER), (5, OTHER), (9, LATER)]
+    candidates = [(3, 0, EARLIER), (5, 0, OTHER), (9, 0, LATER)]
     room = sum(COUNTER.count_text(text) + 1 for text in (LATER, OTHER))
     # Both older lines say more than the room left after the later one; the restated one is the
     # shorter, so ranked by substance alone it would take the room and the other line would go.
     assert COUNTER.count_text(EARLIER) < COUNTER.count_text(OTHER)
-    picked = [unit for _, unit in chosen(candidates, "", room, COUNTER)]
+    picked = [unit for _, _, unit in chosen(candidates, "", room, COUNTER)]
     assert picked == [OTHER, LATER]

@@ -3,8 +3,10 @@
 A decision is a root cause found, an approach chosen, an alternative ruled out, a constraint kept.
 Agents say these in the languages their users write, so the signals are listed for the
 languages the sessions use: a reason or a choice (``_REASONS``), a diagnosis (``_DIAGNOSES``).
-A short line is the unit: the reason often sits in the sentence next to the conclusion ("The
-file uses tabs. My edit strings were using spaces."), whole; of a long line, its sentences,
+A conclusion the assistant draws from what it just read ("The `ImportError` confirms that …",
+"The timeout suggests …", "It seems the wrapper …") is a diagnosis too. A short line is the
+unit: the reason often sits in the sentence next to the conclusion ("The file uses tabs. My edit
+strings were using spaces."), whole; of a long line, its sentences,
 adjacent kept ones joined again while short, and a sentence too long to keep by its head and
 last clause. Code is not the assistant's reasoning: of a code block only the comments are read.
 A line that announces a plan or a fix ("Here's the plan:") makes the next few lines decisions
@@ -91,10 +93,16 @@ _DIAGNOSES = (
     r"|(?:is|was|are|were) too (?:narrow|broad|strict|loose|early|late|small|large|short|long"
     r"|slow|old|new|many|few)|changed from\b"
     r"|(?:that|this|which) explains|explains? why|no longer|matches the symptoms?"
+    # what the evidence shows: a conclusion drawn from what was just read
+    r"|confirm(?:s|ed)? that|(?:this|which|that|it) confirms|suggest(?:s|ing)"
+    r"|indicat(?:es|ing) that|it seems"
     # Russian, Spanish, Portuguese, French, German
     r"|причин\w*|проблем\w*|ошибк\w*|баг\w*|оказалось|похоже|видимо|значит"  # noqa: RUF001
     r"|la causa|a causa|el problema|o problema|la cause|le problème|Ursache|das Problem"
     r"|der Fehler|parece que|resulta que|il semble|on dirait|scheint|sieht so aus|liegt an"
+    # … and what the evidence shows: "confirms", "suggests", "indicates"
+    r"|подтвержда\w*|указывает на|confirma que|sugiere|sugere|indica que|confirme que|suggère"
+    r"|bestätigt|deutet darauf hin"
 )
 _WIDE_REASONS = (
     # Chinese, Japanese, Korean: no word boundaries to anchor on. A reason ("because",
@@ -106,8 +114,9 @@ _WIDE_REASONS = (
     r"|때문|대신|결정|그래서|따라서|으로 인해|선택|채택|보다는|필요 없"
 )
 _WIDE_DIAGNOSES = (
-    # a cause found, something missing, wrong or in conflict, what turned out to be so
-    r"原因|问题|導致|导致|問題|원인|문제|看起来|似乎|原来|发现|缺少|冲突|没有被"
+    # a cause found, something missing, wrong or in conflict, what turned out to be so, what
+    # the evidence shows ("shows", "confirms": 表明, 证实)
+    r"原因|问题|導致|导致|問題|원인|문제|看起来|似乎|原来|发现|缺少|冲突|没有被|表明|证实"
     r"|ようです|みたい|判明|バグ|競合|間違|不足|足りな|ことが分か|ことがわか|されていな"
     r"|것 같|누락|충돌|잘못"
 )

@@ -104,9 +104,11 @@ class Facts:
     concepts: tuple[tuple[str, int], ...]
     tool_counts: tuple[tuple[str, int], ...]
     message_count: int
-    findings: tuple[tuple[int, str], ...] = ()
-    """(message index, unit): the rest of what the assistant wrote that says something
-    (``findings``), in order; the summary keeps what its other lines do not hold."""
+    findings: tuple[tuple[int, int, str], ...] = ()
+    """(message index, place, unit): the rest of what the assistant wrote that says something
+    (``findings``), in order; the summary keeps what its other lines do not hold. ``place``:
+    the unit's position among the findings of its text (``findings.LEAD_FINDINGS``); 0 for one
+    an earlier summary lists, which that summary chose already."""
 
     @property
     def unresolved_errors(self) -> tuple[ErrorFact, ...]:
@@ -141,7 +143,7 @@ class _Walk:
     turn_end: int = -1
     answers: list[tuple[int, str]] = field(default_factory=list)
     decisions: list[tuple[int, str]] = field(default_factory=list)
-    findings: list[tuple[int, str]] = field(default_factory=list)
+    findings: list[tuple[int, int, str]] = field(default_factory=list)
     concepts: Counter[str] = field(default_factory=Counter)
     tool_counts: Counter[str] = field(default_factory=Counter)
     aliases: dict[str, str] = field(default_factory=dict)
@@ -196,7 +198,7 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
         for text in texts:
             decided = decisions(text, edits=edits)
             walk.decisions.extend((index, s) for s in decided)
-            walk.findings.extend((index, s) for s in findings(text, decided))
+            walk.findings.extend((index, *found) for found in enumerate(findings(text, decided)))
     if calls:
         walk.last_calls = calls
     if texts and (not calls or _answered_after(message)):
@@ -274,12 +276,14 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         )
     decided, found = carried_decisions(text), carried_findings(text)
     walk.decisions.extend((index, sentence) for sentence in decided)
-    walk.findings.extend((index, unit) for unit in found)
+    walk.findings.extend((index, 0, unit) for unit in found)
     held = (*decided, *found)
     for excerpt in carried_excerpts(text):  # read as the assistant's prose it was
         read = decisions(excerpt)
         walk.decisions.extend((index, s) for s in read if _new(s, held))
-        walk.findings.extend((index, u) for u in findings(excerpt, read) if _new(u, held))
+        walk.findings.extend(
+            (index, place, u) for place, u in enumerate(findings(excerpt, read)) if _new(u, held)
+        )
 
 
 def _new(unit: str, held: Sequence[str]) -> bool:

@@ -38,11 +38,23 @@ CARRIED_RANK = 6
 """Items ranked this or higher are what a session has to carry from summary to summary: its
 decisions (6), further error lines (7) and errors fixed later (8); those ranked lower restate
 them (code, concepts, commands, answers' and requests' excerpts) or say what the session need
-not carry (findings, ``FINDINGS_RANK``)."""
+not carry (findings, ``FINDINGS_RANK``; a text's lead ranks among the decisions,
+``LEAD_FINDINGS_RANK``, but is chosen in the room left once the budget is set)."""
 FINDINGS_RANK = 4
 """What else the assistant found or said (``findings``) goes after the code, concepts, completed
 tasks and commands (0-3: they restate what the files, the errors and the kept tail hold; a
-finding is said once), before the answers' and requests' excerpts and the decisions."""
+finding is said once), before the answers' and requests' excerpts and the decisions; a text's
+lead goes later (``LEAD_FINDINGS_RANK``)."""
+_STANDING_STEP = 1_000_000
+"""Between two standings (``decisions.standing``) in a decision's rank, to which its message's
+index is added: of one standing, the oldest goes first."""
+LEAD_FINDINGS_RANK = (CARRIED_RANK, -3 * _STANDING_STEP // 2)
+"""A text's lead findings (``findings.LEAD_FINDINGS``; their own rank is added) go after the
+answers' and requests' excerpts and the decisions with no signal (a plan's step, what a message
+that edits a file says: standing 0), before the diagnoses and the reasons: each says what the
+assistant concluded when it had read something, and held a probe of the fresh sets about twice
+as often per token as a decision with no signal (``docs/benchmarks.md``). They are chosen after
+the budget has grown to what the session carries, so they never make it grow."""
 REPEATED_RANK = -1
 """An excerpt of a user message that section 6 quotes whole goes before anything else that may
 go: the same summary holds every word of it, so dropping it loses nothing (a fact is never
@@ -206,7 +218,7 @@ class SectionBuilder:
         items += [
             Item(
                 f"{DECISION_PREFIX}{text}",
-                (6, index + (standing(text) - 2) * 1_000_000),
+                (CARRIED_RANK, index + (standing(text) - 2) * _STANDING_STEP),
                 "decisions",
             )
             for index, text in listed
@@ -218,7 +230,8 @@ class SectionBuilder:
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
         messages, decisions) and what the answers' excerpts quote: they outrank findings, so
         such a finding would only be kept beside its copy (the next summary reads the
-        excerpts again as prose); ranked ``FINDINGS_RANK``."""
+        excerpts again as prose); ranked ``FINDINGS_RANK``, a text's lead
+        ``LEAD_FINDINGS_RANK``."""
         held = "\n".join(
             [
                 item.text
@@ -232,9 +245,14 @@ class SectionBuilder:
         if not found:
             return []
         items = [Item(FINDINGS_LABEL)]
+        major, offset = LEAD_FINDINGS_RANK
         items += [
-            Item(f"{FINDING_PREFIX}{text}", (FINDINGS_RANK, rank), "findings")
-            for rank, text in found
+            Item(
+                f"{FINDING_PREFIX}{text}",
+                (major, offset + rank) if lead else (FINDINGS_RANK, rank),
+                "findings",
+            )
+            for lead, rank, text in found
         ]
         return items
 

@@ -15,16 +15,19 @@ from typing import Any
 import pytest
 
 from contextwarden.compaction.summarize import Summarize
+from contextwarden.compaction.truncate import Truncate
 from contextwarden.eval.probes import Probe
 from contextwarden.eval.recall_path import follow_markers
 from contextwarden.eval.replay import replay
 from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.manager import ContextManager
+from contextwarden.model import Message, TextBlock
 from contextwarden.policy import ContextPolicy
-from contextwarden.recall import PAGE_CHARS, recall
+from contextwarden.recall import PAGE_CHARS, original, recall
 from contextwarden.stores.sqlite import SqliteStore
 from contextwarden.summarizers.structured import StructuredSummarizer
+from contextwarden.summarizers.typed import typed_texts
 from tests.conftest import fixture_path
 from tests.servers import Captured, Reply, openai_completion, openai_stream, serving
 from tests.test_chat import FILES, notes_workspace, print_mode
@@ -117,6 +120,54 @@ def test_a_span_comes_back_from_a_store(tmp_path: Path) -> None:
         live = recall(history, {"id": span}).text
         reopened = store.load("s1", mode="merge")
     assert recall(reopened, {"id": span}).text == live
+
+
+def _truncated(policy: ContextPolicy) -> tuple[tuple[Message, ...], ConversationHistory, int]:
+    """The session before, after a truncation keeping one turn, and how many messages it dropped."""
+    history = load(fixture_path(SESSION))
+    before = history.messages
+    report = ContextManager(policy).apply(history, Truncate(keep_recent_turns=1), trigger="manual")
+    assert report.applied, report.description
+    dropped = report.details["dropped"]
+    assert isinstance(dropped, int)
+    return before, history, dropped
+
+
+def test_a_truncation_names_the_id_that_brings_what_it_dropped_back() -> None:
+    before, history, dropped = _truncated(ContextPolicy(context_window=12_000, recall=True))
+    lead = history.messages[0]
+    (note,) = [b.text for b in lead.content if isinstance(b, TextBlock) and SPAN_ID.search(b.text)]
+    assert dropped > 1 and f"{dropped:,} earlier message(s) were dropped here" in note
+    (span,) = SPAN_ID.findall(note)
+    assert original(history, span) is not None
+    whole = original(history, span) or ""
+    for message in before[1:]:
+        if message not in history.messages:
+            for result in message.tool_results:
+                assert result.text[:200] in whole
+    # the note is ours, not what the person typed: a later summary does not quote it as theirs
+    assert [t for t in typed_texts(lead) if "were dropped here" in t] == []
+
+
+def test_a_truncation_without_the_tool_names_no_id() -> None:
+    _, history, _ = _truncated(ContextPolicy(context_window=12_000))
+    assert not SPAN_ID.search(history.messages[0].text)
+
+
+def test_a_dropped_span_comes_back_from_a_store(tmp_path: Path) -> None:
+    source = load(fixture_path(SESSION))
+    with SqliteStore(tmp_path / "s.db") as store:
+        history = ConversationHistory.open(store, "s1", mode="merge")
+        for message in source.messages:
+            history.add(message)
+        ContextManager(ContextPolicy(context_window=12_000, recall=True)).apply(
+            history, Truncate(keep_recent_turns=1), trigger="manual"
+        )
+        (span,) = SPAN_ID.findall(history.messages[0].text)
+        live = recall(history, {"id": span})
+        reopened = store.load("s1", mode="merge")
+    assert not live.is_error
+    assert recall(reopened, {"id": span}).text == live.text
 
 
 # ----------------------------------------------------------------------------- chat, end to end
@@ -214,7 +265,9 @@ def test_the_replay_measures_the_recall_path() -> None:
     assert missing, "an 8K window loses these lines from the context"
     assert set(ladder.recall.recovered) == set(missing)  # each one is in a named original
     assert ladder.recall.final_share(ladder.retention) == 1.0 > ladder.retention.final_share
-    assert truncate.retention.missing_at_end and truncate.recall.recovered == ()
+    # a truncation names what it dropped too, and each one's span holds the note of the one before
+    gone = truncate.retention.missing_at_end
+    assert gone and set(truncate.recall.recovered) == set(gone)
     assert ladder.as_json()["probe_retention_final_recall"] == 1.0
 
 

@@ -60,6 +60,14 @@ DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
 )
 DEFAULT_RESULT_LIMITS: FrozenDict = FrozenDict({"Bash": 30_000})
 CLEARED_MARKER = "[Old tool result content cleared]"
+DROPPED_NOTE = (
+    "[contextwarden: {count:,} earlier message(s) were dropped here to fit the context window; "
+    'recall(id="{id}") reads them back verbatim]'
+)
+"""Added after the first user message when a truncation drops messages and the model is offered
+the ``recall`` tool (``ContextPolicy.recall``): the dropped span's id, as a summary names its own.
+The person did not type it (``summarizers.typed``)."""
+DROPPED_NOTE_OPENING = DROPPED_NOTE.split("{", 1)[0]
 
 OverflowPolicy = Literal["raise", "flag"]
 """What ``prepare`` does when even the last-resort cap leaves the request over the window."""

@@ -2,7 +2,8 @@
 a marker or a summary names, and gets the original back from the history's log, a page at a time.
 
 Offer ``RECALL_TOOL`` with the agent's tools and set ``ContextPolicy(recall=True)`` (summaries then
-name the id of the span they cover); answer each call with ``recall(history, tool_input)``.
+name the id of the span they cover, and a truncation the id of what it dropped); answer each call
+with ``recall(history, tool_input)``.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def recall(
 
 def original(history: ConversationHistory, wanted: str) -> str | None:
     """The whole original under ``wanted``: a tool result or text (``history.rehydrate``), or
-    the transcript of the messages a summary replaced (``span_id`` names it); None if neither."""
+    the transcript of the messages a summary replaced or a truncation dropped (``span_id``,
+    ``dropped_id``); None if neither."""
     back = _rehydrated(history, wanted)
     if back is not None:
         return back.text
@@ -124,13 +126,33 @@ def span_id(summary: str) -> str:
     return content_id(summary)
 
 
+DROPPED_ID_KEY = "recall_id"
+"""The compaction boundary's detail holding ``dropped_id`` of what a truncation dropped."""
+
+
+def dropped_id(messages: Sequence[Message]) -> str:
+    """The recall id of messages a compaction dropped with no summary in their place (a
+    truncation): the content id of their count and texts, recorded in the boundary's details
+    (``DROPPED_ID_KEY``), so the log, not a recomputation, says which span it names."""
+    texts = (text for message in messages for text in block_texts(message))
+    return content_id("\x1e".join((f"{len(messages)} dropped", *texts)))
+
+
+def _names(entry: CompactionBoundary, wanted: str) -> bool:
+    """Whether ``wanted`` is the recall id of the span ``entry`` took out of the view."""
+    if entry.summary is not None:
+        return span_id(entry.summary) == wanted
+    return entry.details.get(DROPPED_ID_KEY) == wanted
+
+
 def summarized_span(entries: Sequence[LogEntry], wanted: str) -> list[tuple[int, Message]] | None:
-    """(index in the view before, message) of each message the summary with ``span_id`` wanted
-    took out of the view, or None when no compaction in ``entries`` wrote that summary."""
+    """(index in the view before, message) of each message the compaction ``wanted`` names took
+    out of the view (a summary's ``span_id``, a truncation's ``dropped_id``), or None when no
+    compaction in ``entries`` has that id."""
     since: list[LogEntry] = []
     for entry in entries:
         if isinstance(entry, CompactionBoundary):
-            if entry.summary is not None and span_id(entry.summary) == wanted:
+            if _names(entry, wanted):
                 kept = Counter(entry.view)  # equal, not identical: a log read back from a store
                 span = []
                 for i, message in enumerate(derive_view(since)):
@@ -149,7 +171,8 @@ MARKED_IDS = re.compile(
     r"history\.rehydrate\('([^'\n]{1,200})'\)|recall\(id=\"([^\"\n]{1,200})\"\)"
 )
 """How markers and summaries name what can be recalled: the cut and clearing notes name
-``history.rehydrate('…')``, a summary offered with the tool names ``recall(id="…")``."""
+``history.rehydrate('…')``, a summary offered with the tool names ``recall(id="…")``, and so
+does the note a truncation leaves (``policy.DROPPED_NOTE``)."""
 
 
 def named_ids(messages: Sequence[Message], cleared_marker: str = CLEARED_MARKER) -> list[str]:

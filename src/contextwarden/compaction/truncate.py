@@ -4,7 +4,8 @@ The cut is a safe cut point, so roles alternate and no tool result is orphaned. 
 tail starts with a user message, the first user message is merged in front of it (one user
 message, first message's blocks first) rather than moving the cut: the turn is kept whole. With
 ``keep_summary`` a compaction summary at the front is kept too (the manager's ladder never throws
-away the summary it just made).
+away the summary it just made). When the model is offered the ``recall`` tool, a note after the
+first user message names the id that brings the dropped messages back (``policy.DROPPED_NOTE``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from contextwarden.compaction.cuts import (
     plan_cut,
     turn_starts,
 )
-from contextwarden.model import FrozenDict, Message, MessageMeta
+from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
+from contextwarden.policy import DROPPED_NOTE
+from contextwarden.recall import DROPPED_ID_KEY, dropped_id
 
 
 class Truncate:
@@ -66,14 +69,23 @@ class Truncate:
         ctx, tokens_before, suffix = plan.context, plan.tokens_before, plan.suffix
         keep = self.keep_recent_turns or ctx.policy.keep_recent_turns
         lead = _lead(messages, self.keep_summary)
-        lead_tokens = ctx.count(lead)
+        # The note's id is the dropped span's, known once the cut is: a placeholder of its length
+        # sizes the lead the cut is chosen with.
+        noted = ctx.policy.recall and len(messages) > 1
+        sized = _noted(lead, 1, dropped_id(messages[:1])) if noted else lead
+        lead_tokens = ctx.count(sized)
         cut, fits = self._choose(messages, plan.cuts, keep, lambda c: lead_tokens + suffix[c])
+        recall_id = dropped_id(messages[:cut]) if noted and cut > 1 else None
+        if recall_id is not None:
+            lead = _noted(lead, cut - 1, recall_id)
         after = join(lead, messages[cut:])
         if len(after) == len(messages) and after == tuple(messages):
             reason = f"only {len(turn_starts(messages))} turn(s); nothing to drop"
             return unchanged(self.name, messages, reason, tokens_before)
         tokens_after = plan.tokens_after(after, lead, cut)
         description, details = self._describe(messages, cut, fits)
+        if recall_id is not None:
+            details[DROPPED_ID_KEY] = recall_id
         proposal = Proposal(after, tokens_after, description, None, details)
         return finish(self.name, messages, tokens_before, proposal)
 
@@ -109,6 +121,12 @@ class Truncate:
 
 
 _OUR_KEYS = (FIRST_BLOCKS_KEY, SUMMARY_KEY, SUMMARY_BLOCKS_KEY)
+
+
+def _noted(lead: Message, count: int, recall_id: str) -> Message:
+    """``lead`` with the note naming the ``count`` messages dropped after it and their id."""
+    note = TextBlock(DROPPED_NOTE.format(count=count, id=recall_id))
+    return replace(lead, content=(*lead.content, note))
 
 
 def _lead(messages: Sequence[Message], keep_summary: bool) -> Message:

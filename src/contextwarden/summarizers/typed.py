@@ -49,8 +49,9 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` command; the instructions of a skill Claude Code loads
    when its ``Skill`` tool runs ("Base directory for this skill: <dir>" and the ``SKILL.md`` body,
    an ``isMeta`` record in its own files, unflagged in a SpecStory export or a proxied request);
-   and the reference a summary message carries in place of injected context
-   (``INJECTED_REFERENCE``). A text that is empty after steps 4 and 5 is
+   the reference a summary message carries in place of injected context
+   (``INJECTED_REFERENCE``); and the note a truncation leaves where it dropped messages
+   (``policy.DROPPED_NOTE``). A text that is empty after steps 4 and 5 is
    not a message.
 
 ``is_injected_block`` applies rules 2 and 4 to one text: the agent tool wrote it (a summary
@@ -64,6 +65,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.policy import DROPPED_NOTE_OPENING
 from contextwarden.summarizers.answers import question_answers
 from contextwarden.summarizers.carry import carried_user_messages
 from contextwarden.toolnames import TEXT_NOT_RUN_HEADER, TEXT_RESULT_HEADER
@@ -128,6 +130,7 @@ _HARNESS_TEXT_RE = re.compile(
     r"\A<returncode>-?\d+</returncode>"  # mini-swe-agent
     r"|\APlease always provide EXACTLY ONE action in triple backticks"  # mini-swe-agent
     r"|\ABase directory for this skill: "  # Claude Code's Skill tool, loading a skill's SKILL.md
+    r"|\A" + re.escape(DROPPED_NOTE_OPENING)  # ours: where a truncation dropped messages
 )
 # SWE-agent ends every environment message with this prompt, the task statement included, so it
 # marks an observation only in a message that answers the agent.

@@ -106,3 +106,11 @@ def test_a_background_commands_gateway_error_page_is_a_failure() -> None:
     assert result_failure(call, result) == "<head><title>504 Gateway Time-out</title></head>"
     served = GATEWAY_PAGE.replace("504 Gateway Time-out", "Welcome to nginx!")
     assert result_failure(call, ToolResultBlock(tool_use_id="t1", content=served)) is None
+
+
+def test_a_diff_alone_shows_its_lines_whatever_they_say() -> None:
+    differing = "Exit code 1\n3c3\n< cp: cannot stat 'a': No such file or directory\n---\n> ok\n"
+    assert (
+        failure_excerpt(differing, is_error=True, shell=True, command="diff old.log new.log")
+        is None
+    )

@@ -128,6 +128,8 @@ _HTTP_FAILURE = re.compile(
 )
 _HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
 """A client that exits 0 on an HTTP 4xx/5xx (``curl`` without ``-f``): its body says it failed."""
+_STEPS = re.compile(r"&&|\|\||[;|\n]")
+"""Where a command line runs one more step: a list (``;``, ``&&``, ``||``, a new line) or a pipe."""
 _PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped)$")
 """pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
 no line says what failed, not the one to quote either."""
@@ -148,8 +150,9 @@ def failure_excerpt(
     text = _as_printed(text)
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = shown_status(text)
-    if status == 1 and command is not None and answers_no(command) and not _step_failed(text):
-        return None
+    if status == 1 and command is not None and answers_no(command):
+        if not _step_failed(text, command):
+            return None
     failed = is_error or (status is not None and status != 0)
     if command is not None and LOG_VIEWER.search(command):
         text = LOG_PREFIX.sub("", text)
@@ -254,12 +257,14 @@ def _says_it_failed(text: str) -> bool:
     return _last_traceback(text) is not None or marks_a_failure(text)
 
 
-def _step_failed(text: str) -> bool:
+def _step_failed(text: str, command: str) -> bool:
     """An output whose exit status 1 is a search's "nothing found" (``answers_no``) holds a line
     naming what failed and where (``TELLING``: ``cp: cannot stat 'x': No such file or
-    directory``, systemctl's ``Unit x.service could not be found.``): a search that found
-    nothing printed nothing, so the line is an earlier step's, and that step failed."""
-    return TELLING.search(text) is not None
+    directory``, systemctl's ``Unit x.service could not be found.``) and ``command`` has steps
+    before the search: a search that found nothing printed nothing, so the line is an earlier
+    step's, and that step failed. ``diff a b`` alone prints the lines that differ, whatever
+    they say."""
+    return _STEPS.search(command) is not None and TELLING.search(text) is not None
 
 
 def _ends_in_error(text: str) -> bool:

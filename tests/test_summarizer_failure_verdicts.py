@@ -8,7 +8,7 @@ taken for failures."""
 from __future__ import annotations
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.failure_marks import line_rank
+from contextwarden.summarizers.failure_marks import TELLING_RANK, line_rank
 from contextwarden.summarizers.failures import failure_excerpt, failure_lines, result_failure
 
 CARGO_DOCTEST = (
@@ -90,6 +90,10 @@ def test_a_jest_configuration_warning_is_not_a_failure() -> None:
 def test_a_missing_unit_fails_a_step_before_a_search_that_found_nothing() -> None:
     excerpt = failure_excerpt(SYSTEMCTL, is_error=True, shell=True, command=SYSTEMCTL_COMMAND)
     assert excerpt == "Unit apache2.service could not be found."
+    # systemctl's own line when a verb fails on a unit names the unit and why
+    refused = "Failed to restart nginx.service: Unit nginx.service not found."
+    assert line_rank(refused) == TELLING_RANK
+    assert line_rank("Failed to fetch updates from the mirror") != TELLING_RANK
 
 
 def test_a_search_that_found_nothing_is_still_no_failure() -> None:

@@ -314,3 +314,27 @@ def test_a_second_summary_carries_them_within_its_budget() -> None:
     assert second.count(REMOVING) == 1
     assert second.count("The production policy serializes to 3,451 bytes minified.") == 1
     assert carried_findings(second)[: len(listed)] == listed  # oldest first, as they were
+
+
+def test_a_failure_the_assistant_quotes_in_a_code_block_is_read_not_the_code() -> None:
+    # the person ran the commands and pasted nothing the export kept; the answer quotes git's
+    # own messages (git-apply: "can't open patch", git-rev-parse: "ambiguous argument")
+    answer = (
+        "Both commands used the example paths from the docs.\n\n"
+        "```\n"
+        "error: can't open patch 'save/location/test_diff.diff': No such file or directory\n"
+        "```\n\n"
+        "```\n"
+        "fatal: ambiguous argument 'test/file/path': unknown revision or path not in the "
+        "working tree.\n"
+        "```\n\n"
+        "```bash\n"
+        "mkdir -p save/location && git diff -- src/app.py > save/location/test_diff.diff\n"
+        "```\n"
+    )
+    found = findings(answer)
+    assert "error: can't open patch 'save/location/test_diff.diff': No such file or directory" in (
+        found
+    )
+    assert any(unit.startswith("fatal: ambiguous argument 'test/file/path'") for unit in found)
+    assert not any("mkdir" in unit for unit in found)

@@ -14,7 +14,7 @@ from contextwarden.compaction.microcompact import UNFLAGGED_LINES_NOTE
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.policy import CLEARED_MARKER, ContextPolicy
 from contextwarden.summarizers.failures import result_failure
-from contextwarden.summarizers.unflagged import failure_like_lines, shows_output
+from contextwarden.summarizers.unflagged import failure_like_lines, shows_output, unflagged_lines
 
 CLOUDFRONT = (
     '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n'
@@ -132,3 +132,36 @@ def test_microcompact_keeps_an_unflagged_failure_line_by_default() -> None:
     assert MicroCompact(min_saving=0)(messages, off).messages[2].tool_results[0].text == (
         CLEARED_MARKER
     )
+
+
+def search_session(answer: str) -> list[Message]:
+    """A Gemini CLI glob (its tool's wording when nothing matched, from its glob tool), then
+    enough other results for microcompact to clear it."""
+    call = ToolUseBlock("glob-1", "glob", {"pattern": "**/*.png"})
+    messages = [Message("user", (TextBlock("Add a PNG logo to the README."),))]
+    messages += [
+        Message("assistant", (call,)),
+        Message("user", (ToolResultBlock(call.id, answer),)),
+    ]
+    for n in range(6):
+        read = bash(f"cat part{n}.txt", f"toolu_{n}")
+        messages.append(Message("assistant", (read,)))
+        messages.append(Message("user", (ToolResultBlock(read.id, "line " * 700),)))
+    return messages
+
+
+def test_a_search_that_matched_nothing_keeps_its_answer_when_cleared() -> None:
+    nothing = 'No files found matching pattern "**/*.png" within /w/session-bridge'
+    glob = ToolUseBlock("g1", "Glob", {"pattern": "**/*.png"})
+    assert unflagged_lines(glob, nothing, 1, 200) == (nothing,)
+    assert unflagged_lines(glob, "No files found", 1, 200) == ("No files found",)
+    hits = 'Found 2 file(s) matching "**/*.png"\n/w/media/logo.png\n/w/media/dark/play.png'
+    assert unflagged_lines(glob, hits, 1, 200) == ()
+    assert unflagged_lines(glob, nothing, 0, 200) == ()  # off
+    # the same words in a program's output or a file are not a search's answer
+    assert unflagged_lines(bash("cat notes.txt", "b1"), nothing, 1, 200) == ()
+    # a short answer costs more cleared than kept: microcompact leaves it whole
+    kept = MicroCompact(min_saving=0)(search_session(nothing)).messages[2].tool_results[0].text
+    assert kept == nothing
+    cleared = MicroCompact(min_saving=0)(search_session(hits)).messages[2].tool_results[0].text
+    assert cleared == CLEARED_MARKER

@@ -32,7 +32,7 @@ from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, Tool
 from contextwarden.summarizers.actions import action_call
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import typed_in_result
-from contextwarden.summarizers.unflagged import failure_like_lines, shows_output
+from contextwarden.summarizers.unflagged import unflagged_lines
 
 Kept = Callable[[ToolResultBlock, ToolUseBlock | None], Sequence[str] | None]
 """Lines of a result to keep after the marker when it is cleared, given the call it answers;
@@ -178,7 +178,7 @@ def failure_lines_kept(
     """What microcompact keeps of a cleared result: up to ``limit`` error lines of a failed call,
     found by the failure detection the summaries use, in the result as first added
     (``originals``), not in a preview an earlier rung cut; of a result not found failed, up to
-    ``unflagged`` lines saying its work did not happen (``unflagged.failure_like_lines``): a failure
+    ``unflagged`` lines saying its work did not happen (``unflagged.unflagged_lines``): a failure
     that exited 0 is not lost silently. A result holding a reason the person typed (a rejected
     call's reason, answers to a question tool, Cline's typed elements) is never cleared: what
     the user said stays in the context."""
@@ -193,9 +193,7 @@ def failure_lines_kept(
         failed = failure_lines(call, source, limit)
         if failed:
             return (FAILED_LINES_NOTE, *failed)
-        if unflagged <= 0 or not shows_output(call):  # off: no scan of the output
-            return ()
-        hinted = failure_like_lines(source.text, unflagged, UNFLAGGED_LINE_CHARS)
+        hinted = unflagged_lines(call, source.text, unflagged, UNFLAGGED_LINE_CHARS)
         return (UNFLAGGED_LINES_NOTE, *hinted) if hinted else ()
 
     return kept

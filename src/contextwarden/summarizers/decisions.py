@@ -31,6 +31,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from contextwarden.summarizers.failure_marks import MARKED_RANKS, line_rank
+
 MAX_DECISION_CHARS = 300
 """A decision is kept by its first this-many characters."""
 WHOLE_LINE_CHARS = 160
@@ -330,14 +332,18 @@ def _negates_beside(unit: str) -> bool:
 
 def _prose_lines(text: str) -> list[str]:
     """The non-empty lines of ``text``; of a code block, only its comments (the author's reasons
-    for a command, "# since I might have shifted things"), not its code."""
+    for a command, "# since I might have shifted things") and the failure lines it quotes
+    (``failure_marks``: ``fatal: ambiguous argument 'x'``, an error the person saw and the
+    answer names, often its only record), not its code."""
     lines: list[str] = []
     in_code = False
     for line in text.splitlines():
         stripped = line.strip()
         if _FENCE.match(line):
             in_code = not in_code
-        elif stripped and (not in_code or stripped.startswith(_COMMENTS)):
+        elif stripped and (
+            not in_code or stripped.startswith(_COMMENTS) or line_rank(stripped) in MARKED_RANKS
+        ):
             lines.append(stripped)
     return lines
 

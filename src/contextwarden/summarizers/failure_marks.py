@@ -28,12 +28,15 @@ ERROR_LINE = re.compile(
     # ("Fatal error: Index out of range"), sqlite3's shell ("Parse error: no such table: t")
     r"|(?:PHP )?(?:Parse|Fatal|Runtime) error: "
     r"|\s?\u2a2f "  # Next.js and Turbopack mark an error line with U+2A2F
+    r"|\s*\u25cf (?:\w+ )*Error:"  # Jest's config errors: "● Validation Error:" (jest-validate)
     r").*$",
     re.M,
 )
 """A line a program starts with its error prefix (``error:``, ``fatal:``, ``npm ERR!``…), and an
 uncaught error as Node.js prints it when it carries a code (``Error [ERR_MODULE_NOT_FOUND]:
-Cannot find package 'x'``, esbuild's ``Error [TransformError]:``; the Node.js "Errors" page)."""
+Cannot find package 'x'``, esbuild's ``Error [TransformError]:``; the Node.js "Errors" page), and
+Jest's heading of an error in its configuration (jest-validate's ``● Validation Error:``, its
+message on the next line: ``Watch plugin x cannot be found.``), after which no test ran."""
 _OS_ERRORS = (
     # POSIX strerror, as C, Go, Python and the shells print it, and its common translations
     r"No such file or directory|Permission denied|Operation not permitted|Is a directory"
@@ -57,6 +60,9 @@ TELLING = re.compile(
     r"(?:(?:\[\w+\])?:|\s+[A-Z]{1,8}\d+\b)"
     r"|\S+?(?::\d+)+:\s+[A-Z]{1,4}\d{3,4}\b"  # a linter's rule code: ruff, flake8, pylint
     r"|\d+:\d+\s+error\s+\S"  # eslint's stylish format, under its file's name
+    # systemctl: "Unit x.service could not be found.", "Failed to start x.service: Access denied"
+    r"|Unit [\w@.-]+ could not be found\."
+    r"|Failed to [a-z-]+ [\w@.-]+\.(?:service|socket|timer|target|mount|path|slice|scope): "
     r"|[\w.-]+ : (?:fatal )?error [A-Z]+\d+:"  # MSBuild's tool-named error (CSC : error CS…)
     r"|[\w.+-]+: (?:fatal )?error: (?!ld returned|linker command failed)"  # gcc: fatal error:
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
@@ -188,9 +194,12 @@ the tools print them in ("Traceback (most recent call last):" is a header saying
 what went wrong, so not "traceback")."""
 _HINT = re.compile(r"^\s*(?:hint|note|help|info|warning|tip):", re.I)
 """Advice a tool prints after its error (git's ``hint:``, rustc's ``help:``): never the error."""
-_NONE_FAILED = re.compile(r"^\s*(?:[\w ]+:\s*)?0 (?:fail(?:ed|s|ures?)?|errors?)\b", re.I)
-"""A run's count of its failures when there were none (bun's `` 0 fail``, ``Errors: 0 errors``):
-it uses a failure word and says nothing failed."""
+_NONE_FAILED = re.compile(
+    r"^\s*(?:[\w ]+:\s*)?0 (?:fail(?:ed|s|ures?)?|errors?)\b|^\s*test result: ok\.", re.I
+)
+"""A run's count of its failures when there were none (bun's `` 0 fail``, ``Errors: 0 errors``,
+Rust's libtest ``test result: ok. 24 passed; 0 failed; 0 ignored; …``): it uses a failure word
+and says nothing failed."""
 TELLING_RANK = 0
 ERROR_RANK = 1
 EXCEPTION_RANK = 2

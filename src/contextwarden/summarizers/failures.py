@@ -48,6 +48,7 @@ from contextwarden.summarizers.failure_marks import (
     MARKED_RANKS,
     RUNNER_MARK,
     SHELL_PREFIX,
+    TELLING,
     TRAILER_RANK,
     marks_a_failure,
     ranked_lines,
@@ -127,6 +128,8 @@ _HTTP_FAILURE = re.compile(
 )
 _HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
 """A client that exits 0 on an HTTP 4xx/5xx (``curl`` without ``-f``): its body says it failed."""
+_STEPS = re.compile(r"&&|\|\||[;|\n]")
+"""Where a command line runs one more step: a list (``;``, ``&&``, ``||``, a new line) or a pipe."""
 _PASSED_LINE = re.compile(r"\.{3,}\s*(?:\(no files to check\))?(?:Passed|Skipped)$")
 """pre-commit's line for a hook that passed or had nothing to check (``ruff.....Passed``): when
 no line says what failed, not the one to quote either."""
@@ -148,7 +151,8 @@ def failure_excerpt(
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = shown_status(text)
     if status == 1 and command is not None and answers_no(command):
-        return None
+        if not _step_failed(text, command):
+            return None
     failed = is_error or (status is not None and status != 0)
     if command is not None and LOG_VIEWER.search(command):
         text = LOG_PREFIX.sub("", text)
@@ -253,6 +257,16 @@ def _says_it_failed(text: str) -> bool:
     return _last_traceback(text) is not None or marks_a_failure(text)
 
 
+def _step_failed(text: str, command: str) -> bool:
+    """An output whose exit status 1 is a search's "nothing found" (``answers_no``) holds a line
+    naming what failed and where (``TELLING``: ``cp: cannot stat 'x': No such file or
+    directory``, systemctl's ``Unit x.service could not be found.``) and ``command`` has steps
+    before the search: a search that found nothing printed nothing, so the line is an earlier
+    step's, and that step failed. ``diff a b`` alone prints the lines that differ, whatever
+    they say."""
+    return _STEPS.search(command) is not None and TELLING.search(text) is not None
+
+
 def _ends_in_error(text: str) -> bool:
     """The last ``ENDING_LINES`` lines of a program's output hold an error line: a script that
     caught its error, printed it and exited 0, or a failed step a later one hid."""
@@ -306,18 +320,19 @@ def _ends_in_traceback(text: str) -> bool:
 
 def _tool_says_it_failed(text: str) -> bool:
     """A tool's own message opens by saying it failed (``apply_patch verification failed:``,
-    ``ERROR:``) or with a traceback (a notebook cell's): a traceback further down may be text
-    the tool shows (a log, a file that no tool name says it reads)."""
-    opening = [
-        line.strip()
-        for line in text.splitlines()
-        if line.strip() and not FRAME_LINE.match(line.strip())
-    ][:OPENING_LINES]
+    ``ERROR:``), with a traceback (a notebook cell's) or with an HTTP error page (a background
+    command's output Claude Code's TaskOutput returns after its status lines: ``<title>504
+    Gateway Time-out</title>``): a traceback further down may be text the tool shows (a log, a
+    file that no tool name says it reads)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    opening = [line for line in lines if not FRAME_LINE.match(line)][:OPENING_LINES]
+    shown = [line for line in lines if not is_status_line(line)][:OPENING_LINES]
     first = opening[0] if opening else ""
     return (
         _last_traceback("\n".join(opening)) is not None
         or ERROR_LINE.match(first) is not None
         or _TOOL_FAILURE.search(first) is not None
+        or any(HTTP_ERROR_HEADING.match(line) for line in shown)
     )
 
 

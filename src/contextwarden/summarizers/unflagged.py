@@ -3,7 +3,8 @@
 ``failures`` judges a result failed from its exit code, its error flag or a line only a failing
 program prints; a failure that exits 0 (a script printing the gateway error page it fetched, a
 command whose glob matched nothing) passes it. Microcompact keeps such a line of a result when
-it clears it, so an unrecognised failure is not lost silently.
+it clears it, so an unrecognised failure is not lost silently; and a search tool's answer that
+nothing matched, so the agent does not look again for what is not there.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from contextwarden.model import ToolUseBlock
 from contextwarden.summarizers.commands import shows_text
 from contextwarden.summarizers.failure_marks import HTTP_ERROR_HEADING, SHELL_DID_NOT_RUN
 from contextwarden.summarizers.outputs import STREAM_PREFIX
-from contextwarden.summarizers.tools import file_ops, is_shell, shell_command
+from contextwarden.summarizers.tools import CONTENT_KINDS, file_ops, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
 _MARKUP = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
@@ -22,6 +23,12 @@ _MARKUP = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 _LINE_NUMBER = re.compile(r"^\s*\d+(?:\u2192|\t)", re.M)
 """The number a file viewer (Claude Code's Read: ``   3→``, ``cat -n``) puts before each line."""
 READ_KIND = "Read"
+_SEARCH_KINDS = CONTENT_KINDS - {READ_KIND}
+_FOUND_NOTHING = re.compile(r"No (?:files|matches) found\b")
+"""How a search tool answers that nothing matched, as its whole result: Gemini CLI's glob (``No
+files found matching pattern "**/*.png" within /w``) and search_file_content (``No matches
+found for pattern …``), Claude Code's and OpenCode's Glob and Grep (``No files found``, ``No
+matches found``). English only, as these tools word it."""
 _SAVED_OUTPUT = (".log", ".out", ".output", ".err")
 """A file with one of these endings holds a program's output (a CI log, a background task's
 output Claude Code saves): read back, it is output, not source."""
@@ -67,7 +74,28 @@ def failure_like_lines(text: str, limit: int, chars: int) -> tuple[str, ...]:
     for line in found:
         if len(kept) >= limit:
             break
-        clipped = line if len(line) <= chars else line[: chars - 1] + "…"
+        clipped = _clip(line, chars)
         if not any(clipped in other or other in clipped for other in kept):
             kept.append(clipped)
     return tuple(kept)
+
+
+def unflagged_lines(
+    call: ToolUseBlock | None, text: str, limit: int, chars: int
+) -> tuple[str, ...]:
+    """What a cleared result nobody flagged failed keeps: of a program's output
+    (``shows_output``), its lines saying the work did not happen (``failure_like_lines``); of a
+    search that matched nothing, its answer saying so (``_FOUND_NOTHING``), so the agent does not
+    search again for what is not there; nothing of anything else."""
+    if limit <= 0 or call is None:
+        return ()
+    if canonical(call.name) in _SEARCH_KINDS:
+        answer = text.strip()
+        said = "\n" not in answer and _FOUND_NOTHING.match(answer) is not None
+        return (_clip(answer, chars),) if said else ()
+    return failure_like_lines(text, limit, chars) if shows_output(call) else ()
+
+
+def _clip(line: str, chars: int) -> str:
+    """``line`` within ``chars``: a longer one by its head and ``…``."""
+    return line if len(line) <= chars else line[: chars - 1] + "…"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from contextwarden.compaction.base import Strategy
 from contextwarden.compaction.summarize import Summarize
 from contextwarden.compaction.truncate import Truncate
 from contextwarden.eval.probes import Probe
@@ -107,19 +108,25 @@ def test_bad_calls_are_errors_the_model_can_act_on(tool_input: dict[str, Any], s
     assert answer.is_error and says in answer.text
 
 
-def test_a_span_comes_back_from_a_store(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "strategy",
+    [Summarize(StructuredSummarizer()), Truncate(keep_recent_turns=1)],
+    ids=["summarized", "truncated"],
+)
+def test_a_span_comes_back_from_a_store(tmp_path: Path, strategy: Strategy) -> None:
     source = load(fixture_path(SESSION))
     with SqliteStore(tmp_path / "s.db") as store:
         history = ConversationHistory.open(store, "s1", mode="merge")
         for message in source.messages:
             history.add(message)
         ContextManager(ContextPolicy(context_window=12_000, recall=True)).apply(
-            history, Summarize(StructuredSummarizer()), trigger="manual"
+            history, strategy, trigger="manual"
         )
         (span,) = SPAN_ID.findall(history.messages[0].text)
-        live = recall(history, {"id": span}).text
+        live = recall(history, {"id": span})
         reopened = store.load("s1", mode="merge")
-    assert recall(reopened, {"id": span}).text == live
+    assert not live.is_error
+    assert recall(reopened, {"id": span}).text == live.text
 
 
 def _truncated(policy: ContextPolicy) -> tuple[tuple[Message, ...], ConversationHistory, int]:
@@ -152,22 +159,6 @@ def test_a_truncation_names_the_id_that_brings_what_it_dropped_back() -> None:
 def test_a_truncation_without_the_tool_names_no_id() -> None:
     _, history, _ = _truncated(ContextPolicy(context_window=12_000))
     assert not SPAN_ID.search(history.messages[0].text)
-
-
-def test_a_dropped_span_comes_back_from_a_store(tmp_path: Path) -> None:
-    source = load(fixture_path(SESSION))
-    with SqliteStore(tmp_path / "s.db") as store:
-        history = ConversationHistory.open(store, "s1", mode="merge")
-        for message in source.messages:
-            history.add(message)
-        ContextManager(ContextPolicy(context_window=12_000, recall=True)).apply(
-            history, Truncate(keep_recent_turns=1), trigger="manual"
-        )
-        (span,) = SPAN_ID.findall(history.messages[0].text)
-        live = recall(history, {"id": span})
-        reopened = store.load("s1", mode="merge")
-    assert not live.is_error
-    assert recall(reopened, {"id": span}).text == live.text
 
 
 # ----------------------------------------------------------------------------- chat, end to end

@@ -29,6 +29,10 @@ LOG_PREFIX = re.compile(
     r"^(?:[^\t\n]*\t){0,2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?", re.M
 )
 """The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
+_WRAPPERS = re.compile(r"^(?:\w+=\S*\s+|(?:timeout|time|nice|stdbuf)(?:\s+-\S+)*(?:\s+\d\S*)?\s+)+")
+"""What runs a program without being it (``timeout 300 pytest``, ``CI=1 npm test``)."""
+_LISTERS = frozenset({"git", "ls", "find", "ps", "env", "printenv", "printf", "pip"})
+"""Programs whose output lists what exists (history, files, processes, packages), not a run."""
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
 _CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
@@ -54,13 +58,32 @@ def hides_failure(command: str | None) -> bool:
 def shows_text(command: str) -> bool:
     """True when the last pipeline of ``command`` searches or starts with a program that only
     shows existing text (``cat f | head``, ``rg x | sort | head``)."""
-    pipeline = re.split(r"&&|\|\||;|\n", command.strip())[-1]
-    programs = [
-        stage.split()[0].rsplit("/", 1)[-1] for stage in pipeline.split("|") if stage.split()
-    ]
+    programs = _programs(re.split(r"&&|\|\||;|\n", command.strip())[-1])
     return bool(programs) and (
         programs[0] in _READERS or any(p in _YES_NO_PROGRAMS for p in programs)
     )
+
+
+def filters_a_run(command: str) -> bool:
+    """True when a pipeline of ``command`` runs a program (not one that shows or lists existing
+    text) and passes its output through a search (``pytest -q 2>&1 | grep -E "Error"``, ``gh
+    run view --log-failed | grep FAILED``): what is shown is that run's output, filtered, so the
+    lines a failure prints may be there without the traceback's header or the run's verdict,
+    and the exit code shown is the filter's."""
+    for pipeline in re.split(r"&&|\|\||;|\n", command):
+        programs = _programs(pipeline, unwrapped=True)
+        if len(programs) < 2 or programs[0] in _READERS | _YES_NO_PROGRAMS | _LISTERS:
+            continue
+        if any(p in _YES_NO_PROGRAMS for p in programs[1:]):
+            return True
+    return False
+
+
+def _programs(pipeline: str, *, unwrapped: bool = False) -> list[str]:
+    """The program each stage of ``pipeline`` runs, by its base name; ``unwrapped``: the one a
+    wrapper (``timeout 300``, ``CI=1``) runs."""
+    stages = [_WRAPPERS.sub("", s.strip()) if unwrapped else s for s in pipeline.split("|")]
+    return [stage.split()[0].rsplit("/", 1)[-1] for stage in stages if stage.split()]
 
 
 def answers_no(command: str) -> bool:

@@ -29,6 +29,9 @@ ERROR_LINE = re.compile(
     r"|(?:PHP )?(?:Parse|Fatal|Runtime) error: "
     r"|\s?\u2a2f "  # Next.js and Turbopack mark an error line with U+2A2F
     r"|\s*\u25cf (?:\w+ )*Error:"  # Jest's config errors: "● Validation Error:" (jest-validate)
+    # a CLI's own message for what it was doing when it failed, the way Node's
+    # console.error("Error starting session:", err) prints it: "Error reading tasks file: ENOENT…"
+    r"|Error [a-z]+ing\b[^:\n]{0,80}?: \S"
     r").*$",
     re.M,
 )
@@ -200,6 +203,16 @@ _NONE_FAILED = re.compile(
 """A run's count of its failures when there were none (bun's `` 0 fail``, ``Errors: 0 errors``,
 Rust's libtest ``test result: ok. 24 passed; 0 failed; 0 ignored; …``): it uses a failure word
 and says nothing failed."""
+_PASSED_TEST = re.compile(r"^\s*[\u2713\u2714\u221a] ")
+"""A test runner's mark for a test that passed (bun's and Vitest's ``✓``, Jest's and Mocha's
+``✓``/``✔``, ``√`` on Windows consoles): its title may use a failure word (``✓ throws on an
+invalid status``) but says nothing failed."""
+_MATCHER_HINT = re.compile(r"\bexpect\(received\)\.(?:not\.)?\w+\(")
+"""The matcher hint Jest and bun print for a failed assertion (``expect(received).toBe(expected)``,
+jest-matcher-utils ``matcherHint``): what the test got is on the ``Received`` line under it."""
+_MATCHER_VALUE = re.compile(r"^\s*(?:Expected|Received)\b[\w ]*:\s*\S")
+"""The lines under a matcher hint giving the values compared (``Expected: "a/b"``,
+``Received: "b"``, bun's ``Expected to contain: …``, Jest's ``Received string: …``)."""
 TELLING_RANK = 0
 ERROR_RANK = 1
 EXCEPTION_RANK = 2
@@ -241,7 +254,7 @@ def line_rank(line: str) -> int | None:
     """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
     one. Advice (``hint:``) and a count of no failures rank nowhere, and a verdict alone ranks
     last even though it uses a failure word."""
-    if _HINT.match(line) or _NONE_FAILED.match(line):
+    if _HINT.match(line) or _NONE_FAILED.match(line) or _PASSED_TEST.match(line):
         return None
     if _TRAILER.match(line):
         return TRAILER_RANK
@@ -266,9 +279,12 @@ def with_what_follows(lines: list[str], index: int) -> str:
     """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
     it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is not a
     failure line of its own, or when it is a diagnostic's header whose message comes next
-    (``_BIOME_HEADER``, its rule of ``━`` dropped)."""
+    (``_BIOME_HEADER``, its rule of ``━`` dropped), or a matcher's hint with the values it
+    compared (``_MATCHER_HINT``)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
+    if _MATCHER_HINT.search(line):
+        return " ".join([line, *_compared_values(lines[index + 1 :])])
     if _BIOME_HEADER.match(line):
         return f"{line.rstrip(_RULE)} {following}".rstrip()
     if not _INTRODUCES.search(line):
@@ -276,6 +292,18 @@ def with_what_follows(lines: list[str], index: int) -> str:
     if not following or line_rank(following) not in (None, WORD_RANK):
         return line
     return f"{line} {following}"
+
+
+def _compared_values(lines: list[str]) -> list[str]:
+    """The ``Expected``/``Received`` lines (``_MATCHER_VALUE``) that open ``lines``, blank lines
+    skipped: what a failed assertion compared, which tells one failure of a run from another."""
+    values: list[str] = []
+    for line in lines:
+        if _MATCHER_VALUE.match(line):
+            values.append(line.strip())
+        elif line.strip() or values:
+            break
+    return values
 
 
 def ranked_lines(text: str) -> list[tuple[int, str]]:

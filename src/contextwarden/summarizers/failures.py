@@ -10,7 +10,9 @@ command handled its own error), unless it is not the program's: the command mask
 run's log (``gh run view --log``); or unless the program printed its error and stopped there
 (its last line an error line, or a whole traceback last: ``traceback.print_exc()``), or the
 shell could not run one of the line's words (``bash: line 1: val: command not found``), a failed
-step that a later command's exit code 0 does not undo. An HTTP client's 4xx/5xx reply is a
+step that a later command's exit code 0 does not undo. A run filtered through a search
+(``pytest | grep Error``, ``commands.filters_a_run``) failed when an exception line is left: the
+filter dropped the traceback's header and the verdict. An HTTP client's 4xx/5xx reply is a
 failure whatever its exit code (``curl`` exits 0 on a 404). A tool that is not a shell and
 returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fails when its
 message opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or
@@ -36,6 +38,7 @@ from contextwarden.summarizers.commands import (
     LOG_VIEWER,
     MASKED_EXIT,
     answers_no,
+    filters_a_run,
     hides_failure,
     shows_text,
 )
@@ -158,6 +161,8 @@ def failure_excerpt(
         text = LOG_PREFIX.sub("", text)
     if not failed and shell and (status is None or hides_failure(command)):
         failed = _says_it_failed(text)
+    if not failed and shell and command is not None and filters_a_run(command):
+        failed = _says_it_failed(text) or EXCEPTION_LINE.search(text) is not None
     if not failed and shell and status == 0 and command is not None:
         failed = not shows_text(MASKED_EXIT.sub("", command)) and (
             _ends_in_error(text) or _ends_in_traceback(text)

@@ -339,15 +339,20 @@ def sentences(line: str) -> list[str]:
 
 
 def prose_runs(
-    text: str, read: Callable[[str], str | None], apart: Callable[[str], bool]
+    text: str,
+    read: Callable[[str], str | None],
+    apart: Callable[[str], bool],
+    *,
+    folded: bool = False,
 ) -> list[str]:
     """What ``read`` makes of the units decisions are read in (each prose line of ``text``,
     comments only of its code blocks, whole when short, else its sentences; stripped), where it
     makes anything: adjacent sentences of a line joined while they fit in ``WHOLE_LINE_CHARS``,
     so a run of them a reader quotes as one stays one; not a sentence ``apart`` says stands
-    alone."""
+    alone. ``folded``: a step's output folded into the text (``prose.prose_lines``) is read
+    too."""
     runs: list[str] = []
-    for line in prose_lines(text):
+    for line in prose_lines(text, folded=folded):
         joinable = False
         for unit in (u.strip() for u in _units(line)):
             kept = read(unit) if unit else None

@@ -30,24 +30,26 @@ _FOLD_OPEN = re.compile(r"<details\b", re.I)
 _FOLD_CLOSE = re.compile(r"</details\s*>", re.I)
 
 
-def prose_lines(text: str) -> list[str]:
+def prose_lines(text: str, *, folded: bool = False) -> list[str]:
     """The non-empty lines of ``text``, stripped; of a code block, only its comments (the
     author's reasons for a command, "# since I might have shifted things") and the failure lines
     it quotes (``failure_marks``: ``fatal: ambiguous argument 'x'``, an error the person saw and
     the answer names, often its only record), not its code; of a diff, only its added lines'
-    (the module docstring); nothing inside a ``<details>`` element."""
+    (the module docstring); nothing inside a ``<details>`` element unless ``folded``."""
     lines: list[str] = []
     fence: str | None = None  # the open code block's info string
-    folded = 0  # how many <details> elements are open
+    depth = 0  # how many <details> elements are open
     for line in text.splitlines():
         opened = _FENCE.match(line)
         if opened is not None:
             fence = opened.group("info").lower() if fence is None else None
         elif fence is None:
-            folded = max(0, folded + len(_FOLD_OPEN.findall(line)) - len(_FOLD_CLOSE.findall(line)))
-            if not folded and line.strip() and not _FOLD_CLOSE.search(line):
+            if not folded:
+                depth += len(_FOLD_OPEN.findall(line)) - len(_FOLD_CLOSE.findall(line))
+                depth = max(0, depth)
+            if not depth and line.strip() and (folded or not _FOLD_CLOSE.search(line)):
                 lines.append(line.strip())
-        elif not folded:
+        elif not depth:
             code = _added(line) if fence in _DIFF_INFOS else line.strip()
             if code and (code.startswith(_COMMENTS) or line_rank(code) in MARKED_RANKS):
                 lines.append(code)

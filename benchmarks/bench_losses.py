@@ -53,6 +53,7 @@ from contextwarden.summarizers.carry import (
     carried_excerpts,
     carried_files,
     carried_findings,
+    carried_hits,
     carried_user_messages,
     split_alias,
 )
@@ -131,7 +132,7 @@ def _carried_facts(summary: str) -> list[str]:
     errors = [" ".join((e.excerpt, *e.more)) for e in carried_errors(summary)]
     files = [f"{path} {split_alias(done)[0]}" for path, done in carried_files(summary)]
     mined = [u for text in carried_excerpts(summary) for u in (*decisions(text), *findings(text))]
-    listed = (*carried_decisions(summary), *carried_findings(summary))
+    listed = (*carried_decisions(summary), *carried_findings(summary), *carried_hits(summary))
     return [*listed, *mined, *errors, *files, *carried_user_messages(summary)]
 
 

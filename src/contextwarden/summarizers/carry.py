@@ -53,6 +53,10 @@ _DECISION_RE = re.compile(rf"^{re.escape(DECISION_PREFIX)}(.+)$", re.M)
 FINDINGS_LABEL = "What else the assistant found or said (oldest first):"
 FINDING_PREFIX = "- noted: "
 _FINDING_RE = re.compile(rf"^{re.escape(FINDING_PREFIX)}(.+)$", re.M)
+HIT_PREFIX = "- hit: "
+"""Opens a finding only a step's output folded into the assistant's text holds (a search's
+hit, ``findings.folded_findings``), so the next summary reads it back as one, not as a lead."""
+_HIT_RE = re.compile(rf"^{re.escape(HIT_PREFIX)}(.+)$", re.M)
 ANSWERS_LABEL = "Answers the assistant gave (oldest first; after user message #n):"
 _ANSWER_RE = re.compile(r"^- \(after #\d+\) (.+)$", re.M)
 EXCERPT_GAP = " \u2026 "
@@ -94,6 +98,11 @@ def carried_decisions(summary_text: str) -> tuple[str, ...]:
 def carried_findings(summary_text: str) -> tuple[str, ...]:
     """The findings (``findings``) our earlier summary lists in section 5, in its order."""
     return _listed(summary_text, FINDINGS_LABEL, _FINDING_RE)
+
+
+def carried_hits(summary_text: str) -> tuple[str, ...]:
+    """The search hits (``HIT_PREFIX``) our earlier summary lists among its findings."""
+    return _listed(summary_text, FINDINGS_LABEL, _HIT_RE)
 
 
 def carried_excerpts(summary_text: str) -> tuple[str, ...]:

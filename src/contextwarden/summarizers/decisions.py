@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from contextwarden.summarizers.failure_marks import MARKED_RANKS, line_rank
+from contextwarden.summarizers.prose import prose_lines
 
 MAX_DECISION_CHARS = 300
 """A decision is kept by its first this-many characters."""
@@ -49,8 +49,6 @@ EDIT_UNITS = 3
 """Lines (or sentences) without a signal kept of the text of a message that edits a file: the
 last ones, nearest the edit."""
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_COMMENTS = ("#", "//", "--", "/*", "* ")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.)\s+|(?<=[\u3002\uff01\uff1f])"
 )
@@ -218,7 +216,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     ``EDIT_UNITS`` lines or sentences that announce nothing are decisions too."""
     found: list[_Unit] = []
     plan_left = 0
-    for number, line in enumerate(_prose_lines(text)):
+    for number, line in enumerate(prose_lines(text)):
         announces = _announces(line)
         units = _units(line)
         for at, (before, unit) in enumerate(zip(["", *units], units, strict=False)):
@@ -330,24 +328,6 @@ def _negates_beside(unit: str) -> bool:
     )
 
 
-def _prose_lines(text: str) -> list[str]:
-    """The non-empty lines of ``text``; of a code block, only its comments (the author's reasons
-    for a command, "# since I might have shifted things") and the failure lines it quotes
-    (``failure_marks``: ``fatal: ambiguous argument 'x'``, an error the person saw and the
-    answer names, often its only record), not its code."""
-    lines: list[str] = []
-    in_code = False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if _FENCE.match(line):
-            in_code = not in_code
-        elif stripped and (
-            not in_code or stripped.startswith(_COMMENTS) or line_rank(stripped) in MARKED_RANKS
-        ):
-            lines.append(stripped)
-    return lines
-
-
 def _units(line: str) -> list[str]:
     """``line`` whole when short (``WHOLE_LINE_CHARS``), else its sentences."""
     return [line] if len(line) <= WHOLE_LINE_CHARS else sentences(line)
@@ -359,15 +339,20 @@ def sentences(line: str) -> list[str]:
 
 
 def prose_runs(
-    text: str, read: Callable[[str], str | None], apart: Callable[[str], bool]
+    text: str,
+    read: Callable[[str], str | None],
+    apart: Callable[[str], bool],
+    *,
+    folded: bool = False,
 ) -> list[str]:
     """What ``read`` makes of the units decisions are read in (each prose line of ``text``,
     comments only of its code blocks, whole when short, else its sentences; stripped), where it
     makes anything: adjacent sentences of a line joined while they fit in ``WHOLE_LINE_CHARS``,
     so a run of them a reader quotes as one stays one; not a sentence ``apart`` says stands
-    alone."""
+    alone. ``folded``: a step's output folded into the text (``prose.prose_lines``) is read
+    too."""
     runs: list[str] = []
-    for line in _prose_lines(text):
+    for line in prose_lines(text, folded=folded):
         joinable = False
         for unit in (u.strip() for u in _units(line)):
             kept = read(unit) if unit else None

@@ -22,6 +22,7 @@ from contextwarden.summarizers.carry import (
     carried_excerpts,
     carried_files,
     carried_findings,
+    carried_hits,
     split_alias,
 )
 from contextwarden.summarizers.commands import command_key
@@ -32,7 +33,7 @@ from contextwarden.summarizers.failures import (
     result_failure,
 )
 from contextwarden.summarizers.file_facts import EARLIER, FileFact, file_facts
-from contextwarden.summarizers.findings import findings
+from contextwarden.summarizers.findings import FOLDED, findings, folded_findings
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
 from contextwarden.summarizers.spellings import slashed_tails
@@ -198,7 +199,10 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
         for text in texts:
             decided = decisions(text, edits=edits)
             walk.decisions.extend((index, s) for s in decided)
-            walk.findings.extend((index, *found) for found in enumerate(findings(text, decided)))
+            own = findings(text, decided)
+            walk.findings.extend((index, *found) for found in enumerate(own))
+            folded = folded_findings(text, decided, own)
+            walk.findings.extend((index, FOLDED, unit) for unit in folded)
     if calls:
         walk.last_calls = calls
     if texts and (not calls or _answered_after(message)):
@@ -274,10 +278,11 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         walk.carried.append(
             ErrorFact(index, error.tool, error.target, error.excerpt, fixed, error.more, rejected)
         )
-    decided, found = carried_decisions(text), carried_findings(text)
+    decided, found, hits = carried_decisions(text), carried_findings(text), carried_hits(text)
     walk.decisions.extend((index, sentence) for sentence in decided)
     walk.findings.extend((index, 0, unit) for unit in found)
-    held = (*decided, *found)
+    walk.findings.extend((index, FOLDED, unit) for unit in hits)
+    held = (*decided, *found, *hits)
     for excerpt in carried_excerpts(text):  # read as the assistant's prose it was
         read = decisions(excerpt)
         walk.decisions.extend((index, s) for s in read if _new(s, held))

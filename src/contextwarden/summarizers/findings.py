@@ -30,6 +30,10 @@ detail, the list, the next step: over the sixteen fresh sets' sessions a text's 
 findings held a probe about four times per 1,000 tokens, its later ones under one
 (``docs/benchmarks.md``)."""
 
+FOLDED = -1
+"""The place given a unit only a step's output folded into a text holds (``folded_findings``),
+one no position in a text has: it is chosen after every other finding."""
+
 MIN_FINDING_WEIGHT = 20
 """A unit with fewer letters (``decisions.weight``) says too little to be worth a line:
 "Done.", "All tests pass.", a table's rule line."""
@@ -49,13 +53,14 @@ _SUBSTANCE = re.compile(
 negations and limits (what is not so is what an agent gets wrong after a summary)."""
 
 
-def findings(text: str, decided: Sequence[str] = ()) -> list[str]:
+def findings(text: str, decided: Sequence[str] = (), *, folded: bool = False) -> list[str]:
     """The units of an assistant's ``text`` (``decisions.prose_runs``) that say something:
     without the list or heading marker that opens them, at least ``MIN_FINDING_WEIGHT`` letters,
     neither announcing what comes next nor only introducing a list (``_introduces``). Adjacent
     sentences of a long line that each say something are one finding, unless one of them is
     held by one of ``decided`` (the decisions read from the same text): that one stays alone,
-    as the decision it is listed as."""
+    as the decision it is listed as. ``folded``: a step's output folded into the text is read
+    too (``prose.prose_lines``)."""
 
     def finding(unit: str) -> str | None:
         kept = _MARKER.sub("", unit).strip()
@@ -65,7 +70,15 @@ def findings(text: str, decided: Sequence[str] = ()) -> list[str]:
     def apart(unit: str) -> bool:
         return any(unit in decision for decision in decided)
 
-    return [clipped(run) for run in prose_runs(text, finding, apart)]
+    return [clipped(run) for run in prose_runs(text, finding, apart, folded=folded)]
+
+
+def folded_findings(text: str, decided: Sequence[str], own: Sequence[str]) -> list[str]:
+    """The units only a step's output folded into ``text`` holds (a search's hits in a text
+    layout: the one place it names the files the search found, ``specstory_bubbles``), not the
+    assistant's words ``own`` (``findings(text, decided)``): listed after every other finding
+    (``FOLDED``), where a summary has room left."""
+    return [unit for unit in findings(text, decided, folded=True) if unit not in own]
 
 
 def _introduces(unit: str) -> bool:
@@ -93,7 +106,8 @@ def chosen(
     drops it first."""
     places: dict[str, int] = {}
     for _, place, unit in candidates:
-        places[unit] = min(place, places.get(unit, place), LEAD_FINDINGS)
+        ranked_at = LEAD_FINDINGS + 1 if place == FOLDED else min(place, LEAD_FINDINGS)
+        places[unit] = min(ranked_at, places.get(unit, ranked_at))
     fresh = [(i, unit) for i, unit in enumerate(places) if unit not in held]
     again = restated([unit for _, unit in fresh])
     fresh = [c for position, c in enumerate(fresh) if position not in again]

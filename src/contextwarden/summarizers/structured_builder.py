@@ -13,6 +13,7 @@ from contextwarden.summarizers.carry import (
     DECISIONS_LABEL,
     FINDING_PREFIX,
     FINDINGS_LABEL,
+    HIT_PREFIX,
     LAST_MESSAGE_LABEL,
     file_line,
     format_error,
@@ -21,7 +22,7 @@ from contextwarden.summarizers.carry import (
 )
 from contextwarden.summarizers.decisions import standing
 from contextwarden.summarizers.facts import Facts
-from contextwarden.summarizers.findings import chosen
+from contextwarden.summarizers.findings import FOLDED, chosen
 from contextwarden.summarizers.sections import Item, head_tail, held_in
 from contextwarden.summarizers.structured_lines import (
     clip,
@@ -246,15 +247,24 @@ class SectionBuilder:
             return []
         items = [Item(FINDINGS_LABEL)]
         major, offset = LEAD_FINDINGS_RANK
+        hits = self._hits()
         items += [
             Item(
-                f"{FINDING_PREFIX}{text}",
+                f"{HIT_PREFIX if text in hits else FINDING_PREFIX}{text}",
                 (major, offset + rank) if lead else (FINDINGS_RANK, rank),
                 "findings",
             )
             for lead, rank, text in found
         ]
         return items
+
+    def _hits(self) -> set[str]:
+        """The findings only a step's output folded into a text holds (``FOLDED``): listed as
+        hits, so the next summary reads them back as such."""
+        places: dict[str, set[int]] = {}
+        for _, place, unit in self.facts.findings:
+            places.setdefault(unit, set()).add(place)
+        return {unit for unit, seen in places.items() if seen == {FOLDED}}
 
     def _answers(self) -> list[Item]:
         """What the assistant told the user at the end of each turn, oldest first; not the one

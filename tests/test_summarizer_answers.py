@@ -3,8 +3,9 @@
 The results below are written in each tool's real wording (sources in ``summarizers.answers``):
 Claude Code's ``AskUserQuestion`` result text as its session JSONL records it, SpecStory v2.1.0's
 markdown export of it, Codex's ``request_user_input`` output as its rollout files record it, and
-Gemini CLI's ``ask_user`` output as ``docs/tools/ask-user.md`` documents it, and qwen-code
-0.24's ``ask_user_question`` answer as its tool writes it. The questions and answers are ours.
+Gemini CLI's ``ask_user`` output as ``docs/tools/ask-user.md`` documents it, qwen-code
+0.24's ``ask_user_question`` answer as its tool writes it, and Copilot CLI's ``ask_user`` result
+as its session files record it. The questions and answers are ours.
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ QWEN_CALL = {
         {"question": "Which layout?", "header": "Layout", "options": []},
         {"question": "Anything about the CLI flags?", "options": []},
     ]
+}
+
+COPILOT_CALL = {
+    "question": "Which part should the plan cover?",
+    "choices": ["Large files (Recommended)", "Boundaries", "Both, by impact"],
+    "allow_freeform": True,
 }
 
 
@@ -144,6 +151,16 @@ def test_qwen_code_answers_are_named_by_header_or_by_the_calls_question() -> Non
     ]
     declined = ToolResultBlock("toolu_q", "User declined to answer the questions.")
     assert question_answers(declined) == ()
+
+
+def test_copilot_cli_choice_answers_its_calls_question() -> None:
+    result = "User selected: Both, by impact"
+    assert typed(asked("ask_user", result, COPILOT_CALL))[1:] == [
+        '"Which part should the plan cover?"="Both, by impact"'
+    ]
+    # Without the call that asked, the same words are a program's output, not an answer.
+    assert question_answers(ToolResultBlock("toolu_q", result)) == ()
+    assert typed(asked("bash", result, {"command": "./menu.sh"})) == ["Plan the service"]
 
 
 def test_results_that_only_look_like_answers_are_not_typed() -> None:

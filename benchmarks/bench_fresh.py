@@ -1,18 +1,18 @@
 """Hand-written probes on fresh sessions nobody tuned on (issue #26): what the ladder keeps at a
 40,000-token window with the offline summary, per kind, on a fit half and a blind half.
 
-    python benchmarks/bench_fresh.py --data /work/fresh                       # print the section
-    python benchmarks/bench_fresh.py --data /work/fresh --baseline /tmp/base/src --write FILE
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes3 --data /work/fresh3
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes4 --data /work/fresh4
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes6 --data /work/fresh6  # 5 too
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes7 --data /work/fresh7
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes8 --data /work/fresh8
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes9 --data /work/fresh9
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes10 --data /work/fresh10
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes11 --data /work/fresh11
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes18 --data /work/fresh18
-    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes19 --data /work/fresh19
+    python benchmarks/bench_fresh.py --data DATA/fresh                       # print the section
+    python benchmarks/bench_fresh.py --data DATA/fresh --baseline /tmp/base/src --write FILE
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes3 --data DATA/fresh3
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes4 --data DATA/fresh4
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes6 --data DATA/fresh6  # 5 too
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes7 --data DATA/fresh7
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes8 --data DATA/fresh8
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes9 --data DATA/fresh9
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes10 --data DATA/fresh10
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes11 --data DATA/fresh11
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes18 --data DATA/fresh18
+    python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes19 --data DATA/fresh19
 
 The sessions (``SESSIONS``) are real ones from public, permissively licensed repositories that
 neither the project's corpus nor its tests hold; ``benchmarks/build_fresh_corpus.py`` copies
@@ -71,7 +71,7 @@ PROBES = Path(__file__).resolve().parent / "fresh_probes"
 SECTION = "## Hand-written probes on fresh sessions (issue #26, 40,000-token window)"
 COMMAND = (
     "git archive ab14e75 src | tar -x -C /tmp/base && python benchmarks/bench_fresh.py "
-    "--data /work/fresh --baseline /tmp/base/src --write docs/benchmarks.md"
+    "--data DATA/fresh --baseline /tmp/base/src --write docs/benchmarks.md"
 )
 """``ab14e75``: main when this measurement started (the *before*)."""
 WINDOW = 40_000
@@ -194,7 +194,7 @@ SESSIONS = (
 
 EXPLAINED = """\
 Sources (copied byte for byte by `build_fresh_corpus.py`, SHA-256 checked; kept outside the
-repository under `/work/fresh/`): `FSM1/cipher-box` (MIT; 5 Claude Code sessions from its
+repository under `DATA/fresh/`): `FSM1/cipher-box` (MIT; 5 Claude Code sessions from its
 `entire/checkpoints/v1` branch at `e227f11`), `PackmindHub/context-evaluator` (Apache-2.0; 6
 Claude Code sessions, same kind of branch at `63679d4`), `AlexShchuka/mozgoslav` (MIT; chat 1 of
 its `.aider.chat.history.md` at `1f66bc9`, an aider session with a local Qwen model, in Russian).

@@ -2,8 +2,8 @@
 pushed out of a summary by its budget, lost when a later summary re-summarized an earlier one, or
 kept by a summary that was itself cut later.
 
-    python benchmarks/bench_losses.py --probes benchmarks/fresh_probes3 --data /work/fresh3
-    python benchmarks/bench_losses.py --data /work/fresh --half fit
+    python benchmarks/bench_losses.py --probes benchmarks/fresh_probes3 --data DATA/fresh3
+    python benchmarks/bench_losses.py --data DATA/fresh --half fit
     python benchmarks/bench_losses.py --corpus --half fit       # bench_retention's fit half
 
 Each session is replayed as ``bench_fresh`` does (40,000-token window, default ladder and offline

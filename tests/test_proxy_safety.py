@@ -250,7 +250,8 @@ def test_a_client_sending_its_headers_slowly_is_cut_off_and_others_are_served(
             (answer, waited), (told, idle_waited) = slow.result(), idle.result()
     assert told.startswith(b"HTTP/1.1 408") and b"--client-timeout" in told
     assert answer == b"" or answer.startswith(b"HTTP/1.1 408")
-    assert 1.0 <= waited < 5 and 1.0 <= idle_waited < 5
+    # cut off at the 1 s deadline, not at once (asyncio may run a timer a little early)
+    assert 0.9 <= waited < 5 and 0.9 <= idle_waited < 5
     assert kept_alive == [200, 200, 200]  # 1.8 s on one connection: the deadline is per request
     assert len(api.requests) == 3
 

@@ -10,6 +10,7 @@ first, and narration ("Let me look at …", "Now I'll run the tests") is never o
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -140,4 +141,4 @@ def _density(unit: str, costs: dict[str, int]) -> float:
     new span's: by substance alone a long line (a table row of links, a list of ids) outranks
     two short ones that name more between them, and the findings a session carries from
     summary to summary narrow to a few long lines."""
-    return substance(unit) / costs[unit] ** LENGTH_EXPONENT
+    return substance(unit) / math.pow(costs[unit], LENGTH_EXPONENT)

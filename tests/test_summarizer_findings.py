@@ -89,6 +89,9 @@ def test_narration_in_each_language_and_a_bare_word_are_not_findings() -> None:
         ("serializes to 3,451 bytes minified", "serializes to a small payload minified"),
         ("Do not store policy in Secret Manager", "Store policy in the deploy repository"),
         ("`src/segments/path.go` re-renders the path", "the segment re-renders the path"),
+        ("不做的话所有请求都会失败", "做的话所有请求都会成功"),
+        ("このキャッシュは使われていません", "このキャッシュは使われています"),
+        ("이 설정은 필요 없습니다", "이 설정은 필요 합니다"),
     ],
 )
 def test_substance_counts_identifiers_numbers_negations_and_paths(richer: str, poorer: str) -> None:
@@ -199,6 +202,43 @@ def test_chosen_skips_what_the_summary_holds_spends_its_room_on_substance_keeps_
     assert richer_rank > poorer_rank  # the one saying more is dropped later
     room = COUNTER.count_text(candidates[1][2]) + 1
     assert chosen(candidates, held, room, COUNTER) == [(True, 2, candidates[1][2])]
+
+
+# An audit's findings as an agent lists them: a table row of issue links, then two short lines.
+AUDIT_ROW = (
+    "| **A** — Code defects | [#288](https://github.com/acme/app/issues/288) to "
+    "[#294](https://github.com/acme/app/issues/294) | 7 issues |"
+)
+AUDIT_LINES = (
+    "`auth.py` line 40 lets one principal clear 3 of 5 approvals.",
+    "The digest in `sweep.py` was made on 2 CRLF checkouts.",
+)
+
+
+def test_a_re_summary_spends_the_room_on_what_names_most_for_its_length() -> None:
+    audit = Message.assistant(
+        [
+            TextBlock("\n".join((AUDIT_ROW, *AUDIT_LINES))),
+            ToolUseBlock("t1", "Bash", {"command": "gh issue list"}),
+        ]
+    )
+    messages = [
+        Message.user("Check the audit's findings."),
+        audit,
+        Message.user([ToolResultBlock("t1", "288 open")]),
+        Message.assistant("Filing the rest."),
+        Message.user("Go on."),
+    ]
+    first = StructuredSummarizer().summarize(messages).text
+    assert carried_findings(first) == (AUDIT_ROW, *AUDIT_LINES)
+    later = [summary_message(first), Message.assistant("Filing."), Message.user("Go on.")]
+    carried = extract_facts(later).findings
+    # the row names more than either line, less than both, and costs about as much as both
+    assert substance(AUDIT_ROW) > max(map(substance, AUDIT_LINES))
+    assert substance(AUDIT_ROW) < sum(map(substance, AUDIT_LINES))
+    room = COUNTER.count_text(AUDIT_ROW) + 1
+    assert sum(COUNTER.count_text(line) + 1 for line in AUDIT_LINES) <= room
+    assert [unit for _, _, unit in chosen(carried, "", room, COUNTER)] == list(AUDIT_LINES)
 
 
 def conversation() -> list[Message]:

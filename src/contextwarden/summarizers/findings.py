@@ -4,12 +4,13 @@ A review's conclusions, a measured number, "`x.go:285` re-renders the path" are 
 no word that marks a decision (``decisions``). They take a share of the budget, or the place of
 the lines that restate (commands, code, concepts) in a summary no longer than the share makes
 it; a text's lead (its first findings: what the assistant concluded from what it had just read)
-goes after the excerpts and a plan's steps, of the rest the ones saying least go first, and
-narration ("Let me look at …", "Now I'll run the tests") is never one of them.
+goes after the excerpts and a plan's steps, of the rest the ones saying least for their length go
+first, and narration ("Let me look at …", "Now I'll run the tests") is never one of them.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -46,11 +47,21 @@ is the narration it is."""
 _SUBSTANCE = re.compile(
     r"`[^`\n]+`|\d+|\w[\w.-]*/[\w./-]+|\b\w+\.[a-z]{1,5}\b"
     r"|\b(?:not|no|never|none|nothing|without|cannot|can't|don't|doesn't|isn't|aren't|won't"
-    r"|must|only)\b",
+    r"|must|only)\b"
+    r"|不|没|沒|无|無|未|别|別|只|必须|必須|ない|ません|않|없|못",
     re.I,
 )
 """What makes a line worth keeping: identifiers in backticks, numbers, paths, file names, and
-negations and limits (what is not so is what an agent gets wrong after a summary)."""
+negations and limits (what is not so is what an agent gets wrong after a summary). The
+negations are words: English's, and Chinese's, Japanese's and Korean's (不/没/无/未/别/只/必须,
+ない/ません, 않/없/못), which no word boundary marks; other languages' are not counted."""
+
+LENGTH_EXPONENT = 0.5
+"""A finding's tokens weigh this power in its rank (``_density``): 0 would rank by what it names
+alone, whatever its length; 1 by what it names per token, which packs the most names into the
+room but counts every other word as waste, though the words around a name say what it means
+(and a Chinese sentence costs more tokens than an English one naming as much). Between the
+two, measured over the fresh sets (``docs/benchmarks.md``, resum)."""
 
 
 def findings(text: str, decided: Sequence[str] = (), *, folded: bool = False) -> list[str]:
@@ -101,9 +112,9 @@ def chosen(
     rest of the summary) does not already contain, nor a later candidate restates (``restated``:
     a finding said again in a later turn takes the room once), until ``room`` tokens are spent:
     each text's first finding, then its second (``LEAD_FINDINGS``), then the rest, each most
-    substance first; oldest first. ``lead``: the unit is among the first findings of a text.
-    The lower the rank, the less the unit says (of two equal ones, the older): a short budget
-    drops it first."""
+    substance per token first (``_density``); oldest first. ``lead``: the unit is among the
+    first findings of a text. The lower the rank, the less the unit says for its tokens (of two
+    equal ones, the older): a short budget drops it first."""
     places: dict[str, int] = {}
     for _, place, unit in candidates:
         ranked_at = LEAD_FINDINGS + 1 if place == FOLDED else min(place, LEAD_FINDINGS)
@@ -111,13 +122,23 @@ def chosen(
     fresh = [(i, unit) for i, unit in enumerate(places) if unit not in held]
     again = restated([unit for _, unit in fresh])
     fresh = [c for position, c in enumerate(fresh) if position not in again]
-    ranked = sorted(fresh, key=lambda c: (places[c[1]], -substance(c[1]), -c[0]))
+    costs = {unit: counter.count_text(unit) + 1 for _, unit in fresh}
+    ranked = sorted(fresh, key=lambda c: (places[c[1]], -_density(c[1], costs), -c[0]))
     picked: list[tuple[int, int, str]] = []
     spent = 0
     for position, (i, unit) in enumerate(ranked):
-        cost = counter.count_text(unit) + 1
+        cost = costs[unit]
         if spent + cost > room:
             continue
         spent += cost
         picked.append((i, len(ranked) - position, unit))
     return [(places[unit] < LEAD_FINDINGS, rank, unit) for _, rank, unit in sorted(picked)]
+
+
+def _density(unit: str, costs: dict[str, int]) -> float:
+    """What ``unit`` names (``substance``) for the tokens it costs (``LENGTH_EXPONENT``). The
+    findings share a room of tokens, and a re-summary ranks every finding it carries among the
+    new span's: by substance alone a long line (a table row of links, a list of ids) outranks
+    two short ones that name more between them, and the findings a session carries from
+    summary to summary narrow to a few long lines."""
+    return substance(unit) / math.pow(costs[unit], LENGTH_EXPONENT)

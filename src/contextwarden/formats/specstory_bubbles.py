@@ -135,17 +135,21 @@ def _bubble(lines: list[str], start: int, opener: str) -> tuple[int, Step | None
     bubble's and swallow the bubbles between; a step's own shape holds no ``---`` outside its
     fences, so a bubble that is not a step is read once more up to its next ``---`` line.
     Rules brought back by ``fetch_rules`` are read up to that line first (``_rules``)."""
-    separated = next((n for n in range(start, len(lines)) if lines[n].strip() == SEPARATOR), None)
+    separated = next((n for n in range(start, len(lines)) if _separates(lines[n])), len(lines))
     rules = _rules(lines[start:separated])
     if rules:
-        body = "\n".join(lines[start:separated]).strip()
-        return len(lines) if separated is None else separated, Step("fetch_rules", rules, body)
+        return separated, Step("fetch_rules", rules, "\n".join(lines[start:separated]).strip())
     end = _bubble_end(lines, start)
     step = read(lines[start:end])
     if step is not None or opener == BUBBLE:
         return end, step
-    end = next((n for n in range(start, end) if lines[n].strip() == SEPARATOR), end)
+    end = min(end, separated)
     return end, read(lines[start:end])
+
+
+def _separates(line: str) -> bool:
+    """Whether ``line`` is a ``---`` line, where a bubble ends."""
+    return line.strip() == SEPARATOR
 
 
 def _bubble_end(lines: list[str], start: int) -> int:
@@ -154,7 +158,7 @@ def _bubble_end(lines: list[str], start: int) -> int:
     next bubble."""
     fence: str | None = None
     for number in range(start, len(lines)):
-        if fence is None and lines[number].strip() == SEPARATOR:
+        if fence is None and _separates(lines[number]):
             return number
         fence = fence_after(lines[number], fence)
     if fence is None:

@@ -33,6 +33,8 @@ _WRAPPERS = re.compile(r"^(?:\w+=\S*\s+|(?:timeout|time|nice|stdbuf)(?:\s+-\S+)*
 """What runs a program without being it (``timeout 300 pytest``, ``CI=1 npm test``)."""
 _LISTERS = frozenset({"git", "ls", "find", "ps", "env", "printenv", "printf", "pip"})
 """Programs whose output lists what exists (history, files, processes, packages), not a run."""
+_LISTED = re.compile(r"&&|\|\||;|\n")
+"""Where a command line's list runs its next pipeline (``&&``, ``||``, ``;``, a new line)."""
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
 _CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
@@ -58,7 +60,7 @@ def hides_failure(command: str | None) -> bool:
 def shows_text(command: str) -> bool:
     """True when the last pipeline of ``command`` searches or starts with a program that only
     shows existing text (``cat f | head``, ``rg x | sort | head``)."""
-    programs = _programs(re.split(r"&&|\|\||;|\n", command.strip())[-1])
+    programs = _programs(_LISTED.split(command.strip())[-1])
     return bool(programs) and (
         programs[0] in _READERS or any(p in _YES_NO_PROGRAMS for p in programs)
     )
@@ -70,7 +72,7 @@ def filters_a_run(command: str) -> bool:
     run view --log-failed | grep FAILED``): what is shown is that run's output, filtered, so the
     lines a failure prints may be there without the traceback's header or the run's verdict,
     and the exit code shown is the filter's."""
-    for pipeline in re.split(r"&&|\|\||;|\n", command):
+    for pipeline in _LISTED.split(command):
         programs = _programs(pipeline, unwrapped=True)
         if len(programs) < 2 or programs[0] in _READERS | _YES_NO_PROGRAMS | _LISTERS:
             continue
@@ -87,7 +89,7 @@ def _programs(pipeline: str, *, unwrapped: bool = False) -> list[str]:
 
 
 def answers_no(command: str) -> bool:
-    last = re.split(r"&&|\|\||;|\n", command.strip())[-1].rsplit("|", 1)[-1].split()
+    last = _LISTED.split(command.strip())[-1].rsplit("|", 1)[-1].split()
     return bool(last) and last[0].rsplit("/", 1)[-1] in _YES_NO_PROGRAMS
 
 

@@ -61,12 +61,17 @@ DEFAULT_COMPACTABLE_TOOLS: tuple[str, ...] = (
 DEFAULT_RESULT_LIMITS: FrozenDict = FrozenDict({"Bash": 30_000})
 CLEARED_MARKER = "[Old tool result content cleared]"
 DROPPED_NOTE = (
+    "[contextwarden: {count:,} earlier message(s) were dropped here to fit the context window]"
+)
+"""Added after the first user message when a truncation drops messages, so the model knows the
+conversation has a gap there (nothing leaves the context without a trace). The person did not
+type it (``summarizers.typed``)."""
+DROPPED_RECALL_NOTE = (
     "[contextwarden: {count:,} earlier message(s) were dropped here to fit the context window; "
     'recall(id="{id}") reads them back verbatim]'
 )
-"""Added after the first user message when a truncation drops messages and the model is offered
-the ``recall`` tool (``ContextPolicy.recall``): the dropped span's id, as a summary names its own.
-The person did not type it (``summarizers.typed``)."""
+"""``DROPPED_NOTE`` when the model is offered the ``recall`` tool (``ContextPolicy.recall``): it
+also names the dropped span's id, as a summary names its own."""
 DROPPED_NOTE_OPENING = DROPPED_NOTE.split("{", 1)[0]
 
 OverflowPolicy = Literal["raise", "flag"]

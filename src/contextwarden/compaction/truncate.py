@@ -4,8 +4,9 @@ The cut is a safe cut point, so roles alternate and no tool result is orphaned. 
 tail starts with a user message, the first user message is merged in front of it (one user
 message, first message's blocks first) rather than moving the cut: the turn is kept whole. With
 ``keep_summary`` a compaction summary at the front is kept too (the manager's ladder never throws
-away the summary it just made). When the model is offered the ``recall`` tool, a note after the
-first user message names the id that brings the dropped messages back (``policy.DROPPED_NOTE``).
+away the summary it just made). A note after the first user message says how many messages were
+dropped there (``policy.DROPPED_NOTE``); when the model is offered the ``recall`` tool it also
+names the id that brings them back (``policy.DROPPED_RECALL_NOTE``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from contextwarden.compaction.cuts import (
     turn_starts,
 )
 from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
-from contextwarden.policy import DROPPED_NOTE
+from contextwarden.policy import DROPPED_NOTE, DROPPED_RECALL_NOTE
 from contextwarden.recall import DROPPED_ID_KEY, dropped_id
 
 
@@ -69,14 +70,14 @@ class Truncate:
         ctx, tokens_before, suffix = plan.context, plan.tokens_before, plan.suffix
         keep = self.keep_recent_turns or ctx.policy.keep_recent_turns
         lead = _lead(messages, self.keep_summary)
-        # The note's id is the dropped span's, known once the cut is: a placeholder of its length
-        # sizes the lead the cut is chosen with.
-        noted = ctx.policy.recall and len(messages) > 1
-        sized = _noted(lead, 1, dropped_id(messages[:1])) if noted else lead
-        lead_tokens = ctx.count(sized)
+        # The note's count and id are the dropped span's, known once the cut is: a placeholder
+        # of their length sizes the lead the cut is chosen with.
+        recall = ctx.policy.recall
+        sized = _noted(lead, len(messages), dropped_id(messages[:1]) if recall else None)
+        lead_tokens = ctx.count(sized) if len(messages) > 1 else ctx.count(lead)
         cut, fits = self._choose(messages, plan.cuts, keep, lambda c: lead_tokens + suffix[c])
-        recall_id = dropped_id(messages[:cut]) if noted and cut > 1 else None
-        if recall_id is not None:
+        recall_id = dropped_id(messages[:cut]) if recall and cut > 1 else None
+        if cut > 1:
             lead = _noted(lead, cut - 1, recall_id)
         after = join(lead, messages[cut:])
         if len(after) == len(messages) and after == tuple(messages):
@@ -123,9 +124,11 @@ class Truncate:
 _OUR_KEYS = (FIRST_BLOCKS_KEY, SUMMARY_KEY, SUMMARY_BLOCKS_KEY)
 
 
-def _noted(lead: Message, count: int, recall_id: str) -> Message:
-    """``lead`` with the note naming the ``count`` messages dropped after it and their id."""
-    note = TextBlock(DROPPED_NOTE.format(count=count, id=recall_id))
+def _noted(lead: Message, count: int, recall_id: str | None) -> Message:
+    """``lead`` with the note naming the ``count`` messages dropped after it, and their recall
+    id when the model is offered ``recall``."""
+    text = DROPPED_NOTE if recall_id is None else DROPPED_RECALL_NOTE
+    note = TextBlock(text.format(count=count, id=recall_id))
     return replace(lead, content=(*lead.content, note))
 
 

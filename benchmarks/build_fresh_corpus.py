@@ -18,6 +18,7 @@
     python benchmarks/build_fresh_corpus.py --set 17 MIRRORS OUT   # the seventeenth, blind set
     python benchmarks/build_fresh_corpus.py --set 18 MIRRORS OUT   # the eighteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 19 MIRRORS OUT   # the nineteenth, blind set
+    python benchmarks/build_fresh_corpus.py --set 20 MIRRORS OUT   # the twentieth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -34,11 +35,13 @@ developer-environment and front-end work on Entire checkpoint branches, and set 
 SpecStory saved into ``.specstory/history`` on two pull-request refs, set 17's Gemini CLI
 sessions its users committed as ``/chat share`` Markdown exports or a ``/chat save`` checkpoint,
 set 18's Cursor sessions of a task-workflow CLI in ``.specstory/history`` and a Claude Code
-session on a checkpoint ref of a research project, and set 19's Codex, Claude Code and Copilot CLI
+session on a checkpoint ref of a research project, set 19's Codex, Claude Code and Copilot CLI
 sessions of release CI, a prompt engine's cache, an HPC monitor's resampler, server operations and
-a Portuguese modularisation plan on Entire checkpoint branches),
+a Portuguese modularisation plan on Entire checkpoint branches, and set 20's Copilot CLI, OpenCode
+and Codex sessions of a sync design, a footer widget, a VS Code tree split, a hook runtime port and
+a playbook-driven read model on Entire checkpoint branches),
 copied byte for byte and checked against its SHA-256.
-They stay outside this repository (they hold people's paths and, in two repositories, an e-mail
+They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
 ``benchmarks/fresh_probes4/`` (set 4), ``benchmarks/fresh_probes5/`` (set 5),
@@ -48,8 +51,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13),
 ``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15),
 ``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17),
-``benchmarks/fresh_probes18/`` (set 18) and ``benchmarks/fresh_probes19/`` (set 19); the README
-of each says where its sessions come from.
+``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19) and
+``benchmarks/fresh_probes20/`` (set 20); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -552,6 +555,31 @@ SET19 = tuple(
     checkpoint(repository, commit, folder, sha, agent)
     for (repository, commit), agent, folder, sha in SET19_CHECKPOINTS
 )
+# Set 20 (issue #26's twentieth, blind set): agents other than Claude Code, sessions none of sets
+# 1-19 took (no session id of theirs), each the full.jsonl of a checkpoint on the
+# entire/checkpoints/v1 branch the Entire CLI pushes, read at that branch's tip: Copilot CLI
+# designing a results sync without force push on EntityProcess/agentv (MIT, LICENSE), OpenCode with
+# a DeepSeek model adding a Shielded Site button to a footer on The-Best-Codes/bestcodes.dev (MIT,
+# LICENSE), Codex splitting a VS Code extension's sessions tree on savekirk/session-bridge (MIT,
+# LICENSE.md), Copilot CLI porting a repository's hooks from Claude Code and closing a reviewed
+# change on polecatspeaks/StarCar (MIT, LICENSE), and OpenCode run by a playbook (Maestro Auto Run)
+# building a read model on eitatech/gatomia-vscode (MIT, LICENSE).
+SET20_CHECKPOINTS = (
+    (AGENTV, "copilot", "d8/8be769afd1/0",
+     "b9dd68ae97fef5b814cb1f213f4e9fda4cd79948795129c4646ddf7496e9a972"),
+    (BESTCODES, "opencode", "55/d262fed8cf/0",
+     "9b9c84099f57d3dcb0e73acc5cbe532c88e375f604e2c0dd79af0700f654cce8"),
+    (SESSION_BRIDGE, "codex", "f6/4d6f38e0ad/1",
+     "bb4f906e3d39f9d6a0b50221df857f71546058d5aaa952d7ae655836bc0e7231"),
+    (STARCAR, "copilot", "11/9681650804/0",
+     "9e6ca3d690707c5490084af9b235aaa50445dc7a3d2db02b8c4d8dc2f40c3506"),
+    (GATOMIA, "opencode", "04/3777f29eaf/5",
+     "4f0db68414930474f31a3c52e8bd6cf191385ef45c4c19eb6df0ce1ea9c94c0b"),
+)  # fmt: skip
+SET20 = tuple(
+    checkpoint(repository, commit, folder, sha, agent)
+    for (repository, commit), agent, folder, sha in SET20_CHECKPOINTS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -571,6 +599,7 @@ SETS = {
     17: SET17,
     18: SET18,
     19: SET19,
+    20: SET20,
 }
 
 

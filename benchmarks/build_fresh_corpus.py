@@ -19,6 +19,7 @@
     python benchmarks/build_fresh_corpus.py --set 18 MIRRORS OUT   # the eighteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 19 MIRRORS OUT   # the nineteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 20 MIRRORS OUT   # the twentieth, blind set
+    python benchmarks/build_fresh_corpus.py --set 21 MIRRORS OUT   # the twenty-first, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -39,7 +40,8 @@ session on a checkpoint ref of a research project, set 19's Codex, Claude Code a
 sessions of release CI, a prompt engine's cache, an HPC monitor's resampler, server operations and
 a Portuguese modularisation plan on Entire checkpoint branches, and set 20's Copilot CLI, OpenCode
 and Codex sessions of a sync design, a footer widget, a VS Code tree split, a hook runtime port and
-a playbook-driven read model on Entire checkpoint branches),
+a playbook-driven read model on Entire checkpoint branches, and set 21's Claude Code sessions of a
+book manuscript written in Japanese and of a CLI's roadmap work on Entire checkpoint branches),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -51,8 +53,9 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes12/`` (set 12), ``benchmarks/fresh_probes13/`` (set 13),
 ``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15),
 ``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17),
-``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19) and
-``benchmarks/fresh_probes20/`` (set 20); the README of each says where its sessions come from.
+``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19),
+``benchmarks/fresh_probes20/`` (set 20) and ``benchmarks/fresh_probes21/`` (set 21); the README of
+each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -580,6 +583,28 @@ SET20 = tuple(
     checkpoint(repository, commit, folder, sha, agent)
     for (repository, commit), agent, folder, sha in SET20_CHECKPOINTS
 )
+# Set 21 (issue #26's twenty-first, blind set): repositories and people none of sets 1-20 used, each
+# session the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI pushes,
+# read at that branch's tip: Claude Code helping, in Japanese, to write and review chapters of a
+# book manuscript on broad listening on digitaldemocracy2030/broad-listening-book (its README.MD
+# until 2026-05-03: the manuscript is CC BY 4.0; since then: commits up to the tag
+# license-cc-by-4.0-final are distributed under CC BY 4.0; this branch tip is of 2026-03-20), and
+# Claude Code carrying out a roadmap plan for a CLI on jeevanpillay/dual (MIT, LICENSE).
+BROAD_LISTENING = ("digitaldemocracy2030/broad-listening-book",
+                   "b200408f458ed1b3c574fdb26216ad54f6bba0e1")  # fmt: skip
+DUAL = ("jeevanpillay/dual", "a5158ee78a029e5c8ec286429deee1d8daf5ec91")
+SET21_CHECKPOINTS = (
+    (BROAD_LISTENING, "50/84721c6305/0",
+     "de00cf65c4fe00cd088ec0a69447990d727ef6d9e17a7f4f9e17ecad0fbb8c9b"),
+    (BROAD_LISTENING, "84/d373457973/1",
+     "e1ef8bc42545709f76355316227eeb87db2bef0f794115e656cde0e3d90f0074"),
+    (DUAL, "84/b2b35255d7/0", "325c83c82e605775e37fafa626ebd5545bf6dd1eb12efbbf1d0b768f568be5ea"),
+    (DUAL, "84/b2b35255d7/1", "e90388c6dce2d742d38494c2126d805d29c8237bc62b5691f1eed4a29f7e8e5f"),
+)  # fmt: skip
+SET21 = tuple(
+    checkpoint(repository, commit, folder, sha)
+    for (repository, commit), folder, sha in SET21_CHECKPOINTS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -600,6 +625,7 @@ SETS = {
     18: SET18,
     19: SET19,
     20: SET20,
+    21: SET21,
 }
 
 

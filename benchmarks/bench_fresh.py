@@ -2,7 +2,7 @@
 40,000-token window with the offline summary, per kind, on a fit half and a blind half.
 
     python benchmarks/bench_fresh.py --data DATA/fresh                       # print the section
-    python benchmarks/bench_fresh.py --data DATA/fresh --baseline /tmp/base/src --write FILE
+    python benchmarks/bench_fresh.py --data DATA/fresh --baseline BASE/src --write FILE
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes3 --data DATA/fresh3
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes4 --data DATA/fresh4
     python benchmarks/bench_fresh.py --probes benchmarks/fresh_probes6 --data DATA/fresh6  # 5 too

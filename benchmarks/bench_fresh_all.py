@@ -2,9 +2,9 @@
 ``src`` folders, side by side: probes kept at the last request per kind, before → after, the
 modeled cost's ratio, and how many come back with ``recall`` after (issue #26).
 
-    git archive <base> src | tar -x -C /tmp/base
-    python benchmarks/bench_fresh_all.py --before /tmp/base/src --after src --fresh DATA
-    python benchmarks/bench_fresh_all.py --before /tmp/base/src --after src --fresh DATA --sets 17
+    git archive <base> src | tar -x -C BASE
+    python benchmarks/bench_fresh_all.py --before BASE/src --after src --fresh DATA
+    python benchmarks/bench_fresh_all.py --before BASE/src --after src --fresh DATA --sets 17
 
 ``DATA`` holds each set's sessions as ``build_fresh_corpus.py`` writes them: ``DATA/fresh`` for
 set 1 (``build_fresh_corpus.py MIRRORS DATA/fresh``), ``DATA/freshN`` for set N

@@ -2,7 +2,7 @@
 carried as a reference (issue #26): the project's sessions at a 40,000-token window.
 
     python benchmarks/bench_injected.py                                # this checkout alone
-    python benchmarks/bench_injected.py --baseline /tmp/base/src       # and another as *before*
+    python benchmarks/bench_injected.py --baseline SRC                 # and another as *before*
 
 The sessions and probes are ``bench_retention``'s (its fixed fit / held-out split; typed user
 messages, files, failure lines, decisions and error messages), replayed through the default

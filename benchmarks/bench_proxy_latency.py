@@ -18,14 +18,14 @@ body until the headers are acknowledged; Linux delays that ACK); the proxy ackno
 
 With ``--compare SRC`` (repeatable) the same requests also go, in rotation within each turn, to
 proxies run as processes of their own (``contextwarden proxy``) with ``PYTHONPATH=SRC``: an older
-``src`` (``git archive <commit> src``) beside this one, in the same minutes of a shared machine.
-A proxy in its own process does not share the benchmark's interpreter lock either. Then
-``--small`` one-message requests, each on a new session, the same way: the fixed cost of a
+``src`` (``git archive <commit> src | tar -x -C BASE``) beside this one, in the same minutes of a
+shared machine. A proxy in its own process does not share the benchmark's interpreter lock either.
+Then ``--small`` one-message requests, each on a new session, the same way: the fixed cost of a
 request, whatever the conversation's size. Each proxy's CPU time per request is read from the
 kernel too (Linux): unlike the wall-clock figures, it hardly moves with the machine's load.
 
     python benchmarks/bench_proxy_latency.py [--turns 60] [--tokens 100000] [--small 40]
-        [--compare /tmp/base/src --compare src]
+        [--compare BASE/src --compare src]
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
     python benchmarks/bench_summarizers.py                               # print the two sections
     python benchmarks/bench_summarizers.py --write docs/benchmarks.md    # replace them in place
 
-Sizes are o200k_base tokens (exact, offline through the ``tiktoken`` extra). The side-by-side
-table replays each Claude Code compaction found in ../shared/data/transcripts/claude-code: at the
-same cut point (the messages before Claude Code's ``compact_boundary``), our offline summary is
+Sizes are o200k_base tokens (exact, offline through the ``tiktoken`` extra). The side-by-side table
+replays each Claude Code compaction found in ``$CONTEXTWARDEN_DATA/transcripts/claude-code``: at
+the same cut point (the messages before Claude Code's ``compact_boundary``), our offline summary is
 built the way the compaction ladder would have built it (a second compaction summarizes the first
 summary plus what came after), and both summaries are checked for the same facts, verbatim.
 """

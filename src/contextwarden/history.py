@@ -12,19 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Self
 
 from contextwarden.errors import RoleAlternationError, ToolPairingError
 from contextwarden.history_checks import addition_problems, error_for, merge_problems
-from contextwarden.history_read import HistoryReadSide
-from contextwarden.log import (
-    CompactionBoundary,
-    LogEntry,
-    MessageAdded,
-    MetadataSet,
-    Preamble,
-    UsageRecorded,
-    current_metadata,
-    derive_view,
-    last_anchor,
-    stored_counts,
-)
+from contextwarden.history_record import HistoryRecorder, cache_key
+from contextwarden.log import LogEntry, MetadataSet, UsageRecorded, derive_view
 from contextwarden.model import Block, FrozenDict, Message, ToolResultBlock, freeze, thaw
 from contextwarden.repair import (
     Renames,
@@ -67,7 +56,7 @@ class Repair:
     action: str
 
 
-class ConversationHistory(HistoryReadSide):
+class ConversationHistory(HistoryRecorder):
     """The conversation: a validated view for the next request, plus the full log behind it.
 
     ``mode="strict"`` (default, for live use) raises HistoryError on any addition that breaks an
@@ -93,7 +82,7 @@ class ConversationHistory(HistoryReadSide):
         self.model = model
         """The model the counter and the calibration were chosen for (None: not known)."""
         self.counter: TokenCounter = counter or counter_for_model(model)
-        self._count_key = _cache_key(self.counter)
+        self._count_key = cache_key(self.counter)
         """Stored with each count in the log (``MessageAdded.counter``); None: counts not kept."""
         self._view: list[Message] = []
         self._snapshot: tuple[Message, ...] | None = None
@@ -272,97 +261,7 @@ class ConversationHistory(HistoryReadSide):
         self._ledger.anchor(total, usage_prompt(plain))
         return total
 
-    # ----------------------------------------------------------------- for the manager and stores
-    def subscribe(self, listener: Callable[[LogEntry], None]) -> None:
-        """Call ``listener`` with every new log entry as it is recorded (write-through stores)."""
-        self._listeners.append(listener)
-
-    def _replace_view(
-        self, boundary: CompactionBoundary, counts: Sequence[int] | None = None
-    ) -> None:
-        """Install a compacted view. Only ContextManager calls this, after it validated the view.
-
-        ``counts``: the view's per-message token counts when the caller already has them (the
-        rung that built the view counted what it changed), so the ledger does not count again.
-        """
-        if counts is not None and len(counts) != len(boundary.view):
-            raise ValueError(f"{len(counts)} counts for a view of {len(boundary.view)} messages")
-        self._record(boundary)
-        self._view = list(boundary.view)
-        self._use_ids = {u.id for m in self._view for u in m.tool_uses}
-        self._ledger.reset(self._view, counts)
-
-    def _restore(self, entries: Sequence[LogEntry], view: list[Message]) -> None:
-        """Rebuild this (empty) history from a stored log (whose view is ``view``) without
-        re-recording it.
-
-        The ledger counts the view once and re-anchors on the
-        last usage recorded since the last compaction (an older anchor describes a gone view).
-        Counts stored with the messages by a counter of the same ``cache_key`` are reused, so a
-        restart does not count the session again.
-        """
-        self._snapshot = None
-        self._log = list(entries)  # the stored log has its own Preamble
-        self._view = view
-        self._use_ids = {u.id for m in view for u in m.tool_uses}
-        self._metadata = current_metadata(entries)
-        preamble = next((e for e in reversed(entries) if isinstance(e, Preamble)), None)
-        if preamble is not None:
-            self._system, self._tools = preamble.system, preamble.tools
-        self._ledger.set_preamble(self.system, self.tools)
-        counts = stored_counts(entries, _cache_key(self.counter))
-        anchor = last_anchor(entries)
-        if anchor is None:
-            self._ledger.reset(self._view, counts)
-            return
-        total, covered = anchor
-        self._ledger.reset(self._view[:covered], counts[:covered])
-        self._ledger.anchor(total)
-        for message, count in zip(self._view[covered:], counts[covered:], strict=True):
-            self._ledger.append(message, count)
-
-    def _set_preamble(
-        self,
-        system: str | Sequence[Mapping[str, Any]] | None,
-        tools: Sequence[Mapping[str, Any]] | None,
-    ) -> None:
-        """Replace the system prompt and tool definitions; always logged (a Preamble)."""
-        frozen_system = (
-            system if isinstance(system, str | None) else tuple(FrozenDict(b) for b in system)
-        )
-        frozen_tools = tuple(FrozenDict(t) for t in tools or ())
-        self._record(Preamble(frozen_system, frozen_tools))
-        self._system, self._tools = frozen_system, frozen_tools
-        self._ledger.set_preamble(self.system, self.tools)
-
-    # ----------------------------------------------------------------- internals
-    def _record(self, entry: LogEntry) -> None:
-        """Log an entry *before* the change it describes is applied.
-
-        Listeners (write-through stores) run first: if one refuses the entry, it raises and the
-        caller applies nothing, so the history is exactly as it was.
-        """
-        for listener in self._listeners:
-            listener(entry)
-        self._snapshot = None  # every change of the view is recorded, so this is the one place
-        self._log.append(entry)
-
-    def _append(self, message: Message) -> None:
-        count = self.counter.count_message(message)
-        self._record(self._added(message, count))
-        self._view.append(message)
-        uses = message.tool_uses
-        if uses:
-            self._use_ids.update(u.id for u in uses)
-        self._ledger.append(message, count)
-
-    def _added(self, message: Message, count: int, merge: bool = False) -> MessageAdded:
-        """The entry for ``message``, with its count when the counter can vouch for it later."""
-        key = self._count_key
-        if key is None:
-            return MessageAdded(message, merge)
-        return MessageAdded(message, merge, count, key)
-
+    # ----------------------------------------------------------------- merges and repairs
     def _merge_add(self, message: Message) -> Message:
         message, renames, note = mend_tools(message, self._use_ids, self._renames)
         steps = plan_merge(self._view, message)
@@ -401,12 +300,6 @@ class ConversationHistory(HistoryReadSide):
 
 def _plain_system(system: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
     return system if isinstance(system, str) else [dict(b) for b in system]
-
-
-def _cache_key(counter: TokenCounter) -> str | None:
-    """The counter's ``cache_key`` (the identity of its counts), None when it has none."""
-    key = getattr(counter, "cache_key", None)
-    return key if isinstance(key, str) and key else None
 
 
 def _follows_results(last: Sequence[Message], message: Message) -> bool:

@@ -6,51 +6,32 @@ than a message may be is cut first (``compaction.cap.Oversize``); autocompact (s
 threshold, behind a circuit breaker kept in the history's metadata; truncation when still over the
 window, then the last-resort cap (``compaction.cap``); then the request fits, or
 ContextOverflowError (or a flag, per ``policy.on_overflow``). Every change, and ``apply`` of any
-one strategy, goes through the same guarded, atomic path.
+one strategy, goes through the same guarded, atomic path (``manager_runs.StrategyRunner``).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from contextwarden.compaction.apply import (
-    DEBUG_LINE,
-    AddedResults,
-    CompactionReport,
-    HistoryState,
-    apply_result,
-    event_sizes,
-    rung_event,
-    seed_counts,
-)
-from contextwarden.compaction.base import (
-    CompactionContext,
-    CompactionResult,
-    Pipeline,
-    Strategy,
-    StrategyReport,
-    TokenCache,
-)
-from contextwarden.compaction.breaker import Breaker
+from contextwarden.compaction.apply import CompactionReport, HistoryState
+from contextwarden.compaction.base import CompactionResult, Pipeline, Strategy, StrategyReport
 from contextwarden.compaction.budget import ToolResultBudget
 from contextwarden.compaction.cache import CacheAware, CachePolicy
 from contextwarden.compaction.guard import first_resort, guarded, last_resorts
 from contextwarden.compaction.headroom import HeadroomCut
-from contextwarden.compaction.incremental import CompactableResults
-from contextwarden.compaction.loss import NOTHING_LOST, LossReport, losses
+from contextwarden.compaction.loss import NOTHING_LOST
 from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.snip import Snip
-from contextwarden.compaction.summarize import Summarize, add_to_summary
-from contextwarden.compaction.tools import ToolMatcher
+from contextwarden.compaction.summarize import Summarize
 from contextwarden.errors import SummarizerError
-from contextwarden.events import BreakerOpened, Event, EventListener, Hooks
-from contextwarden.files import Budget, FileTracker
+from contextwarden.events import BreakerOpened
+from contextwarden.files import Budget
 from contextwarden.history import ConversationHistory
+from contextwarden.manager_runs import StrategyRunner
 from contextwarden.model import Message, TextBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.rules import latest_assistant_index
@@ -65,7 +46,7 @@ NO_COMPACT_SOURCES = frozenset({"compact", "session_memory"})
 """Query sources that never compact: a summarizer's own request must not trigger compaction."""
 
 
-class ContextManager:
+class ContextManager(StrategyRunner):
     """Keeps one or more histories valid and inside the window (see the module docstring).
 
     ``summarizer=None`` uses the offline ``StructuredSummarizer`` sized for the policy's window;
@@ -85,21 +66,12 @@ class ContextManager:
         spill_dir: str | Path | None = None,
         cache: CachePolicy | None = None,
     ) -> None:
-        self.policy = policy or ContextPolicy()
+        super().__init__(policy or ContextPolicy(), clock, spill_dir)
         self.cache = cache
         self._summarizer = summarizer
         self.workspace = Path(workspace) if workspace is not None else None
-        self.clock = clock
-        self.spill_dir = Path(spill_dir) if spill_dir is not None else None
-        self.hooks = Hooks()
-        self._listeners: list[EventListener] = []
-        self._states: weakref.WeakKeyDictionary[ConversationHistory, HistoryState] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._compactable = ToolMatcher(self.policy.compactable_tools)
         self._budget, self._snip = ToolResultBudget(), Snip()
         self._light = Pipeline(self._budget, self._snip, name="budget+snip")
-        self.hooks.on_cleanup(self._reset_after_compaction)
 
     # ------------------------------------------------------------------ public API
     @property
@@ -110,11 +82,6 @@ class ContextManager:
 
             self._summarizer = StructuredSummarizer.for_window(self.policy.context_window)
         return self._summarizer
-
-    def on_event(self, fn: EventListener) -> EventListener:
-        """Call ``fn`` with every event (a rung ran, the breaker opened); returns ``fn``."""
-        self._listeners.append(fn)
-        return fn
 
     def prepare(
         self, history: ConversationHistory, *, query_source: str = "main"
@@ -165,24 +132,6 @@ class ContextManager:
         self._light_rungs(history, state, actions)
         self._autocompact(history, state, actions, "manual", instructions, reraise=True)
         return self._report(history, actions, before, count, started)
-
-    def apply(
-        self, history: ConversationHistory, strategy: Strategy, *, trigger: str, grow: bool = False
-    ) -> StrategyReport:
-        """Run one ``strategy`` on ``history`` now, atomically, as the ladder runs its rungs.
-
-        The new view must keep every API rule (around each changed message; all of it when
-        messages were added or removed) and the latest thinking, and hold fewer tokens, or
-        CompactionError is raised and the history is exactly as it was; an exception from the
-        strategy itself (e.g. SummarizerError) leaves it untouched too. When applied: a compaction
-        boundary in the log, post-compact hooks for a summary, cleanup hooks, and an event with
-        ``trigger``. The circuit breaker is neither consulted nor counted.
-
-        ``grow``: the strategy installs the agent's own rewrite of its history (the proxy's
-        lead-in edits), which may hold more tokens; every rule is still checked.
-        """
-        state = self._state(history)
-        return self._run(strategy, history, state, trigger, grow=grow).report
 
     def is_near_limit(self, history: ConversationHistory) -> bool:
         """True above ``warning_ratio`` of the window (the seed's ``isNearLimit``)."""
@@ -340,115 +289,3 @@ class ContextManager:
             )
 
         return attach
-
-    # ------------------------------------------------------------------ running and applying
-    def _run(
-        self,
-        strategy: Strategy,
-        history: ConversationHistory,
-        state: HistoryState,
-        trigger: str,
-        *,
-        start: int = 0,
-        quiet: bool = False,
-        grow: bool = False,
-    ) -> CompactionResult:
-        """Run ``strategy`` on the view and apply its result atomically; emit its event."""
-        started = time.perf_counter()
-        view = history.messages
-        ctx = self._context(history, state, start)
-        result = strategy(view, ctx)
-        if result.applied and result.summary is not None:
-            result = add_to_summary(result, view, self.hooks.post_blocks(result), ctx)
-        lost = NOTHING_LOST
-        if result.applied:
-            apply_result(history, view, result, trigger, self.clock(), cache=ctx.tokens, grow=grow)
-            lost = losses(view, history.messages, history.counter)
-            state.lost = state.lost.merged(lost)
-            self.hooks.cleanup(history)
-        self._announce(result, trigger, time.perf_counter() - started, lost, quiet=quiet)
-        return result
-
-    def _context(
-        self, history: ConversationHistory, state: HistoryState, start: int
-    ) -> CompactionContext:
-        """The strategies' context, its cache holding the history's counts of ``view[start:]``."""
-        seed_counts(state.cache, history, start)
-        return CompactionContext(
-            history.counter,
-            self.clock,
-            self.policy,
-            state.cache,
-            self.spill_dir,
-            tokens_before=history.counted_tokens(),
-            start=start,
-            originals=AddedResults(history),
-        )
-
-    def _reset_after_compaction(self, history: ConversationHistory) -> None:
-        """The built-in cleanup hook: per-history caches describe a view that is gone."""
-        state = self._state(history)
-        view = history.messages
-        state.cache.retain(view)
-        state.compactables.reset()
-        state.microcompact_failed_at = -1
-        state.light.done(view)  # every message of the new view was already budget-checked
-
-    def _announce(
-        self,
-        result: CompactionResult,
-        trigger: str,
-        seconds: float,
-        lost: LossReport,
-        *,
-        quiet: bool,
-    ) -> None:
-        """Log each rung's DEBUG line and emit its event; ``quiet``: only rungs that applied.
-        What the result removed goes with the event of its last step that applied."""
-        steps = result.steps or (result.report,)
-        last = max((i for i, step in enumerate(steps) if step.applied), default=-1)
-        for i, step in enumerate(steps):
-            if quiet and not step.applied:
-                continue
-            event = rung_event(step, trigger, seconds, lost if i == last else NOTHING_LOST)
-            log.debug(DEBUG_LINE, step.name, trigger, *event_sizes(event))
-            self._emit(event)
-
-    def _emit(self, event: Event) -> None:
-        for fn in self._listeners:
-            fn(event)
-
-    def _state(self, history: ConversationHistory) -> HistoryState:
-        state = self._states.get(history)
-        if state is None:
-            state = HistoryState(
-                TokenCache(history.counter),
-                FileTracker(),
-                CompactableResults(self._compactable),
-                Breaker.load(history),
-            )
-            self._states[history] = state
-        return state
-
-    def _report(
-        self,
-        history: ConversationHistory,
-        actions: list[StrategyReport],
-        before: int,
-        count: int,
-        started: float,
-    ) -> CompactionReport:
-        after = history.estimate_tokens()
-        state = self._state(history)
-        lost, state.lost = state.lost, NOTHING_LOST
-        over = after > self.policy.effective_window
-        return CompactionReport(
-            tuple(actions),
-            before,
-            after,
-            count,
-            len(history),
-            time.perf_counter() - started,
-            over,
-            lost=lost,
-        )

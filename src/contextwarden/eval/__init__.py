@@ -1,8 +1,9 @@
 """Evaluation: replay sessions through context strategies, check fact retention, report, demo."""
 
 from contextwarden.eval.probes import Probe, ProbeSet, default_probes, load_probes
-from contextwarden.eval.replay import Mark, ReplayResult, StrategyRun, replay
+from contextwarden.eval.replay import replay
 from contextwarden.eval.retention import Retention
+from contextwarden.eval.runs import Mark, ReplayResult, StrategyRun
 from contextwarden.eval.strategies import STRATEGIES, STRATEGY_NAMES, StrategySpec
 
 __all__ = [

@@ -15,7 +15,6 @@ from importlib.resources import files
 from itertools import accumulate
 from pathlib import Path
 
-from contextwarden.eval.replay import ReplayResult, StrategyRun
 from contextwarden.eval.report_text import (
     compactions,
     conclusion,
@@ -26,6 +25,7 @@ from contextwarden.eval.report_text import (
     strategy_table,
     summary_line,
 )
+from contextwarden.eval.runs import ReplayResult, StrategyRun
 from contextwarden.eval.svgchart import Chart, Line, Marks, Rule, render
 from contextwarden.eval.svgscale import Scale, padded_top
 

@@ -9,7 +9,7 @@ import html
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
-from contextwarden.eval.replay import Change, ReplayResult, StrategyRun
+from contextwarden.eval.runs import Change, ReplayResult, StrategyRun
 from contextwarden.eval.tables import NUMERIC, rows
 
 MAX_CHANGES_LISTED = 40

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextwarden.eval.replay import ReplayResult, StrategyRun
+from contextwarden.eval.runs import ReplayResult, StrategyRun
 
 HEADERS = (
     "strategy",

@@ -2,7 +2,7 @@
 the person typed (``compaction.injected``, ``summarizers.typed.is_injected_block``).
 
 The Codex texts are cut from ``codex/EntityProcess__agentv__a392ff332928-s0-gpt-5.4.jsonl`` of
-the project's corpus (EntityProcess/agentv, MIT; see ``/work/shared/data/transcripts/SOURCES.md``):
+the project's corpus (EntityProcess/agentv, MIT; its ``transcripts/SOURCES.md``):
 its first user message is five wrappers Codex wrote, AGENTS.md, ``<environment_context>`` and
 then what the person typed."""
 

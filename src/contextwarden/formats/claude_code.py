@@ -1,7 +1,7 @@
 """Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``) into a history:
 the loader and its mapping rules (records: ``claude_code_records``; walk: ``claude_code_thread``).
 
-Mapping rules (see /work/shared/data/transcripts/NOTES.md for the format facts):
+Mapping rules (format facts: the shared corpus's ``transcripts/NOTES.md``):
 
 - Only non-sidechain ``user``/``assistant`` records carry the conversation. ``isSidechain`` records
   (a subagent's own traffic, answered by its Task tool_result) are counted, not loaded.

@@ -1,7 +1,7 @@
 """Codex CLI rollout JSONL (``~/.codex/sessions/…/rollout-*.jsonl``) into a history: the records,
 typed versus injected user text, and turns. Item payloads become fragments in ``codex_items``.
 
-Mapping rules (facts from /work/shared/data/transcripts/NOTES.md and the real files):
+Mapping rules (facts from the real files and the shared corpus's ``transcripts/NOTES.md``):
 
 - Each line is ``{"timestamp", "type", "payload"}``. The conversation is the ``response_item``
   records, read in file order over the whole session, before and after compactions.

@@ -20,8 +20,8 @@ Mapping rules (from real exports and OpenCode's ``MessageV2`` types):
   ``<bash_metadata>``, ``<metadata>``) holding ``User aborted the command`` or ``… terminated
   command after exceeding timeout N ms``, where ``exit`` is null: the command never finished).
   A tool still ``pending``/``running`` has no result: reported, and answered by merge mode
-  with a placeholder. ``reasoning`` parts
-  (OpenAI's are encrypted; none carries an Anthropic signature) → ``meta.extra["reasoning"]``;
+  with a placeholder. ``reasoning`` parts (OpenAI's are encrypted; none carries an Anthropic
+  signature) → ``meta.extra["reasoning"]``;
   ``patch`` and other parts → ``meta.extra["other_parts"]``. The step's ``step-finish`` gives
   ``meta.extra["usage"]`` (``tokens``: ``input`` without the cache, ``output`` with the
   reasoning, ``cache.read``/``write``) and ``meta.extra["cost"]``; a message with no steps takes

@@ -9,6 +9,7 @@ from typing import Any
 from contextwarden.formats import detect_format, load
 from contextwarden.model import TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
+from contextwarden.summarizers.typed import user_messages
 
 SAMPLE = (
     Path(__file__).parent / "data" / "copilot" / "EntityProcess__agentv__269e1b9e5502-events.jsonl"
@@ -105,3 +106,38 @@ def test_calls_without_a_request_failures_and_subagents(tmp_path: Path) -> None:
     assert report is not None and report.metadata["subagent_events"] == 1
     assert report.metadata["event_types"]["abort"] == 1 and report.issues == []
     assert validate(history.messages) == []
+
+
+def test_a_background_tasks_prompt_is_the_subagents_and_a_system_message_is_not_typed(
+    tmp_path: Path,
+) -> None:
+    """Copilot CLI 2026: a ``task`` call in ``background`` mode answers at once; the prompt it
+    hands the subagent is then written as a ``user.message`` whose ``source`` is
+    ``agent-<session id>`` and whose events after it carry the call's id; the CLI's own reminders
+    have ``source: system``."""
+    events = _events()[:10]
+    prompt = "# Car 46 FIX CYCLE\n\nYou are an implementer car. VERIFY FIRST, STOP IF WRONG."
+    events += [
+        {
+            "type": "user.message",
+            "id": "x1",
+            "data": {"content": prompt, "source": "agent-e07fc822", "interactionId": "i"},
+        },
+        {
+            "type": "user.message",
+            "id": "x2",
+            "data": {
+                "content": "Deferred tools: call the tool search tool first.",
+                "source": "system",
+            },
+        },
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    history = load(path)
+    texts = [b.text for m in history.messages for b in m.content if isinstance(b, TextBlock)]
+    assert prompt not in texts
+    first = next(e["data"]["content"] for e in events if e["type"] == "user.message")
+    assert [t.text for t in user_messages(history.messages)] == [first]
+    report = history.source
+    assert report is not None and report.metadata["subagent_events"] == 1

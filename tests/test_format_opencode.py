@@ -146,6 +146,29 @@ def test_a_command_that_exited_non_zero_is_a_failed_result(tmp_path: Path) -> No
     assert not any(r.is_error for m in load(passed).messages for r in m.tool_results)
 
 
+def test_a_command_the_shell_tool_stopped_is_a_failed_result(tmp_path: Path) -> None:
+    # OpenCode's shell tool closes the output with a note when the person aborted the command
+    # or its timeout ran out; ``exit`` is then null and the part still ``completed``.
+    notes = {
+        "shell_metadata": "User aborted the command",
+        "bash_metadata": "bash tool terminated command after exceeding timeout 30000 ms",
+    }
+    for tag, line in notes.items():
+        document = _document(BUILD_EXIT)
+        tools = [p for m in document["messages"] for p in m["parts"] if p["type"] == "tool"]
+        ok = [p for p in tools if _exit(p) == 0]
+        ok[0]["state"]["metadata"]["exit"] = None
+        ok[0]["state"]["output"] = f"(no output)\n\n<{tag}>\n{line}\n</{tag}>"
+        path = tmp_path / f"{tag}.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        results = {r.tool_use_id: r for m in load(path).messages for r in m.tool_results}
+        assert results[ok[0]["callID"]].is_error, tag
+        ok[0]["state"]["output"] = f"<{tag}>\n{line}\n</{tag}>\nthen it ran to the end"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        results = {r.tool_use_id: r for m in load(path).messages for r in m.tool_results}
+        assert not results[ok[0]["callID"]].is_error, tag
+
+
 def test_an_object_without_messages_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "export.json"
     path.write_text(json.dumps({"info": {"id": "ses_1"}, "parts": []}), encoding="utf-8")

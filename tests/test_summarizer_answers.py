@@ -163,6 +163,15 @@ def test_copilot_cli_choice_answers_its_calls_question() -> None:
     assert typed(asked("bash", result, {"command": "./menu.sh"})) == ["Plan the service"]
 
 
+def test_copilot_cli_reply_typed_in_place_of_a_choice_is_the_answer() -> None:
+    result = "User responded: av-xwm would require us building a merge UI right which is heavy."
+    assert typed(asked("ask_user", result, COPILOT_CALL))[1:] == [
+        '"Which part should the plan cover?"="av-xwm would require us building a merge UI'
+        ' right which is heavy."'
+    ]
+    assert typed(asked("bash", result, {"command": "./menu.sh"})) == ["Plan the service"]
+
+
 def test_results_that_only_look_like_answers_are_not_typed() -> None:
     faq = "# FAQ\n\n**Is it free?**\n\n**Answer:** yes, MIT licensed\n"
     config = '{"answers": {"0": "cached"}, "version": 2}'

@@ -395,6 +395,14 @@ def test_codex_patch_names_every_file() -> None:
         ("grep -rn 'x' . --include=*.py", []),  # a folder, not a file touched
         ("grep foo.py", []),  # the pattern, not a path
         ("python cat.py", []),
+        # a revision's file, read through git (``git show REV:PATH``)
+        (
+            "git --no-pager show HEAD:.claude/settings.json | jq .",
+            [(".claude/settings.json", "read")],
+        ),
+        ("git show abc123:src/a.py", [("src/a.py", "read")]),
+        ("git show HEAD --stat", []),
+        ('git commit -m "show HEAD:b.py"', []),
         ("echo 'unterminated", []),
         # a here-document's lines are a program's input: a script's ``head = …`` is no command
         ("python - <<'PY'\nhead = s.index(x)\ncat = 1\nPY\ncat a.py", [("a.py", "read")]),

@@ -163,6 +163,22 @@ def test_a_windows_file_is_listed_with_the_spelling_the_conversation_writes() ->
     assert section.startswith(f"- `{WINDOWS}` — also `{SLASHED}`; read")
 
 
+def test_the_spelling_a_later_call_writes_is_the_files_spelling_too() -> None:
+    # Copilot CLI on Windows: ``view`` names the file by its Windows path, and the agent's
+    # own later command (or a subagent's prompt) writes it with ``/``, never its prose.
+    read = ToolUseBlock("r", "view", {"path": WINDOWS})
+    run = ToolUseBlock("p", "powershell", {"command": f"python -c \"open(r'{SLASHED}')\""})
+    session = [
+        Message.user("Fix the feed's pagination."),
+        Message.assistant([read]),
+        Message.user([ToolResultBlock("r", "export function loadFeedPage() {}\n")]),
+        Message.assistant([run]),
+        Message.user([ToolResultBlock("p", "ok\n")]),
+    ]
+    (file,) = extract_facts(session).files
+    assert (file.path, file.alias) == (WINDOWS, SLASHED)
+
+
 def test_the_spelling_is_carried_by_the_next_summary_without_the_prose() -> None:
     first = StructuredSummarizer().summarize(windows_session()).text
     later = [

@@ -16,7 +16,10 @@ Mapping rules (from real session files and the CLI's event schema):
   ``tool.execution_complete`` → its ``tool_result`` (``result.content``, or the error message;
   ``is_error`` when ``success`` is false).
 - Events carrying ``parentToolCallId`` belong to a subagent's own conversation: counted in
-  ``metadata["subagent_events"]``, not loaded (the parent sees the subagent's tool result).
+  ``metadata["subagent_events"]``, not loaded (the parent sees the subagent's tool result). So
+  does a ``user.message`` whose ``source`` is ``agent-<session id>``: the prompt a background
+  ``task`` call hands its subagent (the call's ``prompt`` argument, word for word), written
+  before the subagent's events, which carry the call's id.
 - Everything else (``assistant.turn_start/end``, ``hook.*``, ``session.*`` notices, permission and
   usage events, and types this loader does not know) is not conversation: counted by type in
   ``metadata["event_types"]``; ``hook.end`` output is listed in ``metadata["hooks"]``.
@@ -62,6 +65,10 @@ CONVERSATION_EVENTS = frozenset(
 """Event types only Copilot CLI writes; a file whose head holds one of them is Copilot's."""
 _EVENT_TYPE = re.compile(r"^[a-z_]+(\.[a-z_]+)*$")
 _REASONING_KEYS = ("reasoningText", "reasoningOpaque", "encryptedContent")
+_SYSTEM_SOURCE = "system"
+"""A ``user.message`` ``source`` the CLI gives what it injects itself."""
+_SUBAGENT_SOURCE = "agent-"
+"""How the ``source`` of a ``user.message`` handed to a background subagent begins."""
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -91,7 +98,7 @@ class _Reader:
     def add(self, line: int, event: Mapping[str, Any]) -> None:
         kind, data = event["type"], as_mapping(event.get("data"))
         self.types[kind] += 1
-        if "parentToolCallId" in data:
+        if "parentToolCallId" in data or _subagent_prompt(kind, data):
             meta = self.report.metadata
             meta["subagent_events"] = meta.get("subagent_events", 0) + 1
             return
@@ -129,6 +136,7 @@ class _Reader:
             raise FormatError(f"user.message content must be a string, got {content!r:.60}")
         extra = {"transformed_content": data.get("transformedContent")}
         extra["attachments"] = data.get("attachments") or None
+        extra["injected"] = data.get("source") == _SYSTEM_SOURCE or None
         return Message("user", (TextBlock(content),), MessageMeta(extra=_frozen(extra)))
 
     def _assistant(self, data: Mapping[str, Any]) -> Message:
@@ -163,6 +171,13 @@ class _Reader:
             FrozenDict(extra),
         )
         self.messages.append(Message(message.role, message.content, meta))
+
+
+def _subagent_prompt(kind: str, data: Mapping[str, Any]) -> bool:
+    source = data.get("source")
+    return (
+        kind == "user.message" and isinstance(source, str) and source.startswith(_SUBAGENT_SOURCE)
+    )
 
 
 def _result(data: Mapping[str, Any]) -> ToolResultBlock:

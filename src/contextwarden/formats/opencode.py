@@ -15,9 +15,13 @@ Mapping rules (from real exports and OpenCode's ``MessageV2`` types):
   ``tool`` part) followed by a user message with the results of its tools (``state.output``, or
   ``state.error`` as an error; a ``bash`` call OpenCode calls ``completed`` whose command exited
   non-zero, ``state.metadata.exit``, is an error too: the output the model read does not say so,
-  and the flag is then the only trace of the failure). A tool still ``pending``/``running`` has
-  no result: reported, and answered by merge mode with a placeholder. ``reasoning`` parts
-  (OpenAI's are encrypted; none carries an Anthropic signature) → ``meta.extra["reasoning"]``;
+  and the flag is then the only trace of the failure; so is one whose output ends in the note
+  OpenCode's shell tool appends when it stopped the command, ``<shell_metadata>`` (earlier
+  ``<bash_metadata>``, ``<metadata>``) holding ``User aborted the command`` or ``… terminated
+  command after exceeding timeout N ms``, where ``exit`` is null: the command never finished).
+  A tool still ``pending``/``running`` has no result: reported, and answered by merge mode
+  with a placeholder. ``reasoning`` parts (OpenAI's are encrypted; none carries an Anthropic
+  signature) → ``meta.extra["reasoning"]``;
   ``patch`` and other parts → ``meta.extra["other_parts"]``. The step's ``step-finish`` gives
   ``meta.extra["usage"]`` (``tokens``: ``input`` without the cache, ``output`` with the
   reasoning, ``cache.read``/``write``) and ``meta.extra["cost"]``; a message with no steps takes
@@ -29,6 +33,7 @@ Mapping rules (from real exports and OpenCode's ``MessageV2`` types):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -55,6 +60,9 @@ EXPECTED = "an OpenCode session export: {info, messages: [{info, parts}]} (JSON)
 FINISHED = frozenset({"completed", "error"})
 """Tool states that hold what the model read back."""
 MS_PER_SECOND = 1000
+_STOPPED_NOTE = re.compile(r"<(shell_metadata|bash_metadata|metadata)>\n(.*?)\n</\1>\s*\Z", re.S)
+"""The note OpenCode's shell tool closes an output with when it stopped the command."""
+_STOPPED_LINES = ("User aborted the command", "terminated command after exceeding timeout")
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -211,7 +219,7 @@ def _result(part: Mapping[str, Any]) -> ToolResultBlock:
     state = as_mapping(part.get("state"))
     errored = state.get("status") == "error"
     text = state.get("error") if errored else state.get("output")
-    failed = errored or _exited_non_zero(state)
+    failed = errored or _exited_non_zero(state) or _stopped(text)
     return ToolResultBlock(str(part["callID"]), text if isinstance(text, str) else "", failed)
 
 
@@ -220,6 +228,12 @@ def _exited_non_zero(state: Mapping[str, Any]) -> bool:
     status only in ``metadata.exit`` (the output the model read carries no exit code)."""
     code = as_mapping(state.get("metadata")).get("exit")
     return isinstance(code, int) and not isinstance(code, bool) and code != 0
+
+
+def _stopped(output: object) -> bool:
+    """The shell tool stopped the command (aborted, timed out): its closing metadata note."""
+    found = _STOPPED_NOTE.search(output) if isinstance(output, str) else None
+    return found is not None and any(line in found.group(2) for line in _STOPPED_LINES)
 
 
 def _is_text(part: Mapping[str, Any]) -> bool:

@@ -19,8 +19,9 @@ result, so no user text block holds it; yet it is what the person said. Each age
   ``**<header>**: <answer>`` per answer, ``**Question N**`` for a question with no header
   (qwen-code 0.24's ``AskUserQuestionTool``).
 - Copilot CLI ``ask_user``: the call asks one ``question`` with its ``choices``, and the result is
-  ``User selected: <choice>`` (its session files, ``tool.execution_complete``, 2026). Read only
-  with the call, whose question it answers: a program may print those words too.
+  ``User selected: <choice>``, or ``User responded: <text>`` when the person typed a reply of
+  their own (its session files, ``tool.execution_complete``, 2026). Read only with the call,
+  whose question it answers: a program may print those words too.
 
 Every answer is carried as ``"<question>"="<answer>"`` — Claude Code's own shape — without the
 option list, so a summary quotes what was asked and what the person chose, compactly.
@@ -46,7 +47,7 @@ _JSON_ANSWERS_RE = re.compile(r'\{\s*"answers"\s*:')
 _QWEN_HEAD = "User has provided the following answers:"
 _QWEN_ANSWER_RE = re.compile(r"^\*\*(.+?)\*\*: (.*?)(?=\n\*\*[^*\n]+\*\*: |\Z)", re.DOTALL | re.M)
 _QWEN_UNNAMED_RE = re.compile(r"^Question (\d+)$")
-_COPILOT_SELECTED = "User selected: "
+_COPILOT_HEADS = ("User selected: ", "User responded: ")
 _EXPORT_ANSWER_RE = re.compile(r"^\*\*Answer:\*\*[ \t]*(.+?)\s*(?:\n\s*\n|\Z)", re.DOTALL | re.M)
 
 
@@ -64,8 +65,9 @@ def question_answers(block: ToolResultBlock, call: ToolUseBlock | None = None) -
         return tuple(_json_answers(text, call))
     if text.startswith(_QWEN_HEAD):
         return tuple(_qwen_answers(text[len(_QWEN_HEAD) :].strip(), call))
-    if text.startswith(_COPILOT_SELECTED):
-        return _copilot_answer(text[len(_COPILOT_SELECTED) :].strip(), call)
+    for head in _COPILOT_HEADS:
+        if text.startswith(head):
+            return _copilot_answer(text[len(head) :].strip(), call)
     return tuple(_exported_answers(text))
 
 

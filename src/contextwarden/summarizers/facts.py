@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.searchable import strings
 from contextwarden.summarizers.actions import as_action_calls
 from contextwarden.summarizers.asides import aside_decisions
 from contextwarden.summarizers.carry import (
@@ -171,6 +172,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
         _add_files(walk, file_ops(call), walk.call_index[call.id])
     typed = user_messages(messages)
     prose = [m.text for m in messages if m.role == "assistant"] + [m.text for m in typed]
+    prose += [s for m in messages for call in m.tool_uses for s in strings(call.input)]
     return Facts(
         user_messages=typed,
         files=file_facts(walk.file_ops, walk.aliases, slashed_tails("\n".join(prose))),

@@ -46,7 +46,9 @@ _EDITOR_OPS = {
 _PATCH_OPS = {"Add": "wrote", "Update": "edited", "Delete": "deleted"}
 _SHELL_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more"})
 _SHELL_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg"})
-_SHELL_PROGRAMS = _SHELL_READERS | _SHELL_SEARCHES | {"sed"}
+_SHELL_PROGRAMS = _SHELL_READERS | _SHELL_SEARCHES | {"sed", "git"}
+_GIT_SHOWN = re.compile(r"\A[^-:][^:]*:(?P<path>[^:]+)\Z")
+"""``git show REV:PATH``'s operand: the file as that revision has it."""
 _SEARCH_VALUED = frozenset(
     {
         "-e",
@@ -260,7 +262,8 @@ def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
 
     Each ``&&``/``||``/``;``/newline-separated part, before any pipe, is read when it is
     ``cat|head|tail|nl|less|more FILE…`` (read), ``sed -n 'X' FILE`` (read), ``sed -i … FILE``
-    (edited), ``cat > FILE`` / ``cat >> FILE`` (wrote, a heredoc) or ``grep|rg PATTERN FILE…``
+    (edited), ``cat > FILE`` / ``cat >> FILE`` (wrote, a heredoc), ``git show REV:FILE`` (read:
+    that revision's file) or ``grep|rg PATTERN FILE…``
     (searched, as a Grep call's path is: only operands that name a file, with an extension; a
     folder searched is no file touched). Operands that hold shell syntax (globs, variables,
     substitutions) are skipped: their real path is unknown.
@@ -311,6 +314,10 @@ def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:
     elif program in _SHELL_SEARCHES:
         operands = [a for a in _search_operands(args) if PurePosixPath(a).suffix]
         kind = "searched"
+    elif program == "git" and next((a for a in args if not a.startswith("-")), "") == "show":
+        shown = (_GIT_SHOWN.match(a) for a in args)
+        operands = [m["path"] for m in shown if m and PurePosixPath(m["path"]).suffix]
+        kind = "read"
     else:
         return
     files = [a for a in operands if a and not _SHELL_META.search(a)]

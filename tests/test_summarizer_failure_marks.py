@@ -55,3 +55,12 @@ def test_the_marked_lines_are_further_lines() -> None:
     excerpt = failure_excerpt(BIOME, is_error=False, shell=True)
     assert excerpt is not None
     assert "\u00d7 The imports and exports are not sorted." in further_lines(BIOME, excerpt, 3)
+
+
+def test_a_command_echoed_before_it_ran_is_no_failure_line() -> None:
+    # bun (and yarn) echo a package script before running it; its flag says "error"
+    output = BIOME + "\nerror: script \"lint\" exited with code 1"
+    lines = further_lines(output, "Found 2 errors.", 5)
+    assert "$ biome check --error-on-warnings" not in lines
+    assert 'error: script "lint" exited with code 1' in lines
+

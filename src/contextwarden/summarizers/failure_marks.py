@@ -72,6 +72,9 @@ TELLING = re.compile(
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
     r"|X Failed to \S"  # gh's failure icon without colour: "X Failed to log in to github.com …"
+    # pnpm audit's table of an advisory opens with its severity and title, and lists only
+    # those at or above --audit-level: "│ high │ Undici: Malicious WebSocket … │"
+    r"|\u2502 (?:critical|high|moderate|low) +\u2502 \S"
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
     r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes

@@ -59,11 +59,10 @@ def test_the_marked_lines_are_further_lines() -> None:
 
 def test_a_command_echoed_before_it_ran_is_no_failure_line() -> None:
     # bun (and yarn) echo a package script before running it; its flag says "error"
-    output = BIOME + "\nerror: script \"lint\" exited with code 1"
+    output = BIOME + '\nerror: script "lint" exited with code 1'
     lines = further_lines(output, "Found 2 errors.", 5)
     assert "$ biome check --error-on-warnings" not in lines
     assert 'error: script "lint" exited with code 1' in lines
-
 
 
 # pnpm audit prints one table per advisory at or above --audit-level, most severe first, its

@@ -72,6 +72,9 @@ TELLING = re.compile(
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
     r"|X Failed to \S"  # gh's failure icon without colour: "X Failed to log in to github.com …"
+    # pnpm audit's table of an advisory opens with its severity and title, and lists only
+    # those at or above --audit-level: "│ high │ Undici: Malicious WebSocket … │"
+    r"|\u2502 (?:critical|high|moderate|low) +\u2502 \S"
     r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
     r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
     r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
@@ -207,6 +210,10 @@ _PASSED_TEST = re.compile(r"^\s*[\u2713\u2714\u221a] ")
 """A test runner's mark for a test that passed (bun's and Vitest's ``✓``, Jest's and Mocha's
 ``✓``/``✔``, ``√`` on Windows consoles): its title may use a failure word (``✓ throws on an
 invalid status``) but says nothing failed."""
+_ECHOED_COMMAND = re.compile(r"^\$ \S")
+"""A command a runner echoes before running it: a package script as bun, yarn and pnpm print
+it (``$ biome check --error-on-warnings``), a line a shell transcript prompts with. It is what
+ran, not what failed, whatever words its flags use."""
 _MATCHER_HINT = re.compile(r"\bexpect\(received\)\.(?:not\.)?\w+\(")
 """The matcher hint Jest and bun print for a failed assertion (``expect(received).toBe(expected)``,
 jest-matcher-utils ``matcherHint``): what the test got is on the ``Received`` line under it."""
@@ -252,9 +259,9 @@ def marks_a_failure(text: str) -> bool:
 
 def line_rank(line: str) -> int | None:
     """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
-    one. Advice (``hint:``) and a count of no failures rank nowhere, and a verdict alone ranks
-    last even though it uses a failure word."""
-    if _HINT.match(line) or _NONE_FAILED.match(line) or _PASSED_TEST.match(line):
+    one. Advice (``hint:``), a count of no failures and a command echoed before it ran rank
+    nowhere, and a verdict alone ranks last even though it uses a failure word."""
+    if any(p.match(line) for p in (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND)):
         return None
     if _TRAILER.match(line):
         return TRAILER_RANK

@@ -141,3 +141,40 @@ def test_a_background_tasks_prompt_is_the_subagents_and_a_system_message_is_not_
     assert [t.text for t in user_messages(history.messages)] == [first]
     report = history.source
     assert report is not None and report.metadata["subagent_events"] == 1
+
+
+def test_a_shell_result_ending_in_a_nonzero_exit_code_is_failed(tmp_path: Path) -> None:
+    """Copilot CLI's shell tools (``bash``, ``powershell``) end their result in
+    ``<shellId: N completed with exit code K>`` and log ``success: true`` whatever ``K``: a
+    non-zero ``K`` is a failed command, as every other agent flags one."""
+    calls = {"c0": "true", "c1": "false", "c2": "echo '<shellId: 9 completed with exit code 1>'"}
+    outputs = {
+        "c0": "<shellId: 0 completed with exit code 0>",
+        "c1": "fatal: not a git repository\n<shellId: 1 completed with exit code 128>",
+        "c2": "<shellId: 9 completed with exit code 1>\nnot the last line\n"
+        "<shellId: 2 completed with exit code 0>",
+    }
+    requests = [
+        {"toolCallId": c, "name": "bash", "arguments": {"command": command}}
+        for c, command in calls.items()
+    ]
+    events: list[dict[str, Any]] = [
+        {"type": "user.message", "id": "u", "data": {"content": "run them"}},
+        {"type": "assistant.message", "id": "a", "data": {"content": "", "toolRequests": requests}},
+    ]
+    events += [
+        {
+            "type": "tool.execution_complete",
+            "id": f"r{c}",
+            "data": {"toolCallId": c, "success": True, "result": {"content": out}},
+        }
+        for c, out in outputs.items()
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    results = [b for m in load(path).messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert [(r.tool_use_id, r.is_error) for r in results] == [
+        ("c0", False),
+        ("c1", True),
+        ("c2", False),
+    ]

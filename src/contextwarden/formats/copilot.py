@@ -14,7 +14,9 @@ Mapping rules (from real session files and the CLI's event schema):
   block) go to ``meta.extra["reasoning"]``, ``outputTokens`` to ``meta.extra["usage"]``.
 - ``tool.execution_start`` of a call no reply requested (older CLIs) → a ``tool_use``;
   ``tool.execution_complete`` → its ``tool_result`` (``result.content``, or the error message;
-  ``is_error`` when ``success`` is false).
+  ``is_error`` when ``success`` is false). A shell command's result ends in the CLI's
+  ``<shellId: N completed with exit code K>`` line and is ``success`` whatever ``K``: a
+  non-zero ``K`` says the command failed, so that result is ``is_error`` too.
 - Events carrying ``parentToolCallId`` belong to a subagent's own conversation: counted in
   ``metadata["subagent_events"]``, not loaded (the parent sees the subagent's tool result). So
   does a ``user.message`` whose ``source`` is ``agent-<session id>``: the prompt a background
@@ -69,6 +71,8 @@ _SYSTEM_SOURCE = "system"
 """A ``user.message`` ``source`` the CLI gives what it injects itself."""
 _SUBAGENT_SOURCE = "agent-"
 """How the ``source`` of a ``user.message`` handed to a background subagent begins."""
+_SHELL_EXIT = re.compile(r"<shellId: \d+ completed with exit code (\d+)>\s*\Z")
+"""The line a shell tool's result ends in (``bash``, ``powershell``): the command's exit code."""
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -189,7 +193,14 @@ def _result(data: Mapping[str, Any]) -> ToolResultBlock:
     if not isinstance(content, str):
         shown = error.get("message") if isinstance(error, Mapping) else error
         content = shown if isinstance(shown, str) else json.dumps(data, ensure_ascii=False)
-    return ToolResultBlock(call_id, content, data.get("success") is False)
+    return ToolResultBlock(
+        call_id, content, data.get("success") is False or _exited_nonzero(content)
+    )
+
+
+def _exited_nonzero(content: str) -> bool:
+    found = _SHELL_EXIT.search(content)
+    return found is not None and int(found.group(1)) != 0
 
 
 def _str(value: Any) -> str | None:

@@ -67,6 +67,7 @@ from contextwarden.summarizers.outputs import (
     shown_status,
 )
 from contextwarden.summarizers.rejections import refusal
+from contextwarden.summarizers.runner_reports import failing_tests
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -224,14 +225,15 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
     """Up to ``limit`` lines of a failed output, other than ``excerpt``, that say what went wrong,
     verbatim up to ``EXCERPT_CHARS``: a test run or compiler reports more than the one line a
     summary quotes first. Its failure lines come most telling first (``failure_marks``: a
-    located error before a run's verdict); a tool's own message (not ``shell``) then gives the
+    located error before a run's verdict), after the tests a runner's report lists as failed
+    (``runner_reports``); a tool's own message (not ``shell``) then gives the
     line after its excerpt, which says what it was about (``String to replace not found in
     file.``, then the string), and an editor's reply its other error diagnostics only (its
     JSON's lines are fields, not what failed). The summary and microcompact both keep these,
     so a cleared result and a summary keep the same lines."""
     text = TOOL_ERROR_TAG.sub("", _as_printed(text))
     diagnosed = [] if shell else error_diagnostics(text)
-    lines = diagnosed or [line for _, line in ranked_lines(text)]
+    lines = diagnosed or [*failing_tests(text), *(line for _, line in ranked_lines(text))]
     if not shell and not diagnosed:
         lines += _lines_after(text.splitlines(), excerpt)
     found: list[str] = []

@@ -281,6 +281,26 @@ def test_the_summary_lists_them_once_below_decisions_and_drops_them_before_decis
     assert FINDINGS_LABEL not in none.text
 
 
+def test_a_lead_an_answers_excerpt_quoted_is_listed_when_the_budget_drops_the_excerpt() -> None:
+    jose = "The `jose` import accounts for 28 KiB of the 41.2 KiB bundle."
+    messages = [
+        Message.user("Why is the worker bundle so large?"),
+        Message.assistant(jose),
+        Message.user("Fix it."),
+        Message.assistant(PLAN),
+        Message.user("Go ahead."),
+        Message.assistant(DECISION),
+    ]
+    five = StructuredSummarizer().summarize(messages).sections[5]
+    assert f"(after #1) {jose}" in five and f"{FINDING_PREFIX}{jose}" not in five  # once
+    full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
+    tight = StructuredSummarizer(budget_tokens=full - 5).summarize(messages)
+    # the excerpts go, and the conclusion they quoted stays, listed as a text's lead
+    assert "2 answers left out" in tight.sections[5]
+    assert f"{FINDING_PREFIX}{jose}" in tight.sections[5]
+    assert COUNTER.count_text(tight.text) <= full - 5
+
+
 def commands_then_review(commands: int) -> list[Message]:
     """Many shell calls, then the review: the commands list is long, the findings few."""
     messages = [Message.user("Check the worker builds, then review the OIDC issuer change.")]

@@ -17,6 +17,7 @@ from contextwarden.summarizers.facts import Facts, extract_facts
 from contextwarden.summarizers.failure_marks import says_what_failed
 from contextwarden.summarizers.sections import (
     Item,
+    dropped,
     fit,
     head_lines_tail,
     render,
@@ -94,7 +95,10 @@ class StructuredSummarizer:
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
 
     def _findings(
-        self, builder: SectionBuilder, sections: dict[int, list[Item]], budget: int
+        self,
+        builder: SectionBuilder,
+        sections: dict[int, list[Item]],
+        budget: int,
     ) -> tuple[list[Item], int]:
         """The findings to list, and the tokens the summary is fitted to.
 
@@ -104,12 +108,13 @@ class StructuredSummarizer:
         place of lines that restate what the files, the errors and the kept tail hold, and the
         summary is no longer than with the share alone (each request pays for it)."""
         room = int(budget * self.policy.findings_share)
-        shared = builder.findings(sections, room)
+        gone = dropped(sections, budget, self.counter)
+        shared = builder.findings(sections, room, gone)
         if not shared:
             return [], budget
         limit = min(budget, size({**sections, 5: sections[5] + shared}, self.counter))
         left = limit - size_without(sections, FINDINGS_RANK, self.counter)
-        return (builder.findings(sections, left) if left > room else shared), limit
+        return (builder.findings(sections, left, gone) if left > room else shared), limit
 
     def _fitted_user_messages(
         self, typed: Sequence[TypedMessage], costs: Sequence[int], budget: int

@@ -98,6 +98,17 @@ def test_substance_counts_identifiers_numbers_negations_and_paths(richer: str, p
     assert substance(richer) > substance(poorer)
 
 
+def test_a_markdown_link_counts_by_its_text_not_its_target() -> None:
+    # an audit's table row of issue links (a Claude Code session of Nomos-N4s/nomos, set 18)
+    row = (
+        "| **A** — Code defects | [#288](https://github.com/Nomos-N4s/nomos/issues/288) to "
+        "[#294](https://github.com/Nomos-N4s/nomos/issues/294) | A1 to A7 |"
+    )
+    assert substance(row) == substance("| **A** — Code defects | [#288] to [#294] | A1 to A7 |")
+    bare = "PR open: https://github.com/yixian-huang/cocli/pull/13"
+    assert substance(bare) == 1  # a bare address is what the line says
+
+
 # Three texts of an agent's turn after it read a test run, as Cursor's steps or three replies
 # write them: what each concludes first, then detail.
 FIRST_READ = (
@@ -233,8 +244,8 @@ def test_a_re_summary_spends_the_room_on_what_names_most_for_its_length() -> Non
     assert carried_findings(first) == (AUDIT_ROW, *AUDIT_LINES)
     later = [summary_message(first), Message.assistant("Filing."), Message.user("Go on.")]
     carried = extract_facts(later).findings
-    # the row names more than either line, less than both, and costs about as much as both
-    assert substance(AUDIT_ROW) > max(map(substance, AUDIT_LINES))
+    # the row names less than both lines (its links count by their text) and costs about as
+    # much as both
     assert substance(AUDIT_ROW) < sum(map(substance, AUDIT_LINES))
     room = COUNTER.count_text(AUDIT_ROW) + 1
     assert sum(COUNTER.count_text(line) + 1 for line in AUDIT_LINES) <= room

@@ -191,6 +191,37 @@ def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
     assert DECISION in lead_gone  # a reason outlasts the lead
 
 
+def test_over_its_budget_a_texts_lead_past_the_share_takes_a_plans_steps_room() -> None:
+    messages = [
+        Message.user("Find out why the async tests fail, then fix them."),
+        Message.assistant(
+            [TextBlock("\n".join(FIRST_READ)), ToolUseBlock("t1", "Read", {"path": "conftest.py"})]
+        ),
+        Message.user([ToolResultBlock("t1", "import pytest")]),
+        Message.assistant(PLAN),
+        Message.user("Do it."),
+        Message.assistant(DECISION),
+        Message.user("Thanks."),
+        Message.assistant("Done."),
+    ]
+    full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
+    one = COUNTER.count_text(FIRST_READ[1]) + 3  # the share holds one of the two leads
+
+    def summary(budget: int) -> str:
+        policy = StructuredPolicy(findings_share=one / budget, budget_tokens=budget)
+        return StructuredSummarizer(policy).summarize(messages).text
+
+    assert f"{FINDING_PREFIX}{FIRST_READ[1]}" not in summary(full)  # under budget: the share
+    tight = next(
+        (budget, text)
+        for budget in range(full, 0, -4)
+        if "decisions left out" in (text := summary(budget))
+    )
+    # over it, the plan's step goes, and both leads of the text are listed
+    assert all(f"{FINDING_PREFIX}{line}" in tight[1] for line in FIRST_READ)
+    assert COUNTER.count_text(tight[1]) <= tight[0]
+
+
 def test_the_thought_label_of_a_text_action_reply_is_layout() -> None:
     # mini-swe-agent's format opens every reply with "THOUGHT:" before its command
     assert findings("THOUGHT: Now let's build the docs again and check the output.") == []

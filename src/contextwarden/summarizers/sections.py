@@ -8,6 +8,7 @@ without a rank (user messages, file paths, pending tasks) always stay.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -173,14 +174,18 @@ def size(sections: Mapping[int, Sequence[Item]], counter: TokenCounter) -> int:
     return counter.count_text(render(_bodies(sections, set())))
 
 
-def size_without(sections: Mapping[int, Sequence[Item]], below: int, counter: TokenCounter) -> int:
-    """Tokens of the summary when every item ranked lower than ``below`` is left out (its notes
-    of what was left out included): what it takes to keep the rest."""
+def size_without(
+    sections: Mapping[int, Sequence[Item]], below: int | tuple[int, int], counter: TokenCounter
+) -> int:
+    """Tokens of the summary when every item ranked lower than ``below`` (a rank's first
+    number, or a whole rank) is left out (its notes of what was left out included): what it
+    takes to keep the rest."""
+    floor = below if isinstance(below, tuple) else (below, -sys.maxsize)
     gone = {
         (n, i)
         for n, items in sections.items()
         for i, item in enumerate(items)
-        if item.drop_rank is not None and item.drop_rank[0] < below
+        if item.drop_rank is not None and item.drop_rank < floor
     }
     return counter.count_text(render(_bodies(sections, gone)))
 

@@ -27,6 +27,7 @@ from contextwarden.summarizers.sections import (
 from contextwarden.summarizers.structured_builder import (
     CARRIED_RANK,
     FINDINGS_RANK,
+    LEAD_FINDINGS_RANK,
     SectionBuilder,
 )
 from contextwarden.summarizers.structured_policy import StructuredPolicy
@@ -106,7 +107,10 @@ class StructuredSummarizer:
         tokens (its budget at most). It is fitted to that, and the findings' room is what the
         lines they outrank (``FINDINGS_RANK``) leave of it: a finding, said once, takes the
         place of lines that restate what the files, the errors and the kept tail hold, and the
-        summary is no longer than with the share alone (each request pays for it)."""
+        summary is no longer than with the share alone (each request pays for it). When those
+        lines leave less than the share (a summary over its budget), a text's lead may take
+        the room of every line it outranks (``LEAD_FINDINGS_RANK``: the excerpts and a plan's
+        steps too), which the fit would drop for it anyway."""
         room = int(budget * self.policy.findings_share)
         gone = dropped(sections, budget, self.counter)
         shared = builder.findings(sections, room, gone)
@@ -114,6 +118,8 @@ class StructuredSummarizer:
             return [], budget
         limit = min(budget, size({**sections, 5: sections[5] + shared}, self.counter))
         left = limit - size_without(sections, FINDINGS_RANK, self.counter)
+        if left <= room:
+            left = limit - size_without(sections, LEAD_FINDINGS_RANK, self.counter)
         return (builder.findings(sections, left, gone) if left > room else shared), limit
 
     def _fitted_user_messages(

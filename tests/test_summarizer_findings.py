@@ -98,6 +98,17 @@ def test_substance_counts_identifiers_numbers_negations_and_paths(richer: str, p
     assert substance(richer) > substance(poorer)
 
 
+def test_a_markdown_link_counts_by_its_text_not_its_target() -> None:
+    # an audit's table row of issue links (a Claude Code session of Nomos-N4s/nomos, set 18)
+    row = (
+        "| **A** — Code defects | [#288](https://github.com/Nomos-N4s/nomos/issues/288) to "
+        "[#294](https://github.com/Nomos-N4s/nomos/issues/294) | A1 to A7 |"
+    )
+    assert substance(row) == substance("| **A** — Code defects | [#288] to [#294] | A1 to A7 |")
+    bare = "PR open: https://github.com/yixian-huang/cocli/pull/13"
+    assert substance(bare) == 1  # a bare address is what the line says
+
+
 # Three texts of an agent's turn after it read a test run, as Cursor's steps or three replies
 # write them: what each concludes first, then detail.
 FIRST_READ = (
@@ -180,6 +191,37 @@ def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
     assert DECISION in lead_gone  # a reason outlasts the lead
 
 
+def test_over_its_budget_a_texts_lead_past_the_share_takes_a_plans_steps_room() -> None:
+    messages = [
+        Message.user("Find out why the async tests fail, then fix them."),
+        Message.assistant(
+            [TextBlock("\n".join(FIRST_READ)), ToolUseBlock("t1", "Read", {"path": "conftest.py"})]
+        ),
+        Message.user([ToolResultBlock("t1", "import pytest")]),
+        Message.assistant(PLAN),
+        Message.user("Do it."),
+        Message.assistant(DECISION),
+        Message.user("Thanks."),
+        Message.assistant("Done."),
+    ]
+    full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
+    one = COUNTER.count_text(FIRST_READ[1]) + 3  # the share holds one of the two leads
+
+    def summary(budget: int) -> str:
+        policy = StructuredPolicy(findings_share=one / budget, budget_tokens=budget)
+        return StructuredSummarizer(policy).summarize(messages).text
+
+    assert f"{FINDING_PREFIX}{FIRST_READ[1]}" not in summary(full)  # under budget: the share
+    tight = next(
+        (budget, text)
+        for budget in range(full, 0, -4)
+        if "decisions left out" in (text := summary(budget))
+    )
+    # over it, the plan's step goes, and both leads of the text are listed
+    assert all(f"{FINDING_PREFIX}{line}" in tight[1] for line in FIRST_READ)
+    assert COUNTER.count_text(tight[1]) <= tight[0]
+
+
 def test_the_thought_label_of_a_text_action_reply_is_layout() -> None:
     # mini-swe-agent's format opens every reply with "THOUGHT:" before its command
     assert findings("THOUGHT: Now let's build the docs again and check the output.") == []
@@ -233,8 +275,8 @@ def test_a_re_summary_spends_the_room_on_what_names_most_for_its_length() -> Non
     assert carried_findings(first) == (AUDIT_ROW, *AUDIT_LINES)
     later = [summary_message(first), Message.assistant("Filing."), Message.user("Go on.")]
     carried = extract_facts(later).findings
-    # the row names more than either line, less than both, and costs about as much as both
-    assert substance(AUDIT_ROW) > max(map(substance, AUDIT_LINES))
+    # the row names less than both lines (its links count by their text) and costs about as
+    # much as both
     assert substance(AUDIT_ROW) < sum(map(substance, AUDIT_LINES))
     room = COUNTER.count_text(AUDIT_ROW) + 1
     assert sum(COUNTER.count_text(line) + 1 for line in AUDIT_LINES) <= room
@@ -279,6 +321,26 @@ def test_the_summary_lists_them_once_below_decisions_and_drops_them_before_decis
     assert "Do not accept" in tighter.text  # a decision, not dropped with the findings
     none = StructuredSummarizer(StructuredPolicy(findings_share=0)).summarize(conversation())
     assert FINDINGS_LABEL not in none.text
+
+
+def test_a_lead_an_answers_excerpt_quoted_is_listed_when_the_budget_drops_the_excerpt() -> None:
+    jose = "The `jose` import accounts for 28 KiB of the 41.2 KiB bundle."
+    messages = [
+        Message.user("Why is the worker bundle so large?"),
+        Message.assistant(jose),
+        Message.user("Fix it."),
+        Message.assistant(PLAN),
+        Message.user("Go ahead."),
+        Message.assistant(DECISION),
+    ]
+    five = StructuredSummarizer().summarize(messages).sections[5]
+    assert f"(after #1) {jose}" in five and f"{FINDING_PREFIX}{jose}" not in five  # once
+    full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
+    tight = StructuredSummarizer(budget_tokens=full - 5).summarize(messages)
+    # the excerpts go, and the conclusion they quoted stays, listed as a text's lead
+    assert "2 answers left out" in tight.sections[5]
+    assert f"{FINDING_PREFIX}{jose}" in tight.sections[5]
+    assert COUNTER.count_text(tight.text) <= full - 5
 
 
 def commands_then_review(commands: int) -> list[Message]:

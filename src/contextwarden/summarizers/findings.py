@@ -56,6 +56,9 @@ negations and limits (what is not so is what an agent gets wrong after a summary
 negations are words: English's, and Chinese's, Japanese's and Korean's (不/没/无/未/别/只/必须,
 ない/ません, 않/없/못), which no word boundary marks; other languages' are not counted."""
 
+_LINK_TARGET = re.compile(r"\]\([^()\s]*\)")
+"""The ``(target)`` after a Markdown link's ``[text]``."""
+
 LENGTH_EXPONENT = 0.5
 """A finding's tokens weigh this power in its rank (``_density``): 0 would rank by what it names
 alone, whatever its length; 1 by what it names per token, which packs the most names into the
@@ -100,8 +103,9 @@ def _introduces(unit: str) -> bool:
 
 
 def substance(unit: str) -> int:
-    """How much ``unit`` names: backticked identifiers, numbers, paths, negations."""
-    return len(_SUBSTANCE.findall(unit))
+    """How much ``unit`` names: backticked identifiers, numbers, paths, negations; a Markdown
+    link by its text (its target says where to read more, not what was found)."""
+    return len(_SUBSTANCE.findall(_LINK_TARGET.sub("]", unit)))
 
 
 def chosen(

@@ -8,6 +8,7 @@ without a rank (user messages, file paths, pending tasks) always stay.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -134,11 +135,17 @@ def fit(
     When even the items that may not be dropped exceed the budget, they are all kept: a summary
     over its budget is better than one that lost what the user said.
     """
-    kept = {n: list(items) for n, items in sections.items()}
+    return _bodies(sections, dropped(sections, budget, counter))
+
+
+def dropped(
+    sections: Mapping[int, Sequence[Item]], budget: int, counter: TokenCounter
+) -> set[tuple[int, int]]:
+    """(section, position) of the items ``fit`` leaves out to fit ``budget``, lowest rank first."""
     droppable = sorted(
         (
             (item.drop_rank, n, i)
-            for n, items in kept.items()
+            for n, items in sections.items()
             for i, item in enumerate(items)
             if item.drop_rank is not None
         ),
@@ -146,11 +153,10 @@ def fit(
     gone: set[tuple[int, int]] = set()
     costs = {
         (n, i): counter.count_text(item.text) + 1
-        for n, items in kept.items()
+        for n, items in sections.items()
         for i, item in enumerate(items)
     }
-    bodies = _bodies(kept, gone)
-    over = counter.count_text(render(bodies)) - budget
+    over = counter.count_text(render(_bodies(sections, gone))) - budget
     cursor = 0
     while over > 0 and cursor < len(droppable):
         freed = 0
@@ -159,9 +165,8 @@ def fit(
             gone.add((n, i))
             freed += costs[(n, i)]
             cursor += 1
-        bodies = _bodies(kept, gone)
-        over = counter.count_text(render(bodies)) - budget
-    return bodies
+        over = counter.count_text(render(_bodies(sections, gone))) - budget
+    return gone
 
 
 def size(sections: Mapping[int, Sequence[Item]], counter: TokenCounter) -> int:
@@ -169,14 +174,18 @@ def size(sections: Mapping[int, Sequence[Item]], counter: TokenCounter) -> int:
     return counter.count_text(render(_bodies(sections, set())))
 
 
-def size_without(sections: Mapping[int, Sequence[Item]], below: int, counter: TokenCounter) -> int:
-    """Tokens of the summary when every item ranked lower than ``below`` is left out (its notes
-    of what was left out included): what it takes to keep the rest."""
+def size_without(
+    sections: Mapping[int, Sequence[Item]], below: int | tuple[int, int], counter: TokenCounter
+) -> int:
+    """Tokens of the summary when every item ranked lower than ``below`` (a rank's first
+    number, or a whole rank) is left out (its notes of what was left out included): what it
+    takes to keep the rest."""
+    floor = below if isinstance(below, tuple) else (below, -sys.maxsize)
     gone = {
         (n, i)
         for n, items in sections.items()
         for i, item in enumerate(items)
-        if item.drop_rank is not None and item.drop_rank[0] < below
+        if item.drop_rank is not None and item.drop_rank < floor
     }
     return counter.count_text(render(_bodies(sections, gone)))
 

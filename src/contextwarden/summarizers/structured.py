@@ -17,6 +17,7 @@ from contextwarden.summarizers.facts import Facts, extract_facts
 from contextwarden.summarizers.failure_marks import says_what_failed
 from contextwarden.summarizers.sections import (
     Item,
+    dropped,
     fit,
     head_lines_tail,
     render,
@@ -26,6 +27,7 @@ from contextwarden.summarizers.sections import (
 from contextwarden.summarizers.structured_builder import (
     CARRIED_RANK,
     FINDINGS_RANK,
+    LEAD_FINDINGS_RANK,
     SectionBuilder,
 )
 from contextwarden.summarizers.structured_policy import StructuredPolicy
@@ -94,7 +96,10 @@ class StructuredSummarizer:
         return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
 
     def _findings(
-        self, builder: SectionBuilder, sections: dict[int, list[Item]], budget: int
+        self,
+        builder: SectionBuilder,
+        sections: dict[int, list[Item]],
+        budget: int,
     ) -> tuple[list[Item], int]:
         """The findings to list, and the tokens the summary is fitted to.
 
@@ -102,14 +107,20 @@ class StructuredSummarizer:
         tokens (its budget at most). It is fitted to that, and the findings' room is what the
         lines they outrank (``FINDINGS_RANK``) leave of it: a finding, said once, takes the
         place of lines that restate what the files, the errors and the kept tail hold, and the
-        summary is no longer than with the share alone (each request pays for it)."""
+        summary is no longer than with the share alone (each request pays for it). When those
+        lines leave less than the share (a summary over its budget), a text's lead may take
+        the room of every line it outranks (``LEAD_FINDINGS_RANK``: the excerpts and a plan's
+        steps too), which the fit would drop for it anyway."""
         room = int(budget * self.policy.findings_share)
-        shared = builder.findings(sections, room)
+        gone = dropped(sections, budget, self.counter)
+        shared = builder.findings(sections, room, gone)
         if not shared:
             return [], budget
         limit = min(budget, size({**sections, 5: sections[5] + shared}, self.counter))
         left = limit - size_without(sections, FINDINGS_RANK, self.counter)
-        return (builder.findings(sections, left) if left > room else shared), limit
+        if left <= room:
+            left = limit - size_without(sections, LEAD_FINDINGS_RANK, self.counter)
+        return (builder.findings(sections, left, gone) if left > room else shared), limit
 
     def _fitted_user_messages(
         self, typed: Sequence[TypedMessage], costs: Sequence[int], budget: int

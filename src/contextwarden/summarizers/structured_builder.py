@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Set
 
 from contextwarden.summarizers.carry import (
     ANSWERS_LABEL,
@@ -226,19 +227,29 @@ class SectionBuilder:
         ]
         return items
 
-    def findings(self, sections: dict[int, list[Item]], room: int) -> list[Item]:
+    def findings(
+        self,
+        sections: dict[int, list[Item]],
+        room: int,
+        gone: Set[tuple[int, int]] = frozenset(),
+    ) -> list[Item]:
         """What else the assistant found or said, within ``room`` tokens, leaving out what
         the lines of ``sections`` that the next summary carries on hold (files, errors, user
         messages, decisions) and what the answers' excerpts quote: they outrank findings, so
         such a finding would only be kept beside its copy (the next summary reads the
         excerpts again as prose); ranked ``FINDINGS_RANK``, a text's lead
-        ``LEAD_FINDINGS_RANK``."""
+        ``LEAD_FINDINGS_RANK``. An answer's excerpt the budget drops anyway (``gone``: (section,
+        position), ``sections.dropped``) holds nothing: a finding it quoted is listed on its
+        own, or it would go with the excerpt that hid it (a decision stays a decision: listed
+        again as a finding it would only be ranked anew)."""
         held = "\n".join(
             [
                 item.text
                 for n, items in sections.items()
-                for item in items
-                if n in _CARRIED_SECTIONS or item.kind in ("decisions", "answers")
+                for i, item in enumerate(items)
+                if n in _CARRIED_SECTIONS
+                or item.kind == "decisions"
+                or (item.kind == "answers" and (n, i) not in gone)
             ]
             + [self.current]
         )

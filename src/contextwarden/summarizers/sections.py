@@ -2,7 +2,8 @@
 
 Each section is a list of lines (``Item``); an item with a ``drop_rank`` may be left out when the
 summary is over its budget, lowest rank first, and the section then says how many it lost. Items
-without a rank (user messages, file paths, pending tasks) always stay.
+without a rank (user messages, file paths, pending tasks) always stay; a label is written only
+above an item of its own that stays.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from contextwarden.summarizers.base import SECTION_TITLES
@@ -33,6 +34,10 @@ class Item:
     drop_rank: tuple[int, int] | None = None
     kind: str = ""
     """What the item is, plural, for the omission note (``"commands"``)."""
+    label: bool = False
+    """A label of the items after it in its section, up to the next label (``"Decisions …:"``):
+    written only when one of them is kept, so a fit that drops them all drops it too and a
+    summary is not over its budget for labels of nothing. A label has no ``drop_rank``."""
 
 
 EMPTY_SECTION = "(none)"
@@ -132,8 +137,10 @@ def fit(
 ) -> dict[int, str]:
     """Section bodies whose rendered text fits ``budget`` tokens, dropping ranked items as needed.
 
-    When even the items that may not be dropped exceed the budget, they are all kept: a summary
-    over its budget is better than one that lost what the user said.
+    When even the items that may not be dropped exceed the budget, they are all kept and every
+    ranked item is left out (the bodies of ``fit(sections, 0, counter)``: unranked items, the
+    labels above them and the notes of what was left out): a summary over its budget is better
+    than one that lost what the user said.
     """
     return _bodies(sections, dropped(sections, budget, counter))
 
@@ -193,10 +200,24 @@ def size_without(
 def _bodies(sections: Mapping[int, Sequence[Item]], gone: set[tuple[int, int]]) -> dict[int, str]:
     bodies: dict[int, str] = {}
     for n, items in sections.items():
-        lines = [item.text for i, item in enumerate(items) if (n, i) not in gone]
+        lines = _kept_lines(items, {i for i in range(len(items)) if (n, i) not in gone})
         lost = Counter(item.kind or "items" for i, item in enumerate(items) if (n, i) in gone)
         if lost:
             what = ", ".join(f"{count} {kind}" for kind, count in sorted(lost.items()))
             lines.append(f"({what} left out by contextwarden to fit the summary budget)")
         bodies[n] = "\n".join(lines)
     return bodies
+
+
+def _kept_lines(items: Sequence[Item], kept: Set[int]) -> list[str]:
+    """The texts of the ``kept`` items (positions), each label only above a kept item of its
+    own (``Item.label``)."""
+    lines: list[str] = []
+    label: str | None = None
+    for i, item in enumerate(items):
+        if item.label:
+            label = item.text
+        elif i in kept:
+            lines += [item.text] if label is None else [label, item.text]
+            label = None
+    return lines

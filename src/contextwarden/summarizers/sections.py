@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from contextwarden.summarizers.base import SECTION_TITLES
@@ -163,6 +163,8 @@ def dropped(
         for n, items in sections.items()
         for i, item in enumerate(items)
     }
+    labels = _labels(sections)
+    under = Counter(labels.values())
     over = counter.count_text(render(_bodies(sections, gone))) - budget
     cursor = 0
     while over > 0 and cursor < len(droppable):
@@ -171,9 +173,26 @@ def dropped(
             _, n, i = droppable[cursor]
             gone.add((n, i))
             freed += costs[(n, i)]
+            label = labels.get((n, i))
+            if label is not None:  # its label goes with the last item under it
+                under[label] -= 1
+                freed += 0 if under[label] else costs[label]
             cursor += 1
         over = counter.count_text(render(_bodies(sections, gone))) - budget
     return gone
+
+
+def _labels(sections: Mapping[int, Sequence[Item]]) -> dict[tuple[int, int], tuple[int, int]]:
+    """(section, position) of each item under a label (``Item.label``) → that of its label."""
+    labels: dict[tuple[int, int], tuple[int, int]] = {}
+    for n, items in sections.items():
+        label = None
+        for i, item in enumerate(items):
+            if item.label:
+                label = (n, i)
+            elif label is not None:
+                labels[n, i] = label
+    return labels
 
 
 def size(sections: Mapping[int, Sequence[Item]], counter: TokenCounter) -> int:
@@ -198,26 +217,18 @@ def size_without(
 
 
 def _bodies(sections: Mapping[int, Sequence[Item]], gone: set[tuple[int, int]]) -> dict[int, str]:
+    labels = _labels(sections)
+    shown = {label for item, label in labels.items() if item not in gone}
     bodies: dict[int, str] = {}
     for n, items in sections.items():
-        lines = _kept_lines(items, {i for i in range(len(items)) if (n, i) not in gone})
+        lines = [
+            item.text
+            for i, item in enumerate(items)
+            if ((n, i) in shown if item.label else (n, i) not in gone)
+        ]
         lost = Counter(item.kind or "items" for i, item in enumerate(items) if (n, i) in gone)
         if lost:
             what = ", ".join(f"{count} {kind}" for kind, count in sorted(lost.items()))
             lines.append(f"({what} left out by contextwarden to fit the summary budget)")
         bodies[n] = "\n".join(lines)
     return bodies
-
-
-def _kept_lines(items: Sequence[Item], kept: Set[int]) -> list[str]:
-    """The texts of the ``kept`` items (positions), each label only above a kept item of its
-    own (``Item.label``)."""
-    lines: list[str] = []
-    label: str | None = None
-    for i, item in enumerate(items):
-        if item.label:
-            label = item.text
-        elif i in kept:
-            lines += [item.text] if label is None else [label, item.text]
-            label = None
-    return lines

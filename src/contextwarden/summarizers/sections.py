@@ -2,7 +2,8 @@
 
 Each section is a list of lines (``Item``); an item with a ``drop_rank`` may be left out when the
 summary is over its budget, lowest rank first, and the section then says how many it lost. Items
-without a rank (user messages, file paths, pending tasks) always stay.
+without a rank (user messages, file paths, pending tasks) always stay; a label is written only
+above an item of its own that stays.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class Item:
     drop_rank: tuple[int, int] | None = None
     kind: str = ""
     """What the item is, plural, for the omission note (``"commands"``)."""
+    label: bool = False
+    """A label of the items after it in its section, up to the next label (``"Decisions …:"``):
+    written only when one of them is kept, so a fit that drops them all drops it too and a
+    summary is not over its budget for labels of nothing. A label has no ``drop_rank``."""
 
 
 EMPTY_SECTION = "(none)"
@@ -132,8 +137,10 @@ def fit(
 ) -> dict[int, str]:
     """Section bodies whose rendered text fits ``budget`` tokens, dropping ranked items as needed.
 
-    When even the items that may not be dropped exceed the budget, they are all kept: a summary
-    over its budget is better than one that lost what the user said.
+    When even the items that may not be dropped exceed the budget, they are all kept and every
+    ranked item is left out (the bodies of ``fit(sections, 0, counter)``: unranked items, the
+    labels above them and the notes of what was left out): a summary over its budget is better
+    than one that lost what the user said.
     """
     return _bodies(sections, dropped(sections, budget, counter))
 
@@ -156,6 +163,8 @@ def dropped(
         for n, items in sections.items()
         for i, item in enumerate(items)
     }
+    labels = _labels(sections)
+    under = Counter(labels.values())
     over = counter.count_text(render(_bodies(sections, gone))) - budget
     cursor = 0
     while over > 0 and cursor < len(droppable):
@@ -164,9 +173,26 @@ def dropped(
             _, n, i = droppable[cursor]
             gone.add((n, i))
             freed += costs[(n, i)]
+            label = labels.get((n, i))
+            if label is not None:  # its label goes with the last item under it
+                under[label] -= 1
+                freed += 0 if under[label] else costs[label]
             cursor += 1
         over = counter.count_text(render(_bodies(sections, gone))) - budget
     return gone
+
+
+def _labels(sections: Mapping[int, Sequence[Item]]) -> dict[tuple[int, int], tuple[int, int]]:
+    """(section, position) of each item under a label (``Item.label``) → that of its label."""
+    labels: dict[tuple[int, int], tuple[int, int]] = {}
+    for n, items in sections.items():
+        label = None
+        for i, item in enumerate(items):
+            if item.label:
+                label = (n, i)
+            elif label is not None:
+                labels[n, i] = label
+    return labels
 
 
 def size(sections: Mapping[int, Sequence[Item]], counter: TokenCounter) -> int:
@@ -191,9 +217,15 @@ def size_without(
 
 
 def _bodies(sections: Mapping[int, Sequence[Item]], gone: set[tuple[int, int]]) -> dict[int, str]:
+    labels = _labels(sections)
+    shown = {label for item, label in labels.items() if item not in gone}
     bodies: dict[int, str] = {}
     for n, items in sections.items():
-        lines = [item.text for i, item in enumerate(items) if (n, i) not in gone]
+        lines = [
+            item.text
+            for i, item in enumerate(items)
+            if ((n, i) in shown if item.label else (n, i) not in gone)
+        ]
         lost = Counter(item.kind or "items" for i, item in enumerate(items) if (n, i) in gone)
         if lost:
             what = ", ".join(f"{count} {kind}" for kind, count in sorted(lost.items()))

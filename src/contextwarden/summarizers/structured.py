@@ -81,7 +81,18 @@ class StructuredSummarizer:
         return self.summarize(messages, instructions=instructions)
 
     def from_facts(self, facts: Facts, *, instructions: str | None = None) -> Summary:
-        """The summary of already extracted facts."""
+        """The summary of already extracted facts: ``layout`` fitted to its tokens."""
+        sections, limit = self.layout(facts, instructions=instructions)
+        bodies = fit(sections, limit, self.counter)
+        return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
+
+    def layout(
+        self, facts: Facts, *, instructions: str | None = None
+    ) -> tuple[dict[int, list[Item]], int]:
+        """The items of each section and the tokens the summary is fitted to: ``budget_for``
+        the user messages, or an explicit ``budget_tokens``; a derived budget grows to what the
+        session carries (``StructuredPolicy.budget_to_carry``). Only when the items that are
+        never dropped exceed it is the summary longer (``sections.fit``)."""
         costs = [self.counter.count_text(m.text) for m in facts.user_messages]
         budget = self.budget_for(sum(costs))
         users = self._fitted_user_messages(facts.user_messages, costs, budget)
@@ -92,8 +103,7 @@ class StructuredSummarizer:
             budget = self.policy.budget_to_carry(budget, carried)
         found, limit = self._findings(builder, sections, budget)
         sections[5] += found
-        bodies = fit(sections, limit, self.counter)
-        return Summary(render(bodies), MappingProxyType(dict(sorted(bodies.items()))))
+        return sections, limit
 
     def _findings(
         self,

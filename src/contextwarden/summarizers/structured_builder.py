@@ -174,13 +174,17 @@ class SectionBuilder:
             items.append(Item(f"Tool calls: {counts}"))
         done = [t for t in self.facts.todos if t.done]
         if done:
-            items.append(Item("Completed tasks:"))
+            items.append(Item("Completed tasks:", label=True))
             items += [
                 Item(f"- {clip(t.text, 500)}", (2, i), "completed tasks")
                 for i, t in enumerate(done)
             ]
         if self.facts.commands:
-            items.append(Item("Commands run (oldest first; exit status where the tool showed it):"))
+            items.append(
+                Item(
+                    "Commands run (oldest first; exit status where the tool showed it):", label=True
+                )
+            )
         items += self._commands()
         return items + self._decisions() + self._answers()
 
@@ -216,7 +220,7 @@ class SectionBuilder:
         listed = [(i, text) for i, text in self.facts.decisions if text not in self.current]
         if not self.policy.decisions or not listed:
             return []
-        items = [Item(DECISIONS_LABEL)]
+        items = [Item(DECISIONS_LABEL, label=True)]
         items += [
             Item(
                 f"{DECISION_PREFIX}{text}",
@@ -256,7 +260,7 @@ class SectionBuilder:
         found = chosen(self.facts.findings, held, room, self.counter)
         if not found:
             return []
-        items = [Item(FINDINGS_LABEL)]
+        items = [Item(FINDINGS_LABEL, label=True)]
         major, offset = LEAD_FINDINGS_RANK
         hits = self._hits()
         items += [
@@ -284,7 +288,7 @@ class SectionBuilder:
         if not answers:
             return []
         starts = [m.index for m in self.facts.user_messages]
-        items = [Item(ANSWERS_LABEL)]
+        items = [Item(ANSWERS_LABEL, label=True)]
         for i, (index, text) in enumerate(answers):
             after = bisect.bisect_left(starts, index)
             excerpt = ends(text, self.policy.answer_chars)
@@ -318,10 +322,10 @@ class SectionBuilder:
     def _current_work(self) -> list[Item]:
         items = []
         if self.facts.last_assistant_text:
-            items += [Item(LAST_MESSAGE_LABEL), Item(indent(self.current))]
+            items += [Item(LAST_MESSAGE_LABEL, label=True), Item(indent(self.current))]
         calls = self.facts.last_tool_calls
         if calls:
-            items.append(Item("Last tool calls:"))
+            items.append(Item("Last tool calls:", label=True))
             items += [
                 Item(f"- {clip(c, self.policy.command_chars)}", (7, i) if i else None, "tool calls")
                 for i, c in enumerate(calls)

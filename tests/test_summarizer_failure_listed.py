@@ -55,6 +55,11 @@ VSCODE_TEST = (
             "Exit code: 0\nfatal: couldn't find remote ref topic\n M src/app.ts",
             "fatal: couldn't find remote ref topic",
         ),
+        (  # git diff --check exits non-zero on a conflict marker left in (git-diff(1))
+            "git diff --check docs/log.md; git status --short",
+            "Exit code: 0\ndocs/log.md:142: leftover conflict marker\n M docs/log.md",
+            "docs/log.md:142: leftover conflict marker",
+        ),
     ],
 )
 def test_an_earlier_step_of_a_list_failed(command: str, text: str, excerpt: str) -> None:

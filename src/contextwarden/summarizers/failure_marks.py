@@ -69,6 +69,7 @@ TELLING = re.compile(
     r"|[\w.-]+ : (?:fatal )?error [A-Z]+\d+:"  # MSBuild's tool-named error (CSC : error CS…)
     r"|[\w.+-]+: (?:fatal )?error: (?!ld returned|linker command failed)"  # gcc: fatal error:
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
+    r"|\S+:\d+: leftover conflict marker\s*$"  # git diff --check
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
     r"|X Failed to \S"  # gh's failure icon without colour: "X Failed to log in to github.com …"
@@ -175,11 +176,9 @@ _CHROMIUM_LOG = re.compile(
     r"^\[(?:\d+:){0,2}\d{4}/\d{6}\.\d+:(?:[A-Z]+\d*):[^\]\s]+(?:\(\d+\)|:\d+)\] "
 )
 """Chromium's log line (base/logging: ``[pid:tid:MMDD/HHMMSS.micro:LEVEL:file(line)] message``,
-``file:line`` in newer builds, the pid and tid optional), as Electron and the VS Code extension
-test host print it above a run's own output (``[35346:0410/160412.435203:ERROR:net/cert/…:807]
-Error parsing certificate:``): the browser's noise, not what failed, so it ranks last; a
-message ending in a colon goes on over the lines up to the next blank one (``ERROR: Failed
-parsing extensions``)."""
+``file:line`` in newer builds), as the VS Code extension test host prints it above a run's own
+output (``[35346:0410/160412.435203:ERROR:net/cert/…:807] Error parsing certificate:``): the
+browser's noise, ranked last; a message ending in a colon goes on to the next blank line."""
 _CODE_FRAME = re.compile(r"^\s*>?\s*\d+\s*[|\u2502]")
 """A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
 code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's): code, never what failed."""

@@ -38,6 +38,14 @@ _LISTED = re.compile(r"&&|\|\||;|\n")
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
 _CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
+_QUOTED = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'|\{[^{}]*\}')
+"""A quoted word of a command line (``-m "a; b"``, ``python -c 'x; y'``) or a block in braces
+(PowerShell's ``ForEach-Object { $o = $_; … }``, sh's ``{ a; b; }``): its ``;`` is not the
+line's list."""
+_SETUP = frozenset({"cd", "pushd", "popd", "set", "export", "source", ".", "set-location", "sl"})
+"""Steps that set up where or how the next one runs and print no failure of a program's."""
+_ASSIGNMENT = re.compile(r"^\s*\$?[\w:]+\s*=")
+"""A variable set (sh's ``X=1``, PowerShell's ``$log = 'C:\\…'``): set-up too."""
 
 
 def hides_failure(command: str | None) -> bool:
@@ -52,9 +60,32 @@ def hides_failure(command: str | None) -> bool:
     unmasked = MASKED_EXIT.sub("", command)
     if unmasked != command:
         return not answers_no(unmasked)
+    if runs_unchecked_step(command):
+        return True
     return (
         _PAGED.search(command) is not None and "pipefail" not in command and not shows_text(command)
     )
+
+
+def runs_unchecked_step(command: str) -> bool:
+    """True when a step before the last of a ``;`` list runs a program whose exit code nothing
+    checks (``git merge b; git log -3``, PowerShell's ``cd x; git merge b; git log``): the list's
+    exit code is its last command's (POSIX "Sequential Lists", PowerShell's ``;``), so a failure
+    an earlier step printed (``CONFLICT (content): …``) is shown under exit code 0. A step that
+    handles its failure (``a || b;``), only sets up the next (``cd x;``), or a list that shows a
+    file's text or searches (``cd x; cat log``: the text may say anything) is not one."""
+    steps = [step for step in _QUOTED.sub('""', command).split(";") if step.strip()]
+    if len(steps) < 2 or any(shows_text(step) for step in steps):
+        return False
+    return any(_runs_a_program(step) for step in steps[:-1])
+
+
+def _runs_a_program(step: str) -> bool:
+    """A step of a list runs a program, not only set-up (``cd x``), and does not handle its
+    failure (``a || b``)."""
+    pipelines = [p for p in _LISTED.split(step) if p.strip() and not _ASSIGNMENT.match(p)]
+    firsts = [_programs(pipeline)[0].lower() for pipeline in pipelines]
+    return "||" not in step and any(first not in _SETUP for first in firsts)
 
 
 def shows_text(command: str) -> bool:

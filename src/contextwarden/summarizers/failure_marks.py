@@ -69,6 +69,7 @@ TELLING = re.compile(
     r"|[\w.-]+ : (?:fatal )?error [A-Z]+\d+:"  # MSBuild's tool-named error (CSC : error CS…)
     r"|[\w.+-]+: (?:fatal )?error: (?!ld returned|linker command failed)"  # gcc: fatal error:
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
+    r"|\S+:\d+: leftover conflict marker\s*$"  # git diff --check
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
     r"|X Failed to \S"  # gh's failure icon without colour: "X Failed to log in to github.com …"
@@ -171,6 +172,13 @@ with where it was called), indented under it: what the code printed, passing or 
 a test failed, so it ranks after every line that says that; an entry's label
 (``console.error``) says nothing."""
 _CONSOLE_ENTRY = re.compile(r"^\s*console\.\w+\s*$")
+_CHROMIUM_LOG = re.compile(
+    r"^\[(?:\d+:){0,2}\d{4}/\d{6}\.\d+:(?:[A-Z]+\d*):[^\]\s]+(?:\(\d+\)|:\d+)\] "
+)
+"""Chromium's log line (base/logging: ``[pid:tid:MMDD/HHMMSS.micro:LEVEL:file(line)] message``,
+``file:line`` in newer builds), as the VS Code extension test host prints it above a run's own
+output (``[35346:0410/160412.435203:ERROR:net/cert/…:807] Error parsing certificate:``): the
+browser's noise, ranked last; a message ending in a colon goes on to the next blank line."""
 _CODE_FRAME = re.compile(r"^\s*>?\s*\d+\s*[|\u2502]")
 """A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
 code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's): code, never what failed."""
@@ -226,9 +234,12 @@ EXCEPTION_RANK = 2
 WORD_RANK = 3
 LOGGED_RANK = 4
 TRAILER_RANK = 5
+NOISE_RANK = 6
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
 prefix's line, an exception's, one with a failure word, one the code under test logged
-(``_CONSOLE``), a run's verdict alone."""
+(``_CONSOLE``), a run's verdict alone, a browser's log noise (``_CHROMIUM_LOG``)."""
+_LAST_RANKS = (TRAILER_RANK, NOISE_RANK)
+"""Ranks whose lines come after every other line, in this order."""
 MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
 """The ranks of lines that say a failure by their form, not only by a word in them."""
 
@@ -317,10 +328,11 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
     """The failure lines of ``text`` with their ranks (``line_rank``), most telling first, each
     with what it introduces (``with_what_follows``).
 
-    The best line of each rank comes before the second of any, and a run's verdict alone after
-    all: a rebase's first conflict, then its error line, then its next conflict, so a few lines
-    say the different things an output says, not one thing several times (a line repeated, as
-    fifteen tests failing on the same assertion repeat it, counts once). Within a rank, lines
+    The best line of each rank comes before the second of any, and a run's verdict alone, then
+    a browser's log noise, after all: a rebase's first conflict, then its error line, then its
+    next conflict, so a few lines say the different things an output says, not one thing
+    several times (a line repeated, as fifteen tests failing on the same assertion repeat it,
+    counts once). Within a rank, lines
     naming a failure come first, then in the output's order.
     """
     lines = text.splitlines()
@@ -332,10 +344,10 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
         logged = rank == LOGGED_RANK  # then as it would rank outside the log
         found.sort(key=lambda i: (logged and _rank_or_word(lines[i]), _unnamed(lines[i]), i))
         texts[rank] = list(dict.fromkeys(with_what_follows(lines, i) for i in found))
-    rounds = [(r, t) for r, t in texts.items() if r != TRAILER_RANK]
+    rounds = [(r, t) for r, t in texts.items() if r not in _LAST_RANKS]
     longest = max((len(t) for _, t in rounds), default=0)
     order = [(r, t[k]) for k in range(longest) for r, t in rounds if k < len(t)]
-    return order + [(TRAILER_RANK, line) for line in texts.get(TRAILER_RANK, [])]
+    return order + [(r, line) for r in _LAST_RANKS for line in texts.get(r, [])]
 
 
 def _says_why_below(line: str) -> bool:
@@ -352,6 +364,7 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
     logged (``_CONSOLE``) ranks as logged."""
     above = ""  # the last non-blank line before this one
     console: int | None = None  # the indent of the ● Console heading we are under
+    browser = _browser_logged(lines)
     for i, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
         if console is not None and line.strip() and indent <= console:
@@ -364,7 +377,24 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
             rank = TELLING_RANK
         elif rank in (None, WORD_RANK) and line.strip() and _says_why_below(above):
             rank = EXCEPTION_RANK
-        if rank is not None:
+        if rank is not None and i in browser:
+            yield i, NOISE_RANK
+        elif rank is not None:
             yield i, rank if console is None else max(rank, LOGGED_RANK)
         if line.strip():
             above = line
+
+
+def _browser_logged(lines: list[str]) -> set[int]:
+    """The positions of Chromium's log lines (``_CHROMIUM_LOG``), with the lines a message ending
+    in a colon goes on over, up to the next blank line."""
+    logged: set[int] = set()
+    going_on = False
+    for i, line in enumerate(lines):
+        going_on = going_on and bool(line.strip())
+        if _CHROMIUM_LOG.match(line):
+            going_on = line.rstrip().endswith(":")
+            logged.add(i)
+        elif going_on:
+            logged.add(i)
+    return logged

@@ -166,8 +166,9 @@ PLAN = (
 )
 
 
-def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
-    messages = [
+def _plan_session() -> list[Message]:
+    """A text that leads with two findings, a plan's steps and a decision that gives a reason."""
+    return [
         Message.user("Find out why the async tests fail, then fix them."),
         Message.assistant(
             [TextBlock("\n".join(FIRST_READ)), ToolUseBlock("t1", "Read", {"path": "conftest.py"})]
@@ -179,6 +180,10 @@ def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
         Message.user("Thanks."),
         Message.assistant("Done."),
     ]
+
+
+def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
+    messages = _plan_session()
     full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
     assert f"{FINDING_PREFIX}{FIRST_READ[0]}" in StructuredSummarizer().summarize(messages).text
     summaries = [
@@ -192,18 +197,7 @@ def test_a_texts_lead_outlasts_a_plans_steps_not_a_reason() -> None:
 
 
 def test_over_its_budget_a_texts_lead_past_the_share_takes_a_plans_steps_room() -> None:
-    messages = [
-        Message.user("Find out why the async tests fail, then fix them."),
-        Message.assistant(
-            [TextBlock("\n".join(FIRST_READ)), ToolUseBlock("t1", "Read", {"path": "conftest.py"})]
-        ),
-        Message.user([ToolResultBlock("t1", "import pytest")]),
-        Message.assistant(PLAN),
-        Message.user("Do it."),
-        Message.assistant(DECISION),
-        Message.user("Thanks."),
-        Message.assistant("Done."),
-    ]
+    messages = _plan_session()
     full = COUNTER.count_text(StructuredSummarizer().summarize(messages).text)
     one = COUNTER.count_text(FIRST_READ[1]) + 3  # the share holds one of the two leads
 

@@ -105,3 +105,14 @@ def test_chromium_log_lines_are_the_failure_when_nothing_else_failed() -> None:
     excerpt = failure_excerpt(text, is_error=False, shell=True, command="npx vscode-test")
     assert excerpt == CERTIFICATE
     assert further_lines(text, excerpt, 3) == ("ERROR: Failed parsing extensions",)
+
+
+@pytest.mark.parametrize("command", ["| ; git status", "2>/dev/null; ls", ";;;", "|| ; x"])
+def test_a_malformed_list_is_read_without_error(command: str) -> None:
+    """A command line an agent wrote is not always valid shell: a step with no program in it is
+    skipped, not an index error in the summarizer."""
+    text = "Exit code: 0\nerror: nothing here\n"
+    assert failure_excerpt(text, is_error=False, shell=True, command=command) in (
+        None,
+        "error: nothing here",
+    )

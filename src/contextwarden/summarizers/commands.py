@@ -84,7 +84,7 @@ def _runs_a_program(step: str) -> bool:
     """A step of a list runs a program, not only set-up (``cd x``), and does not handle its
     failure (``a || b``)."""
     pipelines = [p for p in _LISTED.split(step) if p.strip() and not _ASSIGNMENT.match(p)]
-    firsts = [_programs(pipeline)[0].lower() for pipeline in pipelines]
+    firsts = [programs[0].lower() for p in pipelines if (programs := _programs(p))]
     return "||" not in step and any(first not in _SETUP for first in firsts)
 
 

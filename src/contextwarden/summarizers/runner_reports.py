@@ -25,7 +25,7 @@ def failing_tests(text: str) -> tuple[str, ...]:
     if not counts:
         return ()
     count = counts[-1]
-    listed = [m for m in _MOCHA_LISTED.finditer(text, 0, count.start())]
+    listed = list(_MOCHA_LISTED.finditer(text, 0, count.start()))
     starts = [i for i, m in enumerate(listed) if m.group(1) == "1"]
     if not starts:
         return ()

@@ -165,7 +165,7 @@ def dropped(
     }
     labels = _labels(sections)
     under = Counter(labels.values())
-    over = counter.count_text(render(_bodies(sections, gone))) - budget
+    over = counter.count_text(render(_bodies(sections, gone, labels))) - budget
     cursor = 0
     while over > 0 and cursor < len(droppable):
         freed = 0
@@ -178,7 +178,7 @@ def dropped(
                 under[label] -= 1
                 freed += 0 if under[label] else costs[label]
             cursor += 1
-        over = counter.count_text(render(_bodies(sections, gone))) - budget
+        over = counter.count_text(render(_bodies(sections, gone, labels))) - budget
     return gone
 
 
@@ -216,8 +216,14 @@ def size_without(
     return counter.count_text(render(_bodies(sections, gone)))
 
 
-def _bodies(sections: Mapping[int, Sequence[Item]], gone: set[tuple[int, int]]) -> dict[int, str]:
-    labels = _labels(sections)
+def _bodies(
+    sections: Mapping[int, Sequence[Item]],
+    gone: set[tuple[int, int]],
+    labels: Mapping[tuple[int, int], tuple[int, int]] | None = None,
+) -> dict[int, str]:
+    """The sections' text without the items ``gone``; ``labels`` (``_labels(sections)``) is
+    passed by a caller that renders the same sections again and again."""
+    labels = _labels(sections) if labels is None else labels
     shown = {label for item, label in labels.items() if item not in gone}
     bodies: dict[int, str] = {}
     for n, items in sections.items():

@@ -106,10 +106,7 @@ class StructuredSummarizer:
         return sections, limit
 
     def _findings(
-        self,
-        builder: SectionBuilder,
-        sections: dict[int, list[Item]],
-        budget: int,
+        self, builder: SectionBuilder, sections: dict[int, list[Item]], budget: int
     ) -> tuple[list[Item], int]:
         """The findings to list, and the tokens the summary is fitted to.
 

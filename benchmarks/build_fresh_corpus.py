@@ -20,6 +20,7 @@
     python benchmarks/build_fresh_corpus.py --set 19 MIRRORS OUT   # the nineteenth, blind set
     python benchmarks/build_fresh_corpus.py --set 20 MIRRORS OUT   # the twentieth, blind set
     python benchmarks/build_fresh_corpus.py --set 21 MIRRORS OUT   # the twenty-first, blind set
+    python benchmarks/build_fresh_corpus.py --set 22 MIRRORS OUT   # the twenty-second, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -41,7 +42,9 @@ sessions of release CI, a prompt engine's cache, an HPC monitor's resampler, ser
 a Portuguese modularisation plan on Entire checkpoint branches, and set 20's Copilot CLI, OpenCode
 and Codex sessions of a sync design, a footer widget, a VS Code tree split, a hook runtime port and
 a playbook-driven read model on Entire checkpoint branches, and set 21's Claude Code sessions of a
-book manuscript written in Japanese and of a CLI's roadmap work on Entire checkpoint branches),
+book manuscript written in Japanese and of a CLI's roadmap work on Entire checkpoint branches, and
+set 22's Codex and OpenCode sessions of an eval framework's questions, results layout and checkpoint
+settings, a webview's tool cards and a deploy tool's refocus on Entire checkpoint branches),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -54,8 +57,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15),
 ``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17),
 ``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19),
-``benchmarks/fresh_probes20/`` (set 20) and ``benchmarks/fresh_probes21/`` (set 21); the README of
-each says where its sessions come from.
+``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21) and
+``benchmarks/fresh_probes22/`` (set 22); the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -605,6 +608,28 @@ SET21 = tuple(
     checkpoint(repository, commit, folder, sha)
     for (repository, commit), folder, sha in SET21_CHECKPOINTS
 )
+# Set 22 (issue #26's twenty-second, blind set): sessions none of sets 1-21 took (no session id of
+# theirs), each the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI
+# pushes, read at that branch's tip: Codex answering how expected_output and assertions combine and
+# enabling session pushes in .entire/settings.json, and Codex coordinating workers that move eval
+# results into per-experiment folders and design repeat runs, on EntityProcess/agentv (MIT,
+# LICENSE); Codex giving a webview's tool cards one design on savekirk/session-bridge (MIT,
+# LICENSE.md); and OpenCode exploring a checkpoint deploy tool and writing specs for its refocus on
+# sandboxes on dayhaysoos/nimbus (MIT as its README says; the repository has no licence file).
+SET22_CHECKPOINTS = (
+    (AGENTV, "codex", "4f/7325a9ab13/0",
+     "9a0a2d32548c6354552a9cfbc081812833cb6a379891bf43b1d2def3edcda516"),
+    (AGENTV, "codex", "3c/162d1d8ad4/1",
+     "b05200b1a2dada48c77ca11f0c3d535c040827aab5a7264e6a65426d78cc8952"),
+    (SESSION_BRIDGE, "codex", "64/b5e5660349/2",
+     "086d3653a60f142f2e819357bab9a1c3c5b1593ace67a2b186ade6fc51ebe412"),
+    (NIMBUS, "opencode", "d2/adab458cd6/0",
+     "5a72151e8564bc3870760fa0c844bad941433ccdb6f7c4421c1bdc91bf4c04bd"),
+)  # fmt: skip
+SET22 = tuple(
+    checkpoint(repository, commit, folder, sha, agent)
+    for (repository, commit), agent, folder, sha in SET22_CHECKPOINTS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -626,6 +651,7 @@ SETS = {
     19: SET19,
     20: SET20,
     21: SET21,
+    22: SET22,
 }
 
 

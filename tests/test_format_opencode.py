@@ -15,7 +15,7 @@ from conftest import FIXTURES_DIR
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
 from contextwarden.errors import FormatError
-from contextwarden.formats import detect_format, load
+from contextwarden.formats import SNIFF_BYTES, detect_format, load
 from contextwarden.rules import validate
 from contextwarden.summarizers.failures import result_failure
 from contextwarden.summarizers.typed import user_messages
@@ -167,6 +167,30 @@ def test_a_command_the_shell_tool_stopped_is_a_failed_result(tmp_path: Path) -> 
         path.write_text(json.dumps(document), encoding="utf-8")
         results = {r.tool_use_id: r for m in load(path).messages for r in m.tool_results}
         assert not results[ok[0]["callID"]].is_error, tag
+
+
+def test_an_export_whose_first_message_carries_its_diffs_is_still_detected(tmp_path: Path) -> None:
+    """OpenCode 1.2 writes a user message's ``info.summary.diffs`` (each changed file's text
+    before and after) ahead of its ``parts``: a big change puts the first ``parts`` past the
+    sniffed head, and the export must still be told apart by its shape."""
+    document = _document(SHORT)
+    first = document["messages"][0]
+    text = "export const line = 1;\n" * (SNIFF_BYTES // 20)
+    diff = {
+        "file": "src/index.ts",
+        "before": text,
+        "after": text,
+        "additions": 1,
+        "deletions": 0,
+        "status": "modified",
+    }
+    info = {**first["info"], "summary": {"diffs": [diff]}}
+    document["messages"][0] = {"info": info, "parts": first["parts"]}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    assert path.read_text(encoding="utf-8").index('"parts"') > SNIFF_BYTES
+    assert detect_format(path) == "opencode"
+    assert len(load(path).messages) == len(load(SHORT).messages)
 
 
 def test_an_object_without_messages_is_refused(tmp_path: Path) -> None:

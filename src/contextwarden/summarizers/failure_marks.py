@@ -11,6 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from contextwarden.summarizers.toolchain_marks import (
+    GO_LOCATED,
+    RUST_PANIC,
+    RUSTC_ADVICE,
+    go_build_failed,
+    go_continuation,
+    go_trace,
+    rustc_label,
+    says_more,
+)
+
 ERROR_LINE = re.compile(
     r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\]| \[\w+\])?[:!]"
     r"|npm (?:ERR!|error) "  # npm before and since v10
@@ -93,11 +104,6 @@ TELLING = re.compile(
     re.M,
 )
 """A line that names what failed and where: most telling of all."""
-_GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
-"""A Go diagnostic: the compiler's and vet's (``db.go:41:9: undefined: openPool``) and a test's
-``t.Error`` line. As telling as a located error once the run failed, but with no word saying
-error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
-and linters their advice, the same way."""
 SHELL_PREFIX = r"(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: line \d+|: ?\d+)?|\(eval\):\d+): "
 """How a shell starts a line it prints itself: ``bash: line 1: ``, dash's ``sh: 1: ``, zsh's
 ``zsh:1: `` (``(eval):1: `` when an agent runs the command through ``eval``)."""
@@ -265,18 +271,21 @@ def _unnamed(line: str) -> bool:
 def marks_a_failure(text: str) -> bool:
     """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
     telling line, a verdict): an output whose exit code was lost still failed."""
-    return any(p.search(text) is not None for p in (ERROR_LINE, TELLING, _TRAILER))
+    marked = any(p.search(text) is not None for p in (ERROR_LINE, TELLING, _TRAILER, RUST_PANIC))
+    return marked or go_build_failed(text) or go_trace(text)
 
 
 def line_rank(line: str) -> int | None:
     """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
     one. Advice (``hint:``), a count of no failures and a command echoed before it ran rank
     nowhere, and a verdict alone ranks last even though it uses a failure word."""
-    if any(p.match(line) for p in (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND)):
+    quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE)
+    if any(p.match(line) for p in quiet):
         return None
     if _TRAILER.match(line):
         return TRAILER_RANK
-    if TELLING.search(line) or _GO_LOCATED.match(line) or _BIOME_HEADER.match(line):
+    located = (GO_LOCATED, _BIOME_HEADER, RUST_PANIC)
+    if TELLING.search(line) or any(p.match(line) for p in located):
         return TELLING_RANK
     if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):
         return ERROR_RANK
@@ -298,11 +307,17 @@ def with_what_follows(lines: list[str], index: int) -> str:
     it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is not a
     failure line of its own, or when it is a diagnostic's header whose message comes next
     (``_BIOME_HEADER``, its rule of ``━`` dropped), or a matcher's hint with the values it
-    compared (``_MATCHER_HINT``)."""
+    compared (``_MATCHER_HINT``); a Go diagnostic with the lines it goes on over (what it got
+    and wanted), a rustc diagnostic with the label under its code (``toolchain_marks``)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if _MATCHER_HINT.search(line):
         return " ".join([line, *_compared_values(lines[index + 1 :])])
+    if GO_LOCATED.match(line):
+        return " ".join([line, *go_continuation(lines, index)])
+    label = rustc_label(lines[index + 1 :]) if _points_at(lines, index) else None
+    if label is not None and says_more(label, line):
+        return f"{line}: {label}"
     if _BIOME_HEADER.match(line):
         return f"{line.rstrip(_RULE)} {following}".rstrip()
     if not _INTRODUCES.search(line):

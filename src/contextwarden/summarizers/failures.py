@@ -68,6 +68,7 @@ from contextwarden.summarizers.outputs import (
 )
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.runner_reports import failing_tests
+from contextwarden.summarizers.toolchain_marks import go_panicked_in
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -366,6 +367,9 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
     frames = _FRAME.findall(text[traceback:]) if traceback is not None else []
     if frames:  # a pager cut the exception off: where it was raised
         return _clip(frames[-1])
+    panicked_in = go_panicked_in(text)  # … or a Go program's panic line
+    if panicked_in is not None:
+        return _clip(panicked_in)
     # another tool's line with only a failure word may be the text it echoes back
     rest = next((line for rank, line in ranked if shell or rank == TRAILER_RANK), None)
     if rest is not None:

@@ -379,7 +379,21 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
         framing = is_status_line(stripped) or FRAME_LINE.match(stripped)
         if stripped and not framing and not _PASSED_LINE.search(stripped):
             return _clip(stripped)
+    shown = _status_line(text)
+    if shown is not None:
+        return shown
     return f"exit code {status}" if status is not None else "(the tool reported an error)"
+
+
+def _status_line(text: str) -> str | None:
+    """The line showing the exit code of an output that printed nothing else (Claude Code's
+    ``Exit code 124``, a ``timeout`` that killed a silent command), quoted as the harness wrote
+    it: the words a reader searches the summary for, not our paraphrase of them."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if any(p.search(stripped) for p in EXIT_RES):
+            return _clip(stripped)
+    return None
 
 
 def _clip(line: str) -> str:

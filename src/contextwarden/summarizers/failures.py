@@ -59,6 +59,7 @@ from contextwarden.summarizers.failure_marks import (
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
+    READ_REFUSED,
     STREAM_PREFIX,
     TOOL_ERROR_TAG,
     harness_message,
@@ -201,6 +202,8 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     lines both ask here, so what a summary calls an error is what a cleared result keeps.
     """
     shell = call is not None and is_shell(call)
+    if not shell and READ_REFUSED.match(result.text):  # the harness's words, not the file's
+        return _clip(result.text.strip().splitlines()[0])
     command = shell_command(call) if call is not None else None
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
     return failure_excerpt(

@@ -189,7 +189,7 @@ def test_a_view_of_a_file_too_large_to_read_is_a_failed_read(tmp_path: Path) -> 
         "File too large to read at once (42.1 KB). Consider using the grep tool to search "
         "within the file, or view with view_range to read specific sections."
     )
-    results = {"c0": refusal, "c1": "1. {\n2.   \"name\": \"gatomia\"\n3. }"}
+    results = {"c0": refusal, "c1": '1. {\n2.   "name": "gatomia"\n3. }'}
     requests = [
         {"toolCallId": c, "name": "view", "arguments": {"path": f"/w/{c}/package.json"}}
         for c in results

@@ -115,3 +115,48 @@ def test_a_rustc_error_keeps_the_label_under_its_code_when_it_says_more() -> Non
         "error[E0063]: missing fields `volumes` and `extra` in initializer of `RepoHints`",
         'error: could not compile `dual` (test "e2e") due to 2 previous errors',
     }
+
+
+CLIPPY = (
+    "    Checking dual v2.0.0 (/w/dual)\n"
+    "warning: this `if` statement can be collapsed\n"
+    "   --> src/main.rs:348:5\n"
+    "    |\n"
+    "348 | /     if is_new_container {\n"
+    "349 | |         if let Some(ref setup) = hints.setup {\n"
+    "    | |_____^\n"
+    "    |\n"
+    "    = note: `#[warn(clippy::collapsible_if)]` on by default\n\n"
+    'warning: `dual` (bin "dual") generated 1 warning (run `cargo clippy --fix --bin "dual"` to '
+    "apply 1 suggestion)\n"
+    "    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.97s"
+)
+"""cargo counts each target's warnings on its own line; clippy exits 0 on warnings."""
+
+
+def test_the_lints_cargo_clippy_found_are_what_its_run_failed_on() -> None:
+    excerpt = failure_excerpt(CLIPPY, is_error=False, shell=True, command="cargo clippy 2>&1")
+    assert excerpt == "warning: this `if` statement can be collapsed"
+    # the same warnings from a build are not a failure: the build did what it was run for
+    built = CLIPPY.replace("Checking", "Compiling").replace("cargo clippy --fix", "cargo fix")
+    assert failure_excerpt(built, is_error=False, shell=True, command="cargo build") is None
+
+
+RUSTFMT = (
+    "    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.58s\n"
+    "Diff in /w/dual/src/main.rs:348:\n"
+    "     }\n"
+    " \n"
+    "\x1b[31m-    if is_new_container\n"
+    "\x1b[m\x0f\x1b[32m+    if is_new_container && let Some(ref setup) = hints.setup {\n"
+    '\x1b[m\x0f         error!("setup failed: {e}");\n'
+)
+"""rustfmt's check mode: ``Diff in <file>:<line>:`` over each hunk, coloured, each colour reset
+followed by terminfo's shift-in."""
+
+
+def test_cargo_fmt_check_fails_on_the_file_it_names_not_on_the_code_it_shows() -> None:
+    command = "cargo test 2>&1 && cargo fmt --check 2>&1 | head -40"
+    excerpt = failure_excerpt(RUSTFMT, is_error=False, shell=True, command=command)
+    assert excerpt == "Diff in /w/dual/src/main.rs:348:"
+    assert further_lines(RUSTFMT, excerpt, 3) == ()

@@ -15,10 +15,12 @@ from contextwarden.summarizers.toolchain_marks import (
     GO_LOCATED,
     RUST_PANIC,
     RUSTC_ADVICE,
+    RUSTFMT_DIFF,
     go_build_failed,
     go_continuation,
     go_trace,
     rustc_label,
+    rustfmt_diffed,
     says_more,
 )
 
@@ -271,7 +273,8 @@ def _unnamed(line: str) -> bool:
 def marks_a_failure(text: str) -> bool:
     """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
     telling line, a verdict): an output whose exit code was lost still failed."""
-    marked = any(p.search(text) is not None for p in (ERROR_LINE, TELLING, _TRAILER, RUST_PANIC))
+    marks = (ERROR_LINE, TELLING, _TRAILER, RUST_PANIC, RUSTFMT_DIFF)
+    marked = any(p.search(text) is not None for p in marks)
     return marked or go_build_failed(text) or go_trace(text)
 
 
@@ -284,7 +287,7 @@ def line_rank(line: str) -> int | None:
         return None
     if _TRAILER.match(line):
         return TRAILER_RANK
-    located = (GO_LOCATED, _BIOME_HEADER, RUST_PANIC)
+    located = (GO_LOCATED, _BIOME_HEADER, RUST_PANIC, RUSTFMT_DIFF)
     if TELLING.search(line) or any(p.match(line) for p in located):
         return TELLING_RANK
     if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):
@@ -315,6 +318,8 @@ def with_what_follows(lines: list[str], index: int) -> str:
         return " ".join([line, *_compared_values(lines[index + 1 :])])
     if GO_LOCATED.match(line):
         return " ".join([line, *go_continuation(lines, index)])
+    if RUSTFMT_DIFF.match(line):  # its colon introduces the hunk's code, not words
+        return line
     label = rustc_label(lines[index + 1 :]) if _points_at(lines, index) else None
     if label is not None and says_more(label, line):
         return f"{line}: {label}"
@@ -376,10 +381,11 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
     """Each failure line's position and rank. A test's title (``_TEST_TITLE``) and source shown
     around an error (``_CODE_FRAME``) rank nowhere, the first line under a title or under a
     PowerShell parser error's carets ranks as an exception (it says why), and what a test
-    logged (``_CONSOLE``) ranks as logged."""
+    logged (``_CONSOLE``) ranks as logged; a ``rustfmt --check`` hunk's code ranks nowhere."""
     above = ""  # the last non-blank line before this one
     console: int | None = None  # the indent of the ● Console heading we are under
     browser = _browser_logged(lines)
+    diffed = rustfmt_diffed(lines)
     for i, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
         if console is not None and line.strip() and indent <= console:
@@ -387,6 +393,7 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
         heading = _CONSOLE.match(line)
         console = len(heading.group(1)) if heading else console
         shown = _TEST_TITLE.match(line) or _CODE_FRAME.match(line) or _CONSOLE_ENTRY.match(line)
+        shown = shown or i in diffed
         rank = None if shown else line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK

@@ -69,7 +69,7 @@ from contextwarden.summarizers.outputs import (
 )
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.runner_reports import failing_tests
-from contextwarden.summarizers.toolchain_marks import go_panicked_in
+from contextwarden.summarizers.toolchain_marks import clippy_warning, go_panicked_in
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -83,7 +83,9 @@ pushed decisions out of the summary on the fit sessions."""
 OPENING_LINES = 3
 """Lines of a tool's own message (not a shell's) where a traceback says the tool failed."""
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]\x0f?")
+"""A terminal's colour code, with the shift-in (``\\x0f``) terminfo's ``sgr0`` writes after the
+reset on some terminals (``\\E[m\\017``, as rustfmt's coloured diff prints it)."""
 _FIELD_PREFIX = re.compile(r"^(?:Output|Stdout|Stderr): (?=\S)", re.M)
 """Gemini CLI's shell tool puts its output after a field name (``Output: FAIL src/a.test.ts``)."""
 _EMPTY_FIELD = re.compile(
@@ -171,7 +173,7 @@ def failure_excerpt(
             _ends_in_error(text) or _ends_in_traceback(text)
         )
     if not failed and shell and command is not None:
-        refused = _shell_refused(text, command)
+        refused = _shell_refused(text, command) or clippy_warning(text, command)
         if refused is not None:
             return _clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):

@@ -3,7 +3,8 @@ their sources write, so ``failure_marks`` can rank these lines with every other 
 
 Go: the compiler's located diagnostic and the lines it continues on, the package header ``go``
 prints above a failed step's output, the runtime's goroutine trace. Rust: a thread's panic, the
-label rustc writes under the code it shows, and its closing advice.
+label rustc writes under the code it shows and its closing advice, ``rustfmt --check``'s hunks,
+and the lints ``cargo clippy`` warns of.
 """
 
 from __future__ import annotations
@@ -44,6 +45,18 @@ RUSTC_ADVICE = re.compile(
 )
 """rustc's closing advice (``For more information about this error, try `rustc --explain
 E0063`.``): it names no failure of its own, whatever its word "error"."""
+RUSTFMT_DIFF = re.compile(r"^Diff in \S.*?(?::\d+| at line \d+):\s*$", re.M)
+"""The header of each hunk ``rustfmt --check`` (``cargo fmt --check``) prints for a file it
+would reformat (rustfmt's diff emitter: ``Diff in src/main.rs:348:``, ``Diff in src/main.rs at
+line 348:`` before 1.4.38): a file that fails the check, and where."""
+_DIFF_LINE = re.compile(r"^(?:[ +-]|$)")
+"""A line of the hunk under a ``Diff in`` header: context, removed or added code, blank."""
+_CLIPPY = re.compile(r"\bcargo\s+(?:\+\S+\s+)?clippy\b")
+_WARNINGS_COUNTED = re.compile(r"^warning: `[^`\n]+` \([^)\n]*\) generated \d+ warnings?\b", re.M)
+"""cargo's count of the warnings a crate's target produced (``warning: `dual` (bin "dual")
+generated 1 warning``): under ``cargo clippy`` the lints it found, what the run was for."""
+_WARNING = re.compile(r"^warning: (?!`[^`\n]+` \().+$", re.M)
+"""A warning's header line, cargo's count of them (``_WARNINGS_COUNTED``) left out."""
 _RUSTC_SNIPPET = re.compile(r"^\s*(?:\d+\s*)?\||^\s*\.\.\.")
 """A line of the code rustc shows under a diagnostic's ``-->`` location: numbered source, the
 gutter ``|`` alone, or ``...`` for lines it skipped."""
@@ -106,3 +119,29 @@ def says_more(label: str, header: str) -> bool:
     words = label.split()
     new = [word for word in words if word not in set(header.split())]
     return len(new) * 2 > len(words)
+
+
+def rustfmt_diffed(lines: list[str]) -> set[int]:
+    """The positions of the code lines of ``rustfmt --check``'s hunks (under a ``RUSTFMT_DIFF``
+    header, up to the first line that is no hunk's): code, whatever words it uses
+    (``error!("setup failed: {e}");``), never what failed."""
+    diffed: set[int] = set()
+    within = False
+    for i, line in enumerate(lines):
+        if RUSTFMT_DIFF.match(line):
+            within = True
+        elif within and _DIFF_LINE.match(line):
+            diffed.add(i)
+        else:
+            within = False
+    return diffed
+
+
+def clippy_warning(text: str, command: str) -> str | None:
+    """The first lint ``cargo clippy`` warned of, when ``command`` runs it and cargo counted the
+    warnings (``_WARNINGS_COUNTED``): what the lint run found, though it exits 0 on warnings;
+    None otherwise."""
+    if _CLIPPY.search(command) is None or _WARNINGS_COUNTED.search(text) is None:
+        return None
+    found = _WARNING.search(text)
+    return found.group(0).strip() if found is not None else None

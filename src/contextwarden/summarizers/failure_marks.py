@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from contextwarden.summarizers.browser_log import browser_logged
 from contextwarden.summarizers.toolchain_marks import (
     GO_LOCATED,
     RUST_PANIC,
@@ -180,13 +181,6 @@ with where it was called), indented under it: what the code printed, passing or 
 a test failed, so it ranks after every line that says that; an entry's label
 (``console.error``) says nothing."""
 _CONSOLE_ENTRY = re.compile(r"^\s*console\.\w+\s*$")
-_CHROMIUM_LOG = re.compile(
-    r"^\[(?:\d+:){0,2}\d{4}/\d{6}\.\d+:(?:[A-Z]+\d*):[^\]\s]+(?:\(\d+\)|:\d+)\] "
-)
-"""Chromium's log line (base/logging: ``[pid:tid:MMDD/HHMMSS.micro:LEVEL:file(line)] message``,
-``file:line`` in newer builds), as the VS Code extension test host prints it above a run's own
-output (``[35346:0410/160412.435203:ERROR:net/cert/…:807] Error parsing certificate:``): the
-browser's noise, ranked last; a message ending in a colon goes on to the next blank line."""
 _CODE_FRAME = re.compile(r"^\s*>?\s*\d+\s*[|\u2502]")
 """A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
 code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's): code, never what failed."""
@@ -245,7 +239,7 @@ TRAILER_RANK = 5
 NOISE_RANK = 6
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
 prefix's line, an exception's, one with a failure word, one the code under test logged
-(``_CONSOLE``), a run's verdict alone, a browser's log noise (``_CHROMIUM_LOG``)."""
+(``_CONSOLE``), a run's verdict alone, a browser's log noise (``browser_log``)."""
 _LAST_RANKS = (TRAILER_RANK, NOISE_RANK)
 """Ranks whose lines come after every other line, in this order."""
 MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
@@ -384,7 +378,7 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
     logged (``_CONSOLE``) ranks as logged; a ``rustfmt --check`` hunk's code ranks nowhere."""
     above = ""  # the last non-blank line before this one
     console: int | None = None  # the indent of the ● Console heading we are under
-    browser = _browser_logged(lines)
+    browser = browser_logged(lines)
     diffed = rustfmt_diffed(lines)
     for i, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
@@ -405,18 +399,3 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
             yield i, rank if console is None else max(rank, LOGGED_RANK)
         if line.strip():
             above = line
-
-
-def _browser_logged(lines: list[str]) -> set[int]:
-    """The positions of Chromium's log lines (``_CHROMIUM_LOG``), with the lines a message ending
-    in a colon goes on over, up to the next blank line."""
-    logged: set[int] = set()
-    going_on = False
-    for i, line in enumerate(lines):
-        going_on = going_on and bool(line.strip())
-        if _CHROMIUM_LOG.match(line):
-            going_on = line.rstrip().endswith(":")
-            logged.add(i)
-        elif going_on:
-            logged.add(i)
-    return logged

@@ -33,13 +33,13 @@ import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.commands import (
-    HANDLED_STEP,
     LOG_PREFIX,
     LOG_VIEWER,
     MASKED_EXIT,
     answers_no,
     filters_a_run,
     hides_failure,
+    shell_refused,
     shows_text,
 )
 from contextwarden.summarizers.decisions import clipped
@@ -50,7 +50,6 @@ from contextwarden.summarizers.failure_marks import (
     HTTP_ERROR_HEADING,
     MARKED_RANKS,
     RUNNER_MARK,
-    SHELL_PREFIX,
     TELLING,
     TRAILER_RANK,
     marks_a_failure,
@@ -98,24 +97,6 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+.*$', re.M)
-_SHELL_FAILURE = re.compile(
-    rf"^{SHELL_PREFIX}"
-    r"(?:(?:-c: )?(?:line \d+: )?(?:syntax|parse) error\b"  # bash -c, zsh
-    r"|command not found: (?P<named>.+?)"  # zsh names the word second
-    r"|(?P<word>[^:\n]+): (?:command not found|not found|unbound variable))\s*$",
-    re.M,
-)
-"""A line the shell itself prints when it cannot run a command, whatever the exit code a later
-command of the line leaves: bash's ``bash: line 1: val: command not found`` (a backquoted word
-in a ``python3 -c "…"`` is run as a command substitution) and ``bash: line 1: X: unbound
-variable``; dash's ``sh: 1: X: not found``; zsh's ``zsh:1: command not found: X``, as
-``(eval):1: …`` when an agent runs it through ``eval``; a syntax error of ``bash -c``. Only the
-shell's own prefix counts: a program quoting such a line (a log, a JSON reply) does not. zsh's
-``no matches found: *.go`` (a glob matching nothing, the command not run) is left out: on set 9
-an agent repeated it across its searches, seven unresolved errors that pushed files out of the
-summary at +0.86 % modeled cost for one probe kept. A cleared result keeps it instead
-(``unflagged.failure_like_lines``)."""
-
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
@@ -173,7 +154,7 @@ def failure_excerpt(
             _ends_in_error(text) or _ends_in_traceback(text)
         )
     if not failed and shell and command is not None:
-        refused = _shell_refused(text, command) or clippy_warning(text, command)
+        refused = shell_refused(text, command) or clippy_warning(text, command)
         if refused is not None:
             return _clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
@@ -291,23 +272,6 @@ def _ends_in_error(text: str) -> bool:
         and not any(p.search(line) for p in EXIT_RES)
     ]
     return any(ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
-
-
-def _shell_refused(text: str, command: str) -> str | None:
-    """The shell's line saying it could not run a word of ``command`` (``_SHELL_FAILURE``), or
-    None: a failed step, which a later command's exit code 0 does not undo. The word it names
-    must be the command's own, so a log or file shown (``cat ci.log``) that holds such a line is
-    no failure, and the step must not be one the command line handles (``a || b``: ``b`` runs
-    when ``a`` fails: ``gawk --version || awk --version`` asked which there is); a syntax error
-    names no word, and counts unless the command only shows text."""
-    for found in _SHELL_FAILURE.finditer(text):
-        named = found.group("named") or found.group("word")
-        if named is None and not shows_text(command):
-            return found.group(0)
-        at = command.find(named.strip()) if named is not None else -1
-        if at >= 0 and not HANDLED_STEP.match(command, at):
-            return found.group(0)
-    return None
 
 
 def _ends_in_traceback(text: str) -> bool:

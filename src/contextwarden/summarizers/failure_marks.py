@@ -386,8 +386,8 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
             console = None
         heading = _CONSOLE.match(line)
         console = len(heading.group(1)) if heading else console
-        shown = _TEST_TITLE.match(line) or _CODE_FRAME.match(line) or _CONSOLE_ENTRY.match(line)
-        shown = shown or i in diffed
+        shapes = (_TEST_TITLE, _CODE_FRAME, _CONSOLE_ENTRY)
+        shown = i in diffed or any(p.match(line) for p in shapes)
         rank = None if shown else line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK

@@ -36,9 +36,9 @@ _GO_RUNTIME_CALL = re.compile(r"^(?:panic\(|runtime\.)")
 """Frames of the runtime's own panic machinery, above the code that panicked: never where."""
 RUST_PANIC = re.compile(r"^\s*thread '[^'\n]*'(?: \(\d+\))? panicked at \S", re.M)
 """A Rust thread's panic as the standard library's hook prints it (``thread 'main' panicked at
-src/main.rs:2:5:`` with the message on the next line since Rust 1.73, the thread's id in
-parentheses since 1.92; ``panicked at 'msg', src/main.rs:2:5`` before): what failed and where,
-a failed test's assertion included."""
+src/main.rs:2:5:`` with the message on the next line since Rust 1.73, recent releases adding
+the thread's id in parentheses; ``panicked at 'msg', src/main.rs:2:5`` before): what failed and
+where, a failed test's assertion included."""
 RUSTC_ADVICE = re.compile(
     r"^\s*(?:For more information about (?:this|an) error, try `rustc --explain"
     r"|Some errors have detailed explanations: )"
@@ -48,7 +48,7 @@ E0063`.``): it names no failure of its own, whatever its word "error"."""
 RUSTFMT_DIFF = re.compile(r"^Diff in \S.*?(?::\d+| at line \d+):\s*$", re.M)
 """The header of each hunk ``rustfmt --check`` (``cargo fmt --check``) prints for a file it
 would reformat (rustfmt's diff emitter: ``Diff in src/main.rs:348:``, ``Diff in src/main.rs at
-line 348:`` before 1.4.38): a file that fails the check, and where."""
+line 348:`` in older releases): a file that fails the check, and where."""
 _DIFF_LINE = re.compile(r"^(?:[ +-]|$)")
 """A line of the hunk under a ``Diff in`` header: context, removed or added code, blank."""
 _CLIPPY = re.compile(r"\bcargo\s+(?:\+\S+\s+)?clippy\b")

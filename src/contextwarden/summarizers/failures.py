@@ -17,12 +17,15 @@ failure whatever its exit code (``curl`` exits 0 on a 404). A tool that is not a
 returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fails when its
 message opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or
 holds a traceback. File contents and search hits are never scanned: a file may well say
-"error:". The excerpt is the line that says what failed (an error line, a marked failure, an
-exception, then in a program's output any line with a failure word; the shell's own line when
-it could not run a word), the first line only when none does. A command's result that Codex
-gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read as its exit code and its
-output's lines (``program_output``). What the harness put around the output is read in
-``outputs``, what the command line says of it (paged, masked, a log viewer) in ``commands``.
+"error:"; a read whose harness answered in the file's place that it did not read it (Copilot
+CLI's ``File too large to read at once``) failed. ``cargo clippy`` fails on the lints it warns
+of (``toolchain_marks``), though it exits 0. The excerpt is the line that says what failed (an
+error line, a marked failure, an exception, then in a program's output any line with a failure
+word; the shell's own line when it could not run a word), the first line only when none does.
+A command's result that Codex gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read
+as its exit code and its output's lines (``program_output``). What the harness put around the
+output is read in ``outputs``, what the command line says of it (paged, masked, a log viewer, a
+word the shell could not run) in ``commands``.
 A call the person refused (``rejections.is_rejection``) is flagged like a failure, but it is a
 decision.
 """

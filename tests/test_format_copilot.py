@@ -9,6 +9,7 @@ from typing import Any
 from contextwarden.formats import detect_format, load
 from contextwarden.model import TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
+from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.typed import user_messages
 
 SAMPLE = (
@@ -178,3 +179,34 @@ def test_a_shell_result_ending_in_a_nonzero_exit_code_is_failed(tmp_path: Path) 
         ("c1", True),
         ("c2", False),
     ]
+
+
+def test_a_view_of_a_file_too_large_to_read_is_a_failed_read(tmp_path: Path) -> None:
+    """Copilot CLI's ``view`` answers a file it would not read with its own words in place of
+    the contents, ``success: true`` (its ``tool.execution_complete``, 2026): the summary lists
+    that read as failed, as Claude Code's Read flags the same refusal."""
+    refusal = (
+        "File too large to read at once (42.1 KB). Consider using the grep tool to search "
+        "within the file, or view with view_range to read specific sections."
+    )
+    results = {"c0": refusal, "c1": '1. {\n2.   "name": "gatomia"\n3. }'}
+    requests = [
+        {"toolCallId": c, "name": "view", "arguments": {"path": f"/w/{c}/package.json"}}
+        for c in results
+    ]
+    events: list[dict[str, Any]] = [
+        {"type": "user.message", "id": "u", "data": {"content": "read the manifests"}},
+        {"type": "assistant.message", "id": "a", "data": {"content": "", "toolRequests": requests}},
+    ]
+    events += [
+        {
+            "type": "tool.execution_complete",
+            "id": f"r{c}",
+            "data": {"toolCallId": c, "success": True, "result": {"content": out}},
+        }
+        for c, out in results.items()
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    errors = extract_facts(load(path).messages).errors
+    assert [e.excerpt for e in errors] == [refusal]

@@ -450,8 +450,9 @@ def test_failures_need_a_flag_a_status_or_shell_error_output() -> None:
     )
     # grep found nothing: exit 1, not a failure.
     assert failure_excerpt("Exit code 1", is_error=True, shell=True, command="grep -r x .") is None
+    # nothing else printed: the harness's own line, as it wrote it
     assert failure_excerpt("Exit code 1", is_error=True, shell=True, command="make") == (
-        "exit code 1"
+        "Exit code 1"
     )
 
 

@@ -62,6 +62,14 @@ def test_the_first_line_when_no_line_says_what_failed() -> None:
     )
 
 
+def test_an_output_of_nothing_but_its_exit_code_is_quoted_as_the_harness_wrote_it() -> None:
+    """``timeout`` killed a silent command: Claude Code's result is ``Exit code 124`` alone, and
+    the summary quotes that line, not a paraphrase of it."""
+    command = "timeout 5 nc -zv maps.example.org 6379 2>&1"
+    excerpt = failure_excerpt("Exit code 124", is_error=True, shell=True, command=command)
+    assert excerpt == "Exit code 124"
+
+
 def test_a_masked_exit_code_does_not_hide_the_failure() -> None:
     command = "npm view agentv@4.40.1 version || true"
     assert failure_excerpt(NPM_VIEW, is_error=False, shell=True, command=command) == (

@@ -1,5 +1,6 @@
 """What a command line says of its output: whether it shows existing text, searches, masks
-its exit code, pages it or shows another run's log, and the command folded as a re-run's key.
+its exit code, pages it or shows another run's log, which of its words the shell could not
+run, and the command folded as a re-run's key.
 
 ``failures`` reads an output with the command that printed it; this room reads the command.
 """
@@ -7,6 +8,8 @@ its exit code, pages it or shows another run's log, and the command folded as a 
 from __future__ import annotations
 
 import re
+
+from contextwarden.summarizers.failure_marks import SHELL_PREFIX
 
 _READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
 """Programs that show text that exists already: a pipeline they start shows no program's run."""
@@ -138,3 +141,39 @@ def command_key(command: str) -> str:
     while _PAGERS.search(key):
         key = _PAGERS.sub("", key)
     return " ".join(key.split())
+
+
+SHELL_FAILURE = re.compile(
+    rf"^{SHELL_PREFIX}"
+    r"(?:(?:-c: )?(?:line \d+: )?(?:syntax|parse) error\b"  # bash -c, zsh
+    r"|command not found: (?P<named>.+?)"  # zsh names the word second
+    r"|(?P<word>[^:\n]+): (?:command not found|not found|unbound variable))\s*$",
+    re.M,
+)
+"""A line the shell itself prints when it cannot run a command, whatever the exit code a later
+command of the line leaves: bash's ``bash: line 1: val: command not found`` (a backquoted word
+in a ``python3 -c "…"`` is run as a command substitution) and ``bash: line 1: X: unbound
+variable``; dash's ``sh: 1: X: not found``; zsh's ``zsh:1: command not found: X``, as
+``(eval):1: …`` when an agent runs it through ``eval``; a syntax error of ``bash -c``. Only the
+shell's own prefix counts: a program quoting such a line (a log, a JSON reply) does not. zsh's
+``no matches found: *.go`` (a glob matching nothing, the command not run) is left out: on set 9
+an agent repeated it across its searches, seven unresolved errors that pushed files out of the
+summary at +0.86 % modeled cost for one probe kept. A cleared result keeps it instead
+(``unflagged.failure_like_lines``)."""
+
+
+def shell_refused(text: str, command: str) -> str | None:
+    """The shell's line saying it could not run a word of ``command`` (``SHELL_FAILURE``), or
+    None: a failed step, which a later command's exit code 0 does not undo. The word it names
+    must be the command's own, so a log or file shown (``cat ci.log``) that holds such a line is
+    no failure, and the step must not be one the command line handles (``a || b``: ``b`` runs
+    when ``a`` fails: ``gawk --version || awk --version`` asked which there is); a syntax error
+    names no word, and counts unless the command only shows text."""
+    for found in SHELL_FAILURE.finditer(text):
+        named = found.group("named") or found.group("word")
+        if named is None and not shows_text(command):
+            return found.group(0)
+        at = command.find(named.strip()) if named is not None else -1
+        if at >= 0 and not HANDLED_STEP.match(command, at):
+            return found.group(0)
+    return None

@@ -11,6 +11,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from contextwarden.summarizers.browser_log import browser_logged
+from contextwarden.summarizers.toolchain_marks import (
+    GO_LOCATED,
+    RUST_PANIC,
+    RUSTC_ADVICE,
+    RUSTFMT_DIFF,
+    go_build_failed,
+    go_continuation,
+    go_trace,
+    rustc_label,
+    rustfmt_diffed,
+    says_more,
+)
+
 ERROR_LINE = re.compile(
     r"^(?:(?:error|fatal|ERROR|FATAL|Error|panic)(?:\[[^\]]*\]| \[\w+\])?[:!]"
     r"|npm (?:ERR!|error) "  # npm before and since v10
@@ -93,11 +107,6 @@ TELLING = re.compile(
     re.M,
 )
 """A line that names what failed and where: most telling of all."""
-_GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
-"""A Go diagnostic: the compiler's and vet's (``db.go:41:9: undefined: openPool``) and a test's
-``t.Error`` line. As telling as a located error once the run failed, but with no word saying
-error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
-and linters their advice, the same way."""
 SHELL_PREFIX = r"(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: line \d+|: ?\d+)?|\(eval\):\d+): "
 """How a shell starts a line it prints itself: ``bash: line 1: ``, dash's ``sh: 1: ``, zsh's
 ``zsh:1: `` (``(eval):1: `` when an agent runs the command through ``eval``)."""
@@ -172,13 +181,6 @@ with where it was called), indented under it: what the code printed, passing or 
 a test failed, so it ranks after every line that says that; an entry's label
 (``console.error``) says nothing."""
 _CONSOLE_ENTRY = re.compile(r"^\s*console\.\w+\s*$")
-_CHROMIUM_LOG = re.compile(
-    r"^\[(?:\d+:){0,2}\d{4}/\d{6}\.\d+:(?:[A-Z]+\d*):[^\]\s]+(?:\(\d+\)|:\d+)\] "
-)
-"""Chromium's log line (base/logging: ``[pid:tid:MMDD/HHMMSS.micro:LEVEL:file(line)] message``,
-``file:line`` in newer builds), as the VS Code extension test host prints it above a run's own
-output (``[35346:0410/160412.435203:ERROR:net/cert/…:807] Error parsing certificate:``): the
-browser's noise, ranked last; a message ending in a colon goes on to the next blank line."""
 _CODE_FRAME = re.compile(r"^\s*>?\s*\d+\s*[|\u2502]")
 """A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
 code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's): code, never what failed."""
@@ -237,7 +239,7 @@ TRAILER_RANK = 5
 NOISE_RANK = 6
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
 prefix's line, an exception's, one with a failure word, one the code under test logged
-(``_CONSOLE``), a run's verdict alone, a browser's log noise (``_CHROMIUM_LOG``)."""
+(``_CONSOLE``), a run's verdict alone, a browser's log noise (``browser_log``)."""
 _LAST_RANKS = (TRAILER_RANK, NOISE_RANK)
 """Ranks whose lines come after every other line, in this order."""
 MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
@@ -265,18 +267,22 @@ def _unnamed(line: str) -> bool:
 def marks_a_failure(text: str) -> bool:
     """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
     telling line, a verdict): an output whose exit code was lost still failed."""
-    return any(p.search(text) is not None for p in (ERROR_LINE, TELLING, _TRAILER))
+    marks = (ERROR_LINE, TELLING, _TRAILER, RUST_PANIC, RUSTFMT_DIFF)
+    marked = any(p.search(text) is not None for p in marks)
+    return marked or go_build_failed(text) or go_trace(text)
 
 
 def line_rank(line: str) -> int | None:
     """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
     one. Advice (``hint:``), a count of no failures and a command echoed before it ran rank
     nowhere, and a verdict alone ranks last even though it uses a failure word."""
-    if any(p.match(line) for p in (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND)):
+    quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE)
+    if any(p.match(line) for p in quiet):
         return None
     if _TRAILER.match(line):
         return TRAILER_RANK
-    if TELLING.search(line) or _GO_LOCATED.match(line) or _BIOME_HEADER.match(line):
+    located = (GO_LOCATED, _BIOME_HEADER, RUST_PANIC, RUSTFMT_DIFF)
+    if TELLING.search(line) or any(p.match(line) for p in located):
         return TELLING_RANK
     if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):
         return ERROR_RANK
@@ -298,11 +304,19 @@ def with_what_follows(lines: list[str], index: int) -> str:
     it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is not a
     failure line of its own, or when it is a diagnostic's header whose message comes next
     (``_BIOME_HEADER``, its rule of ``━`` dropped), or a matcher's hint with the values it
-    compared (``_MATCHER_HINT``)."""
+    compared (``_MATCHER_HINT``); a Go diagnostic with the lines it goes on over (what it got
+    and wanted), a rustc diagnostic with the label under its code (``toolchain_marks``)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if _MATCHER_HINT.search(line):
         return " ".join([line, *_compared_values(lines[index + 1 :])])
+    if GO_LOCATED.match(line):
+        return " ".join([line, *go_continuation(lines, index)])
+    if RUSTFMT_DIFF.match(line):  # its colon introduces the hunk's code, not words
+        return line
+    label = rustc_label(lines[index + 1 :]) if _points_at(lines, index) else None
+    if label is not None and says_more(label, line):
+        return f"{line}: {label}"
     if _BIOME_HEADER.match(line):
         return f"{line.rstrip(_RULE)} {following}".rstrip()
     if not _INTRODUCES.search(line):
@@ -361,17 +375,19 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
     """Each failure line's position and rank. A test's title (``_TEST_TITLE``) and source shown
     around an error (``_CODE_FRAME``) rank nowhere, the first line under a title or under a
     PowerShell parser error's carets ranks as an exception (it says why), and what a test
-    logged (``_CONSOLE``) ranks as logged."""
+    logged (``_CONSOLE``) ranks as logged; a ``rustfmt --check`` hunk's code ranks nowhere."""
     above = ""  # the last non-blank line before this one
     console: int | None = None  # the indent of the ● Console heading we are under
-    browser = _browser_logged(lines)
+    browser = browser_logged(lines)
+    diffed = rustfmt_diffed(lines)
     for i, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
         if console is not None and line.strip() and indent <= console:
             console = None
         heading = _CONSOLE.match(line)
         console = len(heading.group(1)) if heading else console
-        shown = _TEST_TITLE.match(line) or _CODE_FRAME.match(line) or _CONSOLE_ENTRY.match(line)
+        shapes = (_TEST_TITLE, _CODE_FRAME, _CONSOLE_ENTRY)
+        shown = i in diffed or any(p.match(line) for p in shapes)
         rank = None if shown else line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK
@@ -383,18 +399,3 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
             yield i, rank if console is None else max(rank, LOGGED_RANK)
         if line.strip():
             above = line
-
-
-def _browser_logged(lines: list[str]) -> set[int]:
-    """The positions of Chromium's log lines (``_CHROMIUM_LOG``), with the lines a message ending
-    in a colon goes on over, up to the next blank line."""
-    logged: set[int] = set()
-    going_on = False
-    for i, line in enumerate(lines):
-        going_on = going_on and bool(line.strip())
-        if _CHROMIUM_LOG.match(line):
-            going_on = line.rstrip().endswith(":")
-            logged.add(i)
-        elif going_on:
-            logged.add(i)
-    return logged

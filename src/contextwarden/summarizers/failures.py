@@ -17,12 +17,15 @@ failure whatever its exit code (``curl`` exits 0 on a 404). A tool that is not a
 returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fails when its
 message opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or
 holds a traceback. File contents and search hits are never scanned: a file may well say
-"error:". The excerpt is the line that says what failed (an error line, a marked failure, an
-exception, then in a program's output any line with a failure word; the shell's own line when
-it could not run a word), the first line only when none does. A command's result that Codex
-gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read as its exit code and its
-output's lines (``program_output``). What the harness put around the output is read in
-``outputs``, what the command line says of it (paged, masked, a log viewer) in ``commands``.
+"error:"; a read whose harness answered in the file's place that it did not read it (Copilot
+CLI's ``File too large to read at once``) failed. ``cargo clippy`` fails on the lints it warns
+of (``toolchain_marks``), though it exits 0. The excerpt is the line that says what failed (an
+error line, a marked failure, an exception, then in a program's output any line with a failure
+word; the shell's own line when it could not run a word), the first line only when none does.
+A command's result that Codex gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read
+as its exit code and its output's lines (``program_output``). What the harness put around the
+output is read in ``outputs``, what the command line says of it (paged, masked, a log viewer, a
+word the shell could not run) in ``commands``.
 A call the person refused (``rejections.is_rejection``) is flagged like a failure, but it is a
 decision.
 """
@@ -33,13 +36,13 @@ import re
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.commands import (
-    HANDLED_STEP,
     LOG_PREFIX,
     LOG_VIEWER,
     MASKED_EXIT,
     answers_no,
     filters_a_run,
     hides_failure,
+    shell_refused,
     shows_text,
 )
 from contextwarden.summarizers.decisions import clipped
@@ -50,7 +53,6 @@ from contextwarden.summarizers.failure_marks import (
     HTTP_ERROR_HEADING,
     MARKED_RANKS,
     RUNNER_MARK,
-    SHELL_PREFIX,
     TELLING,
     TRAILER_RANK,
     marks_a_failure,
@@ -59,6 +61,7 @@ from contextwarden.summarizers.failure_marks import (
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
+    READ_REFUSED,
     STREAM_PREFIX,
     TOOL_ERROR_TAG,
     harness_message,
@@ -68,6 +71,7 @@ from contextwarden.summarizers.outputs import (
 )
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.runner_reports import failing_tests
+from contextwarden.summarizers.toolchain_marks import clippy_warning, go_panicked_in
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -81,7 +85,9 @@ pushed decisions out of the summary on the fit sessions."""
 OPENING_LINES = 3
 """Lines of a tool's own message (not a shell's) where a traceback says the tool failed."""
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]\x0f?")
+"""A terminal's colour code, with the shift-in (``\\x0f``) terminfo's ``sgr0`` writes after the
+reset on some terminals (``\\E[m\\017``, as rustfmt's coloured diff prints it)."""
 _FIELD_PREFIX = re.compile(r"^(?:Output|Stdout|Stderr): (?=\S)", re.M)
 """Gemini CLI's shell tool puts its output after a field name (``Output: FAIL src/a.test.ts``)."""
 _EMPTY_FIELD = re.compile(
@@ -94,24 +100,6 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+.*$', re.M)
-_SHELL_FAILURE = re.compile(
-    rf"^{SHELL_PREFIX}"
-    r"(?:(?:-c: )?(?:line \d+: )?(?:syntax|parse) error\b"  # bash -c, zsh
-    r"|command not found: (?P<named>.+?)"  # zsh names the word second
-    r"|(?P<word>[^:\n]+): (?:command not found|not found|unbound variable))\s*$",
-    re.M,
-)
-"""A line the shell itself prints when it cannot run a command, whatever the exit code a later
-command of the line leaves: bash's ``bash: line 1: val: command not found`` (a backquoted word
-in a ``python3 -c "…"`` is run as a command substitution) and ``bash: line 1: X: unbound
-variable``; dash's ``sh: 1: X: not found``; zsh's ``zsh:1: command not found: X``, as
-``(eval):1: …`` when an agent runs it through ``eval``; a syntax error of ``bash -c``. Only the
-shell's own prefix counts: a program quoting such a line (a log, a JSON reply) does not. zsh's
-``no matches found: *.go`` (a glob matching nothing, the command not run) is left out: on set 9
-an agent repeated it across its searches, seven unresolved errors that pushed files out of the
-summary at +0.86 % modeled cost for one probe kept. A cleared result keeps it instead
-(``unflagged.failure_like_lines``)."""
-
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
@@ -169,7 +157,7 @@ def failure_excerpt(
             _ends_in_error(text) or _ends_in_traceback(text)
         )
     if not failed and shell and command is not None:
-        refused = _shell_refused(text, command)
+        refused = shell_refused(text, command) or clippy_warning(text, command)
         if refused is not None:
             return _clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
@@ -200,6 +188,8 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     lines both ask here, so what a summary calls an error is what a cleared result keeps.
     """
     shell = call is not None and is_shell(call)
+    if not shell and READ_REFUSED.match(result.text):  # the harness's words, not the file's
+        return _clip(result.text.strip().splitlines()[0])
     command = shell_command(call) if call is not None else None
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
     return failure_excerpt(
@@ -287,23 +277,6 @@ def _ends_in_error(text: str) -> bool:
     return any(ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
 
 
-def _shell_refused(text: str, command: str) -> str | None:
-    """The shell's line saying it could not run a word of ``command`` (``_SHELL_FAILURE``), or
-    None: a failed step, which a later command's exit code 0 does not undo. The word it names
-    must be the command's own, so a log or file shown (``cat ci.log``) that holds such a line is
-    no failure, and the step must not be one the command line handles (``a || b``: ``b`` runs
-    when ``a`` fails: ``gawk --version || awk --version`` asked which there is); a syntax error
-    names no word, and counts unless the command only shows text."""
-    for found in _SHELL_FAILURE.finditer(text):
-        named = found.group("named") or found.group("word")
-        if named is None and not shows_text(command):
-            return found.group(0)
-        at = command.find(named.strip()) if named is not None else -1
-        if at >= 0 and not HANDLED_STEP.match(command, at):
-            return found.group(0)
-    return None
-
-
 def _ends_in_traceback(text: str) -> bool:
     """A program's output ends with a whole Python traceback: after its last ``Traceback``
     header come only indented frames and the exception line (``TypeError: …``) last. A script
@@ -366,6 +339,9 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
     frames = _FRAME.findall(text[traceback:]) if traceback is not None else []
     if frames:  # a pager cut the exception off: where it was raised
         return _clip(frames[-1])
+    panicked_in = go_panicked_in(text)  # … or a Go program's panic line
+    if panicked_in is not None:
+        return _clip(panicked_in)
     # another tool's line with only a failure word may be the text it echoes back
     rest = next((line for rank, line in ranked if shell or rank == TRAILER_RANK), None)
     if rest is not None:
@@ -375,7 +351,21 @@ def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
         framing = is_status_line(stripped) or FRAME_LINE.match(stripped)
         if stripped and not framing and not _PASSED_LINE.search(stripped):
             return _clip(stripped)
+    shown = _status_line(text)
+    if shown is not None:
+        return shown
     return f"exit code {status}" if status is not None else "(the tool reported an error)"
+
+
+def _status_line(text: str) -> str | None:
+    """The line showing the exit code of an output that printed nothing else (Claude Code's
+    ``Exit code 124``, a ``timeout`` that killed a silent command), quoted as the harness wrote
+    it: the words a reader searches the summary for, not our paraphrase of them."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if any(p.search(stripped) for p in EXIT_RES):
+            return _clip(stripped)
+    return None
 
 
 def _clip(line: str) -> str:

@@ -57,6 +57,11 @@ TOOL_ERROR = re.compile(r"<tool_use_error>(.*?)</tool_use_error>", re.S)
 """Claude Code's message for a call it refused or that failed (``<tool_use_error>File has not
 been read yet. Read it first before writing to it.</tool_use_error>``): an export (SpecStory's
 Markdown) shows the call's input above it, the content written, which is not what failed."""
+READ_REFUSED = re.compile(r"\A\s*File too large to read at once \(\d[\d.]* [KMG]?B\)\.")
+"""Copilot CLI's ``view`` in place of a file's contents when it did not read the file (``File
+too large to read at once (42.1 KB). Consider using the grep tool …``; ``success: true`` in its
+session files' ``tool.execution_complete``): a read that did not happen, which Claude Code's
+Read flags as an error (``File content (31441 tokens) exceeds maximum allowed tokens``)."""
 _JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
 """Where a command's result given as a JSON object starts: the whole text (older Codex CLI's
 ``shell``), or after its harness's header (Codex's multi-agent and unified-exec rollouts:

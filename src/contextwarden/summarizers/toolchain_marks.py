@@ -1,0 +1,147 @@
+"""What the Go and Rust toolchains print when a build, a test or a program fails, in the layouts
+their sources write, so ``failure_marks`` can rank these lines with every other tool's.
+
+Go: the compiler's located diagnostic and the lines it continues on, the package header ``go``
+prints above a failed step's output, the runtime's goroutine trace. Rust: a thread's panic, the
+label rustc writes under the code it shows and its closing advice, ``rustfmt --check``'s hunks,
+and the lints ``cargo clippy`` warns of.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
+"""A Go diagnostic: the compiler's and vet's (``db.go:41:9: undefined: openPool``) and a test's
+``t.Error`` line. As telling as a located error once the run failed, but with no word saying
+error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
+and linters their advice, the same way."""
+_GO_PACKAGE = re.compile(r"^# [\w.~-]+(?:/[\w.~@+-]+)*(?: \[[^\]\n]+\])?$")
+"""The header ``go build``, ``go vet`` and ``go test`` print above the output of a step that
+printed any (cmd/go's ``Shell.reportCmd``: ``# github.com/x/y/internal/api``, ``# x [x.test]``
+for a test binary). The compiler prints only errors, so a header followed by a located
+diagnostic (``GO_LOCATED``) says the package did not build, whatever exit code a pager left."""
+_GO_CONTINUED = re.compile(r"^\t+(?:have|want) \S")
+"""How the Go type checker goes on with a diagnostic on the next lines, tabs in (types2's
+``not enough arguments in call to f`` / ``\\thave (string)`` / ``\\twant (string, int)``, and
+``\\t\\thave``/``\\t\\twant`` for the method a type lacks): what it got and what it wanted.
+Other tab-indented lines under a located one are code a linter shows (golangci-lint's source
+line), not the error's words."""
+_GO_FRAME = re.compile(r"^(?P<call>\S[^\n]*\))\n\t[^\n]+\.go:\d+ \+0x[0-9a-f]+$", re.M)
+"""A frame of the Go runtime's goroutine trace (runtime/traceback.go: the function and its
+arguments, then a tab, its file and line and ``+0x`` its offset), printed when a program panics
+or dies of a fatal error. A pager that cut the ``panic:`` line off leaves these."""
+_GO_RUNTIME_CALL = re.compile(r"^(?:panic\(|runtime\.)")
+"""Frames of the runtime's own panic machinery, above the code that panicked: never where."""
+RUST_PANIC = re.compile(r"^\s*thread '[^'\n]*'(?: \(\d+\))? panicked at \S", re.M)
+"""A Rust thread's panic as the standard library's hook prints it (``thread 'main' panicked at
+src/main.rs:2:5:`` with the message on the next line since Rust 1.73, recent releases adding
+the thread's id in parentheses; ``panicked at 'msg', src/main.rs:2:5`` before): what failed and
+where, a failed test's assertion included."""
+RUSTC_ADVICE = re.compile(
+    r"^\s*(?:For more information about (?:this|an) error, try `rustc --explain"
+    r"|Some errors have detailed explanations: )"
+)
+"""rustc's closing advice (``For more information about this error, try `rustc --explain
+E0063`.``): it names no failure of its own, whatever its word "error"."""
+RUSTFMT_DIFF = re.compile(r"^Diff in \S.*?(?::\d+| at line \d+):\s*$", re.M)
+"""The header of each hunk ``rustfmt --check`` (``cargo fmt --check``) prints for a file it
+would reformat (rustfmt's diff emitter: ``Diff in src/main.rs:348:``, ``Diff in src/main.rs at
+line 348:`` in older releases): a file that fails the check, and where."""
+_DIFF_LINE = re.compile(r"^(?:[ +-]|$)")
+"""A line of the hunk under a ``Diff in`` header: context, removed or added code, blank."""
+_CLIPPY = re.compile(r"\bcargo\s+(?:\+\S+\s+)?clippy\b")
+_WARNINGS_COUNTED = re.compile(r"^warning: `[^`\n]+` \([^)\n]*\) generated \d+ warnings?\b", re.M)
+"""cargo's count of the warnings a crate's target produced (``warning: `dual` (bin "dual")
+generated 1 warning``): under ``cargo clippy`` the lints it found, what the run was for."""
+_WARNING = re.compile(r"^warning: (?!`[^`\n]+` \().+$", re.M)
+"""A warning's header line, cargo's count of them (``_WARNINGS_COUNTED``) left out."""
+_RUSTC_SNIPPET = re.compile(r"^\s*(?:\d+\s*)?\||^\s*\.\.\.")
+"""A line of the code rustc shows under a diagnostic's ``-->`` location: numbered source, the
+gutter ``|`` alone, or ``...`` for lines it skipped."""
+_RUSTC_LABEL = re.compile(r"^\s*\|[\s|/\\_]*?[\^-]+ (?P<label>\S.*)$")
+"""The line under the code marking a span (``^^^`` the primary, ``---`` a secondary) with its
+label (``expected `u32`, found `String```, ``two arguments of type `X` and `Y` are missing``):
+what rustc found wrong there, in words its header does not use."""
+
+
+def go_build_failed(text: str) -> bool:
+    """Whether ``text`` holds a Go package's header with a located diagnostic under it
+    (``_GO_PACKAGE``): the package did not build, or vet found a problem in it."""
+    return any(
+        _GO_PACKAGE.match(line) and GO_LOCATED.match(following)
+        for line, following in pairwise(text.splitlines())
+    )
+
+
+def go_trace(text: str) -> bool:
+    """Whether ``text`` holds a frame of a Go goroutine trace (``_GO_FRAME``)."""
+    return _GO_FRAME.search(text) is not None
+
+
+def go_panicked_in(text: str) -> str | None:
+    """The call a Go goroutine trace shows first, the runtime's own frames skipped: where the
+    program was when it panicked (None: no trace)."""
+    calls = (found.group("call") for found in _GO_FRAME.finditer(text))
+    return next((call for call in calls if not _GO_RUNTIME_CALL.match(call)), None)
+
+
+def go_continuation(lines: list[str], index: int) -> list[str]:
+    """The lines a Go diagnostic at ``lines[index]`` goes on over (``_GO_CONTINUED``), stripped;
+    none for any other line."""
+    if not GO_LOCATED.match(lines[index]):
+        return []
+    going_on: list[str] = []
+    for line in lines[index + 1 :]:
+        if not _GO_CONTINUED.match(line):
+            break
+        going_on.append(line.strip())
+    return going_on
+
+
+def rustc_label(lines: list[str]) -> str | None:
+    """The first label rustc wrote under the code it shows (``_RUSTC_LABEL``), ``lines`` starting
+    at the diagnostic's ``-->`` location; None when the code shown has none."""
+    for line in lines[1:]:
+        if not _RUSTC_SNIPPET.match(line):
+            return None
+        found = _RUSTC_LABEL.match(line)
+        if found is not None:
+            return found.group("label").strip()
+    return None
+
+
+def says_more(label: str, header: str) -> bool:
+    """Whether most of ``label``'s words are not ``header``'s: rustc often labels the code with
+    its header's own words (``cannot find type `X` in this scope`` over ``not found in this
+    scope``), which a summary need not say twice."""
+    words = label.split()
+    new = [word for word in words if word not in set(header.split())]
+    return len(new) * 2 > len(words)
+
+
+def rustfmt_diffed(lines: list[str]) -> set[int]:
+    """The positions of the code lines of ``rustfmt --check``'s hunks (under a ``RUSTFMT_DIFF``
+    header, up to the first line that is no hunk's): code, whatever words it uses
+    (``error!("setup failed: {e}");``), never what failed."""
+    diffed: set[int] = set()
+    within = False
+    for i, line in enumerate(lines):
+        if RUSTFMT_DIFF.match(line):
+            within = True
+        elif within and _DIFF_LINE.match(line):
+            diffed.add(i)
+        else:
+            within = False
+    return diffed
+
+
+def clippy_warning(text: str, command: str) -> str | None:
+    """The first lint ``cargo clippy`` warned of, when ``command`` runs it and cargo counted the
+    warnings (``_WARNINGS_COUNTED``): what the lint run found, though it exits 0 on warnings;
+    None otherwise."""
+    if _CLIPPY.search(command) is None or _WARNINGS_COUNTED.search(text) is None:
+        return None
+    found = _WARNING.search(text)
+    return found.group(0).strip() if found is not None else None

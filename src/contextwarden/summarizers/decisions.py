@@ -53,9 +53,12 @@ last ones, nearest the edit."""
 
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.)\s+|(?<=[\u3002\uff01\uff1f])"
+    r"|(?<=[.!?]\*\*)(?<!^\*\*\d\.\*\*)(?<!^\*\*[^\W\d_]\.\*\*)\s+"
 )
 """Where a sentence ends; not after the letter or number that opens a list's item ("B. Full
-fix — …", "2. Then …"): the item is one sentence with its label."""
+fix — …", "2. Then …", "**2.** Then …"): the item is one sentence with its label. A sentence set
+in bold ends after the ``**`` that closes it (CommonMark closes emphasis after the full stop:
+"**X is the cause.** Then …")."""
 _GAP = " \u2026 "
 """Where ``clipped`` left a long sentence's middle out."""
 _LINK = "://"

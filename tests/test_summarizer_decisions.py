@@ -157,7 +157,10 @@ def test_a_list_items_label_is_not_a_sentence_of_its_own() -> None:
     item = "B. **Full fix** keeps the old API because three callers still rely on it."
     assert decisions(f"{item} {FILLER}") == [item]
     assert decisions(f"2. {item[3:]} {FILLER}") == [f"2. {item[3:]}"]
-    assert decisions(f"See the note in A. {item[3:]} {FILLER}") == [item[3:]]
+    # a sentence long enough to stand alone (a shorter one leads into the decision after it)
+    assert decisions(f"See the reviewer's note on this in section A. {item[3:]} {FILLER}") == [
+        item[3:]
+    ]
 
 
 def test_a_sentence_too_long_to_keep_keeps_its_head_and_its_last_clause() -> None:

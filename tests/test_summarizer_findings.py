@@ -11,7 +11,7 @@ from conftest import summary_message
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import FINDING_PREFIX, FINDINGS_LABEL, carried_findings
-from contextwarden.summarizers.decisions import WHOLE_LINE_CHARS
+from contextwarden.summarizers.decisions import WHOLE_LINE_CHARS, sentences
 from contextwarden.summarizers.findings import chosen, findings, substance
 from contextwarden.tokens.heuristic import HeuristicCounter
 
@@ -434,3 +434,21 @@ def test_a_failure_the_assistant_quotes_in_a_code_block_is_read_not_the_code() -
     )
     assert any(unit.startswith("fatal: ambiguous argument 'test/file/path'") for unit in found)
     assert not any("mkdir" in unit for unit in found)
+
+
+def test_a_sentence_in_bold_ends_where_its_bold_closes() -> None:
+    # Claude Code's replies set a conclusion in bold, then go on: "**X.** Y". Markdown closes
+    # the emphasis after the full stop, so the sentence ends after the ``**``, not at the line's
+    # end: the line is the conclusion and a list's introduction, not an introduction alone.
+    line = (
+        "**The opencode setup isn't in the repo I'm working in.** You have two clones of"
+        " `Nomos-N4s/nomos`:"
+    )
+    assert findings(f"{line}\n\n| Clone | Branch |\n|---|---|\n| `repos/nomos` | `main` |") == [
+        line
+    ]
+    # a bold list label opening the line is the item's label, not a sentence of its own
+    assert sentences("**2.** Then move the cache. It is read once.") == [
+        "**2.** Then move the cache.",
+        "It is read once.",
+    ]

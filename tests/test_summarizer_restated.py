@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from contextwarden.summarizers.findings import chosen
-from contextwarden.summarizers.restated import RESTATED_SHARE, restated, restates, words
+from contextwarden.summarizers.restated import (
+    RESTATED_SHARE,
+    repeated_in,
+    restated,
+    restates,
+    words,
+)
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 COUNTER = HeuristicCounter()
@@ -50,3 +56,21 @@ def test_chosen_gives_the_room_of_a_restated_finding_to_another() -> None:
     assert COUNTER.count_text(EARLIER) < COUNTER.count_text(OTHER)
     picked = [unit for _, _, unit in chosen(candidates, "", room, COUNTER)]
     assert picked == [OTHER, LATER]
+
+
+def test_a_finding_a_decision_says_word_for_word_leaves_its_room_to_another() -> None:
+    # A Claude Code audit session: the same verdict in the analysis (listed as a decision) and
+    # again, shorter, in the report's list (a finding); every word of the finding is in it.
+    decision = (
+        '- said: - **D5**: the README **under-sells** the codebase (20,512 lines vs "~2,800")'
+        " rather than inflating it."
+    )
+    again = '**D5** under-sells the codebase (20,512 lines vs "~2,800").'
+    candidates = [(4, 0, again), (7, 0, OTHER)]
+    room = COUNTER.count_text(OTHER) + 1
+    assert COUNTER.count_text(again) < COUNTER.count_text(OTHER)
+    picked = [unit for _, _, unit in chosen(candidates, decision, room, COUNTER)]
+    assert picked == [OTHER]
+    # one word the decision does not hold, and the finding says something of its own
+    told = '**D5** under-sells the codebase (20,512 lines vs "~2,800") in the badge.'
+    assert repeated_in([again, told], [decision]) == {0}

@@ -93,3 +93,19 @@ def test_a_heading_in_a_plan_names_its_steps_and_is_not_one() -> None:
     heading = "### Issuer adapters and their authentication"
     then = "- Update every adapter fixture for the verified issuer field."
     assert decisions(f"## Implementation plan\n\n{first}\n{heading}\n{then}") == [first, then]
+
+
+def test_a_verdict_too_short_alone_stays_with_the_reason_after_it() -> None:
+    # A Cursor session (SpecStory export): the verdict, then the approach it rests on.
+    verdict = "I was incorrect in my assessment."
+    reason = (
+        "Looking at how mocking is done in `startSession.test.ts`, I can see a much simpler"
+        " approach than the one we were trying with `workspace.test.ts`."
+    )
+    assert decisions(f"{verdict} {reason}") == [f"{verdict} {reason}"]
+    # not before what the assistant does next: a verdict is not a step's reason
+    step = (
+        "Let me branch and first prove the bug — the DoD explicitly requires confirming the"
+        " extended prediction fails before the fix, rather than after it."
+    )
+    assert decisions(f"Both DoDs are precise. {step}") == [step]

@@ -18,11 +18,13 @@ directive ("- Do not accept X", "Retain Y as …", "Replace X with Y") is a choi
 against what it is not ("X supports A, not B", "X starts, but Y") rules an alternative out, signal
 word or not. A sentence that refers back ("That is no longer true", or has no subject: "Must be
 handled in C") is kept with the one before it, and so is a verbless conclusion too short to stand
-alone ("Quadratic over session length."). Terse analysis states its findings without signal words
-too: a negation set against a clause ("`x` only does A; it never does B", "A doesn't do B — it
-does C"), a verdict on an option ("it's not fixable that way", "works end-to-end"), a number
-measured before and after ("from 47s to 2s"), a line labelled as the fix or the cause ("**Fix:**
-…", "Root cause: …"), and the lines under a heading that names one ("## Root cause").
+alone ("Quadratic over session length."); a verdict that short keeps the reason after it ("I was
+incorrect in my assessment. Looking at X, I see a simpler approach"). Terse analysis states its
+findings without signal words too: a negation set against a clause ("`x` only does A; it never
+does B", "A doesn't do B — it does C"), a verdict on an option ("it's not fixable that way",
+"works end-to-end"), a number measured before and after ("from 47s to 2s"), a line labelled as
+the fix or the cause ("**Fix:** …", "Root cause: …"), and the lines under a heading that names
+one ("## Root cause").
 """
 
 from __future__ import annotations
@@ -51,9 +53,12 @@ last ones, nearest the edit."""
 
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.)\s+|(?<=[\u3002\uff01\uff1f])"
+    r"|(?<=[.!?]\*\*)(?<!^\*\*\d\.\*\*)(?<!^\*\*[^\W\d_]\.\*\*)\s+"
 )
 """Where a sentence ends; not after the letter or number that opens a list's item ("B. Full
-fix — …", "2. Then …"): the item is one sentence with its label."""
+fix — …", "2. Then …", "**2.** Then …"): the item is one sentence with its label. A sentence set
+in bold ends after the ``**`` that closes it (CommonMark closes emphasis after the full stop:
+"**X is the cause.** Then …")."""
 _GAP = " \u2026 "
 """Where ``clipped`` left a long sentence's middle out."""
 _LINK = "://"
@@ -230,7 +235,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
             if (
                 last is not None
                 and follows
-                and _trails_as_conclusion(kept)
+                and _too_short_alone(kept)
                 and len(joined) <= MAX_DECISION_CHARS
             ):
                 found[-1] = _Unit(joined, last.signal, number, first, at)  # "… Quadratic."
@@ -239,7 +244,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
                 if (
                     signal
                     and before
-                    and _BACK_REFERENCE.match(kept)
+                    and (_BACK_REFERENCE.match(kept) or _leads_in(before, kept, follows))
                     and len(joined) <= MAX_DECISION_CHARS
                 ):
                     if follows:
@@ -297,11 +302,20 @@ def _announces(line: str) -> bool:
     return named and _HEADING.match(line) is not None
 
 
-def _trails_as_conclusion(unit: str) -> bool:
-    """Whether ``unit``, a sentence after a kept one on the same line, is a conclusion too
-    short to stand alone ("Quadratic over session length."): it belongs to that one."""
+def _too_short_alone(unit: str) -> bool:
+    """Whether ``unit``, a sentence beside a kept one on the same line, is a conclusion too
+    short to stand alone: after it ("Quadratic over session length.") or before it, the verdict
+    the next sentence gives the reason for ("Didn't reorder the docstring. The audit's claim was
+    refuted during verification"); it belongs to that one."""
     short = 0 < weight(unit) < MIN_DECISION_CHARS
     return short and unit.endswith((".", "!")) and not narrates(unit)
+
+
+def _leads_in(before: str, decision: str, follows: bool) -> bool:
+    """Whether ``before``, the sentence before ``decision`` on the same line, is the verdict
+    that decision gives the reason for (``_too_short_alone``): not when a decision holds it
+    already, nor before what the assistant does next (a verdict is not a step's reason)."""
+    return not follows and _too_short_alone(before.strip()) and not narrates(decision)
 
 
 def _signalled(unit: str) -> bool:

@@ -21,7 +21,7 @@ from contextwarden.summarizers.decisions import (
     sentences,
     weight,
 )
-from contextwarden.summarizers.restated import restated
+from contextwarden.summarizers.restated import repeated_in, restated
 from contextwarden.tokens.base import TokenCounter
 
 LEAD_FINDINGS = 2
@@ -113,8 +113,10 @@ def chosen(
 ) -> list[tuple[bool, int, str]]:
     """(lead, drop rank, unit) of the ``candidates`` ((message index, place, unit), oldest
     first; ``place``: the unit's position among the findings of its text) that ``held`` (the
-    rest of the summary) does not already contain, nor a later candidate restates (``restated``:
-    a finding said again in a later turn takes the room once), until ``room`` tokens are spent:
+    rest of the summary) does not already contain, nor say word for word in one of its lines
+    (``repeated_in``: a decision that says it too), nor a later candidate restates
+    (``restated``: a finding said again in a later turn takes the room once), until ``room``
+    tokens are spent:
     each text's first finding, then its second (``LEAD_FINDINGS``), then the rest, each most
     substance per token first (``_density``); oldest first. ``lead``: the unit is among the
     first findings of a text. The lower the rank, the less the unit says for its tokens (of two
@@ -124,7 +126,8 @@ def chosen(
         ranked_at = LEAD_FINDINGS + 1 if place == FOLDED else min(place, LEAD_FINDINGS)
         places[unit] = min(ranked_at, places.get(unit, ranked_at))
     fresh = [(i, unit) for i, unit in enumerate(places) if unit not in held]
-    again = restated([unit for _, unit in fresh])
+    units = [unit for _, unit in fresh]
+    again = restated(units) | repeated_in(units, held.split("\n"))
     fresh = [c for position, c in enumerate(fresh) if position not in again]
     costs = {unit: counter.count_text(unit) + 1 for _, unit in fresh}
     ranked = sorted(fresh, key=lambda c: (places[c[1]], -_density(c[1], costs), -c[0]))

@@ -1,5 +1,6 @@
 """Statements the summary would make twice: the same finding restated in a later turn ("Same LSP
-noise; worktree fine, 5/5 pass" after "LSP noise again; worktree 4/4 green") takes room once."""
+noise; worktree fine, 5/5 pass" after "LSP noise again; worktree 4/4 green") takes room once, and
+a finding a listed decision says in all its words takes none."""
 
 from __future__ import annotations
 
@@ -41,5 +42,20 @@ def restated(units: Sequence[str]) -> set[int]:
         rarest = sorted(mine, key=lambda w: (len(where[w]), w))[: spare + 1]
         later = {j for word in rarest for j in where[word] if j > i}
         if any(len(sets[j]) >= len(mine) and restates(mine, sets[j]) for j in later):
+            gone.add(i)
+    return gone
+
+
+def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
+    """Positions of the ``units`` every word of which one of ``lines`` holds (what the summary
+    lists anyway: its decisions, errors, user messages): listed, a unit would say it twice."""
+    where: dict[str, set[int]] = {}
+    for position, line in enumerate(lines):
+        for word in words(line):
+            where.setdefault(word, set()).add(position)
+    gone: set[int] = set()
+    for i, unit in enumerate(units):
+        mine = words(unit)
+        if mine and set.intersection(*(where.get(word, set()) for word in mine)):
             gone.add(i)
     return gone

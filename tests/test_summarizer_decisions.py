@@ -8,15 +8,9 @@ import pytest
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer
 from contextwarden.summarizers.carry import DECISION_PREFIX
-from contextwarden.summarizers.decisions import (
-    EDIT_UNITS,
-    MAX_DECISION_CHARS,
-    PLAN_LINES,
-    clipped,
-    decisions,
-    standing,
-)
+from contextwarden.summarizers.decisions import EDIT_UNITS, PLAN_LINES, decisions, standing
 from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.sentences import MAX_DECISION_CHARS, clipped
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 COUNTER = HeuristicCounter()

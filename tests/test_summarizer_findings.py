@@ -11,8 +11,8 @@ from conftest import summary_message
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredPolicy, StructuredSummarizer, extract_facts
 from contextwarden.summarizers.carry import FINDING_PREFIX, FINDINGS_LABEL, carried_findings
-from contextwarden.summarizers.decisions import WHOLE_LINE_CHARS, sentences
 from contextwarden.summarizers.findings import chosen, findings, substance
+from contextwarden.summarizers.sentences import WHOLE_LINE_CHARS, sentences
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 COUNTER = HeuristicCounter()

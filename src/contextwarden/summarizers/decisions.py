@@ -30,20 +30,17 @@ one ("## Root cause").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from contextwarden.summarizers.prose import prose_lines
-
-MAX_DECISION_CHARS = 300
-"""A decision is kept by its first this-many characters."""
-WHOLE_LINE_CHARS = 160
-"""A line this long or shorter is kept whole (a conclusion with the sentence next to it that
-gives its reason); a longer one is split into sentences."""
-MIN_DECISION_CHARS = 30
-"""A line with fewer letters says too little to be a decision (a table's rule line has none).
-Wide (CJK) characters count twice: a Chinese or Japanese sentence says in 15 characters what
-an English one says in 30."""
+from contextwarden.summarizers.sentences import (
+    MAX_DECISION_CHARS,
+    MIN_DECISION_CHARS,
+    WHOLE_LINE_CHARS,
+    clipped,
+    line_units,
+    weight,
+)
 
 PLAN_LINES = 4
 """Lines after a line announcing a plan (``_PLAN``, a colon at its end) kept as decisions."""
@@ -51,21 +48,6 @@ EDIT_UNITS = 3
 """Lines (or sentences) without a signal kept of the text of a message that edits a file: the
 last ones, nearest the edit."""
 
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.)\s+|(?<=[\u3002\uff01\uff1f])"
-    r"|(?<=[.!?]\*\*)(?<!^\*\*\d\.\*\*)(?<!^\*\*[^\W\d_]\.\*\*)\s+"
-)
-"""Where a sentence ends; not after the letter or number that opens a list's item ("B. Full
-fix — …", "2. Then …", "**2.** Then …"): the item is one sentence with its label. A sentence set
-in bold ends after the ``**`` that closes it (CommonMark closes emphasis after the full stop:
-"**X is the cause.** Then …")."""
-_GAP = " \u2026 "
-"""Where ``clipped`` left a long sentence's middle out."""
-_LINK = "://"
-"""What a URL holds: a clause with one points elsewhere."""
-_CLAUSE_START = re.compile(r"[,;:]\s+|\s[\u2014\u2013]\s")
-_LETTERS = re.compile(r"[^\W_]")
-_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _REASONS = (
     # English: a reason; a choice, or an alternative ruled out
     r"because|since|so that|to avoid|to prevent|otherwise|due to|which means|so (?:we|it|the|that)"
@@ -223,7 +205,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     plan_left = 0
     for number, line in enumerate(prose_lines(text)):
         announces = _announces(line)
-        units = _units(line)
+        units = line_units(line)
         for at, (before, unit) in enumerate(zip(["", *units], units, strict=False)):
             kept = unit.strip()
             last = found[-1] if found else None
@@ -263,7 +245,7 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class _Unit:
     """A decision found: its text, whether a signal marked it, and the sentences of its line it
-    spans (``first`` to ``last``, by position in the line's ``_units``)."""
+    spans (``first`` to ``last``, by position in the line's ``sentences.line_units``)."""
 
     text: str
     signal: bool
@@ -342,80 +324,10 @@ def _negates_beside(unit: str) -> bool:
     )
 
 
-def _units(line: str) -> list[str]:
-    """``line`` whole when short (``WHOLE_LINE_CHARS``), else its sentences."""
-    return [line] if len(line) <= WHOLE_LINE_CHARS else sentences(line)
-
-
-def sentences(line: str) -> list[str]:
-    """The sentences of ``line``, as they are written (``_SENTENCE_END``)."""
-    return _SENTENCE_END.split(line)
-
-
-def prose_runs(
-    text: str,
-    read: Callable[[str], str | None],
-    apart: Callable[[str], bool],
-    *,
-    folded: bool = False,
-) -> list[str]:
-    """What ``read`` makes of the units decisions are read in (each prose line of ``text``,
-    comments only of its code blocks, whole when short, else its sentences; stripped), where it
-    makes anything: adjacent sentences of a line joined while they fit in ``WHOLE_LINE_CHARS``,
-    so a run of them a reader quotes as one stays one; not a sentence ``apart`` says stands
-    alone. ``folded``: a step's output folded into the text (``prose.prose_lines``) is read
-    too."""
-    runs: list[str] = []
-    for line in prose_lines(text, folded=folded):
-        joinable = False
-        for unit in (u.strip() for u in _units(line)):
-            kept = read(unit) if unit else None
-            alone = bool(kept) and apart(unit)
-            if (
-                kept
-                and joinable
-                and not alone
-                and len(runs[-1]) + 1 + len(kept) <= WHOLE_LINE_CHARS
-            ):
-                runs[-1] = f"{runs[-1]} {kept}"
-            elif kept:
-                runs.append(kept)
-            joinable = bool(kept) and not alone
-    return runs
-
-
-def clipped(unit: str, limit: int = MAX_DECISION_CHARS) -> str:
-    """``unit`` when it fits in ``limit`` characters; else its head and its last clause apart
-    (`` … ``): a long sentence states its choice or cause first and often its outcome in its
-    last clause ("Rather than X, the fix does Y: …, which now also does Z"), so a middle goes
-    rather than that clause. The last clause starts after ``, ; :`` or a dash and says
-    something (``MIN_DECISION_CHARS`` letters) in at most half the room, and holds no link (a
-    link says where to read more: ``For more information, see: https://…``); without one the
-    head alone is kept."""
-    if len(unit) <= limit:
-        return unit
-    room = limit - len(_GAP)
-    starts = [m.end() for m in _CLAUSE_START.finditer(unit, len(unit) - room // 2)]
-    tails = [
-        unit[at:]
-        for at in starts
-        if weight(unit[at:]) >= MIN_DECISION_CHARS and _LINK not in unit[at:]
-    ]
-    if not tails:
-        return unit[:limit]
-    head = unit[: room - len(tails[-1])]
-    return f"{head[: head.rfind(' ')] if ' ' in head else head}{_GAP}{tails[-1]}"
-
-
 def narrates(unit: str) -> bool:
     """Whether ``unit`` opens by saying what the assistant does next ("Let me check …", "Now
     I'll run …", "I am reading …"); a curly apostrophe counts as a straight one."""
     return _NARRATION.match(unit.replace("\u2019", "'")) is not None
-
-
-def weight(text: str) -> int:
-    """Letters in ``text``, wide (CJK) characters counted twice (``MIN_DECISION_CHARS``)."""
-    return len(_LETTERS.findall(text)) + len(_WIDE.findall(text))
 
 
 def standing(decision: str) -> int:

@@ -45,7 +45,6 @@ from contextwarden.summarizers.commands import (
     shell_refused,
     shows_text,
 )
-from contextwarden.summarizers.decisions import clipped
 from contextwarden.summarizers.diagnostics import error_diagnostics
 from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
@@ -71,6 +70,7 @@ from contextwarden.summarizers.outputs import (
 )
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.runner_reports import failing_tests
+from contextwarden.summarizers.sentences import clipped
 from contextwarden.summarizers.toolchain_marks import clippy_warning, go_panicked_in
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
@@ -370,7 +370,7 @@ def _status_line(text: str) -> str | None:
 
 def _clip(line: str) -> str:
     """``line`` stripped, within ``EXCERPT_CHARS``: a longer one by its head and last clause
-    (``decisions.clipped``), as a long diagnostic puts what it is about first and what was
+    (``sentences.clipped``), as a long diagnostic puts what it is about first and what was
     expected last, a type or a value quoted whole between (tsc's ``Argument of type '{ … }'
     is not assignable to parameter of type 'X'``, mypy's ``…; expected "Y"``); by its head and
     ``…`` when no clause ends it."""

@@ -14,14 +14,9 @@ import math
 import re
 from collections.abc import Sequence
 
-from contextwarden.summarizers.decisions import (
-    clipped,
-    narrates,
-    prose_runs,
-    sentences,
-    weight,
-)
+from contextwarden.summarizers.decisions import narrates
 from contextwarden.summarizers.restated import repeated_in, restated
+from contextwarden.summarizers.sentences import clipped, prose_runs, sentences, weight
 from contextwarden.tokens.base import TokenCounter
 
 LEAD_FINDINGS = 2
@@ -36,7 +31,7 @@ FOLDED = -1
 one no position in a text has: it is chosen after every other finding."""
 
 MIN_FINDING_WEIGHT = 20
-"""A unit with fewer letters (``decisions.weight``) says too little to be worth a line:
+"""A unit with fewer letters (``sentences.weight``) says too little to be worth a line:
 "Done.", "All tests pass.", a table's rule line."""
 
 _MARKER = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s?|THOUGHT:\s*)+")
@@ -68,7 +63,7 @@ two, measured over the fresh sets (``docs/benchmarks.md``, resum)."""
 
 
 def findings(text: str, decided: Sequence[str] = (), *, folded: bool = False) -> list[str]:
-    """The units of an assistant's ``text`` (``decisions.prose_runs``) that say something:
+    """The units of an assistant's ``text`` (``sentences.prose_runs``) that say something:
     without the list or heading marker that opens them, at least ``MIN_FINDING_WEIGHT`` letters,
     neither announcing what comes next nor only introducing a list (``_introduces``). Adjacent
     sentences of a long line that each say something are one finding, unless one of them is

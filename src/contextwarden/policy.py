@@ -101,7 +101,19 @@ class ContextPolicy:
     keep_recent_turns: int = 10
     """Truncation keeps the first user message and this many of the latest turns."""
     max_consecutive_failures: int = 3
-    """Summarizer failures in a row after which autocompact stops calling it (circuit breaker)."""
+    """Summarizer failures in a row after which autocompact stops calling it (circuit breaker).
+    A summary declined because it would not save tokens is no failure: autocompact backs off
+    (``retry_after_tokens``)."""
+    retry_after_tokens: int | None = None
+    """After a summary declined because it would not have saved tokens, autocompact is not tried
+    again until the conversation has grown by this many tokens (what compaction removed
+    meanwhile counts as grown), or until a manual ``compact``; truncation still keeps each
+    request inside the window meanwhile. ``None``: a summary's budget (``summary_budget``: 10 %
+    of the window, at least the summary's floor; 20,000 at 200,000, 8,000 at 40,000). The
+    summary replaces the part before its cut, and the tail kept verbatim has a budget of its
+    own, so once that part has grown by a summary's budget, the next summary can save tokens;
+    and an LLM summarizer is called at most once per that much growth (several requests), not
+    on every request."""
     small_window_ratio: float = 0.75
     """A summary that leaves the context at or above this share of the autocompact threshold
     means the window is too small for the session (summaries would follow each other every few
@@ -196,6 +208,8 @@ class ContextPolicy:
                 object.__setattr__(self, name, round(window * ratio))
         if self.summary_keep_tokens is None:
             object.__setattr__(self, "summary_keep_tokens", default_keep_tokens(window))
+        if self.retry_after_tokens is None:
+            object.__setattr__(self, "retry_after_tokens", summary_budget(window))
         if self.max_message_result_tokens is None:
             effective = window - _int(self.max_output_reserve)
             object.__setattr__(
@@ -243,6 +257,11 @@ class ContextPolicy:
         return _int(self.microcompact_min_saving)
 
     @property
+    def retry_after(self) -> int:
+        """``retry_after_tokens`` as an int (always set after construction)."""
+        return _int(self.retry_after_tokens)
+
+    @property
     def message_result_tokens(self) -> int:
         """``max_message_result_tokens`` as an int (always set after construction)."""
         return _int(self.max_message_result_tokens)
@@ -282,6 +301,12 @@ def summary_floor(
     return min(tokens, int(window * ratio))
 
 
+def summary_budget(window: int) -> int:
+    """The most a summary may take at ``window``: ``SUMMARY_RATIO`` of it, at least its floor
+    (the offline summary's budget, ``StructuredPolicy``)."""
+    return max(int(window * SUMMARY_RATIO), summary_floor(window))
+
+
 def default_keep_tokens(window: int) -> int:
     """What autocompact keeps verbatim at ``window`` when ``summary_keep_tokens`` is not given.
 
@@ -314,6 +339,7 @@ def _check(policy: ContextPolicy) -> None:
         "restore_budget",
         "summary_keep_tokens",
         "max_message_result_tokens",
+        "retry_after_tokens",
     )
     for name in non_negative:
         _require(policy, name, getattr(policy, name) >= 0, "must be >= 0")

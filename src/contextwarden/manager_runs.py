@@ -76,7 +76,9 @@ class StrategyRunner:
         CompactionError is raised and the history is exactly as it was; an exception from the
         strategy itself (e.g. SummarizerError) leaves it untouched too. When applied: a compaction
         boundary in the log, post-compact hooks for a summary, cleanup hooks, and an event with
-        ``trigger``. The circuit breaker is neither consulted nor counted.
+        ``trigger``. The circuit breaker and autocompact's back-off are not consulted, and
+        nothing is counted toward them, except that what the strategy removes counts as growth
+        while autocompact backs off.
 
         ``grow``: the strategy installs the agent's own rewrite of its history (the proxy's
         lead-in edits), which may hold more tokens; every rule is still checked.

@@ -107,13 +107,16 @@ class ContextPolicy:
     retry_after_tokens: int | None = None
     """After a summary declined because it would not have saved tokens, autocompact is not tried
     again until the conversation has grown by this many tokens (what compaction removed
-    meanwhile counts as grown), or until a manual ``compact``; truncation still keeps each
-    request inside the window meanwhile. ``None``: a summary's budget (``summary_budget``: 10 %
-    of the window, at least the summary's floor; 20,000 at 200,000, 8,000 at 40,000). The
-    summary replaces the part before its cut, and the tail kept verbatim has a budget of its
-    own, so once that part has grown by a summary's budget, the next summary can save tokens;
-    and an LLM summarizer is called at most once per that much growth (several requests), not
-    on every request."""
+    meanwhile counts as grown), or until a manual ``compact``; sooner, once, when the context
+    first goes over the effective window after a decline under it (truncation would otherwise
+    drop what a summary keeps). Truncation still keeps each request inside the window meanwhile.
+    ``None``: ``autocompact_buffer`` (13,000 at 200,000; 2,600 at 40,000), the room the policy
+    keeps between autocompact's threshold and the effective window: a summary declined at the
+    threshold is tried again when the context reaches the window, where truncation would start.
+    An LLM summarizer is then asked at most once per that much growth, not on every request;
+    a summary's budget (20,000 at 200,000, 8,000 at 40,000) waited too long at a small window:
+    truncation dropped turns a summary one request later would have kept (docs/benchmarks.md).
+    0: no wait (the next request over the threshold tries again)."""
     small_window_ratio: float = 0.75
     """A summary that leaves the context at or above this share of the autocompact threshold
     means the window is too small for the session (summaries would follow each other every few
@@ -209,7 +212,7 @@ class ContextPolicy:
         if self.summary_keep_tokens is None:
             object.__setattr__(self, "summary_keep_tokens", default_keep_tokens(window))
         if self.retry_after_tokens is None:
-            object.__setattr__(self, "retry_after_tokens", summary_budget(window))
+            object.__setattr__(self, "retry_after_tokens", self.autocompact_buffer)
         if self.max_message_result_tokens is None:
             effective = window - _int(self.max_output_reserve)
             object.__setattr__(
@@ -301,12 +304,6 @@ def summary_floor(
     return min(tokens, int(window * ratio))
 
 
-def summary_budget(window: int) -> int:
-    """The most a summary may take at ``window``: ``SUMMARY_RATIO`` of it, at least its floor
-    (the offline summary's budget, ``StructuredPolicy``)."""
-    return max(int(window * SUMMARY_RATIO), summary_floor(window))
-
-
 def default_keep_tokens(window: int) -> int:
     """What autocompact keeps verbatim at ``window`` when ``summary_keep_tokens`` is not given.
 
@@ -328,7 +325,12 @@ def _int(value: int | None) -> int:
 
 def _check(policy: ContextPolicy) -> None:
     """Reject nonsense with a message naming the field and the value."""
-    non_negative = ("max_output_reserve", "autocompact_buffer", "microcompact_min_saving")
+    non_negative = (
+        "max_output_reserve",
+        "autocompact_buffer",
+        "microcompact_min_saving",
+        "retry_after_tokens",
+    )
     positive = (
         "keep_recent_turns",
         "max_consecutive_failures",
@@ -339,7 +341,6 @@ def _check(policy: ContextPolicy) -> None:
         "restore_budget",
         "summary_keep_tokens",
         "max_message_result_tokens",
-        "retry_after_tokens",
     )
     for name in non_negative:
         _require(policy, name, getattr(policy, name) >= 0, "must be >= 0")

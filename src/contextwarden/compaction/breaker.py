@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from contextwarden.history import ConversationHistory
 
@@ -86,9 +86,8 @@ class Backoff:
             return cls()
         declined = saved.get("declined_at") if isinstance(saved, dict) else None
         removed = saved.get("removed") if isinstance(saved, dict) else None
-        if isinstance(declined, int) and _count(declined) and isinstance(removed, int):
-            if _count(removed):
-                return cls(declined, removed)
+        if _count(declined) and _count(removed):
+            return cls(declined, removed)
         _ignored(BACKOFF_KEY, saved, "{'declined_at': int >= 0, 'removed': int >= 0} or None")
         return cls()
 
@@ -124,7 +123,8 @@ class Backoff:
         self.declined_at, self.removed = declined_at, removed
 
 
-def _count(value: Any) -> bool:
+def _count(value: Any) -> TypeGuard[int]:
+    """A count: an int (not a bool) >= 0."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

@@ -115,7 +115,7 @@ class ContextPolicy:
     threshold is tried again when the context reaches the window, where truncation would start.
     An LLM summarizer is then asked at most once per that much growth, not on every request;
     a summary's budget (20,000 at 200,000, 8,000 at 40,000) waited too long at a small window:
-    truncation dropped turns a summary one request later would have kept (docs/benchmarks.md).
+    truncation dropped turns that the next summaries would have kept (docs/benchmarks.md).
     0: no wait (the next request over the threshold tries again)."""
     small_window_ratio: float = 0.75
     """A summary that leaves the context at or above this share of the autocompact threshold

@@ -106,3 +106,16 @@ def test_the_kept_tail_leaves_room_under_the_threshold_for_a_large_preamble() ->
     assert policy.kept_tail_budget(40_000) == 0
     whole = ContextPolicy(context_window=30_000, summary_keep_tokens=6_000, summary_room_ratio=1.0)
     assert whole.kept_tail_budget(20_000) == min(room, policy.keep_tokens)
+
+
+def test_autocompact_backs_off_for_the_autocompact_buffer_of_growth() -> None:
+    """After a summary that would not save tokens, autocompact waits for as much growth as the
+    room between its threshold and the effective window."""
+    for window in (200_000, 40_000, 8_000):
+        policy = ContextPolicy(context_window=window)
+        assert policy.retry_after == policy.effective_window - policy.autocompact_threshold
+    assert ContextPolicy().retry_after_tokens == 13_000
+    assert ContextPolicy(context_window=40_000).retry_after_tokens == 2_600
+    assert ContextPolicy(retry_after_tokens=1_000).retry_after == 1_000
+    with pytest.raises(ValueError, match="retry_after_tokens"):
+        ContextPolicy(retry_after_tokens=-1)

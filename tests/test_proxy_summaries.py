@@ -157,3 +157,69 @@ def test_an_openai_upstream_writes_the_summaries_over_chat_completions(
     for body in managed:
         check_request(body, limit, path)
     assert any(SUMMARY in str(b["messages"]) for b in managed)
+
+
+def test_an_upstream_summary_that_never_saves_tokens_backs_off_and_never_opens_the_breaker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary the upstream writes that is larger than what it replaces (a model that copies
+    the transcript out) is declined, and autocompact backs off for ``retry_after_tokens`` of
+    growth (``manager.py``): the proxy asks for far fewer summaries than it forwards requests
+    over the threshold, the breaker stays closed, and every request still fits the window."""
+    from contextwarden.compaction.breaker import BACKOFF_KEY, BREAKER_KEY
+    from contextwarden.stores import SqliteStore
+
+    monkeypatch.setenv("CONTEXTWARDEN_SUMMARY_API_KEY", "sk-summary-key")
+    modules = 50
+
+    def copier(path: str, body: dict[str, Any]) -> Scripted:
+        if "tools" not in body:
+            return text(" ".join(file_text(n) for n in range(8)))
+        done = last_results(path, body)
+        step = int(done[-1].split("_")[1]) + 1 if done else 0
+        if step >= modules:
+            return text("Deployed.")
+        return tool_call("Deploy", f"call_{step}", module=f"m{step}")
+
+    tools = [
+        {"name": "Deploy", "description": "Deploy a module", "input_schema": {"type": "object"}}
+    ]
+    with upstream(copier) as api:
+        with proxy_server(summarizing(api.url, tmp_path, "anthropic")) as url:
+            client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+            messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
+            while True:
+                reply = client.messages.create(
+                    model="m", max_tokens=100, tools=tools, messages=messages
+                )
+                messages.append(
+                    {"role": "assistant", "content": [b.model_dump() for b in reply.content]}
+                )
+                uses = [b for b in reply.content if b.type == "tool_use"]
+                if not uses:
+                    break
+                result = [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": u.id,
+                        "content": file_text(int(u.id[5:]))[:800],
+                    }
+                    for u in uses
+                ]
+                messages.append({"role": "user", "content": result})
+    policy = ContextPolicy(context_window=WINDOW)
+    managed = [b for at, _, b in api.requests if at == "/v1/messages" and "tools" in b]
+    for body in managed:
+        check_request(body, policy.effective_window)
+    asked = [b for at, _, b in api.requests if at == "/v1/messages" and "tools" not in b]
+    # one summary is asked in parts when the transcript is too long for one request
+    calls = [b for b in asked if not str(b["messages"][0]["content"]).startswith("This is part 2")]
+    store = SqliteStore(tmp_path / "p.sqlite3")
+    [session] = store.list_sessions()
+    metadata = store.load(session).metadata
+    store.close()
+    assert BREAKER_KEY not in metadata  # no failure was ever counted
+    assert metadata[BACKOFF_KEY]["declined_at"] > 0
+    # the baseline asked 3 times, opened the breaker and truncated from then on; each turn adds
+    # ~250 tokens here, so the 520 tokens of growth come every other request at most
+    assert 3 < len(calls) <= len(managed) // 2

@@ -43,7 +43,7 @@ from contextwarden.errors import (
     UpstreamError,
     UsageError,
 )
-from contextwarden.events import BreakerOpened, Hooks, RungEvent
+from contextwarden.events import AutocompactBackedOff, BreakerOpened, Hooks, RungEvent
 from contextwarden.files import FileTracker
 from contextwarden.formats import LoadIssue, LoadReport, detect_format, load
 from contextwarden.formats.openai import history_to_openai, messages_from_openai
@@ -126,6 +126,7 @@ __all__ = [
     "SECTION_TITLES",
     "AnthropicSummarizer",
     "AsyncSummarizer",
+    "AutocompactBackedOff",
     "Block",
     "BlockPlacement",
     "BreakerOpened",

@@ -44,7 +44,19 @@ class BreakerOpened:
     error: str
 
 
-Event: TypeAlias = RungEvent | BreakerOpened
+@dataclass(frozen=True, slots=True)
+class AutocompactBackedOff:
+    """A summary was declined because it would not have saved tokens (``reason``, with the
+    tokens before and after); autocompact is not tried again until the conversation has grown by
+    ``retry_after`` tokens from ``tokens``, or a manual compact. Not a failure: the breaker
+    does not count it."""
+
+    tokens: int
+    retry_after: int
+    reason: str
+
+
+Event: TypeAlias = RungEvent | BreakerOpened | AutocompactBackedOff
 EventListener: TypeAlias = Callable[[Event], None]
 
 PreCompactHook: TypeAlias = Callable[["ConversationHistory", str], "str | None"]

@@ -3,8 +3,9 @@
 Light rungs (tool-result budget, snip) look only at messages new since the last call; microcompact
 runs on a token threshold or after an idle hour; over the window, a text of the latest turn larger
 than a message may be is cut first (``compaction.cap.Oversize``); autocompact (summary) above its
-threshold, behind a circuit breaker kept in the history's metadata; truncation when still over the
-window, then the last-resort cap (``compaction.cap``); then the request fits, or
+threshold, behind a circuit breaker kept in the history's metadata (a summary that would not save
+tokens is no failure: autocompact backs off until the conversation has grown); truncation when
+still over the window, then the last-resort cap (``compaction.cap``); then the request fits, or
 ContextOverflowError (or a flag, per ``policy.on_overflow``). Every change, and ``apply`` of any
 one strategy, goes through the same guarded, atomic path (``manager_runs.StrategyRunner``).
 """
@@ -18,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from contextwarden.compaction.apply import CompactionReport, HistoryState
-from contextwarden.compaction.base import CompactionResult, Pipeline, Strategy, StrategyReport
+from contextwarden.compaction.base import (
+    WOULD_NOT_SAVE,
+    CompactionResult,
+    Pipeline,
+    Strategy,
+    StrategyReport,
+)
 from contextwarden.compaction.budget import ToolResultBudget
 from contextwarden.compaction.cache import CacheAware, CachePolicy
 from contextwarden.compaction.guard import first_resort, guarded, last_resorts
@@ -28,7 +35,7 @@ from contextwarden.compaction.microcompact import MicroCompact
 from contextwarden.compaction.snip import Snip
 from contextwarden.compaction.summarize import Summarize
 from contextwarden.errors import SummarizerError
-from contextwarden.events import BreakerOpened
+from contextwarden.events import AutocompactBackedOff, BreakerOpened
 from contextwarden.files import Budget
 from contextwarden.history import ConversationHistory
 from contextwarden.manager_runs import StrategyRunner
@@ -103,9 +110,8 @@ class ContextManager(StrategyRunner):
         if history.estimate_tokens() > self.policy.effective_window:
             oversize = first_resort(history, self.policy)
             actions.append(self._run(oversize, history, state, "over_window").report)
-        if (
-            history.estimate_tokens() >= self.policy.autocompact_threshold
-            and not state.breaker.open
+        if history.estimate_tokens() >= self.policy.autocompact_threshold and self._may_summarize(
+            history, state
         ):
             self._autocompact(history, state, actions, "auto", None)
         if history.estimate_tokens() > self.policy.effective_window:
@@ -121,13 +127,15 @@ class ContextManager(StrategyRunner):
     ) -> CompactionReport:
         """Manual ``/compact``: summarize now, with optional focus ``instructions``.
 
-        Resets the circuit breaker. A summarizer failure raises SummarizerError (the history is
-        unchanged); when there is nothing to summarize the report says why.
+        Resets the circuit breaker and autocompact's back-off. A summarizer failure raises
+        SummarizerError (the history is unchanged); when there is nothing to summarize the report
+        says why.
         """
         started = time.perf_counter()
         before, count = history.estimate_tokens(), len(history)
         state = self._state(history)
         state.breaker.reset(history)
+        state.backoff.reset(history)
         actions: list[StrategyReport] = []
         self._light_rungs(history, state, actions)
         self._autocompact(history, state, actions, "manual", instructions, reraise=True)
@@ -147,6 +155,11 @@ class ContextManager(StrategyRunner):
 
     def consecutive_failures(self, history: ConversationHistory) -> int:
         return self._state(history).breaker.failures
+
+    def backing_off(self, history: ConversationHistory) -> bool:
+        """Whether autocompact waits for ``history`` to grow after a summary that would not
+        have saved tokens (``policy.retry_after_tokens``)."""
+        return self._backing_off(history, self._state(history))
 
     def recent_files(self, history: ConversationHistory) -> list[str]:
         """Files the history's tool calls touched, most recent first."""
@@ -200,7 +213,7 @@ class ContextManager(StrategyRunner):
         strategy: Strategy = MicroCompact(min_saving=0) if trigger == "idle" else MicroCompact()
         if self.cache is not None:
             # Declining an edit for a summary only makes sense when a summary can run.
-            cut = None if state.breaker.open else self._cut()
+            cut = self._cut() if self._may_summarize(history, state) else None
             rival = cut.stretch if cut is not None else None
             strategy = CacheAware(strategy, self.cache, cold=trigger == "idle", rival=rival)
         result = self._run(strategy, history, state, trigger)
@@ -255,8 +268,19 @@ class ContextManager(StrategyRunner):
         actions.append(result.report)
         if result.applied:
             state.breaker.reset(history)
+            state.backoff.reset(history)
+        elif result.report.details.get(WOULD_NOT_SAVE):
+            self._back_off(history, state, result.report.description)
         elif result.report.details.get("summarizer_called"):
             self._failed(history, state, result.report.description)
+
+    def _may_summarize(self, history: ConversationHistory, state: HistoryState) -> bool:
+        """The breaker is closed and autocompact is not backing off."""
+        return not state.breaker.open and not self._backing_off(history, state)
+
+    def _backing_off(self, history: ConversationHistory, state: HistoryState) -> bool:
+        policy, tokens = self.policy, history.estimate_tokens()
+        return state.backoff.waiting(tokens, policy.retry_after, policy.effective_window)
 
     def _cut(self) -> HeadroomCut | None:
         """With a cache policy, the summary's cut leaves head-room (``compaction.headroom``)."""
@@ -276,6 +300,15 @@ class ContextManager(StrategyRunner):
                 "autocompact circuit breaker open after %d failures: %s", breaker.failures, error
             )
             self._emit(BreakerOpened(breaker.failures, error))
+
+    def _back_off(self, history: ConversationHistory, state: HistoryState, reason: str) -> None:
+        """The summarizer worked but its summary would not save tokens (a preamble or a kept
+        tail that takes most of the window): no failure, but asking again on the next request
+        would only decline the same summary, so wait for the conversation to grow."""
+        tokens, retry_after = history.estimate_tokens(), self.policy.retry_after
+        state.backoff.declined(history, tokens)
+        log.info("autocompact backs off for %d tokens of growth: %s", retry_after, reason)
+        self._emit(AutocompactBackedOff(tokens, retry_after, reason))
 
     def _attacher(self, state: HistoryState) -> Callable[[Sequence[Message]], Sequence[TextBlock]]:
         policy = self.policy

@@ -27,7 +27,7 @@ from contextwarden.compaction.base import (
     StrategyReport,
     TokenCache,
 )
-from contextwarden.compaction.breaker import Breaker
+from contextwarden.compaction.breaker import Backoff, Breaker
 from contextwarden.compaction.incremental import CompactableResults
 from contextwarden.compaction.loss import NOTHING_LOST, LossReport, losses
 from contextwarden.compaction.summarize import add_to_summary
@@ -44,8 +44,8 @@ log = logging.getLogger("contextwarden")
 
 class StrategyRunner:
     """What ``ContextManager`` builds its ladder on: ``apply`` (one strategy, now), ``on_event``,
-    and each history's state the rungs share (token cache, files touched, breaker, what was
-    lost). It decides nothing: which rungs run, and when, is the manager's."""
+    and each history's state the rungs share (token cache, files touched, breaker and back-off,
+    what was lost). It decides nothing: which rungs run, and when, is the manager's."""
 
     def __init__(
         self, policy: ContextPolicy, clock: Callable[[], float], spill_dir: str | Path | None
@@ -76,7 +76,9 @@ class StrategyRunner:
         CompactionError is raised and the history is exactly as it was; an exception from the
         strategy itself (e.g. SummarizerError) leaves it untouched too. When applied: a compaction
         boundary in the log, post-compact hooks for a summary, cleanup hooks, and an event with
-        ``trigger``. The circuit breaker is neither consulted nor counted.
+        ``trigger``. The circuit breaker and autocompact's back-off are not consulted, and
+        nothing is counted toward them, except that what the strategy removes counts as growth
+        while autocompact backs off.
 
         ``grow``: the strategy installs the agent's own rewrite of its history (the proxy's
         lead-in edits), which may hold more tokens; every rule is still checked.
@@ -104,7 +106,9 @@ class StrategyRunner:
             result = add_to_summary(result, view, self.hooks.post_blocks(result), ctx)
         lost = NOTHING_LOST
         if result.applied:
+            tokens = history.estimate_tokens()
             apply_result(history, view, result, trigger, self.clock(), cache=ctx.tokens, grow=grow)
+            state.backoff.shrank(history, tokens - history.estimate_tokens())
             lost = losses(view, history.messages, history.counter)
             state.lost = state.lost.merged(lost)
             self.hooks.cleanup(history)
@@ -168,6 +172,7 @@ class StrategyRunner:
                 FileTracker(),
                 CompactableResults(self._compactable),
                 Breaker.load(history),
+                Backoff.load(history),
             )
             self._states[history] = state
         return state

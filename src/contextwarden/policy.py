@@ -101,7 +101,22 @@ class ContextPolicy:
     keep_recent_turns: int = 10
     """Truncation keeps the first user message and this many of the latest turns."""
     max_consecutive_failures: int = 3
-    """Summarizer failures in a row after which autocompact stops calling it (circuit breaker)."""
+    """Summarizer failures in a row after which autocompact stops calling it (circuit breaker).
+    A summary declined because it would not save tokens is no failure: autocompact backs off
+    (``retry_after_tokens``)."""
+    retry_after_tokens: int | None = None
+    """After a summary declined because it would not have saved tokens, autocompact is not tried
+    again until the conversation has grown by this many tokens (what compaction removed
+    meanwhile counts as grown), or until a manual ``compact``; sooner, once, when the context
+    first goes over the effective window after a decline under it (truncation would otherwise
+    drop what a summary keeps). Truncation still keeps each request inside the window meanwhile.
+    ``None``: ``autocompact_buffer`` (13,000 at 200,000; 2,600 at 40,000), the room the policy
+    keeps between autocompact's threshold and the effective window: a summary declined at the
+    threshold is tried again when the context reaches the window, where truncation would start.
+    An LLM summarizer is then asked at most once per that much growth, not on every request;
+    a summary's budget (20,000 at 200,000, 8,000 at 40,000) waited too long at a small window:
+    truncation dropped turns that the next summaries would have kept (docs/benchmarks.md).
+    0: no wait (the next request over the threshold tries again)."""
     small_window_ratio: float = 0.75
     """A summary that leaves the context at or above this share of the autocompact threshold
     means the window is too small for the session (summaries would follow each other every few
@@ -196,6 +211,8 @@ class ContextPolicy:
                 object.__setattr__(self, name, round(window * ratio))
         if self.summary_keep_tokens is None:
             object.__setattr__(self, "summary_keep_tokens", default_keep_tokens(window))
+        if self.retry_after_tokens is None:
+            object.__setattr__(self, "retry_after_tokens", self.autocompact_buffer)
         if self.max_message_result_tokens is None:
             effective = window - _int(self.max_output_reserve)
             object.__setattr__(
@@ -241,6 +258,11 @@ class ContextPolicy:
     def min_saving(self) -> int:
         """``microcompact_min_saving`` as an int (always set after construction)."""
         return _int(self.microcompact_min_saving)
+
+    @property
+    def retry_after(self) -> int:
+        """``retry_after_tokens`` as an int (always set after construction)."""
+        return _int(self.retry_after_tokens)
 
     @property
     def message_result_tokens(self) -> int:
@@ -303,7 +325,12 @@ def _int(value: int | None) -> int:
 
 def _check(policy: ContextPolicy) -> None:
     """Reject nonsense with a message naming the field and the value."""
-    non_negative = ("max_output_reserve", "autocompact_buffer", "microcompact_min_saving")
+    non_negative = (
+        "max_output_reserve",
+        "autocompact_buffer",
+        "microcompact_min_saving",
+        "retry_after_tokens",
+    )
     positive = (
         "keep_recent_turns",
         "max_consecutive_failures",

@@ -14,7 +14,7 @@ from contextwarden.compaction.base import (
     StrategyReport,
     TokenCache,
 )
-from contextwarden.compaction.breaker import BREAKER_KEY
+from contextwarden.compaction.breaker import BACKOFF_KEY, BREAKER_KEY
 from contextwarden.compaction.budget import ToolResultBudget
 from contextwarden.compaction.cap import Cap, Oversize
 from contextwarden.compaction.loss import LossReport, LostItem, log_losses, losses
@@ -26,6 +26,7 @@ from contextwarden.compaction.tools import ToolMatcher
 from contextwarden.compaction.truncate import Truncate
 
 __all__ = [
+    "BACKOFF_KEY",
     "BREAKER_KEY",
     "Cap",
     "CompactionContext",

@@ -16,7 +16,7 @@ from contextwarden.compaction.base import (
     TokenCache,
     new_violations,
 )
-from contextwarden.compaction.breaker import Breaker
+from contextwarden.compaction.breaker import Backoff, Breaker
 from contextwarden.compaction.cuts import SUMMARY_KEY
 from contextwarden.compaction.incremental import CompactableResults, Cursor
 from contextwarden.compaction.loss import NOTHING_LOST, LossReport
@@ -96,6 +96,8 @@ class HistoryState:
     compactables: CompactableResults
     breaker: Breaker
     """The autocompact circuit breaker (persisted in the history's metadata)."""
+    backoff: Backoff
+    """Autocompact's wait after a summary that would not have saved tokens (persisted too)."""
     light: Cursor = field(default_factory=Cursor)
     """How far the light rungs and the file tracker have looked."""
     lost: LossReport = NOTHING_LOST

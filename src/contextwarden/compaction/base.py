@@ -20,6 +20,11 @@ from contextwarden.rules import latest_thinking_preserved, validate
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.tokens.heuristic import HeuristicCounter
 
+WOULD_NOT_SAVE = "would_not_save"
+"""Report detail set (True) when ``finish`` declined a proposal only because it would not save
+tokens: the strategy worked, its result was just not smaller (the manager backs off on it rather
+than counting a summarizer failure)."""
+
 
 class TokenCache:
     """Per-message token counts, so a strategy counts only the messages it changes.
@@ -202,6 +207,7 @@ def finish(
         reason = "not applied: it would change the latest assistant turn's thinking blocks"
         return unchanged(name, before, reason, tokens_before, details)
     if proposal.tokens_after >= tokens_before:
+        details[WOULD_NOT_SAVE] = True
         reason = (
             f"not applied: it would not save tokens ({tokens_before} before, "
             f"{proposal.tokens_after} after)"

@@ -1,15 +1,17 @@
-"""The autocompact circuit breaker, kept in the history's metadata so it survives a restart.
+"""The autocompact circuit breaker and its back-off, kept in the history's metadata so both
+survive a restart.
 
-Every change is written with ``history.set_metadata(BREAKER_KEY, …)`` (a logged entry, so a
-write-through store keeps it); a manager that first sees a history resumed from a store reads it
-back, and a summarizer that failed three times before the restart is not called a fourth time.
+Every change is written with ``history.set_metadata(…)`` (a logged entry, so a write-through store
+keeps it); a manager that first sees a history resumed from a store reads it back, and a
+summarizer that failed three times before the restart is not called a fourth time, nor one whose
+summary would not have saved tokens called again before the context has grown enough.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from contextwarden.history import ConversationHistory
 
@@ -17,6 +19,10 @@ log = logging.getLogger("contextwarden")
 
 BREAKER_KEY = "contextwarden.breaker"
 """Metadata key: ``{"consecutive_failures": int, "open": bool}``."""
+
+BACKOFF_KEY = "contextwarden.backoff"
+"""Metadata key: ``{"declined_at": int, "removed": int}`` while autocompact backs off after a
+summary that would not have saved tokens; ``None`` once a summary is applied."""
 
 
 @dataclass(eq=False, slots=True)
@@ -36,12 +42,7 @@ class Breaker:
         is_open = saved.get("open") if isinstance(saved, dict) else None
         if isinstance(failures, int) and _count(failures) and isinstance(is_open, bool):
             return cls(failures, is_open)
-        log.warning(
-            "ignoring metadata %r = %r: expected {'consecutive_failures': int >= 0, 'open': bool}; "
-            "the breaker starts closed",
-            BREAKER_KEY,
-            saved,
-        )
+        _ignored(BREAKER_KEY, saved, "{'consecutive_failures': int >= 0, 'open': bool}")
         return cls()
 
     def failed(self, history: ConversationHistory, limit: int) -> bool:
@@ -61,5 +62,76 @@ class Breaker:
         self.failures, self.open = failures, is_open
 
 
-def _count(value: Any) -> bool:
+@dataclass(eq=False, slots=True)
+class Backoff:
+    """After a summary that would not have saved tokens, how much the conversation has grown.
+
+    A summary does not save tokens when the part it would replace is smaller than the summary
+    (a system prompt that takes most of the window, a kept tail that takes the rest); it is no
+    summarizer error, so the breaker does not count it, but the next request would only decline
+    the same summary again. Growth is what was added since: the context's tokens now, plus what
+    compaction (truncation, microcompact) removed meanwhile, less the tokens at the decline.
+    """
+
+    declined_at: int | None = None
+    """The context's tokens when the summary was declined; ``None``: not backing off."""
+    removed: int = 0
+    """Tokens compaction removed from the context since then."""
+
+    @classmethod
+    def load(cls, history: ConversationHistory) -> Backoff:
+        """The back-off ``history``'s metadata records (none, when none is)."""
+        saved = history.metadata.get(BACKOFF_KEY)
+        if saved is None:
+            return cls()
+        declined = saved.get("declined_at") if isinstance(saved, dict) else None
+        removed = saved.get("removed") if isinstance(saved, dict) else None
+        if _count(declined) and _count(removed):
+            return cls(declined, removed)
+        _ignored(BACKOFF_KEY, saved, "{'declined_at': int >= 0, 'removed': int >= 0} or None")
+        return cls()
+
+    def waiting(self, tokens: int, retry_after: int, window: int) -> bool:
+        """Whether autocompact still backs off with ``tokens`` in the context now: until the
+        conversation has grown by ``retry_after``, or sooner, once, when the context first goes
+        over the effective ``window`` after a decline under it (truncation would drop next what
+        a summary keeps, so a summary is tried first; declined there, the wait starts above the
+        window and truncation keeps each request inside it)."""
+        if self.declined_at is None:
+            return False
+        if self.declined_at <= window < tokens:
+            return False
+        return tokens + self.removed - self.declined_at < retry_after
+
+    def declined(self, history: ConversationHistory, tokens: int) -> None:
+        """A summary was declined with ``tokens`` in the context: back off from here."""
+        self._set(history, tokens, 0)
+
+    def shrank(self, history: ConversationHistory, tokens: int) -> None:
+        """A compaction removed ``tokens`` from the context (counted only while backing off)."""
+        if self.declined_at is not None and tokens > 0:
+            self._set(history, self.declined_at, self.removed + tokens)
+
+    def reset(self, history: ConversationHistory) -> None:
+        """A summary was applied, or the user compacted by hand: no back-off."""
+        if self.declined_at is not None:
+            history.set_metadata(BACKOFF_KEY, None)
+            self.declined_at, self.removed = None, 0
+
+    def _set(self, history: ConversationHistory, declined_at: int, removed: int) -> None:
+        history.set_metadata(BACKOFF_KEY, {"declined_at": declined_at, "removed": removed})
+        self.declined_at, self.removed = declined_at, removed
+
+
+def _count(value: Any) -> TypeGuard[int]:
+    """A count: an int (not a bool) >= 0."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _ignored(key: str, saved: Any, expected: str) -> None:
+    log.warning(
+        "ignoring metadata %r = %r: expected %s; the breaker starts closed, with no back-off",
+        key,
+        saved,
+        expected,
+    )

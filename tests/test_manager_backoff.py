@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from contextwarden.compaction.breaker import BACKOFF_KEY, BREAKER_KEY
+from contextwarden.compaction.breaker import BACKOFF_KEY, BREAKER_KEY, Backoff
 from contextwarden.errors import SummarizerError
 from contextwarden.events import AutocompactBackedOff, BreakerOpened, Event
 from contextwarden.history import ConversationHistory
@@ -51,9 +51,9 @@ def grow(history: ConversationHistory, tokens: int) -> None:
     history.add(Message.assistant("a" * (tokens - tokens // 2)))
 
 
-def test_a_summary_that_never_saves_is_retried_once_per_retry_after_tokens_of_growth() -> None:
+def test_a_summary_that_never_saves_is_retried_after_a_wait_that_doubles_each_time() -> None:
     summarizer = BloatedSummarizer()
-    manager = ContextManager(POLICY, summarizer=summarizer)
+    manager = ContextManager(ContextPolicy(retry_after_tokens=2_000), summarizer=summarizer)
     events: list[Event] = []
     manager.on_event(events.append)
     history = sized(170_000, count=60)
@@ -63,13 +63,23 @@ def test_a_summary_that_never_saves_is_retried_once_per_retry_after_tokens_of_gr
         calls.append(summarizer.calls)
         assert not report.over_window
         grow(history, 1_000)
-    assert calls == [1, 1, 1, 1, 2, 2, 2, 2, 3]  # at 170,000, 174,000 and 178,000
+    assert calls == [1, 1, 2, 2, 2, 2, 3, 3, 3]  # at 170,000, 172,000 and 176,000
     assert manager.backing_off(history) and not manager.breaker_open(history)
     assert manager.consecutive_failures(history) == 0 and BREAKER_KEY not in history.metadata
     assert not any(isinstance(e, BreakerOpened) for e in events)
-    [first, *_] = [e for e in events if isinstance(e, AutocompactBackedOff)]
-    assert (first.tokens, first.retry_after) == (170_000, 4_000)
-    assert "would not save tokens" in first.reason
+    backoffs = [e for e in events if isinstance(e, AutocompactBackedOff)]
+    assert [(e.tokens, e.retry_after) for e in backoffs] == [
+        (170_000, 2_000),
+        (172_000, 4_000),
+        (176_000, 8_000),
+    ]
+    assert "would not save tokens" in backoffs[0].reason
+
+
+def test_the_doubled_wait_never_exceeds_the_window() -> None:
+    backoff = Backoff(declined_at=0, declines=40)
+    assert backoff.wait(2_000, 180_000) == 180_000
+    assert Backoff(declined_at=0, declines=1).wait(2_000, 180_000) == 2_000
 
 
 def test_over_the_window_a_summary_is_tried_once_before_truncation_then_the_window_holds() -> None:
@@ -87,12 +97,13 @@ def test_over_the_window_a_summary_is_tried_once_before_truncation_then_the_wind
     report = manager.prepare(history)
     assert summarizer.calls == 2 and report.applied == ("truncate",) and not report.over_window
     calls = []
-    for _ in range(4):  # growth counts what truncation removed: 1,000 a request
+    for _ in range(8):  # growth counts what truncation removed: 1,000 a request
         grow(history, 1_000)
         manager.prepare(history)
         calls.append(summarizer.calls)
         assert history.estimate_tokens() <= 180_000 and validate(history.messages) == []
-    assert calls == [2, 2, 2, 3] and not manager.breaker_open(history)
+    # the second decline in a row waits twice as long: 8,000 tokens of growth
+    assert calls == [2] * 7 + [3] and not manager.breaker_open(history)
 
 
 def test_summarizer_errors_still_open_the_breaker_after_three_and_a_decline_is_not_one() -> None:
@@ -123,7 +134,7 @@ def test_an_applied_summary_or_a_manual_compact_ends_the_back_off() -> None:
     bloated = BloatedSummarizer()
     history = sized(170_000, count=60)
     ContextManager(POLICY, summarizer=bloated).prepare(history)
-    assert history.metadata[BACKOFF_KEY] == {"declined_at": 170_000, "removed": 0}
+    assert history.metadata[BACKOFF_KEY] == {"declined_at": 170_000, "removed": 0, "declines": 1}
     honest = FakeSummarizer()
     manager = ContextManager(POLICY, summarizer=honest)
     assert manager.backing_off(history)

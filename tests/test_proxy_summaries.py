@@ -221,5 +221,6 @@ def test_an_upstream_summary_that_never_saves_tokens_backs_off_and_never_opens_t
     assert BREAKER_KEY not in metadata  # no failure was ever counted
     assert metadata[BACKOFF_KEY]["declined_at"] > 0
     # the baseline asked 3 times, opened the breaker and truncated from then on; each turn adds
-    # ~250 tokens here, so the 520 tokens of growth come every other request at most
+    # ~250 tokens here, so the 520 tokens of growth (doubled after each decline in a row) come
+    # every other request at most
     assert 3 < len(calls) <= len(managed) // 2

@@ -48,7 +48,8 @@ class BreakerOpened:
 class AutocompactBackedOff:
     """A summary was declined because it would not have saved tokens (``reason``, with the
     tokens before and after); autocompact is not tried again until the conversation has grown by
-    ``retry_after`` tokens from ``tokens``, or a manual compact. Not a failure: the breaker
+    ``retry_after`` tokens from ``tokens`` (``policy.retry_after_tokens``, doubled for each
+    earlier decline in a row), or a manual compact. Not a failure: the breaker
     does not count it."""
 
     tokens: int

@@ -305,8 +305,9 @@ class ContextManager(StrategyRunner):
         """The summarizer worked but its summary would not save tokens (a preamble or a kept
         tail that takes most of the window): no failure, but asking again on the next request
         would only decline the same summary, so wait for the conversation to grow."""
-        tokens, retry_after = history.estimate_tokens(), self.policy.retry_after
+        policy, tokens = self.policy, history.estimate_tokens()
         state.backoff.declined(history, tokens)
+        retry_after = state.backoff.wait(policy.retry_after, policy.effective_window)
         log.info("autocompact backs off for %d tokens of growth: %s", retry_after, reason)
         self._emit(AutocompactBackedOff(tokens, retry_after, reason))
 

@@ -113,7 +113,10 @@ class ContextPolicy:
     ``None``: ``autocompact_buffer`` (13,000 at 200,000; 2,600 at 40,000), the room the policy
     keeps between autocompact's threshold and the effective window: a summary declined at the
     threshold is tried again when the context reaches the window, where truncation would start.
-    An LLM summarizer is then asked at most once per that much growth, not on every request;
+    Each further decline in a row doubles the wait (``compaction.breaker.Backoff.wait``, at most
+    the effective window), so an LLM summarizer whose summaries never save is asked a number of
+    times that grows with the logarithm of the session's length (then once per window of
+    growth), not on every request;
     a summary's budget (20,000 at 200,000, 8,000 at 40,000) waited too long at a small window:
     truncation dropped turns that the next summaries would have kept (docs/benchmarks.md).
     0: no wait (the next request over the threshold tries again)."""

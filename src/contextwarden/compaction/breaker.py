@@ -21,8 +21,9 @@ BREAKER_KEY = "contextwarden.breaker"
 """Metadata key: ``{"consecutive_failures": int, "open": bool}``."""
 
 BACKOFF_KEY = "contextwarden.backoff"
-"""Metadata key: ``{"declined_at": int, "removed": int}`` while autocompact backs off after a
-summary that would not have saved tokens; ``None`` once a summary is applied."""
+"""Metadata key: ``{"declined_at": int, "removed": int, "declines": int}`` while autocompact backs
+off after a summary that would not have saved tokens; ``None`` once a summary is applied.
+A record without ``declines`` (written before it was kept) counts as one decline."""
 
 
 @dataclass(eq=False, slots=True)
@@ -71,12 +72,17 @@ class Backoff:
     summarizer error, so the breaker does not count it, but the next request would only decline
     the same summary again. Growth is what was added since: the context's tokens now, plus what
     compaction (truncation, microcompact) removed meanwhile, less the tokens at the decline.
+    Each decline in a row doubles the growth waited for (``wait``), so a summarizer whose
+    summaries never save is asked a number of times that grows with the logarithm of the
+    session's length, not with its requests.
     """
 
     declined_at: int | None = None
     """The context's tokens when the summary was declined; ``None``: not backing off."""
     removed: int = 0
     """Tokens compaction removed from the context since then."""
+    declines: int = 0
+    """Summaries declined in a row (none applied, no manual compact, since the first)."""
 
     @classmethod
     def load(cls, history: ConversationHistory) -> Backoff:
@@ -86,9 +92,11 @@ class Backoff:
             return cls()
         declined = saved.get("declined_at") if isinstance(saved, dict) else None
         removed = saved.get("removed") if isinstance(saved, dict) else None
-        if _count(declined) and _count(removed):
-            return cls(declined, removed)
-        _ignored(BACKOFF_KEY, saved, "{'declined_at': int >= 0, 'removed': int >= 0} or None")
+        declines = saved.get("declines", 1) if isinstance(saved, dict) else None
+        if _count(declined) and _count(removed) and _count(declines) and declines > 0:
+            return cls(declined, removed, declines)
+        expected = "{'declined_at': int >= 0, 'removed': int >= 0, 'declines': int > 0} or None"
+        _ignored(BACKOFF_KEY, saved, expected)
         return cls()
 
     def waiting(self, tokens: int, retry_after: int, window: int) -> bool:
@@ -101,26 +109,38 @@ class Backoff:
             return False
         if self.declined_at <= window < tokens:
             return False
-        return tokens + self.removed - self.declined_at < retry_after
+        return tokens + self.removed - self.declined_at < self.wait(retry_after, window)
+
+    def wait(self, retry_after: int, window: int) -> int:
+        """The growth waited for after this many declines in a row: ``retry_after``, doubled
+        for each decline after the first, and never more than ``window`` (a whole window of new
+        conversation is worth one more try)."""
+        if self.declines <= 1:
+            return retry_after
+        return min(retry_after << min(self.declines - 1, window.bit_length()), window)
 
     def declined(self, history: ConversationHistory, tokens: int) -> None:
-        """A summary was declined with ``tokens`` in the context: back off from here."""
-        self._set(history, tokens, 0)
+        """A summary was declined with ``tokens`` in the context: back off from here, for twice
+        as long as after the decline before it, if there was one."""
+        self._set(history, tokens, 0, self.declines + 1)
 
     def shrank(self, history: ConversationHistory, tokens: int) -> None:
         """A compaction removed ``tokens`` from the context (counted only while backing off)."""
         if self.declined_at is not None and tokens > 0:
-            self._set(history, self.declined_at, self.removed + tokens)
+            self._set(history, self.declined_at, self.removed + tokens, self.declines)
 
     def reset(self, history: ConversationHistory) -> None:
         """A summary was applied, or the user compacted by hand: no back-off."""
         if self.declined_at is not None:
             history.set_metadata(BACKOFF_KEY, None)
-            self.declined_at, self.removed = None, 0
+            self.declined_at, self.removed, self.declines = None, 0, 0
 
-    def _set(self, history: ConversationHistory, declined_at: int, removed: int) -> None:
-        history.set_metadata(BACKOFF_KEY, {"declined_at": declined_at, "removed": removed})
-        self.declined_at, self.removed = declined_at, removed
+    def _set(
+        self, history: ConversationHistory, declined_at: int, removed: int, declines: int
+    ) -> None:
+        record = {"declined_at": declined_at, "removed": removed, "declines": declines}
+        history.set_metadata(BACKOFF_KEY, record)
+        self.declined_at, self.removed, self.declines = declined_at, removed, declines
 
 
 def _count(value: Any) -> TypeGuard[int]:

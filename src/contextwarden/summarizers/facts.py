@@ -36,6 +36,7 @@ from contextwarden.summarizers.failures import (
 from contextwarden.summarizers.file_facts import EARLIER, FileFact, file_facts
 from contextwarden.summarizers.findings import FOLDED, findings, folded_findings
 from contextwarden.summarizers.outputs import exit_status
+from contextwarden.summarizers.plans import plan_decisions
 from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
 from contextwarden.summarizers.spellings import slashed_tails
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
@@ -253,6 +254,9 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
     # a harness that flags no refusal is known by its notice, quoted as the excerpt
     rejected = excerpt is not None and (is_rejection(result) or is_rejection_notice(excerpt))
     walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))
+    if excerpt is None:  # a plan the person approved, or wrote down (not one turned down)
+        planned = plan_decisions(call)
+        walk.decisions.extend((walk.call_index[call.id], s) for s in planned)
     _track_tasks(walk, call, text)
 
 

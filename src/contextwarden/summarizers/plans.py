@@ -1,0 +1,83 @@
+"""Decisions an agent puts in a plan: the one it presents for approval and the one it writes down.
+
+Claude Code's ``ExitPlanMode`` tool takes the plan the agent presents as Markdown in its ``plan``
+input, and Copilot CLI's ``exit_plan_mode`` a summary of it in ``summary``; the tool's result
+says whether the person approved it (a rejection is an error carrying the harness's rejection
+notice). Copilot CLI's agent writes its plan to ``plan.md`` in its session folder
+(``~/.copilot/session-state/<id>/plan.md``, as its system prompt allows). Claude Code's agent
+writes its draft under ``~/.claude/plans/`` before presenting it: that draft is not read, the
+approval decides. A plan the person turned down is not a decision: they said no.
+
+A plan is the agent's own words, so its lines are read as its text is (``decisions.decisions``)
+and ranked as its lines are (``decisions.standing``); of them only those that give a reason or
+name a choice (a directive, a labelled fix: ``CHOICE``) are kept. Its other lines restate what
+the agent found and said already: read whole, plans made summaries longer without keeping a fact
+more (``docs/benchmarks.md``). Plans are often wrapped at a fixed width; Markdown reads a
+paragraph's line breaks as spaces (CommonMark's soft line breaks), so its lines are joined before
+they are read: a reason cut in half is no decision.
+"""
+
+from __future__ import annotations
+
+import re
+
+from contextwarden.model import ToolUseBlock
+from contextwarden.summarizers.decisions import decisions, standing
+from contextwarden.summarizers.tools import file_ops, plain_input
+
+CHOICE = 2
+"""The ``decisions.standing`` of a line that gives a reason or names a choice: a plan's kept
+lines."""
+_PLAN_INPUTS = {"ExitPlanMode": "plan", "exit_plan_mode": "summary"}
+"""The input holding the plan a plan-mode tool presents: Claude Code's, Copilot CLI's."""
+_PLAN_FILE = re.compile(r"/session-state/[^/]+/plan\.md$")
+"""Where Copilot CLI's agent keeps its plan: its session folder."""
+_WRITES = ("wrote", "edited")
+_BLOCK_START = re.compile(r"\s*(?:[-*+]\s|\d+[.)]\s|#|\||>|```|~~~)")
+"""A line that opens a block of its own (a list item, a heading, a table row, a quote, a fence),
+not a wrapped paragraph's next line."""
+_FENCE = re.compile(r"\s*(?:```|~~~)")
+
+
+def plan_decisions(call: ToolUseBlock) -> list[str]:
+    """The decisions of the plan ``call`` presents or writes, in order; the caller passes only
+    a call that succeeded (a presented plan the person approved)."""
+    key = _PLAN_INPUTS.get(call.name)
+    if key is not None:
+        text = plain_input(call).get(key)
+        return _choices(text) if isinstance(text, str) else []
+    found: list[str] = []
+    for op in file_ops(call):
+        if op.operation in _WRITES and _PLAN_FILE.search(op.path):
+            found += _choices(op.code)
+    return found
+
+
+def _choices(plan: str) -> list[str]:
+    """The lines of ``plan`` that give a reason or name a choice, in order."""
+    return [line for line in decisions(_unwrapped(plan)) if standing(line) == CHOICE]
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` with each wrapped paragraph or list item on one line; code blocks as they are."""
+    lines: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            lines.append(line)
+        elif not fenced and lines and _continues(lines[-1], line):
+            lines[-1] = f"{lines[-1].rstrip()} {line.strip()}"
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def _continues(previous: str, line: str) -> bool:
+    """Whether ``line`` goes on with the paragraph or list item of ``previous``."""
+    return (
+        bool(previous.strip() and line.strip())
+        and not _FENCE.match(previous)
+        and not previous.lstrip().startswith(("#", "|"))
+        and not _BLOCK_START.match(line)
+    )

@@ -1,0 +1,66 @@
+"""Decisions in a plan the agent presents or writes down (``summarizers.plans``).
+
+The calls are in the shapes the harnesses write: Claude Code's ``ExitPlanMode`` takes the plan as
+Markdown in ``{"plan": "..."}`` and answers "User has approved your plan." or, flagged an error,
+its rejection notice; Copilot CLI's agent writes ``plan.md`` in its session folder
+(``~/.copilot/session-state/<id>/plan.md``) with ``apply_patch``. The plans' text is invented,
+wrapped at a fixed width as agents often write them.
+"""
+
+from __future__ import annotations
+
+from contextwarden.model import Message, ToolResultBlock
+from contextwarden.model import ToolUseBlock as Use
+from contextwarden.summarizers.facts import extract_facts
+
+PLAN = (
+    "# Fix: WAL files are never reset on shutdown\n\n"
+    "## Approach\n\n"
+    "Rotate only the hosts that received a fresh snapshot, because a host without one still\n"
+    "holds writes no snapshot has captured.\n\n"
+    "- Do not call the channel-based `RotateWALFiles` here: its goroutines have exited.\n"
+)
+REASON = (
+    "Rotate only the hosts that received a fresh snapshot, because a host without one still "
+    "holds writes no snapshot has captured."
+)
+DIRECTIVE = "- Do not call the channel-based `RotateWALFiles` here: its goroutines have exited."
+APPROVED = (
+    "User has approved your plan. You can now start coding. Start with updating your todo list "
+    "if applicable"
+)
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it "
+    "was a file edit, the new_string was NOT written to the file). To tell you how to proceed, "
+    "the user said:\nKeep the WAL, just fix the comment."
+)
+
+
+def decisions_of(call: Use, result: ToolResultBlock) -> list[str]:
+    messages = [
+        Message.user("The WAL files grow forever. Plan a fix."),
+        Message.assistant([call]),
+        Message("user", (result,)),
+    ]
+    return [text for _, text in extract_facts(messages).decisions]
+
+
+def test_an_approved_plans_reasons_and_directives_are_decisions_a_rejected_ones_not() -> None:
+    call = Use("p1", "ExitPlanMode", {"plan": PLAN})
+    found = decisions_of(call, ToolResultBlock("p1", APPROVED))
+    assert REASON in found  # its wrapped lines read as the one line Markdown renders
+    assert DIRECTIVE in found
+    assert decisions_of(call, ToolResultBlock("p1", REJECTED, is_error=True)) == []
+
+
+def test_a_plan_written_to_copilots_session_folder_carries_its_decisions() -> None:
+    path = "/Users/dev/.copilot/session-state/378ab881/plan.md"
+    body = "".join(f"+{line}\n" for line in PLAN.splitlines())
+    patch = f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch"
+    call = Use("c1", "apply_patch", {"input": patch})
+    found = decisions_of(call, ToolResultBlock("c1", f"Added 1 file(s): {path}"))
+    assert REASON in found
+    assert DIRECTIVE in found
+    # a Markdown file of the project says what the file says, not what the agent chose
+    project = Use("w1", "Write", {"file_path": "/repo/docs/plan.md", "content": PLAN})
+    assert REASON not in decisions_of(project, ToolResultBlock("w1", "File created successfully"))

@@ -1,8 +1,9 @@
-"""tsc's errors read in both layouts TypeScript prints (``toolchain_marks.TSC_HEADER``):
-``--pretty false``'s ``path(line,col): error TSnnnn:`` and ``--pretty``'s ``path:line:col - error
-TSnnnn:`` (the default on a terminal, coloured: ``formatDiagnosticsWithColorAndContext``), each
-with the message chain it indents two spaces a level under the header. Outputs are trimmed from
-a Next.js app type-checked through ``| head``, which hides tsc's exit code."""
+"""tsc's errors read in ``--pretty``'s layout (``failure_marks.TELLING``) as in ``--pretty
+false``'s ``path(line,col): error TSnnnn:``: ``path:line:col - error TSnnnn:``, the default on a
+terminal, coloured (TypeScript's ``formatDiagnosticsWithColorAndContext``), then the code with
+its ``~~~`` marks and, after every error, ``Found N errors in M files.`` and a table of them per
+file. Output trimmed from a Next.js app type-checked through ``| head``, which hides tsc's exit
+code."""
 
 from __future__ import annotations
 
@@ -46,34 +47,21 @@ PRETTY = (
 PAGED = "npx tsc --noEmit --pretty 2>&1 | head -40"
 
 
-def test_a_pretty_tsc_error_paged_through_head_is_a_located_failure_with_its_chain() -> None:
-    excerpt = failure_excerpt(PRETTY, is_error=False, shell=True, command=PAGED)
+def test_a_pretty_tsc_error_paged_through_head_is_a_located_failure() -> None:
+    # head cut the output before tsc's count of errors: only the header says it failed
+    cut = PRETTY[: PRETTY.index("\n\nFound")]
+    excerpt = failure_excerpt(cut, is_error=False, shell=True, command=PAGED)
     assert excerpt is not None
     assert excerpt.startswith(
         "src/app/blog/[slug]/page.tsx:12:5 - error TS2344: Type 'Props' does not satisfy"
     )
-    # the chain says which property did not fit; the code and its ~~~ marks are no message
-    assert "Types of property 'params' are incompatible. Type '{ slug: string; }'" in excerpt
-    assert "~" not in excerpt
+    assert "~" not in excerpt  # the code shown under it is no message
     # watch mode's closing line under --pretty is a message, not an error
     watched = "[\x1b[90m10:42:07 AM\x1b[0m] Found 0 errors. Watching for file changes.\n"
     assert failure_excerpt(watched, is_error=False, shell=True, command=PAGED) is None
-    more = further_lines(PRETTY, excerpt, 2)
+    # the next error comes next, the count and its table per file (``Errors  Files``) last
+    more = further_lines(PRETTY, excerpt, 3)
     assert more[0] == (
         "src/lib/db.ts:4:10 - error TS2305: Module '\"./schema\"' has no exported member 'Session'."
     )
-
-
-def test_a_plain_tsc_error_keeps_its_chain_too() -> None:
-    """``--pretty false`` indents the same chain under ``path(line,col): error``."""
-    plain = (
-        "src/components/Chart.tsx(41,7): error TS2322: Type '{ data: Point[]; }' is not "
-        "assignable to type 'IntrinsicAttributes & ChartProps'.\n"
-        "  Property 'data' does not exist on type 'IntrinsicAttributes & ChartProps'.\n"
-    )
-    excerpt = failure_excerpt(plain, is_error=True, shell=True, command="npx tsc --noEmit")
-    assert excerpt == (
-        "src/components/Chart.tsx(41,7): error TS2322: Type '{ data: Point[]; }' is not "
-        "assignable to type 'IntrinsicAttributes & ChartProps'. Property 'data' does not exist "
-        "on type 'IntrinsicAttributes & ChartProps'."
-    )
+    assert more[1:] == ("Found 2 errors in 2 files.", "Errors  Files")

@@ -17,14 +17,12 @@ from contextwarden.summarizers.toolchain_marks import (
     RUST_PANIC,
     RUSTC_ADVICE,
     RUSTFMT_DIFF,
-    TSC_HEADER,
     go_build_failed,
     go_continuation,
     go_trace,
     rustc_label,
     rustfmt_diffed,
     says_more,
-    tsc_explained,
 )
 
 ERROR_LINE = re.compile(
@@ -74,8 +72,8 @@ _OS_ERRORS = (
 TELLING = re.compile(
     r"^\s*(?:"
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
-    # (path(line,col): error TS2352: / error CS1002:), tsc --pretty (path:line:col - error TS2352:),
-    # markdownlint (path:line:col error MD059)
+    # (path(line,col): error TS2352: / error CS1002:), tsc --pretty, its default on a terminal
+    # (path:line:col - error TS2352:), markdownlint (path:line:col error MD059)
     r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+)(?::| -)?\s*(?:fatal )?(?:error|fatal)"
     r"(?:(?:\[\w+\])?:|\s+[A-Z]{1,8}\d+\b)"
     r"|\S+?(?::\d+)+:\s+[A-Z]{1,4}\d{3,4}\b"  # a linter's rule code: ruff, flake8, pylint
@@ -309,8 +307,7 @@ def with_what_follows(lines: list[str], index: int) -> str:
     failure line of its own, or when it is a diagnostic's header whose message comes next
     (``_BIOME_HEADER``, its rule of ``━`` dropped), or a matcher's hint with the values it
     compared (``_MATCHER_HINT``); a Go diagnostic with the lines it goes on over (what it got
-    and wanted), a rustc diagnostic with the label under its code, a tsc error with its message
-    chain (``toolchain_marks``)."""
+    and wanted), a rustc diagnostic with the label under its code (``toolchain_marks``)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if _MATCHER_HINT.search(line):
@@ -322,8 +319,6 @@ def with_what_follows(lines: list[str], index: int) -> str:
     label = rustc_label(lines[index + 1 :]) if _points_at(lines, index) else None
     if label is not None and says_more(label, line):
         return f"{line}: {label}"
-    if TSC_HEADER.match(line):
-        return tsc_explained(line, lines[index + 1 :])
     if _BIOME_HEADER.match(line):
         return f"{line.rstrip(_RULE)} {following}".rstrip()
     if not _INTRODUCES.search(line):

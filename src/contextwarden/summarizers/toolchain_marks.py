@@ -4,7 +4,7 @@ their sources write, so ``failure_marks`` can rank these lines with every other 
 Go: the compiler's located diagnostic and the lines it continues on, the package header ``go``
 prints above a failed step's output, the runtime's goroutine trace. Rust: a thread's panic, the
 label rustc writes under the code it shows and its closing advice, ``rustfmt --check``'s hunks,
-and the lints ``cargo clippy`` warns of. TypeScript: tsc's error header and its message chain.
+and the lints ``cargo clippy`` warns of.
 """
 
 from __future__ import annotations
@@ -145,28 +145,3 @@ def clippy_warning(text: str, command: str) -> str | None:
         return None
     found = _WARNING.search(text)
     return found.group(0).strip() if found is not None else None
-
-
-TSC_HEADER = re.compile(r"^\S+?(?:\(\d+,\d+\):|:\d+:\d+ -) error TS\d+: ")
-"""tsc's error header: ``src/a.ts(12,5): error TS2344: …`` with ``--pretty false``, and
-``src/a.ts:12:5 - error TS2344: …`` with ``--pretty``, its default on a terminal (TypeScript's
-``formatDiagnostic`` and ``formatDiagnosticsWithColorAndContext``)."""
-_TSC_CHAIN = re.compile(r"^ {2,}[^\s~]")
-"""A line of tsc's message chain: each level under the header two spaces further in, before the
-blank line above the code shown (the code's ``~~~`` marks are no message)."""
-
-
-def tsc_explained(header: str, lines: list[str]) -> str:
-    """``header`` with the message chain tsc prints under it (``lines`` starting after it) when
-    the chain has words the header has not: why the type did not fit (``Types of property
-    'params' are incompatible.``, then the property missing), the words that tell one TS2322
-    from another. Each level of the chain says something new about the header's types, so it is
-    kept even when it names them again (``says_more`` would drop it)."""
-    chain: list[str] = []
-    for line in lines:
-        if not _TSC_CHAIN.match(line):
-            break
-        chain.append(line.strip())
-    said = " ".join(chain)
-    new = set(said.split()) - set(header.split())
-    return f"{header} {said}" if new else header

@@ -417,6 +417,28 @@ def test_obvious_shell_reads_and_writes_only(command: str, expected: list[tuple[
     assert [(op.path, op.operation) for op in ops] == expected
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # GNU sed: with -e/--expression the script is no operand, every operand is a file
+        ("sed -i -e 's/a\\.db/b.db/g' -e 's/c/d/' x.go y.go", ["x.go", "y.go"]),
+        ("sed -i --expression='s/x/y/' -- cmd/main.go", ["cmd/main.go"]),
+        # BSD (macOS) sed: ``-i ''`` / ``-i .bak`` is the backup suffix, a word of its own
+        ("sed -i '' -e 's/restore\\./sessionindex./g' pkg/cmd/reindex.go", ["pkg/cmd/reindex.go"]),
+        ("sed -i '' 's/restore\\./sessionindex./g' pkg/cmd/reindex.go", ["pkg/cmd/reindex.go"]),
+        ("sed -i .orig 's/v1/v2/' go.mod", ["go.mod"]),
+        ("sed -i '' 's/a/b/' .env", [".env"]),  # a dotfile edited is no suffix
+        ("sed -n -f fix.sed -e '1p' src/a.py", ["src/a.py"]),  # -f's script file is sed's
+    ],
+)
+def test_a_sed_script_is_no_file(command: str, expected: list[str]) -> None:
+    """GNU sed's synopsis, ``sed [OPTION]... {script-only-if-no-other-script}
+    [input-file]...``: an ``-e``/``-f`` value is the script and every operand a file; BSD sed's
+    ``-i`` takes the backup suffix as the next word."""
+    ops = file_ops(Use("id", "Bash", {"command": command}))
+    assert [op.path for op in ops] == expected
+
+
 # ----------------------------------------------------------------------------- failures
 @pytest.mark.parametrize(
     ("text", "status"),

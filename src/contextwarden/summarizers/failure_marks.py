@@ -72,8 +72,9 @@ _OS_ERRORS = (
 TELLING = re.compile(
     r"^\s*(?:"
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
-    # (path(line,col): error TS2352: / error CS1002:), markdownlint (path:line:col error MD059)
-    r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+):?\s*(?:fatal )?(?:error|fatal)"
+    # (path(line,col): error TS2352: / error CS1002:), tsc --pretty, its default on a terminal
+    # (path:line:col - error TS2352:), markdownlint (path:line:col error MD059)
+    r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+)(?::| -)?\s*(?:fatal )?(?:error|fatal)"
     r"(?:(?:\[\w+\])?:|\s+[A-Z]{1,8}\d+\b)"
     r"|\S+?(?::\d+)+:\s+[A-Z]{1,4}\d{3,4}\b"  # a linter's rule code: ruff, flake8, pylint
     r"|\d+:\d+\s+error\s+\S"  # eslint's stylish format, under its file's name
@@ -135,6 +136,7 @@ HTTP_ERROR_HEADING = re.compile(
 ``504 Gateway Timeout ERROR``): an error whatever it says besides (RFC 9110, 15.5 and 15.6)."""
 _TRAILER = re.compile(
     r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
+    r"|Errors {2}Files\s*$"  # … and tsc --pretty's table of that count per file
     r"|FAIL\s*$|FAILED\s*$|FAILED \((?:failures|errors)=\d"  # a test run's verdict alone
     r"|\s*\+ (?:CategoryInfo|FullyQualifiedErrorId)\s*:"  # a PowerShell error record
     r"|At (?:line:\d+|\S.*:\d+) char:\d+"  # … and where the script was

@@ -47,6 +47,11 @@ _PATCH_OPS = {"Add": "wrote", "Update": "edited", "Delete": "deleted"}
 _SHELL_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more"})
 _SHELL_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg"})
 _SHELL_PROGRAMS = _SHELL_READERS | _SHELL_SEARCHES | {"sed", "git"}
+_SED_VALUED = frozenset("efl")
+"""sed's short options that take a value (``-e SCRIPT``, ``-f SCRIPT-FILE``, ``-l N``)."""
+_SED_LONG_VALUED = frozenset({"--expression", "--file", "--line-length"})
+_BSD_SUFFIX = re.compile(r"\A(?:\.[^/]*)?\Z")
+"""BSD sed's ``-i`` backup suffix, a word of its own: ``-i .bak``, or ``-i ''`` for none."""
 _GIT_SHOWN = re.compile(r"\A[^-:][^:]*:(?P<path>[^:]+)\Z")
 """``git show REV:PATH``'s operand: the file as that revision has it."""
 _SEARCH_VALUED = frozenset(
@@ -303,10 +308,9 @@ def _without_heredoc_bodies(command: str) -> str:
 def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:
     program, args = words[0], words[1:]
     if program == "sed" and args:
-        in_place = any(a.startswith("-i") for a in args)
+        operands, in_place = _sed_files(args)
         if not in_place and "-n" not in args:
             return
-        operands = [a for a in args if not a.startswith("-")][1:]
         kind = "edited" if in_place else "read"
     elif program in _SHELL_READERS:
         operands = [a for a in args if not a.startswith("-") and not a.isdigit()]
@@ -324,6 +328,33 @@ def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:
     for path in files:
         single = len(files) == 1 and kind == "read" and result_text
         yield FileOp(path, kind, lines(line_count(result_text)) if single else "")
+
+
+def _sed_files(args: list[str]) -> tuple[list[str], bool]:
+    """The files a sed command reads, and whether it edits them in place. GNU sed's synopsis is
+    ``sed [OPTION]... {script-only-if-no-other-script} [input-file]...``: the first operand is
+    the script unless ``-e``/``--expression``/``-f``/``--file`` gave one, and an option's value
+    (``-e 's/a\\./b./g'``, ``-l 80``) is no file. BSD sed's ``-i`` takes its backup suffix as
+    the next word (``sed -i '' -e …``, ``-i .bak``); GNU's ``-i[SUFFIX]`` has it attached."""
+    operands: list[str] = []
+    scripted = False
+    skip = False
+    for index, arg in enumerate(args):
+        valued = next((i for i, c in enumerate(arg) if c in _SED_VALUED), 0)
+        if skip or arg == "--":
+            skip = False
+        elif arg == "-" or not arg.startswith("-") or "--" in args[:index]:
+            operands.append(arg)
+        elif arg.startswith("--"):
+            scripted = scripted or arg.startswith(("--expression", "--file"))
+            skip = arg in _SED_LONG_VALUED
+        elif arg == "-i":
+            skip = index + 1 < len(args) and _BSD_SUFFIX.match(args[index + 1]) is not None
+        elif valued and not arg.startswith("-i"):
+            scripted = scripted or arg[valued] in "ef"
+            skip = valued == len(arg) - 1
+    in_place = any(a.startswith(("-i", "--in-place")) for a in args)
+    return (operands if scripted else operands[1:]), in_place
 
 
 def _search_operands(args: list[str]) -> list[str]:

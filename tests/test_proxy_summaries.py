@@ -4,6 +4,7 @@ proxy is forwarded unmanaged (the recursion guard)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,42 +56,36 @@ def summarizing(url: str, tmp_path: Path, api: SummaryApiChoice) -> ProxyConfig:
     )
 
 
+def deploy_all(url: str, output: Callable[[int], str]) -> list[Any]:
+    """Drive the scripted deployer through the proxy at ``url`` with the real Anthropic SDK until
+    it stops calling tools; module ``n``'s Deploy call returns ``output(n)``. The conversation."""
+    client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
+    tools = [
+        {"name": "Deploy", "description": "Deploy a module", "input_schema": {"type": "object"}}
+    ]
+    messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
+    while True:
+        reply = client.messages.create(model="m", max_tokens=100, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": [b.model_dump() for b in reply.content]})
+        uses = [b for b in reply.content if b.type == "tool_use"]
+        if not uses:
+            return messages
+        result = [
+            {"type": "tool_result", "tool_use_id": u.id, "content": output(int(u.id[5:]))}
+            for u in uses
+        ]
+        messages.append({"role": "user", "content": result})
+
+
 def test_upstream_model_writes_the_summaries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.setenv("CONTEXTWARDEN_SUMMARY_API_KEY", "sk-summary-key")
-    tools = [
-        {"name": "Deploy", "description": "Deploy a module", "input_schema": {"type": "object"}}
-    ]
     with upstream(deployer) as api:
         config = summarizing(api.url, tmp_path, "anthropic")
         with proxy_server(config) as url:
-            client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
-            messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
-            while True:
-                reply = client.messages.create(
-                    model="m", max_tokens=100, tools=tools, messages=messages
-                )
-                messages.append(
-                    {"role": "assistant", "content": [b.model_dump() for b in reply.content]}
-                )
-                uses = [b for b in reply.content if b.type == "tool_use"]
-                if not uses:
-                    break
-                messages.append(
-                    {
-                        "role": "user",
-                        "content": [
-                            {
-                                "type": "tool_result",
-                                "tool_use_id": u.id,
-                                "content": file_text(int(u.id[5:])),
-                            }
-                            for u in uses
-                        ],
-                    }
-                )
+            messages = deploy_all(url, file_text)
             guarded = httpx.post(
                 f"{url}/v1/messages",
                 headers={QUERY_SOURCE_HEADER: "compact"},
@@ -181,32 +176,9 @@ def test_an_upstream_summary_that_never_saves_tokens_backs_off_and_never_opens_t
             return text("Deployed.")
         return tool_call("Deploy", f"call_{step}", module=f"m{step}")
 
-    tools = [
-        {"name": "Deploy", "description": "Deploy a module", "input_schema": {"type": "object"}}
-    ]
     with upstream(copier) as api:
         with proxy_server(summarizing(api.url, tmp_path, "anthropic")) as url:
-            client = opened(anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0))
-            messages: list[Any] = [{"role": "user", "content": "Deploy every module."}]
-            while True:
-                reply = client.messages.create(
-                    model="m", max_tokens=100, tools=tools, messages=messages
-                )
-                messages.append(
-                    {"role": "assistant", "content": [b.model_dump() for b in reply.content]}
-                )
-                uses = [b for b in reply.content if b.type == "tool_use"]
-                if not uses:
-                    break
-                result = [
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": u.id,
-                        "content": file_text(int(u.id[5:]))[:800],
-                    }
-                    for u in uses
-                ]
-                messages.append({"role": "user", "content": result})
+            deploy_all(url, lambda n: file_text(n)[:800])
     policy = ContextPolicy(context_window=WINDOW)
     managed = [b for at, _, b in api.requests if at == "/v1/messages" and "tools" in b]
     for body in managed:

@@ -116,8 +116,8 @@ def says_more(label: str, header: str) -> bool:
     """Whether most of ``label``'s words are not ``header``'s: rustc often labels the code with
     its header's own words (``cannot find type `X` in this scope`` over ``not found in this
     scope``), which a summary need not say twice."""
-    words = label.split()
-    new = [word for word in words if word not in set(header.split())]
+    words, said = label.split(), set(header.split())
+    new = [word for word in words if word not in said]
     return len(new) * 2 > len(words)
 
 

@@ -21,6 +21,7 @@
     python benchmarks/build_fresh_corpus.py --set 20 MIRRORS OUT   # the twentieth, blind set
     python benchmarks/build_fresh_corpus.py --set 21 MIRRORS OUT   # the twenty-first, blind set
     python benchmarks/build_fresh_corpus.py --set 22 MIRRORS OUT   # the twenty-second, blind set
+    python benchmarks/build_fresh_corpus.py --set 23 MIRRORS OUT   # the twenty-third, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -44,7 +45,9 @@ and Codex sessions of a sync design, a footer widget, a VS Code tree split, a ho
 a playbook-driven read model on Entire checkpoint branches, and set 21's Claude Code sessions of a
 book manuscript written in Japanese and of a CLI's roadmap work on Entire checkpoint branches, and
 set 22's Codex and OpenCode sessions of an eval framework's questions, results layout and checkpoint
-settings, a webview's tool cards and a deploy tool's refocus on Entire checkpoint branches),
+settings, a webview's tool cards and a deploy tool's refocus on Entire checkpoint branches, and
+set 23's Claude Code sessions of failing tests, a sandbox git-auth fix, an upload race, a starved
+thread pool and a lint and type-check clean-up on Entire checkpoint branches),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -57,8 +60,9 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes14/`` (set 14), ``benchmarks/fresh_probes15/`` (set 15),
 ``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17),
 ``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19),
-``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21) and
-``benchmarks/fresh_probes22/`` (set 22); the README of each says where its sessions come from.
+``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21),
+``benchmarks/fresh_probes22/`` (set 22) and ``benchmarks/fresh_probes23/`` (set 23); the README
+of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -630,6 +634,28 @@ SET22 = tuple(
     checkpoint(repository, commit, folder, sha, agent)
     for (repository, commit), agent, folder, sha in SET22_CHECKPOINTS
 )
+# Set 23 (issue #26's twenty-third, blind set): repositories none of sets 1-22 used and sessions
+# with real failures (failing vitest, pytest, ruff and mypy runs, tracebacks), each the full.jsonl
+# of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI pushes, read at that branch's
+# tip: Claude Code repairing a sandbox orchestrator's PR test and its agents' git push on
+# theogbrand/napoli-matcha (Apache-2.0, its LICENSE, added on 2026-02-17 by a commit that carries
+# checkpoint 085de903e0fb), and Claude Code diagnosing a PDF upload race and a starved thread pool,
+# then taking a monorepo's ruff, mypy and pytest to zero errors, on ElixirTrials/medgemma-hackathon
+# (Apache-2.0, its LICENSE, "Copyright 2025 ElixirTrials", added after this branch tip).
+NAPOLI = ("theogbrand/napoli-matcha", "4d6a0100bc8ba12d3e347d7417049bdf03dc63f0")
+MEDGEMMA = ("ElixirTrials/medgemma-hackathon", "68bbfa7f7f9a71ec4b2a39ae2efb8c35f24293a6")
+SET23_CHECKPOINTS = (
+    (NAPOLI, "08/5de903e0fb/2", "268ae9bf30a35f1f2431c647fe105f76163f37f89dff68c62fe177d94c01a6dd"),
+    (NAPOLI, "08/5de903e0fb/1", "e2383a44342b2a60c323a9ae6e7af57ed6961b6f716f82125589c3328c4edc55"),
+    (MEDGEMMA, "bb/2f46f05975/8",
+     "66c9fccf9d7a7789befee37a5d7d59f05047ad9ba7db18e72983649d6ce0c48d"),
+    (MEDGEMMA, "bb/2f46f05975/4",
+     "50a20ba715fb3d7bf6eaf9d145817be692abfb64614c997af8020ba964f34d56"),
+)  # fmt: skip
+SET23 = tuple(
+    checkpoint(repository, commit, folder, sha)
+    for (repository, commit), folder, sha in SET23_CHECKPOINTS
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -652,6 +678,7 @@ SETS = {
     20: SET20,
     21: SET21,
     22: SET22,
+    23: SET23,
 }
 
 

@@ -22,6 +22,7 @@
     python benchmarks/build_fresh_corpus.py --set 21 MIRRORS OUT   # the twenty-first, blind set
     python benchmarks/build_fresh_corpus.py --set 22 MIRRORS OUT   # the twenty-second, blind set
     python benchmarks/build_fresh_corpus.py --set 23 MIRRORS OUT   # the twenty-third, blind set
+    python benchmarks/build_fresh_corpus.py --set 24 MIRRORS OUT   # the twenty-fourth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -47,7 +48,10 @@ book manuscript written in Japanese and of a CLI's roadmap work on Entire checkp
 set 22's Codex and OpenCode sessions of an eval framework's questions, results layout and checkpoint
 settings, a webview's tool cards and a deploy tool's refocus on Entire checkpoint branches, and
 set 23's Claude Code sessions of failing tests, a sandbox git-auth fix, an upload race, a starved
-thread pool and a lint and type-check clean-up on Entire checkpoint branches),
+thread pool and a lint and type-check clean-up on Entire checkpoint branches, and set 24's Codex
+and OpenCode sessions of a config rename merged through a rebase, a session-selection contract, a
+legacy-flow removal and a dashboard prototype on Entire checkpoint branches, with two native Gemini
+CLI sessions of desktop administration its user committed),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -61,7 +65,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17),
 ``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19),
 ``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21),
-``benchmarks/fresh_probes22/`` (set 22) and ``benchmarks/fresh_probes23/`` (set 23); the README
+``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23) and
+``benchmarks/fresh_probes24/`` (set 24); the README
 of each says where its sessions come from.
 """
 
@@ -656,6 +661,42 @@ SET23 = tuple(
     checkpoint(repository, commit, folder, sha)
     for (repository, commit), folder, sha in SET23_CHECKPOINTS
 )
+# Set 24 (issue #26's twenty-fourth, blind set): agents other than Claude Code only, sessions none
+# of sets 1-23 took (no session id of theirs), with failing builds, tests, linters and commands.
+# Four are the full.jsonl of a checkpoint on the entire/checkpoints/v1 branch the Entire CLI pushes,
+# read at that branch's tip: Codex renaming an eval option to max_concurrency and merging it through
+# a conflicted rebase on EntityProcess/agentv (MIT, LICENSE), Codex scoping a VS Code extension's
+# session details to one checkpoint entry and one session id on savekirk/session-bridge (MIT,
+# LICENSE.md), OpenCode removing a deploy tool's legacy prompt flow and Node 14 on dayhaysoos/nimbus
+# (MIT as its README says; no licence file) and OpenCode run by a playbook building an
+# orchestration dashboard on eitatech/gatomia-vscode (MIT, LICENSE). Two are native Gemini CLI
+# session files (``{sessionId, projectHash, messages}``) a user committed, redacted, to
+# mischa-thisness/M-Gemini (CC0-1.0, LICENSE), read at its newest snapshot: installing and removing
+# a laptop's fan and LED drivers on Arch Linux, and a desktop-wide dark/light theme toggle.
+M_GEMINI = ("mischa-thisness/M-Gemini", "3bad8d462ef0a93165eb373a44f09a77910e5ecd")
+SET24_CHECKPOINTS = (
+    (AGENTV, "codex", "96/eca76f596a/0",
+     "04eea494aa2e956147d9177e51acc3926aa29b8153cd186625de18a5973709ed"),
+    (SESSION_BRIDGE, "codex", "22/0ab22aaa68/0",
+     "016cfd19b827573f15b8341865f0f8144267144af7949cc17fb03b21a16b18a6"),
+    (NIMBUS, "opencode", "5c/64e86a2232/0",
+     "907941dbf2e712ac8378721b04310c85872be3d7bdb923ea2d1662ec9cce49ec"),
+    (GATOMIA, "opencode", "0f/1be78a364c/1",
+     "c786cab3bf2eb03585cf2d8490c97a9d2a44465fa117f7261b3d7a4db0ca7806"),
+)  # fmt: skip
+SET24_SESSIONS = (
+    ("Archives/session-2026-01-01T03-48-e0af73a9.json",
+     "7faf39d707180c5418f6e8c4fa08bd00afa2f7ad4a8357b9da6c61e1266a2dbc"),
+    ("Archives/session-2025-12-30T01-31-271ace30.json",
+     "44b409db4bc295851137a26fdaee957004f380f40b0a87069d7f3c8572b81e12"),
+)  # fmt: skip
+SET24 = (
+    *(
+        checkpoint(repository, commit, folder, sha, agent)
+        for (repository, commit), agent, folder, sha in SET24_CHECKPOINTS
+    ),
+    *(committed(*M_GEMINI, path, sha, "gemini-cli") for path, sha in SET24_SESSIONS),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -679,6 +720,7 @@ SETS = {
     21: SET21,
     22: SET22,
     23: SET23,
+    24: SET24,
 }
 
 

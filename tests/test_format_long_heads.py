@@ -186,7 +186,10 @@ def test_the_condensed_head_keeps_every_key_whatever_the_chunks(
     """Escapes cut by a chunk's end, or by the kept length, never leave invalid JSON."""
     monkeypatch.setattr(sniffing, "CHUNK_BYTES", chunk)
     monkeypatch.setattr(sniffing, "KEPT_CHARS", 5)
-    document: dict[str, Any] = {'q\\"': ['x\\"\u00e9\U0001f680\\u0041' * 4, {"k": "\\\\" * 9}], "z": 1}
+    document: dict[str, Any] = {
+        'q\\"': ['x\\"\u00e9\U0001f680\\u0041' * 4, {"k": "\\\\" * 9}],
+        "z": 1,
+    }
     path = tmp_path / "doc.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     condensed = json.loads(sniffing.condensed_head(path))

@@ -6,13 +6,19 @@ sniffer knew), in one process, with the same sniffers.
     CONTEXTWARDEN_DATA=DATA python benchmarks/bench_detect.py [--repeat 5]
 
 Prints the total and the slowest file's time each way (best of ``--repeat`` runs), how many
-files took the condensed head, and any file the two ways tell differently.
+files took the condensed head, and any file the two ways tell differently; then the time
+``detect_format`` takes on two files whose first value is bigger than the head: a Codex rollout
+whose ``session_meta`` carries ``--mb`` MB of instructions (told on the condensed head), and a
+JSON document of no known format holding one string of that size (refused after reading at most
+``LONG_HEAD_BYTES``: the worst case).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +27,7 @@ from contextwarden.errors import FormatError
 from contextwarden.formats import FORMATS, SNIFF_BYTES, _module, detect_format
 from contextwarden.formats.sniffing import sniffed_heads
 
+MB = 1_000_000
 SUFFIXES = {".jsonl", ".json", ".traj", ".md", ".db"}
 TESTS_DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 SHARED_TEXT = "text"
@@ -61,9 +68,32 @@ def _best(path: Path, detect: Callable[[Path], str], repeat: int) -> tuple[float
     return min(times), name
 
 
+def _big_first_values(folder: Path, mb: int) -> dict[str, Path]:
+    text = 'Follow the repository\'s AGENTS.md; quote "paths" as C:\\x does.\n' * (mb * MB // 64)
+    meta = {"id": "019c", "cwd": "/repo", "originator": "codex_cli_rs", "instructions": text}
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": meta},
+        {
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "fix the build"}],
+            },
+        },
+    ]
+    rollout = folder / "rollout.jsonl"
+    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    unknown = folder / "notes.json"
+    unknown.write_text(json.dumps({"notes": text * 8}), encoding="utf-8")
+    return {"codex rollout": rollout, "unknown document": unknown}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--mb", type=int, default=8)
     args = parser.parse_args()
     files = _files()
     for name in FORMATS:  # imports out of the timings
@@ -87,6 +117,11 @@ def main() -> None:
     print(f"heads cut inside the first value: {condensed}; told differently: {len(differ)}")
     for line in differ:
         print("  " + line)
+    with tempfile.TemporaryDirectory() as folder:
+        for what, path in _big_first_values(Path(folder), args.mb).items():
+            seconds, name = _best(path, _detected, args.repeat)
+            size = path.stat().st_size / MB
+            print(f"{what} ({size:.0f} MB): {seconds * 1e3:.1f} ms, told: {name}")
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ class _Condenser:
                 self.in_string, self.kept, pos = quote >= 0, 0, end
                 continue
             end = _STRING_BODY.match(text, pos).end()  # type: ignore[union-attr]
-            self._keep(text[pos:end])
+            self._keep(text[pos : min(end, pos + KEPT_CHARS)])  # no copy of a long text
             if end == len(text) or text[end] == "\\":  # the string goes on in the next chunk
                 self.rest = text[end:]
                 break
@@ -110,6 +110,8 @@ class _Condenser:
         return sum(len(piece) for piece in self.out[before:])
 
     def _keep(self, body: str) -> None:
+        """Add the string's ``body`` (its next characters) while fewer than ``KEPT_CHARS``
+        of it are kept."""
         room = KEPT_CHARS - self.kept
         if room <= 0:
             return

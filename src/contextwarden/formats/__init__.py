@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from contextwarden.errors import FormatError
+from contextwarden.formats.sniffing import SNIFF_BYTES, sniffed_heads
 from contextwarden.loadreport import LoadIssue, LoadReport
 
 if TYPE_CHECKING:
@@ -46,11 +47,13 @@ FORMATS: dict[str, str] = {
     "anthropic": "contextwarden.formats.anthropic_file",
     "aider": "contextwarden.formats.aider",
 }
-SNIFF_BYTES = 256 * 1024
+REQUEST_BODIES = frozenset({"gemini", "openai", "anthropic"})
+"""Formats told by loose content (roles, parts, block types) that agents' own records hold too:
+on a head cut inside the first value their yes is a guess, asked again of the condensed head."""
 MOSTLY_UNREADABLE = 0.5
 """``load`` refuses a file when more than this share of its records is not of the format."""
 
-__all__ = ["FORMATS", "LoadIssue", "LoadReport", "detect_format", "load"]
+__all__ = ["FORMATS", "SNIFF_BYTES", "LoadIssue", "LoadReport", "detect_format", "load"]
 
 
 def _module(name: str) -> ModuleType:
@@ -61,13 +64,20 @@ def _module(name: str) -> ModuleType:
 
 
 def detect_format(path: str | Path) -> str:
-    """The name of the format ``path`` is in, or FormatError when no loader recognises it."""
+    """The name of the format ``path`` is in, or FormatError when no loader recognises it.
+
+    A file whose head is cut inside its first value is shown again condensed (``sniffing``)
+    when no loader knew the head, or only a request body's loose content matched it: the
+    condensed head's answer is then the better informed one."""
     file = Path(path)
-    with file.open("rb") as fh:
-        head = fh.read(SNIFF_BYTES).decode("utf-8", errors="replace")
-    for name in FORMATS:
-        if _module(name).sniff(file, head):
-            return name
+    guess = None
+    for head in sniffed_heads(file):
+        told = next((name for name in FORMATS if _module(name).sniff(file, head)), None)
+        if told is not None and told not in REQUEST_BODIES:
+            return told
+        guess = told or guess
+    if guess is not None:
+        return guess
     raise FormatError(
         "could not tell the format: no loader recognises this file; name one with --format "
         "(format= in Python): " + ", ".join(FORMATS),

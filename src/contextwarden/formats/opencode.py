@@ -63,20 +63,17 @@ MS_PER_SECOND = 1000
 _STOPPED_NOTE = re.compile(r"<(shell_metadata|bash_metadata|metadata)>\n(.*?)\n</\1>\s*\Z", re.S)
 """The note OpenCode's shell tool closes an output with when it stopped the command."""
 _STOPPED_LINES = ("User aborted the command", "terminated command after exceeding timeout")
-_MESSAGES_OPEN = re.compile(r'"messages"\s*:\s*\[\s*\{\s*"info"\s*:')
-"""An export's message list, opening with its first record's ``info``."""
 
 
 def sniff(path: Path, head: str) -> bool:
     """True for an export: a session ``info`` (``ses_`` id), then ``messages`` of ``{info, parts}``.
 
     The first message's own ``info`` may come before its ``parts`` and hold the files it changed
-    (``summary.diffs``, whole file texts), so its ``parts`` can lie past the sniffed head: a
-    ``messages`` list opening with a record's ``info`` says the same.
+    (``summary.diffs``, whole file texts); the head detection shows then has those texts cut
+    short, so the ``parts`` are in it.
     """
     start = head.lstrip()[:4096]
-    shaped = '"parts"' in head or _MESSAGES_OPEN.search(head) is not None
-    return start[:1] == "{" and '"info"' in start and '"ses_' in start and shaped
+    return start[:1] == "{" and '"info"' in start and '"ses_' in start and '"parts"' in head
 
 
 def read(

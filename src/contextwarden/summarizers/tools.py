@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from contextwarden.model import ToolUseBlock, thaw
+from contextwarden.summarizers.shell_syntax import pipeline_heads, shell_words
 from contextwarden.toolnames import (
     base_name,
     canonical,
@@ -85,9 +86,6 @@ _SEARCH_VALUED = frozenset(
 )
 """Options of grep and ripgrep whose value is the next word (``-A 20``, ``-g '*.py'``)."""
 _SHELL_META = re.compile(r"[*?$`<>|;&(){}\[\]]")
-_HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][\w-]*)(?P=quote)")
-"""A here-document's redirection (``<<'EOF'``, ``<<-END``): the lines after its command, up to
-the word alone on a line, are the command's input, not commands."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +263,8 @@ def _patch_ops(patch: str) -> Iterator[FileOp]:
 def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
     """File paths from the obvious shell forms only.
 
-    Each ``&&``/``||``/``;``/newline-separated part, before any pipe, is read when it is
+    Each ``&&``/``||``/``;``/newline-separated part, before any pipe, is read (split as the
+    shell does, ``shell_syntax``: ``sed -i 's|a|b|' f.txt`` is one command) when it is
     ``cat|head|tail|nl|less|more FILE…`` (read), ``sed -n 'X' FILE`` (read), ``sed -i … FILE``
     (edited), ``cat > FILE`` / ``cat >> FILE`` (wrote, a heredoc), ``git show REV:FILE`` (read:
     that revision's file) or ``grep|rg PATTERN FILE…``
@@ -273,11 +272,11 @@ def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
     folder searched is no file touched). Operands that hold shell syntax (globs, variables,
     substitutions) are skipped: their real path is unknown.
     """
-    for part in re.split(r"&&|\|\||;|\n", _without_heredoc_bodies(command)):
+    for part in pipeline_heads(command):
         head = part.split(None, 1)
         if not head or head[0] not in _SHELL_PROGRAMS:
             continue  # shlex is slow; split only the parts that can name a file
-        words = _words(part.split("|", 1)[0])
+        words = shell_words(part)
         if not words:
             continue
         if words[0] == "cat" and len(words) >= 3 and words[1] in (">", ">>"):
@@ -285,24 +284,6 @@ def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
                 yield FileOp(words[2], "wrote")
             continue
         yield from _shell_reads(words, result_text)
-
-
-def _without_heredoc_bodies(command: str) -> str:
-    """``command`` without the lines its here-documents feed a program: a Python script's
-    ``head = …`` or ``tail -3`` line is no ``head`` or ``tail`` command reading a file named
-    ``=`` or ``-3``."""
-    lines: list[str] = []
-    pending: list[tuple[str, bool]] = []  # each open here-document's word, and ``<<-``
-    for line in command.split("\n"):
-        if pending:
-            word, dash = pending[0]
-            ending = line.rstrip("\r")
-            if (ending.lstrip("\t") if dash else ending) == word:
-                pending.pop(0)
-            continue
-        lines.append(line)
-        pending.extend((m["word"], m["dash"] == "-") for m in _HEREDOC.finditer(line))
-    return "\n".join(lines)
 
 
 def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:
@@ -375,13 +356,6 @@ def _search_operands(args: list[str]) -> list[str]:
         else:
             operands.append(arg)
     return operands if pattern_given else operands[1:]
-
-
-def _words(part: str) -> list[str]:
-    try:
-        return shlex.split(part, comments=False, posix=True)
-    except ValueError:
-        return []
 
 
 def todo_items(block: ToolUseBlock) -> tuple[TodoItem, ...] | None:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from contextwarden.summarizers.browser_log import browser_logged
+from contextwarden.summarizers.os_errors import OS_ERRORS
 from contextwarden.summarizers.toolchain_marks import (
     GO_LOCATED,
     RUST_PANIC,
@@ -54,21 +55,6 @@ uncaught error as Node.js prints it when it carries a code (``Error [ERR_MODULE_
 Cannot find package 'x'``, esbuild's ``Error [TransformError]:``; the Node.js "Errors" page), and
 Jest's heading of an error in its configuration (jest-validate's ``● Validation Error:``, its
 message on the next line: ``Watch plugin x cannot be found.``), after which no test ran."""
-_OS_ERRORS = (
-    # POSIX strerror, as C, Go, Python and the shells print it, and its common translations
-    r"No such file or directory|Permission denied|Operation not permitted|Is a directory"
-    r"|Not a directory|Directory not empty|File exists|Connection refused|Address already in use"
-    r"|command not found|Text file busy|Datei oder Verzeichnis nicht gefunden|Keine Berechtigung"
-    r"|Aucun fichier ou dossier de ce type|Permission non accordée"
-    r"|No existe el archivo o el directorio|Permiso denegado"
-    r"|Нет такого файла или каталога|Отказано в доступе|没有那个文件或目录|权限不够"
-    # Win32 FormatMessage texts (and their German and French forms)
-    r"|The system cannot find the (?:file|path) specified|Access is denied"
-    r"|The process cannot access the file\b|The directory name is invalid"
-    r"|The filename, directory name, or volume label syntax is incorrect"
-    r"|Das System kann die angegebene (?:Datei|Pfad) nicht finden|Zugriff verweigert"
-    r"|Le fichier spécifié est introuvable|Accès refusé"
-)
 TELLING = re.compile(
     r"^\s*(?:"
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
@@ -104,7 +90,7 @@ TELLING = re.compile(
     r")"
     r"|\bundefined reference to\b"  # GNU ld
     r"|\bis not recognized as (?:an internal or external command|(?:the|a) name of a cmdlet)"
-    rf"|: (?:{_OS_ERRORS})\b",  # cp: cannot stat 'x': No such file or directory
+    rf"|: (?:{OS_ERRORS})\b",  # cp: cannot stat 'x': No such file or directory
     re.M,
 )
 """A line that names what failed and where: most telling of all."""

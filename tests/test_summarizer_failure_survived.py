@@ -3,7 +3,8 @@ when the shell could not run one of its words, or when the output ends in a whol
 traceback a script printed (``traceback.print_exc()``) before exiting 0. Outputs are written for
 these tests in the documented wording of bash (``bash: line N: X: command not found``, the Bash
 Reference Manual's "Command Search and Execution"), dash (``sh: 1: X: not found``), zsh
-(``zsh:1: command not found: X``; ``(eval):1:`` when run through ``eval``) and CPython's
+(``zsh:1: command not found: X``, ``zsh:1: no matches found: x*`` under its default ``NOMATCH``
+option; ``(eval):1:`` when run through ``eval``), bash's ``failglob`` and CPython's
 ``traceback`` module, in the framing mini-swe-agent, Codex and Claude Code give a command's
 result; outputs that merely show such text, or an error handled and gone past, must stay no
 failure."""
@@ -58,6 +59,22 @@ PRINTED_TRACEBACK = (
             "Exit code: 0\nsh: 1: pyton: not found\ndone",
             "sh: 1: pyton: not found",
         ),
+        (  # zsh's NOMATCH: the glob matched nothing, so rg never ran; head's exit 0 is shown
+            "rg -n 'contextualTitle' node_modules/@types node_modules/vscode* | head -n 60",
+            "Exit code: 0\nWall time: 0 seconds\nOutput:\nzsh:1: no matches found: "
+            "node_modules/vscode*\n",
+            "zsh:1: no matches found: node_modules/vscode*",
+        ),
+        (  # the same through eval, the glob an unquoted option's value
+            'grep -rln "GitID" --include=*.go . | grep -v _test.go | head -30',
+            "(eval):1: no matches found: --include=*.go",
+            "(eval):1: no matches found: --include=*.go",
+        ),
+        (  # bash under failglob
+            "ls src/*.rs",
+            "Exit code: 0\nbash: no match: src/*.rs",
+            "bash: no match: src/*.rs",
+        ),
         (
             "python repro.py",
             PRINTED_TRACEBACK,
@@ -91,6 +108,10 @@ def test_a_failure_the_command_line_survived(command: str, text: str, excerpt: s
             "Exit code: 0\nci/build.log:88:bash: line 1: jq: command not found",
         ),
         ("cat ci/build.log", "Exit code: 0\nbash: line 1: jq: command not found\nBuild done"),
+        (  # a file shown that quotes zsh's line for a glob the command does not hold
+            "cat docs/shell.md",
+            "Exit code: 0\nzsh:1: no matches found: *.go\n",
+        ),
         (  # a step the line handles: the alternative ran
             "gawk --version || awk --version",
             "Exit code: 0\n(eval):1: command not found: gawk\nawk version 20200816",

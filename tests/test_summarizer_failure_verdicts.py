@@ -83,6 +83,28 @@ def test_a_jest_configuration_error_is_a_failure_without_an_exit_code() -> None:
     assert "Watch plugin jest-watch-typeahead/filename cannot be found." in excerpt
 
 
+# jest-config's error for a project with two configurations (resolveConfigPath's message)
+JEST_TWO_CONFIGS = (
+    "> web@1.0.0 test\n> jest src/app.test.ts\n\n"
+    "\u25cf Multiple configurations found:\n\n"
+    "    * /home/dev/web/jest.config.js\n"
+    "    * `jest` key in /home/dev/web/package.json\n\n"
+    "  Implicit config resolution does not allow multiple configuration files.\n"
+    "  Either remove unused config files or select one explicitly with `--config`.\n\n"
+    "  Configuration Documentation:\n  https://jestjs.io/docs/configuration\n"
+)
+
+
+def test_two_jest_configurations_are_a_failure_that_says_why() -> None:
+    """No test ran: the heading with the first file it found, then the message under the list,
+    whose words (``does not allow``) say what failed."""
+    call = ToolUseBlock("text-call-9-0", "run_terminal_cmd", {"command": "npm test"})
+    assert failure_lines(call, ToolResultBlock(call.id, JEST_TWO_CONFIGS), 4) == (
+        "\u25cf Multiple configurations found: * /home/dev/web/jest.config.js",
+        "Implicit config resolution does not allow multiple configuration files.",
+    )
+
+
 def test_a_jest_configuration_warning_is_not_a_failure() -> None:
     assert failure_excerpt(JEST_WARNING, is_error=False, shell=True, command="npm test") is None
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from contextwarden.summarizers.browser_log import browser_logged
+from contextwarden.summarizers.os_errors import OS_ERRORS
 from contextwarden.summarizers.toolchain_marks import (
     GO_LOCATED,
     RUST_PANIC,
@@ -43,6 +44,7 @@ ERROR_LINE = re.compile(
     r"|(?:PHP )?(?:Parse|Fatal|Runtime) error: "
     r"|\s?\u2a2f "  # Next.js and Turbopack mark an error line with U+2A2F
     r"|\s*\u25cf (?:\w+ )*Error:"  # Jest's config errors: "● Validation Error:" (jest-validate)
+    r"|\s*\u25cf Multiple configurations found:"  # … and jest-config's, its paths listed under it
     # a CLI's own message for what it was doing when it failed, the way Node's
     # console.error("Error starting session:", err) prints it: "Error reading tasks file: ENOENT…"
     r"|Error [a-z]+ing\b[^:\n]{0,80}?: \S"
@@ -53,22 +55,9 @@ ERROR_LINE = re.compile(
 uncaught error as Node.js prints it when it carries a code (``Error [ERR_MODULE_NOT_FOUND]:
 Cannot find package 'x'``, esbuild's ``Error [TransformError]:``; the Node.js "Errors" page), and
 Jest's heading of an error in its configuration (jest-validate's ``● Validation Error:``, its
-message on the next line: ``Watch plugin x cannot be found.``), after which no test ran."""
-_OS_ERRORS = (
-    # POSIX strerror, as C, Go, Python and the shells print it, and its common translations
-    r"No such file or directory|Permission denied|Operation not permitted|Is a directory"
-    r"|Not a directory|Directory not empty|File exists|Connection refused|Address already in use"
-    r"|command not found|Text file busy|Datei oder Verzeichnis nicht gefunden|Keine Berechtigung"
-    r"|Aucun fichier ou dossier de ce type|Permission non accordée"
-    r"|No existe el archivo o el directorio|Permiso denegado"
-    r"|Нет такого файла или каталога|Отказано в доступе|没有那个文件或目录|权限不够"
-    # Win32 FormatMessage texts (and their German and French forms)
-    r"|The system cannot find the (?:file|path) specified|Access is denied"
-    r"|The process cannot access the file\b|The directory name is invalid"
-    r"|The filename, directory name, or volume label syntax is incorrect"
-    r"|Das System kann die angegebene (?:Datei|Pfad) nicht finden|Zugriff verweigert"
-    r"|Le fichier spécifié est introuvable|Accès refusé"
-)
+message on the next line: ``Watch plugin x cannot be found.``; jest-config's ``● Multiple
+configurations found:`` over the files it found, then ``Implicit config resolution does not
+allow multiple configuration files.``, exit code 1), after which no test ran."""
 TELLING = re.compile(
     r"^\s*(?:"
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
@@ -104,7 +93,7 @@ TELLING = re.compile(
     r")"
     r"|\bundefined reference to\b"  # GNU ld
     r"|\bis not recognized as (?:an internal or external command|(?:the|a) name of a cmdlet)"
-    rf"|: (?:{_OS_ERRORS})\b",  # cp: cannot stat 'x': No such file or directory
+    rf"|: (?:{OS_ERRORS})\b",  # cp: cannot stat 'x': No such file or directory
     re.M,
 )
 """A line that names what failed and where: most telling of all."""
@@ -167,10 +156,12 @@ _NAMED_ERROR = re.compile(r"^\s*(?:E {2,})?[A-Za-z_][\w.]*(?:Error|Exception)\b(
 """A line that opens with the class of the error raised, as Python, Java and JavaScript print
 it (``TypeError: …``, ``E   app.types.VoiceNotFoundError: zzz``)."""
 _TEST_TITLE = re.compile(
-    r"^\s*(?:\u25cf (?!Console\s*$)\S|\d+\) (?:\[[^\]]+\] \u203a )?\S+:\d+:\d+ \u203a )"
+    r"^\s*(?:\u25cf (?!Console\s*$|Multiple configurations found:)\S"
+    r"|\d+\) (?:\[[^\]]+\] \u203a )?\S+:\d+:\d+ \u203a )"
 )
 """Jest's and Vitest's title of a failed test or suite (``● Suite > does x``, the arrow
-U+203A; ``● Test suite failed to run``; ``● Console`` heads logged output), and Playwright's
+U+203A; ``● Test suite failed to run``; ``● Console`` heads logged output, jest-config's
+``● Multiple configurations found:`` the files it found), and Playwright's
 (``  1) [chromium] › tests/chat.spec.ts:66:7 › Chat › sends``, its list reporter): the first
 line under it says why."""  # noqa: RUF001
 _PS_CARET = re.compile(r"^\s*\+\s*~+\s*$")
@@ -202,7 +193,7 @@ _POINTER = re.compile(r"^\s*--> \S+?:\d+")
 ``  --> src/x.rs:3:5``."""
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
-    r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allowed"
+    r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allow(?:ed)?"
     r"|fehler|fehlgeschlagen|erreur|échec|échoué|ошибка|ошибки|не удалось)\b"
     r"|错误|錯誤|失败|失敗|エラー|오류|실패",  # no word boundary between CJK characters
     re.I,

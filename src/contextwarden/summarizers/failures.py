@@ -71,6 +71,7 @@ from contextwarden.summarizers.outputs import (
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.runner_reports import failing_tests
 from contextwarden.summarizers.sentences import clipped
+from contextwarden.summarizers.terminal_wrap import unwrapped
 from contextwarden.summarizers.toolchain_marks import clippy_warning, go_panicked_in
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
@@ -177,8 +178,9 @@ def failure_excerpt(
 
 def _as_printed(text: str) -> str:
     """``text`` as the program printed it: a JSON result read as its output
-    (``program_output``), colours and the stream a harness names before a line taken off."""
-    return STREAM_PREFIX.sub("", _ANSI.sub("", program_output(text)))
+    (``program_output``), colours and the stream a harness names before a line taken off, rows
+    a terminal broke at its width joined again (``terminal_wrap``)."""
+    return unwrapped(STREAM_PREFIX.sub("", _ANSI.sub("", program_output(text))))
 
 
 def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | None:

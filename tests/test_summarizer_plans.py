@@ -1,4 +1,5 @@
-"""Decisions in a plan the agent presents or writes down (``summarizers.plans``).
+"""Decisions in a plan the agent presents or writes down, or an issue it files
+(``summarizers.plans``).
 
 The calls are in the shapes the harnesses write: Claude Code's ``ExitPlanMode`` takes the plan as
 Markdown in ``{"plan": "..."}`` and answers "User has approved your plan." or, flagged an error,
@@ -64,3 +65,29 @@ def test_a_plan_written_to_copilots_session_folder_carries_its_decisions() -> No
     # a Markdown file of the project says what the file says, not what the agent chose
     project = Use("w1", "Write", {"file_path": "/repo/docs/plan.md", "content": PLAN})
     assert REASON not in decisions_of(project, ToolResultBlock("w1", "File created successfully"))
+
+
+ISSUE = (
+    "## Problem\n\nRunning the launcher inside tmux nests a second session in the first.\n\n"
+    "## Fix\n\nCheck `$TMUX` first: inside tmux, use `tmux switch-client` instead of\n"
+    "`tmux attach-session`.\n"
+)
+SWITCH = (
+    "Check `$TMUX` first: inside tmux, use `tmux switch-client` instead of `tmux attach-session`."
+)
+
+
+def test_an_issue_or_a_pull_request_the_agent_files_carries_its_decisions() -> None:
+    # Linear's MCP server names the text ``description``, GitHub's ``body`` (Claude Code's
+    # ``mcp__<server>__<tool>``, another harness's ``<server>-<tool>``).
+    filed = "Created issue DUAL-12: Nested tmux sessions"
+    for name, key in [
+        ("mcp__linear__create_issue", "description"),
+        ("github-create_pull_request", "body"),
+        ("mcp__gitlab__update_merge_request", "description"),
+    ]:
+        call = Use("i1", name, {"title": "Nested tmux sessions", key: ISSUE})
+        assert SWITCH in decisions_of(call, ToolResultBlock("i1", filed))
+    # a tool that only reads an issue says what someone else wrote
+    read = Use("i2", "mcp__linear__get_issue", {"id": "DUAL-12", "description": ISSUE})
+    assert SWITCH not in decisions_of(read, ToolResultBlock("i2", ISSUE))

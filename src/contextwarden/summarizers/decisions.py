@@ -24,7 +24,7 @@ findings without signal words too: a negation set against a clause ("`x` only do
 does B", "A doesn't do B — it does C"), a verdict on an option ("it's not fixable that way",
 "works end-to-end"), a number measured before and after ("from 47s to 2s"), a line labelled as
 the fix or the cause ("**Fix:** …", "Root cause: …"), and the lines under a heading that names
-one ("## Root cause").
+one ("## Root cause"). A question wonders, it has not concluded: it is none, whatever its words.
 """
 
 from __future__ import annotations
@@ -57,15 +57,19 @@ _REASONS = (
     r"|simplest|cleanest|safest|approach|the plan|go(?:ing)? (?:ahead )?with|switch(?:ed|ing)? to"
     r"|falls? back|fallback|quick fix|long-term|workaround|trade-?off|no need|not needed"
     r"|need to keep|constraint"
-    # Russian
+    # … a purpose, a choice ruled out, the option judged right or safer
+    r"|in order to|regardless|safer|the right (?:way|approach|fix|call|place)"
+    r"|should(?:n't| not)|we should"
+    # Russian ("а не": "X, not Y", the alternative ruled out)  # noqa: RUF003
     r"|потому что|так как|поэтому|из-за|вместо|решил\w*|решени\w*|лучше|не нужно|следует"
+    r"|а не"  # noqa: RUF001
     # Spanish, Portuguese
     r"|porque|ya que|debido a|en lugar de|en vez de|em vez de|ao invés de|decid\w*|mejor|melhor"
-    r"|para evitar"
+    r"|para evitar|más seguro|mais seguro"
     r"|por eso|por isso"
     # French, German
-    r"|parce que|puisque|au lieu de|plutôt que|décid\w*|pour éviter|weil|deshalb|daher|statt"
-    r"|anstatt"
+    r"|parce que|puisque|au lieu de|plutôt que|décid\w*|pour éviter|plus sûr|weil|deshalb|daher"
+    r"|statt|anstatt"
     r"|stattdessen|entschieden|besser"
 )
 _DIAGNOSES = (
@@ -80,6 +84,8 @@ _DIAGNOSES = (
     r"|(?:is|was|are|were) too (?:narrow|broad|strict|loose|early|late|small|large|short|long"
     r"|slow|old|new|many|few)|changed from\b"
     r"|(?:that|this|which) explains|explains? why|no longer|matches the symptoms?"
+    r"|causes|causing|(?:made|make) a mistake|mistaken(?:ly)?|not (?:quite )?right|unfortunately"
+    r"|too (?:broad|narrow|strict|loose)"
     # what the evidence shows: a conclusion drawn from what was just read
     r"|confirm(?:s|ed)? that|(?:this|which|that|it) confirms|suggest(?:s|ing)"
     r"|indicat(?:es|ing) that|it seems"
@@ -104,11 +110,11 @@ _WIDE_DIAGNOSES = (
     # a cause found, something missing, wrong or in conflict, what turned out to be so, what
     # the evidence shows ("shows", "confirms": 表明, 证实)
     r"原因|问题|導致|导致|問題|원인|문제|看起来|似乎|原来|发现|缺少|冲突|没有被|表明|证实"
-    r"|ようです|みたい|判明|バグ|競合|間違|不足|足りな|ことが分か|ことがわか|されていな"
+    r"|误|ようです|みたい|判明|バグ|競合|間違|誤|不足|足りな|ことが分か|ことがわか|されていな"
     r"|것 같|누락|충돌|잘못"
 )
 _DIRECTIVE = re.compile(
-    r"(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:\*\*)?"
+    r"(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:\*\*)?(?:(?:so|then),?\s+)?"
     r"(?:do not|don't|never|avoid|retain|keep|replace|remove|drop)\b",
     re.I,
 )
@@ -142,7 +148,7 @@ wedge to a 2s pass", "3.1s → 0.4s", "from 40% to 5%"); a bare range ("from 1 t
 one."""
 _LABELLED = re.compile(
     r"(?:[-*\u2022]\s+)?(?:\*\*|__)?(?:[^\W\d_]+[ -])?(?:cause|fix|decision|verdict|conclusion"
-    r"|diagnosis|solution|approach|strategy|choice)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
+    r"|diagnosis|solution|approach|strategy|choice|problem|issue)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
     re.I,
 )
 """A line the author labels as the cause or the choice ("**Fix:** new option that …", "Root
@@ -164,6 +170,8 @@ _BACK_REFERENCE = re.compile(
 """A sentence opening so ("That is no longer true") says nothing without the one before it; nor
 does one with no subject ("Must be handled in the writer, not the resolver"): it is the one
 before it that names what it is about."""
+_QUESTION_MARKS = ("?", "\uff1f")
+"""How a question ends (ASCII, and the full-width mark of Chinese and Japanese)."""
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
 _SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
 _LEAD = r"(?:(?:good|great|perfect|ok(?:ay)?|now|next|then|finally|also|first)\b[,!.]?\s*)*"
@@ -301,7 +309,9 @@ def _leads_in(before: str, decision: str, follows: bool) -> bool:
 
 
 def _signalled(unit: str) -> bool:
-    return (
+    """Whether ``unit`` gives a signal of a decision; a question gives none, whatever its
+    words ("Maybe `x` adds it regardless?"): it wonders, it has not concluded."""
+    return not unit.endswith(_QUESTION_MARKS) and (
         _SIGNALS.search(unit) is not None
         or _DIRECTIVE.match(unit) is not None
         or labelled(unit)

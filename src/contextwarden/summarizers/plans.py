@@ -6,7 +6,10 @@ says whether the person approved it (a rejection is an error carrying the harnes
 notice). Copilot CLI's agent writes its plan to ``plan.md`` in its session folder
 (``~/.copilot/session-state/<id>/plan.md``, as its system prompt allows). Claude Code's agent
 writes its draft under ``~/.claude/plans/`` before presenting it: that draft is not read, the
-approval decides. A plan the person turned down is not a decision: they said no.
+approval decides. A plan the person turned down is not a decision: they said no. An issue or a
+pull request the agent files through a tracker's tool (the GitHub, GitLab, Linear and Jira MCP
+servers' ``create_issue``, ``update_issue``, ``create_pull_request``, ``create_merge_request``)
+is a plan for work too: its ``body`` or ``description`` states what is wrong and the fix chosen.
 
 A plan is the agent's own words, so its lines are read as its text is (``decisions.decisions``)
 and ranked as its lines are (``decisions.standing``); of them only those that give a reason or
@@ -30,6 +33,11 @@ CHOICE = 2
 lines."""
 _PLAN_INPUTS = {"ExitPlanMode": "plan", "exit_plan_mode": "summary"}
 """The input holding the plan a plan-mode tool presents: Claude Code's, Copilot CLI's."""
+_TRACKER_TOOL = re.compile(r"(?:^|[_-])(?:create|update)_(?:issue|pull_request|merge_request)$")
+"""A tracker's tool filing an issue or a pull request, by its name's end (an MCP server's tool
+is named ``mcp__<server>__<tool>`` by Claude Code, ``<server>-<tool>`` by others)."""
+_TRACKER_INPUTS = ("body", "description")
+"""The inputs holding what an issue or a pull request says, as those servers name them."""
 _PLAN_FILE = re.compile(r"/session-state/[^/]+/plan\.md$")
 """Where Copilot CLI's agent keeps its plan: its session folder."""
 _WRITES = ("wrote", "edited")
@@ -43,9 +51,11 @@ def plan_decisions(call: ToolUseBlock) -> list[str]:
     """The decisions of the plan ``call`` presents or writes, in order; the caller passes only
     a call that succeeded (a presented plan the person approved)."""
     key = _PLAN_INPUTS.get(call.name)
-    if key is not None:
-        text = plain_input(call).get(key)
-        return _choices(text) if isinstance(text, str) else []
+    tracker = _TRACKER_TOOL.search(call.name) is not None
+    keys = (key,) if key is not None else _TRACKER_INPUTS if tracker else ()
+    if keys:
+        inputs = plain_input(call)
+        return [line for k in keys if isinstance(t := inputs.get(k), str) for line in _choices(t)]
     found: list[str] = []
     for op in file_ops(call):
         if op.operation in _WRITES and _PLAN_FILE.search(op.path):

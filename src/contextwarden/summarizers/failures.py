@@ -57,7 +57,7 @@ from contextwarden.summarizers.failure_marks import (
     marks_a_failure,
     ranked_lines,
 )
-from contextwarden.summarizers.log_levels import viewed_errors, viewed_failure
+from contextwarden.summarizers.log_levels import viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
@@ -151,11 +151,12 @@ def failure_excerpt(
         text = LOG_PREFIX.sub("", text)
     if not failed and shell and (status is None or hides_failure(command)):
         failed = _says_it_failed(text)
-    viewed = viewed_failure(text, command) if not failed and shell and command else None
-    if viewed is not None:  # a log viewer's run: what the service it watches logged failed
-        return _clip(viewed)
-    if not failed and shell and command is not None and filters_a_run(command):
+    viewed = command is not None and LOG_VIEWER.search(command) is not None  # a log's tail
+    if not failed and shell and command is not None and (filters_a_run(command) or viewed):
         failed = _says_it_failed(text) or EXCEPTION_LINE.search(text) is not None
+    logged = viewed_errors(text, command) if not failed and shell else ()
+    if logged:  # a log viewer's run: what the service it watches logged failed
+        return _clip(logged[0])
     if not failed and shell and status == 0 and command is not None:
         failed = not shows_text(MASKED_EXIT.sub("", command)) and (
             _ends_in_error(text) or _ends_in_traceback(text)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 
 from contextwarden.summarizers.commands import LOG_VIEWER
-from contextwarden.summarizers.failure_marks import EXCEPTION_LINE
 
 _LEVEL = re.compile(
     r"(?:^|[\s\]|:])(?:ERROR|FATAL|CRITICAL|PANIC)(?=[\s:\]|]|$)"
@@ -50,17 +49,3 @@ def viewed_errors(text: str, command: str | None) -> tuple[str, ...]:
     if command is None or not LOG_VIEWER.search(command):
         return ()
     return logged_errors(text)
-
-
-def viewed_failure(text: str, command: str) -> str | None:
-    """What failed in the run a log viewer's ``command`` shows in ``text``: its first entry
-    logged at error level (``viewed_errors``), else the last exception line a ``--tail`` left
-    without its traceback's header (``sqlalchemy.exc.OperationalError: …``); None when it
-    shows no failure or ``command`` is no log viewer."""
-    if not LOG_VIEWER.search(command):
-        return None
-    logged = logged_errors(text)
-    if logged:
-        return logged[0]
-    exceptions = EXCEPTION_LINE.findall(text)
-    return exceptions[-1] if exceptions else None

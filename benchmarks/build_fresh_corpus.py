@@ -23,6 +23,7 @@
     python benchmarks/build_fresh_corpus.py --set 22 MIRRORS OUT   # the twenty-second, blind set
     python benchmarks/build_fresh_corpus.py --set 23 MIRRORS OUT   # the twenty-third, blind set
     python benchmarks/build_fresh_corpus.py --set 24 MIRRORS OUT   # the twenty-fourth, blind set
+    python benchmarks/build_fresh_corpus.py --set 25 MIRRORS OUT   # the twenty-fifth, a study set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -51,7 +52,9 @@ set 23's Claude Code sessions of failing tests, a sandbox git-auth fix, an uploa
 thread pool and a lint and type-check clean-up on Entire checkpoint branches, and set 24's Codex
 and OpenCode sessions of a config rename merged through a rebase, a session-selection contract, a
 legacy-flow removal and a dashboard prototype on Entire checkpoint branches, with two native Gemini
-CLI sessions of desktop administration its user committed),
+CLI sessions of desktop administration its user committed, and set 25's failure-rich Claude Code
+sessions of an end-to-end pipeline run and an LLM pipeline node on an Entire checkpoint branch,
+with a native Gemini CLI session of router and DNS-blocker administration),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -65,8 +68,9 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes16/`` (set 16), ``benchmarks/fresh_probes17/`` (set 17),
 ``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19),
 ``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21),
-``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23) and
-``benchmarks/fresh_probes24/`` (set 24); the README
+``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23),
+``benchmarks/fresh_probes24/`` (set 24) and ``benchmarks/fresh_probes25/`` (set 25, a study
+set); the README
 of each says where its sessions come from.
 """
 
@@ -697,6 +701,33 @@ SET24 = (
     ),
     *(committed(*M_GEMINI, path, sha, "gemini-cli") for path, sha in SET24_SESSIONS),
 )
+# Set 25 (issue #26's twenty-fifth set, a STUDY set: its losses are looked at): sessions none of
+# sets 1-24 took (no session id of theirs), rich in real failures (pytest, ruff, mypy, psycopg,
+# git, BusyBox, opkg, Blocky, curl). Two are the full.jsonl of a checkpoint on the
+# entire/checkpoints/v1 branch of ElixirTrials/medgemma-hackathon (Apache-2.0, as for set 23), read
+# at that branch's tip: Claude Code running a protocol end to end and finding the persist node's
+# crash, and Claude Code adding an ordinal-resolution LangGraph node and taking ruff, mypy and
+# pytest to green. One is a native Gemini CLI session file committed to mischa-thisness/M-Gemini
+# (CC0-1.0), read at the same snapshot as set 24: a travel router administered over SSH, AdGuard
+# Home replaced by Blocky, and a GTK dashboard for it.
+SET25_CHECKPOINTS = (
+    (MEDGEMMA, "bb/2f46f05975/2",
+     "954c0d72c62d271b3a3572dc7599cfa152adaa0d0b5cd806f37b44d7bb059217"),
+    (MEDGEMMA, "a2/4993385302/2",
+     "ae7b4d9bd79effa9b6f6b62742263ebde6435dadd8cf1c2e39cd9cfb759da2c3"),
+)  # fmt: skip
+SET25 = (
+    *(
+        checkpoint(repository, commit, folder, sha)
+        for (repository, commit), folder, sha in SET25_CHECKPOINTS
+    ),
+    committed(
+        *M_GEMINI,
+        "Archives/session-2026-01-11T00-25-17b4d5e9.json",
+        "b6600bc20c10b22e9e4ed0ba638ae14386b776b0a1ca9561c5b4e9f135176076",
+        "gemini-cli",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -721,6 +752,7 @@ SETS = {
     22: SET22,
     23: SET23,
     24: SET24,
+    25: SET25,
 }
 
 

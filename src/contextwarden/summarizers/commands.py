@@ -26,6 +26,7 @@ MASKED_EXIT = re.compile(r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true|(?:\|\||;)\s*
 its program did."""
 LOG_VIEWER = re.compile(
     r"\bgh run view\b.*--log|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
+    r"|\blogread\b"  # OpenWrt's system log (logd's ring buffer)
 )
 """A command showing another run's log: its own exit code says nothing of that run."""
 LOG_PREFIX = re.compile(

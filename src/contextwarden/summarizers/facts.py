@@ -30,7 +30,7 @@ from contextwarden.summarizers.commands import command_key
 from contextwarden.summarizers.concepts import identifiers, top_concepts
 from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.failures import (
-    further_lines,
+    more_lines,
     result_failure,
 )
 from contextwarden.summarizers.file_facts import EARLIER, FileFact, file_facts
@@ -45,7 +45,6 @@ from contextwarden.summarizers.tools import (
     TodoItem,
     canonical_input,
     file_ops,
-    is_shell,
     plain_input,
     scripted_command,
     shell_command,
@@ -246,11 +245,7 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
         target = (
             command_key(scripted) if scripted else ops[0].path if ops else canonical_input(call)
         )
-    more = (
-        ()
-        if excerpt is None
-        else further_lines(text, excerpt, MAX_ERROR_LINES, shell=is_shell(call))
-    )
+    more = () if excerpt is None else more_lines(call, result, excerpt, MAX_ERROR_LINES)
     # a harness that flags no refusal is known by its notice, quoted as the excerpt
     rejected = excerpt is not None and (is_rejection(result) or is_rejection_notice(excerpt))
     walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))

@@ -57,6 +57,7 @@ from contextwarden.summarizers.failure_marks import (
     marks_a_failure,
     ranked_lines,
 )
+from contextwarden.summarizers.log_levels import viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
@@ -151,8 +152,12 @@ def failure_excerpt(
         text = LOG_PREFIX.sub("", text)
     if not failed and shell and (status is None or hides_failure(command)):
         failed = _says_it_failed(text)
-    if not failed and shell and command is not None and filters_a_run(command):
+    viewed = command is not None and LOG_VIEWER.search(command) is not None  # a log's tail
+    if not failed and shell and command is not None and (filters_a_run(command) or viewed):
         failed = _says_it_failed(text) or EXCEPTION_LINE.search(text) is not None
+    logged = viewed_errors(text, command) if not failed and shell else ()
+    if logged:  # a log viewer's run: what the service it watches logged failed
+        return _clip(logged[0])
     if not failed and shell and status == 0 and command is not None:
         failed = not shows_text(MASKED_EXIT.sub("", command)) and (
             _ends_in_error(text) or _ends_in_traceback(text)
@@ -209,8 +214,22 @@ def failure_lines(
     excerpt = result_failure(call, result)
     if excerpt is None or limit <= 0:
         return ()
+    return (excerpt, *more_lines(call, result, excerpt, limit - 1))
+
+
+def more_lines(
+    call: ToolUseBlock | None, result: ToolResultBlock, excerpt: str, limit: int
+) -> tuple[str, ...]:
+    """``further_lines`` of a failed result; none after a log viewer's excerpt when it is the
+    first entry its service logged as an error (``log_levels``) and no traceback says where:
+    a session watches a log again and again, and each view's other entries repeat or follow
+    from that one."""
     shell = call is not None and is_shell(call)
-    return (excerpt, *further_lines(result.text, excerpt, limit - 1, shell=shell))
+    printed = _as_printed(result.text)
+    if call is not None and shell and _last_traceback(printed) is None:
+        if viewed_errors(printed, shell_command(call)):
+            return ()
+    return further_lines(result.text, excerpt, limit, shell=shell)
 
 
 def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 
+from contextwarden.summarizers.gemini_shell import shell_result_output
+
 SCAN_CHARS = 600
 """Exit codes are looked for only this far from the start and from the end of an output, where
 the tools print them, so a number in the middle of a log is not taken for one."""
@@ -73,10 +75,14 @@ def program_output(text: str) -> str:
     ``Exit code: N`` and the output's own lines (its escaped newlines decoded).
 
     Codex writes ``{"exit_code":1,"output":"…"}`` or ``{"output":"…","metadata":{"exit_code":1,
-    …}}``: read as it is stored, that is one long line with no exit code a reader knows. Any
+    …}}``: read as it is stored, that is one long line with no exit code a reader knows. Gemini
+    CLI's shell result is read as its output, error and exit code fields (``gemini_shell``). Any
     other text, and JSON of another shape (a tool's reply, a file's contents), is returned
     unchanged.
     """
+    fields = shell_result_output(text)
+    if fields is not None:
+        return fields
     if not text.rstrip().endswith("}"):  # most outputs: no scan for an object's start
         return text
     found = _JSON_OUTPUT.search(text)

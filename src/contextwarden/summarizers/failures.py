@@ -57,7 +57,7 @@ from contextwarden.summarizers.failure_marks import (
     marks_a_failure,
     ranked_lines,
 )
-from contextwarden.summarizers.log_levels import viewed_errors
+from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
@@ -155,7 +155,7 @@ def failure_excerpt(
     viewed = command is not None and LOG_VIEWER.search(command) is not None  # a log's tail
     if not failed and shell and command is not None and (filters_a_run(command) or viewed):
         failed = _says_it_failed(text) or EXCEPTION_LINE.search(text) is not None
-    logged = viewed_errors(text, command) if not failed and shell else ()
+    logged = logged_errors(text) if viewed and not failed and shell else ()
     if logged:  # a log viewer's run: what the service it watches logged failed
         return _clip(logged[0])
     if not failed and shell and status == 0 and command is not None:

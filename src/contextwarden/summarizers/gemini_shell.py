@@ -44,9 +44,7 @@ def shell_result_output(text: str) -> str | None:
     if not text.startswith("Command:"):
         return None
     head = _HEAD.search(text)
-    tail = None
-    if head is not None:
-        tail = next((m for m in _TAIL.finditer(text, head.end())), None)
+    tail = _TAIL.search(text, head.end()) if head is not None else None
     if head is None or tail is None:
         return None
     output = _STDERR.sub("", text[head.end() : tail.start()]).rstrip("\n")

@@ -24,6 +24,7 @@
     python benchmarks/build_fresh_corpus.py --set 23 MIRRORS OUT   # the twenty-third, blind set
     python benchmarks/build_fresh_corpus.py --set 24 MIRRORS OUT   # the twenty-fourth, blind set
     python benchmarks/build_fresh_corpus.py --set 25 MIRRORS OUT   # the twenty-fifth, a study set
+    python benchmarks/build_fresh_corpus.py --set 26 MIRRORS OUT   # the twenty-sixth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -54,7 +55,10 @@ and OpenCode sessions of a config rename merged through a rebase, a session-sele
 legacy-flow removal and a dashboard prototype on Entire checkpoint branches, with two native Gemini
 CLI sessions of desktop administration its user committed, and set 25's failure-rich Claude Code
 sessions of an end-to-end pipeline run and an LLM pipeline node on an Entire checkpoint branch,
-with a native Gemini CLI session of router and DNS-blocker administration),
+with a native Gemini CLI session of router and DNS-blocker administration, and set 26's OpenCode
+sessions of a hosted-auth slice and a checkpoint-data survey on an Entire checkpoint branch, with
+two native Gemini CLI sessions of Windows CPU tuning and Linux suspend and launcher troubleshooting
+its user committed),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -69,8 +73,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes18/`` (set 18), ``benchmarks/fresh_probes19/`` (set 19),
 ``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21),
 ``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23),
-``benchmarks/fresh_probes24/`` (set 24) and ``benchmarks/fresh_probes25/`` (set 25, a study
-set); the README
+``benchmarks/fresh_probes24/`` (set 24), ``benchmarks/fresh_probes25/`` (set 25, a study
+set) and ``benchmarks/fresh_probes26/`` (set 26); the README
 of each says where its sessions come from.
 """
 
@@ -728,6 +732,36 @@ SET25 = (
         "gemini-cli",
     ),
 )
+# Set 26 (issue #26's twenty-sixth, blind set): agents other than Claude Code, sessions none of sets
+# 1-25 took (no session id of theirs), with failing commands, builds and tests. Two are the
+# full.jsonl of a checkpoint on dayhaysoos/nimbus's entire/checkpoints/v1 branch (MIT as its README
+# says; no licence file), read at that branch's tip: OpenCode (gpt-5.3-codex) implementing the
+# first of three hosted-auth slices and then asking why its own commit has no Entire checkpoint,
+# and OpenCode surveying the checkpoint branch's data to judge whether a co-change lookup is
+# feasible (the only checkpoint of its session that holds a full.jsonl). Two are native Gemini CLI
+# session files committed to mischa-thisness/M-Gemini (CC0-1.0), read at the same snapshot as sets
+# 24 and 25: looking for Intel XTU's removed CLI on Windows and reading a laptop's CPU tuning
+# values through Lenovo's WMI classes, and an NVIDIA suspend glitch fixed with a kernel parameter
+# in rEFInd's config, then launcher entries and a Helium PWA that will not reinstall.
+SET26_CHECKPOINTS = (
+    (NIMBUS, "opencode", "3c/ef55468ff7/0",
+     "1985fb2c441d0f317771622a4d82e44d9dc6a5bb23736055861cc4694c5274be"),
+    (NIMBUS, "opencode", "d3/d79e2ffd92/12",
+     "8719893c4e427a0a370e702beda6f8ced2134fd733449cbfdb6ca765a49dbcd1"),
+)  # fmt: skip
+SET26_SESSIONS = (
+    ("Archives/session-2025-12-25T21-07-7ee43789.json",
+     "1d642002c2ceecf10a0391534a0913a43662ee07cf9f3591f9f95776180b3ab9"),
+    ("Archives/session-2025-12-30T18-12-d5169a00.json",
+     "df94460a0b8d82684c6ce50046ca1cd9d0a8e6e7553df35b4f3b61637f690e3a"),
+)  # fmt: skip
+SET26 = (
+    *(
+        checkpoint(repository, commit, folder, sha, agent)
+        for (repository, commit), agent, folder, sha in SET26_CHECKPOINTS
+    ),
+    *(committed(*M_GEMINI, path, sha, "gemini-cli") for path, sha in SET26_SESSIONS),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -753,6 +787,7 @@ SETS = {
     23: SET23,
     24: SET24,
     25: SET25,
+    26: SET26,
 }
 
 

@@ -4,7 +4,8 @@ documents, so a failed run's few kept lines name them rather than one assertion 
 Mocha's ``spec`` reporter (its default; mochajs.org, "Reporters"): each test under its suite,
 a failed one numbered in place of the tick (``    1) strips wrappers``), then the counts
 (``  45 passing (5s)``, ``  3 failing``), then one block per failure (``  1) Suite`` then the
-title indented, the error and its stack).
+title indented, the error and its stack). pytest's and Jest's closing count of what failed,
+and pytest's ``-v`` progress line of a failed test, which its short summary names again.
 """
 
 from __future__ import annotations
@@ -15,6 +16,31 @@ _MOCHA_FAILING = re.compile(r"^ +([1-9]\d*) failing\s*$", re.M)
 """Mocha's count of failed tests, under the listing."""
 _MOCHA_LISTED = re.compile(r"^ +(\d+)\) (\S.*?)\s*$", re.M)
 """A failed test in the listing: its number where a passing test has its tick, then its title."""
+
+
+COUNTED_VERDICT = re.compile(
+    r"^=*\s*(?=[^\n]*\b[1-9]\d* (?:failed|errors?)\b)"
+    r"(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
+    r"(?:, |(?= in )))+ in [\d.]+s\b"  # pytest: "==== 8 failed, 6 passed in 1.00s ===="
+    r"|^\s*Tests:\s+[1-9]\d* failed, "  # Jest: "Tests:       2 failed, 6 passed, 8 total"
+)
+"""A test run's closing count of its tests, when some failed: pytest's last line (its
+``terminal`` plugin's ``summary_stats``: ``8 failed, 6 passed in 1.00s``, framed by ``=`` unless
+``-q``) and Jest's ``Tests:`` line (its ``SummaryReporter``). Unlike a verdict alone it says how
+much of the run failed, which no failed test's line does: among the few lines kept of a big
+run, it comes before the n-th failed test's name (``failure_marks.COUNT_RANK``)."""
+_PYTEST_PROGRESS = re.compile(r"^\s*(\S+\.py::\S+) (?:FAILED|ERROR)(?:\s+\[\s*\d+%\])?\s*$")
+"""A failed test's line in ``pytest -v``'s progress (``tests/a.py::test_x FAILED [ 21%]``), which
+the short test summary names again with its reason (``FAILED tests/a.py::test_x - …``, pytest's
+default ``-rfE``)."""
+
+
+def restates_a_test(line: str, kept: str) -> bool:
+    """Whether ``line`` is a failed test's ``pytest -v`` progress line (``_PYTEST_PROGRESS``)
+    for a test ``kept`` already names: a big run's few kept lines then name another failure, or
+    its count, instead of the same test twice."""
+    found = _PYTEST_PROGRESS.match(line)
+    return found is not None and found.group(1) in kept.split()
 
 
 def failing_tests(text: str) -> tuple[str, ...]:

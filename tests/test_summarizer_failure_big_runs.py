@@ -1,11 +1,10 @@
 """The few lines kept of a big failed run: Biome's diagnostics named by file even when they have
 no line (a file the formatter would change, one too large to check), its formatter's diff never
-quoted as the failure; pytest's count of what failed kept before the n-th failed test, and a
-test its ``-v`` progress names again not kept twice; the shell's warning that explains its
-syntax error. Each output is written from the tool's documented format (Biome's ``PrintHeader``
-in ``biome_diagnostics/src/display.rs`` and its formatter diff, pytest's ``-v`` progress, short
-test summary and ``summary_stats`` line, bash's here-document warning from ``parse.y``), with the
-shape of outputs agents met."""
+quoted as the failure; pytest's count of what failed kept before a line with only a failure
+word; the shell's warning that explains its syntax error. Each output is written from the
+tool's documented format (Biome's ``PrintHeader`` in ``biome_diagnostics/src/display.rs`` and
+its formatter diff, pytest's ``-v`` progress, short test summary and ``summary_stats`` line,
+bash's here-document warning from ``parse.y``), with the shape of outputs agents met."""
 
 from __future__ import annotations
 
@@ -109,17 +108,16 @@ def test_biome_keeps_the_file_it_could_not_check() -> None:
     assert not any(line.startswith("check ") for line in kept)  # the run's summary header
 
 
-def test_pytest_keeps_the_count_of_failures_and_no_test_twice() -> None:
-    """Four lines of a run where four tests failed: the first, why, how many, the next; the
-    ``-v`` progress line of the test already named is not one of them."""
+def test_pytest_keeps_the_count_of_failures_before_a_line_with_only_a_failure_word() -> None:
+    """Four lines of a run where four tests failed: the first, why, how many, then the ``-v``
+    progress line (a probe may quote a test in that form)."""
     kept = shell(PYTEST_VERBOSE, "uv run pytest tests/test_resolve.py -v")
     assert kept == (
         "FAILED tests/test_resolve.py::TestUnit::test_success - AttributeError: <module "
         "'app.res...",
         "E       AttributeError: <module 'app.resolver'> does not have the attribute 'ChatModel'",
         "4 failed, 1 passed in 1.00s",
-        "FAILED tests/test_resolve.py::TestUnit::test_rejected - AttributeError: <module "
-        "'app.re...",
+        "tests/test_resolve.py::TestUnit::test_success FAILED                    [ 20%]",
     )
 
 
@@ -129,7 +127,7 @@ def test_pytest_keeps_the_count_of_failures_and_no_test_twice() -> None:
         "========================= 4 failed, 1 passed in 1.00s ==========================",
         "3 failed, 9 passed, 3 warnings, 9 rerun in 12.31s",
         "= 2 errors in 0.50s =",
-        "Tests:       2 failed, 3 passed, 5 total",
+        "== 12 failed, 1 error in 3.10s (0:00:03) ==",
     ],
 )
 def test_a_runs_count_of_what_failed_ranks_above_a_failure_word(line: str) -> None:
@@ -138,6 +136,10 @@ def test_a_runs_count_of_what_failed_ranks_above_a_failure_word(line: str) -> No
 
 def test_a_count_with_nothing_failed_is_no_failure_line() -> None:
     assert line_rank("============ 5 passed in 0.10s ============") is None
+
+
+def test_one_failed_test_is_told_by_its_own_line_not_the_count() -> None:
+    assert line_rank("=========== 1 failed, 3 rerun in 4.83s ===========") == WORD_RANK
 
 
 def test_the_shells_warning_explains_its_syntax_error() -> None:

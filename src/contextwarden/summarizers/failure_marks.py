@@ -242,7 +242,7 @@ LOGGED_RANK = 5
 TRAILER_RANK = 6
 NOISE_RANK = 7
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
-prefix's line, an exception's, a test run's count of what failed (``COUNTED_VERDICT``), one
+prefix's line, an exception's, pytest's count of what failed (``COUNTED_VERDICT``), one
 with a failure word, one the code under test logged (``_CONSOLE``), a run's verdict alone, a
 browser's log noise (``browser_log``)."""
 _LAST_RANKS = (TRAILER_RANK, NOISE_RANK)

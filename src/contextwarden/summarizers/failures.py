@@ -70,7 +70,7 @@ from contextwarden.summarizers.outputs import (
     shown_status,
 )
 from contextwarden.summarizers.rejections import refusal
-from contextwarden.summarizers.runner_reports import failing_tests, restates_a_test
+from contextwarden.summarizers.runner_reports import failing_tests
 from contextwarden.summarizers.sentences import clipped
 from contextwarden.summarizers.terminal_wrap import unwrapped
 from contextwarden.summarizers.toolchain_marks import clippy_warning, go_panicked_in
@@ -253,8 +253,8 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
         if len(found) >= limit:
             break
         said = RUNNER_MARK.sub("", kept) in excerpt  # pytest's E-line, as its summary said it
-        # a line a kept one holds (a diagnostic's message with its header) says nothing new
-        told = any(kept in other or restates_a_test(kept, other) for other in [excerpt, *found])
+        # a line a kept one holds (a diagnostic's message, kept with its header) says nothing new
+        told = any(kept in other for other in found)
         if not told and not said and excerpt.rstrip("…") not in kept:
             found.append(kept)
     return tuple(found)

@@ -4,8 +4,7 @@ documents, so a failed run's few kept lines name them rather than one assertion 
 Mocha's ``spec`` reporter (its default; mochajs.org, "Reporters"): each test under its suite,
 a failed one numbered in place of the tick (``    1) strips wrappers``), then the counts
 (``  45 passing (5s)``, ``  3 failing``), then one block per failure (``  1) Suite`` then the
-title indented, the error and its stack). pytest's and Jest's closing count of what failed,
-and pytest's ``-v`` progress line of a failed test, which its short summary names again.
+title indented, the error and its stack). pytest's closing count of what failed.
 """
 
 from __future__ import annotations
@@ -19,28 +18,17 @@ _MOCHA_LISTED = re.compile(r"^ +(\d+)\) (\S.*?)\s*$", re.M)
 
 
 COUNTED_VERDICT = re.compile(
-    r"^=*\s*(?=[^\n]*\b[1-9]\d* (?:failed|errors?)\b)"
+    r"^=*\s*(?=[^\n]*\b(?:[2-9]|[1-9]\d+) (?:failed|errors)\b)"
     r"(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
     r"(?:, |(?= in )))+ in [\d.]+s\b"  # pytest: "==== 8 failed, 6 passed in 1.00s ===="
-    r"|^\s*Tests:\s+[1-9]\d* failed, "  # Jest: "Tests:       2 failed, 6 passed, 8 total"
 )
-"""A test run's closing count of its tests, when some failed: pytest's last line (its
-``terminal`` plugin's ``summary_stats``: ``8 failed, 6 passed in 1.00s``, framed by ``=`` unless
-``-q``) and Jest's ``Tests:`` line (its ``SummaryReporter``). Unlike a verdict alone it says how
-much of the run failed, which no failed test's line does: among the few lines kept of a big
-run, it comes before the n-th failed test's name (``failure_marks.COUNT_RANK``)."""
-_PYTEST_PROGRESS = re.compile(r"^\s*(\S+\.py::\S+) (?:FAILED|ERROR)(?:\s+\[\s*\d+%\])?\s*$")
-"""A failed test's line in ``pytest -v``'s progress (``tests/a.py::test_x FAILED [ 21%]``), which
-the short test summary names again with its reason (``FAILED tests/a.py::test_x - …``, pytest's
-default ``-rfE``)."""
-
-
-def restates_a_test(line: str, kept: str) -> bool:
-    """Whether ``line`` is a failed test's ``pytest -v`` progress line (``_PYTEST_PROGRESS``)
-    for a test ``kept`` already names: a big run's few kept lines then name another failure, or
-    its count, instead of the same test twice."""
-    found = _PYTEST_PROGRESS.match(line)
-    return found is not None and found.group(1) in kept.split()
+"""A pytest run's closing count of its tests, when several failed (its ``terminal`` plugin's
+``summary_stats``: ``8 failed, 6 passed in 1.00s``, framed by ``=`` unless ``-q``). Unlike a
+verdict alone it says how much of the run failed, which no failed test's line does: among the
+few lines kept of a big run, it comes before the n-th failed test's name
+(``failure_marks.COUNT_RANK``). When one test failed, its line says as much, and the slot goes
+to the second exception it raised. Jest's ``Tests:`` count is left a line with a failure word: in
+its runs the slot goes to what a test logged, the error behind the failure."""
 
 
 def failing_tests(text: str) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from contextwarden.summarizers.browser_log import browser_logged
 from contextwarden.summarizers.os_errors import OS_ERRORS
+from contextwarden.summarizers.runner_reports import COUNTED_VERDICT
 from contextwarden.summarizers.toolchain_marks import (
     GO_LOCATED,
     RUST_PANIC,
@@ -108,6 +109,10 @@ SHELL_DID_NOT_RUN = re.compile(
 ``zsh:1: no matches found: *.go`` under its ``NOMATCH`` option, bash's ``bash: no match: *.go``
 under ``failglob``) or a word that is no command (``zsh:1: command not found: X``, bash's
 ``bash: line 1: X: command not found``, dash's ``sh: 1: X: not found``)."""
+_SHELL_WARNING = re.compile(rf"^{SHELL_PREFIX}warning: \S")
+"""The shell's own warning (bash's ``bash: line 7: warning: here-document at line 1 delimited
+by end-of-file (wanted `EOF')``, its ``parse.y``): in a failed output, why the shell read the
+command line as it did, the cause of the syntax error it reports next."""
 SERVER_LOG_ERROR = re.compile(
     r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d \[(?:error|crit|alert|emerg)\] \d+#\d+: \S"
 )
@@ -174,14 +179,19 @@ with where it was called), indented under it: what the code printed, passing or 
 a test failed, so it ranks after every line that says that; an entry's label
 (``console.error``) says nothing."""
 _CONSOLE_ENTRY = re.compile(r"^\s*console\.\w+\s*$")
-_CODE_FRAME = re.compile(r"^\s*>?\s*\d+\s*[|\u2502]")
+_CODE_FRAME = re.compile(r"^\s*>?\s*\d+(?:\s+\d+)?\s*[|\u2502]")
 """A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
-code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's): code, never what failed."""
-_BIOME_HEADER = re.compile(r"^\S+?:\d+:\d+ [a-z]\w*(?:/\w+)*(?:\s+[A-Z]+)*\s+\u2501+\s*$")
+code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's, ``221 221 │`` in the diff
+Biome's formatter shows, old and new line numbers): code, never what failed."""
+_BIOME_HEADER = re.compile(
+    r"^\s*(?:at )?\S+?(?::\d+:\d+)? [a-z]\w*(?:/\w+)*(?:\s+[A-Z]+)*\s+\u2501+\s*$"
+)
 """Biome's diagnostic header (``src/x.ts:797:5 lint/style/useBlockStatements  FIXABLE  ━━━``,
 ``src/x.ts:862:2 parse ━━━``; Biome's "Diagnostics" reference): where and which rule, its
-message (``× …`` an error, ``! …`` a warning) on the next line. Warnings print it too, so it
-does not by itself say a run failed."""  # noqa: RUF001
+message (``× …`` an error, ``! …`` a warning, ``i …`` information) on the next line; line and
+column only when the diagnostic has a span (``PrintHeader``, biome_diagnostics' ``display.rs``:
+``src/x.ts format ━━━``, ``big.json check ━━━``), after ``at `` in some Biome 2 builds. The
+run's summary (``check ━━━``) names no file. Warnings print headers too: no failure alone."""  # noqa: RUF001
 _RULE = " \u2501"
 _INTRODUCES = re.compile(r"[:：]$|\bgave the following error\.$")  # noqa: RUF001
 """A line that only introduces the next: one ending with a colon, or tsc's ``The last overload
@@ -226,13 +236,15 @@ _MATCHER_VALUE = re.compile(r"^\s*(?:Expected|Received)\b[\w ]*:\s*\S")
 TELLING_RANK = 0
 ERROR_RANK = 1
 EXCEPTION_RANK = 2
-WORD_RANK = 3
-LOGGED_RANK = 4
-TRAILER_RANK = 5
-NOISE_RANK = 6
+COUNT_RANK = 3
+WORD_RANK = 4
+LOGGED_RANK = 5
+TRAILER_RANK = 6
+NOISE_RANK = 7
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
-prefix's line, an exception's, one with a failure word, one the code under test logged
-(``_CONSOLE``), a run's verdict alone, a browser's log noise (``browser_log``)."""
+prefix's line, an exception's, pytest's count of what failed (``COUNTED_VERDICT``), one
+with a failure word, one the code under test logged (``_CONSOLE``), a run's verdict alone, a
+browser's log noise (``browser_log``)."""
 _LAST_RANKS = (TRAILER_RANK, NOISE_RANK)
 """Ranks whose lines come after every other line, in this order."""
 MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
@@ -268,7 +280,8 @@ def marks_a_failure(text: str) -> bool:
 def line_rank(line: str) -> int | None:
     """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
     one. Advice (``hint:``), a count of no failures and a command echoed before it ran rank
-    nowhere, and a verdict alone ranks last even though it uses a failure word."""
+    nowhere, and a verdict alone ranks last even though it uses a failure word; the shell's own
+    warning (``_SHELL_WARNING``) ranks with the lines that use one."""
     quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE)
     if any(p.match(line) for p in quiet):
         return None
@@ -281,7 +294,9 @@ def line_rank(line: str) -> int | None:
         return ERROR_RANK
     if EXCEPTION_LINE.match(line) or _INDENTED_EXCEPTION.match(line):
         return EXCEPTION_RANK
-    return WORD_RANK if says_what_failed(line) else None
+    if COUNTED_VERDICT.match(line):
+        return COUNT_RANK
+    return WORD_RANK if says_what_failed(line) or _SHELL_WARNING.match(line) else None
 
 
 def _points_at(lines: list[str], index: int) -> bool:
@@ -294,11 +309,13 @@ def _points_at(lines: list[str], index: int) -> bool:
 
 def with_what_follows(lines: list[str], index: int) -> str:
     """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
-    it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is not a
-    failure line of its own, or when it is a diagnostic's header whose message comes next
-    (``_BIOME_HEADER``, its rule of ``━`` dropped), or a matcher's hint with the values it
-    compared (``_MATCHER_HINT``); a Go diagnostic with the lines it goes on over (what it got
-    and wanted), a rustc diagnostic with the label under its code (``toolchain_marks``)."""
+    it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is neither a
+    failure line of its own nor source shown (``_CODE_FRAME``: what Biome's ``Formatter would
+    have printed the following content:`` introduces is code), or when it is a diagnostic's
+    header whose message comes next (``_BIOME_HEADER``, its rule of ``━`` dropped), or a
+    matcher's hint with the values it compared (``_MATCHER_HINT``); a Go diagnostic with the
+    lines it goes on over (what it got and wanted), a rustc diagnostic with the label under
+    its code (``toolchain_marks``)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if _MATCHER_HINT.search(line):
@@ -312,7 +329,9 @@ def with_what_follows(lines: list[str], index: int) -> str:
         return f"{line}: {label}"
     if _BIOME_HEADER.match(line):
         return f"{line.rstrip(_RULE)} {following}".rstrip()
-    if not _INTRODUCES.search(line):
+    if COUNTED_VERDICT.match(line):  # its frame of "=" says nothing
+        return line.strip("= ")
+    if not _INTRODUCES.search(line) or _CODE_FRAME.match(following):
         return line
     if not following or line_rank(following) not in (None, WORD_RANK):
         return line

@@ -4,7 +4,7 @@ documents, so a failed run's few kept lines name them rather than one assertion 
 Mocha's ``spec`` reporter (its default; mochajs.org, "Reporters"): each test under its suite,
 a failed one numbered in place of the tick (``    1) strips wrappers``), then the counts
 (``  45 passing (5s)``, ``  3 failing``), then one block per failure (``  1) Suite`` then the
-title indented, the error and its stack).
+title indented, the error and its stack). pytest's closing count of what failed.
 """
 
 from __future__ import annotations
@@ -15,6 +15,20 @@ _MOCHA_FAILING = re.compile(r"^ +([1-9]\d*) failing\s*$", re.M)
 """Mocha's count of failed tests, under the listing."""
 _MOCHA_LISTED = re.compile(r"^ +(\d+)\) (\S.*?)\s*$", re.M)
 """A failed test in the listing: its number where a passing test has its tick, then its title."""
+
+
+COUNTED_VERDICT = re.compile(
+    r"^=*\s*(?=[^\n]*\b(?:[2-9]|[1-9]\d+) (?:failed|errors)\b)"
+    r"(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
+    r"(?:, |(?= in )))+ in [\d.]+s\b"  # pytest: "==== 8 failed, 6 passed in 1.00s ===="
+)
+"""A pytest run's closing count of its tests, when several failed (its ``terminal`` plugin's
+``summary_stats``: ``8 failed, 6 passed in 1.00s``, framed by ``=`` unless ``-q``). Unlike a
+verdict alone it says how much of the run failed, which no failed test's line does: among the
+few lines kept of a big run, it comes before the n-th failed test's name
+(``failure_marks.COUNT_RANK``). When one test failed, its line says as much, and the slot goes
+to the second exception it raised. Jest's ``Tests:`` count is left a line with a failure word: in
+its runs the slot goes to what a test logged, the error behind the failure."""
 
 
 def failing_tests(text: str) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.model import ToolUseBlock
-from contextwarden.summarizers.commands import filters_a_run
+from contextwarden.summarizers.commands import filters_a_run, shows_text
 from contextwarden.summarizers.failures import failure_excerpt
 from contextwarden.summarizers.shell_syntax import shell_words
 from contextwarden.summarizers.shell_wrappers import inner_command, unwrapped_command
@@ -118,3 +118,16 @@ def test_a_file_shown_through_a_shell_is_text_not_a_run() -> None:
 def test_a_run_filtered_through_a_search_inside_a_wrapper() -> None:
     assert filters_a_run("ssh ci 'cd app && pytest -q 2>&1 | grep FAILED'")
     assert not filters_a_run("timeout 10 cat test.log | grep Error")
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ('git commit -m "wip; cat notes"', False),  # a quoted ; runs no cat
+        ('echo "select id from tbl;;" | sqlfluff lint - | head -5', False),  # sqlfluff runs
+        ("cat data.csv | sort | uniq -c | head", True),
+        ("find . -name '*.py' -exec wc -l {} \\; | sort -n", False),
+    ],
+)
+def test_what_a_pipeline_shows_split_as_the_shell_splits_it(command: str, shown: bool) -> None:
+    assert shows_text(command) is shown

@@ -72,6 +72,7 @@ from contextwarden.summarizers.outputs import (
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.runner_reports import failing_tests
 from contextwarden.summarizers.sentences import clipped
+from contextwarden.summarizers.shell_wrappers import unwrapped_command
 from contextwarden.summarizers.terminal_wrap import unwrapped
 from contextwarden.summarizers.toolchain_marks import clippy_warning, go_panicked_in
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
@@ -142,6 +143,8 @@ def failure_excerpt(
     """
     # a coloured traceback or test run says the same without colour
     text = _as_printed(text)
+    if command is not None:  # ``ssh host 'pytest'`` fails as ``pytest`` does
+        command = unwrapped_command(command)
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = shown_status(text)
     if status == 1 and command is not None and answers_no(command):

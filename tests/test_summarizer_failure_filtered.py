@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.summarizers.commands import filters_a_run
-from contextwarden.summarizers.failure_marks import line_rank
+from contextwarden.summarizers.failure_ranks import line_rank
 from contextwarden.summarizers.failures import failure_excerpt, further_lines
 
 

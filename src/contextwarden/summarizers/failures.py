@@ -50,13 +50,11 @@ from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
     HTTP_ERROR_HEADING,
-    MARKED_RANKS,
     RUNNER_MARK,
     TELLING,
-    TRAILER_RANK,
     marks_a_failure,
-    ranked_lines,
 )
+from contextwarden.summarizers.failure_ranks import MARKED_RANKS, TRAILER_RANK, ranked_lines
 from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
@@ -238,7 +236,7 @@ def more_lines(
 def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:
     """Up to ``limit`` lines of a failed output, other than ``excerpt``, that say what went wrong,
     verbatim up to ``EXCERPT_CHARS``: a test run or compiler reports more than the one line a
-    summary quotes first. Its failure lines come most telling first (``failure_marks``: a
+    summary quotes first. Its failure lines come most telling first (``failure_ranks``: a
     located error before a run's verdict), after the tests a runner's report lists as failed
     (``runner_reports``); a tool's own message (not ``shell``) then gives the
     line after its excerpt, which says what it was about (``String to replace not found in
@@ -347,7 +345,7 @@ def _last_traceback(text: str) -> int | None:
 
 
 def _most_telling_line(text: str, status: int | None, *, shell: bool) -> str:
-    """The most telling failure line (``failure_marks.ranked_lines``); a program's output
+    """The most telling failure line (``failure_ranks.ranked_lines``); a program's output
     (``shell``) may say what failed on any line, while another tool's error opens with its
     harness's message and what follows is often the text it echoes back, so only lines marked
     as failures count there."""

@@ -1,6 +1,6 @@
 """What carrying the error lines the agent quotes in its own text could buy (issue #26): the code
 spans and fenced lines of every assistant text that the failure detection would rank as an error
-line were they a tool's output (``failure_marks.line_rank`` in ``MARKED_RANKS``), counted per
+line were they a tool's output (``failure_ranks.line_rank`` in ``MARKED_RANKS``), counted per
 set, and the error probes such a line holds.
 
     python benchmarks/bench_quoted_errors.py --fresh DATA --sets 1 3 4
@@ -24,7 +24,7 @@ from bench_fresh_all import folders, sets_here
 from contextwarden.eval.probes import load_probes
 from contextwarden.formats import load
 from contextwarden.model import Message, TextBlock
-from contextwarden.summarizers.failure_marks import MARKED_RANKS, line_rank
+from contextwarden.summarizers.failure_ranks import MARKED_RANKS, line_rank
 from contextwarden.summarizers.textcalls import as_native_calls
 
 _SPAN = re.compile(r"`([^`\n]{8,})`")

@@ -76,13 +76,13 @@ Where they were lost, and what changed (the summary, `summarizers/`): a decision
 400-character excerpt of a turn-ending answer (dropped early under budget) or nowhere; a failure
 kept one line. Now `extract_facts` keeps the assistant's sentences that give a reason or name a
 choice (a broader rule than the probe's: a reason *or* a choice) and each failure's first further
-lines that name a failure (`failures.further_lines`); section 5 lists the decisions (dropped after
-concepts, commands, answers, oldest first), section 4 the further lines under their error
+lines that name a failure (`failure_quotes.further_lines`); section 5 lists the decisions (dropped
+after concepts, commands, answers, oldest first), section 4 the further lines under their error
 (dropped after the decisions, before any error itself), and both are read back from an earlier
 summary (`carry.carried_decisions`, the `  > ` lines under an error) so a second compaction keeps
 them. Copies of user messages in sections 1 and 7, which section 6 quotes whole, now go first when
-the budget is short: that is where the room comes from (the summary still fits its budget;
-tokens sent grow ~1 %). Microcompact keeps the same further lines (one more:
+the budget is short: that is where the room comes from (the summary still fits its budget; tokens
+sent grow ~1 %). Microcompact keeps the same further lines (one more:
 `ContextPolicy.cleared_error_lines` 3 → 4). What is still lost: error lines inside the middle of a
 large result that the tool-result budget or snip cut before a summary ran, and, at the budget's
 edge, the oldest decisions and further lines of long sessions."""

@@ -19,9 +19,10 @@ from contextwarden.summarizers.failures import (
     failure_lines,
     result_failure,
 )
+from contextwarden.summarizers.file_op import FileOp
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.structured import StructuredSummarizer
-from contextwarden.summarizers.tools import FileOp, file_ops
+from contextwarden.summarizers.tools import file_ops
 from contextwarden.summarizers.typed import user_messages
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.failure_marks import COUNT_RANK, WORD_RANK, line_rank
+from contextwarden.summarizers.failure_ranks import COUNT_RANK, WORD_RANK, line_rank
 from contextwarden.summarizers.failures import failure_lines
 
 RULE = "\u2501" * 12

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.failure_marks import TELLING_RANK, TRAILER_RANK, line_rank
-from contextwarden.summarizers.failures import failure_excerpt, failure_lines, further_lines
+from contextwarden.summarizers.failure_quotes import further_lines
+from contextwarden.summarizers.failure_ranks import TELLING_RANK, TRAILER_RANK, line_rank
+from contextwarden.summarizers.failures import failure_excerpt, failure_lines
 
 FAMILIES = {
     "git rebase conflict": (

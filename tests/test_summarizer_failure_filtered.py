@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.summarizers.commands import filters_a_run
-from contextwarden.summarizers.failure_marks import line_rank
-from contextwarden.summarizers.failures import failure_excerpt, further_lines
+from contextwarden.summarizers.failure_quotes import further_lines
+from contextwarden.summarizers.failure_ranks import line_rank
+from contextwarden.summarizers.failures import failure_excerpt
 
 
 @pytest.mark.parametrize(

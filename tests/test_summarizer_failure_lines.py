@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from contextwarden.summarizers.failures import EXCERPT_CHARS, failure_excerpt
+from contextwarden.summarizers.failure_quotes import EXCERPT_CHARS
+from contextwarden.summarizers.failures import failure_excerpt
 
 NPM_PUBLISH = (
     "\U0001f4e6 Publishing agentv@4.40.1\n"

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from contextwarden.summarizers.failures import failure_excerpt, further_lines
+from contextwarden.summarizers.failure_quotes import further_lines
+from contextwarden.summarizers.failures import failure_excerpt
 
 CONFLICT = "CONFLICT (content): Merge conflict in docs/log.md"
 MERGED = (

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from contextwarden.summarizers.failures import failure_excerpt, further_lines
+from contextwarden.summarizers.failure_quotes import further_lines
+from contextwarden.summarizers.failures import failure_excerpt
 
 BIOME = (
     "$ biome check --error-on-warnings\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.failure_marks import ERROR_RANK, line_rank
+from contextwarden.summarizers.failure_ranks import ERROR_RANK, line_rank
 from contextwarden.summarizers.failures import failure_excerpt, result_failure
 
 NGINX_TEST = (

@@ -6,7 +6,8 @@ engine's crash through ``| tail``, a Rust CLI's ``cargo test``)."""
 
 from __future__ import annotations
 
-from contextwarden.summarizers.failures import failure_excerpt, further_lines
+from contextwarden.summarizers.failure_quotes import further_lines
+from contextwarden.summarizers.failures import failure_excerpt
 
 GO_BUILD = (
     "# github.com/acme/backend/internal/api\n"

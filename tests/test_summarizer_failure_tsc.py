@@ -7,7 +7,8 @@ code."""
 
 from __future__ import annotations
 
-from contextwarden.summarizers.failures import failure_excerpt, further_lines
+from contextwarden.summarizers.failure_quotes import further_lines
+from contextwarden.summarizers.failures import failure_excerpt
 
 _CYAN, _YELLOW, _RED, _GREY, _RESET = "\x1b[96m", "\x1b[93m", "\x1b[91m", "\x1b[90m", "\x1b[0m"
 

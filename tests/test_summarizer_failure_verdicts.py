@@ -8,7 +8,7 @@ taken for failures."""
 from __future__ import annotations
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.failure_marks import TELLING_RANK, line_rank
+from contextwarden.summarizers.failure_ranks import TELLING_RANK, line_rank
 from contextwarden.summarizers.failures import failure_excerpt, failure_lines, result_failure
 
 CARGO_DOCTEST = (

@@ -1,5 +1,5 @@
 """The lines a browser's own logging prints above a test run's output: noise, never what
-failed, so ``failure_marks`` ranks them last.
+failed, so ``failure_ranks`` ranks them last.
 """
 
 from __future__ import annotations

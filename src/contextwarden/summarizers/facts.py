@@ -34,6 +34,7 @@ from contextwarden.summarizers.failures import (
     result_failure,
 )
 from contextwarden.summarizers.file_facts import EARLIER, FileFact, file_facts
+from contextwarden.summarizers.file_op import FileOp
 from contextwarden.summarizers.findings import FOLDED, findings, folded_findings
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.plans import plan_decisions
@@ -41,7 +42,6 @@ from contextwarden.summarizers.rejections import is_rejection, is_rejection_noti
 from contextwarden.summarizers.spellings import slashed_tails
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
 from contextwarden.summarizers.tools import (
-    FileOp,
     TodoItem,
     canonical_input,
     file_ops,

@@ -1,30 +1,21 @@
-"""The lines a failing program prints, across the tools agents run, and which of them tells most.
+"""The lines a failing program prints, across the tools agents run: what failure lines look like.
 
-``failures`` decides whether a result failed; this room knows what failure lines look like (a
-compiler's located error, a test runner's failed test, git's conflict, an OS error message, a
-PowerShell error record, the same words translated) and ranks them, so the summary's section 4
-and microcompact's kept lines pick the same line first: the one naming what failed and where.
+``failures`` decides whether a result failed, ``failure_ranks`` which line tells most; this room
+knows the lines themselves (a compiler's located error, a test runner's failed test, git's
+conflict, an OS error message, a PowerShell error record, the same words translated), so the
+summary's section 4 and microcompact's kept lines read a failure by the same marks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-from contextwarden.summarizers.browser_log import browser_logged
 from contextwarden.summarizers.os_errors import OS_ERRORS
-from contextwarden.summarizers.runner_reports import COUNTED_VERDICT
 from contextwarden.summarizers.toolchain_marks import (
-    GO_LOCATED,
     RUST_PANIC,
-    RUSTC_ADVICE,
     RUSTFMT_DIFF,
     go_build_failed,
-    go_continuation,
     go_trace,
-    rustc_label,
-    rustfmt_diffed,
-    says_more,
 )
 
 ERROR_LINE = re.compile(
@@ -109,7 +100,7 @@ SHELL_DID_NOT_RUN = re.compile(
 ``zsh:1: no matches found: *.go`` under its ``NOMATCH`` option, bash's ``bash: no match: *.go``
 under ``failglob``) or a word that is no command (``zsh:1: command not found: X``, bash's
 ``bash: line 1: X: command not found``, dash's ``sh: 1: X: not found``)."""
-_SHELL_WARNING = re.compile(rf"^{SHELL_PREFIX}warning: \S")
+SHELL_WARNING = re.compile(rf"^{SHELL_PREFIX}warning: \S")
 """The shell's own warning (bash's ``bash: line 7: warning: here-document at line 1 delimited
 by end-of-file (wanted `EOF')``, its ``parse.y``): in a failed output, why the shell read the
 command line as it did, the cause of the syntax error it reports next."""
@@ -128,7 +119,7 @@ HTTP_ERROR_HEADING = re.compile(
 """An HTTP error page's heading, its status and reason alone, in its tags or not (nginx's
 ``<title>504 Gateway Time-out</title>``, Apache's ``<h1>404 Not Found</h1>``, CloudFront's
 ``504 Gateway Timeout ERROR``): an error whatever it says besides (RFC 9110, 15.5 and 15.6)."""
-_TRAILER = re.compile(
+TRAILER = re.compile(
     r"^(?:Found [1-9]\d* errors?\b"  # tsc, mypy, biome: the count of errors
     r"|Errors {2}Files\s*$"  # … and tsc --pretty's table of that count per file
     r"|FAIL\s*$|FAILED\s*$|FAILED \((?:failures|errors)=\d"  # a test run's verdict alone
@@ -154,53 +145,9 @@ EXCEPTION_LINE = re.compile(
 )
 """An exception raised, as Python, Java and others print it, and as pytest shows it under a
 failed test (``E       ValueError: bad voice``, ``E       assert 1 == 2``)."""
-_INDENTED_EXCEPTION = re.compile(r"^\s+(?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?: \[\w+\])?: \S")
+INDENTED_EXCEPTION = re.compile(r"^\s+(?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?: \[\w+\])?: \S")
 """...and as JavaScript test runners print it, indented under the failed test's title (Jest,
 Vitest, Mocha, Playwright: ``    TypeError: x is not a constructor``, ``    Error: 500``)."""
-_NAMED_ERROR = re.compile(r"^\s*(?:E {2,})?[A-Za-z_][\w.]*(?:Error|Exception)\b(?: \[\w+\])?:")
-"""A line that opens with the class of the error raised, as Python, Java and JavaScript print
-it (``TypeError: …``, ``E   app.types.VoiceNotFoundError: zzz``)."""
-_TEST_TITLE = re.compile(
-    r"^\s*(?:\u25cf (?!Console\s*$|Multiple configurations found:)\S"
-    r"|\d+\) (?:\[[^\]]+\] \u203a )?\S+:\d+:\d+ \u203a )"
-)
-"""Jest's and Vitest's title of a failed test or suite (``● Suite > does x``, the arrow
-U+203A; ``● Test suite failed to run``; ``● Console`` heads logged output, jest-config's
-``● Multiple configurations found:`` the files it found), and Playwright's
-(``  1) [chromium] › tests/chat.spec.ts:66:7 › Chat › sends``, its list reporter): the first
-line under it says why."""  # noqa: RUF001
-_PS_CARET = re.compile(r"^\s*\+\s*~+\s*$")
-"""The carets a PowerShell parser error draws under the code it shows (``+   ~~``): the next
-line is its message, which often uses no failure word (``The token '&&' is not a valid
-statement separator in this version.``, ``Missing closing '}' in statement block``)."""
-_CONSOLE = re.compile(r"^(\s*)\u25cf Console\s*$")
-"""Jest's heading of what a test file logged (``console.log``, ``console.error`` entries, each
-with where it was called), indented under it: what the code printed, passing or not, not why
-a test failed, so it ranks after every line that says that; an entry's label
-(``console.error``) says nothing."""
-_CONSOLE_ENTRY = re.compile(r"^\s*console\.\w+\s*$")
-_CODE_FRAME = re.compile(r"^\s*>?\s*\d+(?:\s+\d+)?\s*[|\u2502]")
-"""A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
-code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's, ``221 221 │`` in the diff
-Biome's formatter shows, old and new line numbers): code, never what failed."""
-_BIOME_HEADER = re.compile(
-    r"^\s*(?:at )?\S+?(?::\d+:\d+)? [a-z]\w*(?:/\w+)*(?:\s+[A-Z]+)*\s+\u2501+\s*$"
-)
-"""Biome's diagnostic header (``src/x.ts:797:5 lint/style/useBlockStatements  FIXABLE  ━━━``,
-``src/x.ts:862:2 parse ━━━``; Biome's "Diagnostics" reference): where and which rule, its
-message (``× …`` an error, ``! …`` a warning, ``i …`` information) on the next line; line and
-column only when the diagnostic has a span (``PrintHeader``, biome_diagnostics' ``display.rs``:
-``src/x.ts format ━━━``, ``big.json check ━━━``), after ``at `` in some Biome 2 builds. The
-run's summary (``check ━━━``) names no file. Warnings print headers too: no failure alone."""  # noqa: RUF001
-_RULE = " \u2501"
-_INTRODUCES = re.compile(r"[:：]$|\bgave the following error\.$")  # noqa: RUF001
-"""A line that only introduces the next: one ending with a colon, or tsc's ``The last overload
-gave the following error.`` / ``Overload 1 of 2, '…', gave the following error.`` (TypeScript's
-diagnostics 2770 and 2772), whose next line says which type did not fit."""
-_POINTER = re.compile(r"^\s*--> \S+?:\d+")
-"""Where a diagnostic printed on the line before it is (rustc, ruff's full format):
-``error[E0412]: cannot find type `X` in this scope`` / ``E501 Line too long (93 > 88)``, then
-``  --> src/x.rs:3:5``."""
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|ERR!|exception|fail(?:ed|s|ure)?|fatal|panic|cannot|can't|"
     r"could not|unable|not found|no such|denied|invalid|refused|timed out|not allow(?:ed)?"
@@ -211,44 +158,6 @@ _FAILURE_WORDS = re.compile(
 """A line of a failed output that says what went wrong uses one of these words, in the languages
 the tools print them in ("Traceback (most recent call last):" is a header saying nothing of
 what went wrong, so not "traceback")."""
-_HINT = re.compile(r"^\s*(?:hint|note|help|info|warning|tip):", re.I)
-"""Advice a tool prints after its error (git's ``hint:``, rustc's ``help:``): never the error."""
-_NONE_FAILED = re.compile(
-    r"^\s*(?:[\w ]+:\s*)?0 (?:fail(?:ed|s|ures?)?|errors?)\b|^\s*test result: ok\.", re.I
-)
-"""A run's count of its failures when there were none (bun's `` 0 fail``, ``Errors: 0 errors``,
-Rust's libtest ``test result: ok. 24 passed; 0 failed; 0 ignored; …``): it uses a failure word
-and says nothing failed."""
-_PASSED_TEST = re.compile(r"^\s*[\u2713\u2714\u221a] ")
-"""A test runner's mark for a test that passed (bun's and Vitest's ``✓``, Jest's and Mocha's
-``✓``/``✔``, ``√`` on Windows consoles): its title may use a failure word (``✓ throws on an
-invalid status``) but says nothing failed."""
-_ECHOED_COMMAND = re.compile(r"^\$ \S")
-"""A command a runner echoes before running it: a package script as bun, yarn and pnpm print
-it (``$ biome check --error-on-warnings``), a line a shell transcript prompts with. It is what
-ran, not what failed, whatever words its flags use."""
-_MATCHER_HINT = re.compile(r"\bexpect\(received\)\.(?:not\.)?\w+\(")
-"""The matcher hint Jest and bun print for a failed assertion (``expect(received).toBe(expected)``,
-jest-matcher-utils ``matcherHint``): what the test got is on the ``Received`` line under it."""
-_MATCHER_VALUE = re.compile(r"^\s*(?:Expected|Received)\b[\w ]*:\s*\S")
-"""The lines under a matcher hint giving the values compared (``Expected: "a/b"``,
-``Received: "b"``, bun's ``Expected to contain: …``, Jest's ``Received string: …``)."""
-TELLING_RANK = 0
-ERROR_RANK = 1
-EXCEPTION_RANK = 2
-COUNT_RANK = 3
-WORD_RANK = 4
-LOGGED_RANK = 5
-TRAILER_RANK = 6
-NOISE_RANK = 7
-"""Ranks of a failure line, most telling first: a line naming what failed and where, an error
-prefix's line, an exception's, pytest's count of what failed (``COUNTED_VERDICT``), one
-with a failure word, one the code under test logged (``_CONSOLE``), a run's verdict alone, a
-browser's log noise (``browser_log``)."""
-_LAST_RANKS = (TRAILER_RANK, NOISE_RANK)
-"""Ranks whose lines come after every other line, in this order."""
-MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
-"""The ranks of lines that say a failure by their form, not only by a word in them."""
 
 
 def says_what_failed(line: str) -> bool:
@@ -256,158 +165,9 @@ def says_what_failed(line: str) -> bool:
     return _FAILURE_WORDS.search(line) is not None
 
 
-def _rank_or_word(line: str) -> int:
-    """``line_rank`` of ``line``, a line that ranks nowhere counted as one with a failure word."""
-    rank = line_rank(line)
-    return WORD_RANK if rank is None else rank
-
-
-def _unnamed(line: str) -> bool:
-    """Neither a failure word nor the name of the error raised (``TypeError: x is not a
-    constructor``, ``ReferenceError: fetch is not defined``: its class says what kind of failure
-    it is) is in ``line``."""
-    return not says_what_failed(line) and _NAMED_ERROR.match(line) is None
-
-
 def marks_a_failure(text: str) -> bool:
     """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
     telling line, a verdict): an output whose exit code was lost still failed."""
-    marks = (ERROR_LINE, TELLING, _TRAILER, RUST_PANIC, RUSTFMT_DIFF)
+    marks = (ERROR_LINE, TELLING, TRAILER, RUST_PANIC, RUSTFMT_DIFF)
     marked = any(p.search(text) is not None for p in marks)
     return marked or go_build_failed(text) or go_trace(text)
-
-
-def line_rank(line: str) -> int | None:
-    """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
-    one. Advice (``hint:``), a count of no failures and a command echoed before it ran rank
-    nowhere, and a verdict alone ranks last even though it uses a failure word; the shell's own
-    warning (``_SHELL_WARNING``) ranks with the lines that use one."""
-    quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE)
-    if any(p.match(line) for p in quiet):
-        return None
-    if _TRAILER.match(line):
-        return TRAILER_RANK
-    located = (GO_LOCATED, _BIOME_HEADER, RUST_PANIC, RUSTFMT_DIFF)
-    if TELLING.search(line) or any(p.match(line) for p in located):
-        return TELLING_RANK
-    if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):
-        return ERROR_RANK
-    if EXCEPTION_LINE.match(line) or _INDENTED_EXCEPTION.match(line):
-        return EXCEPTION_RANK
-    if COUNTED_VERDICT.match(line):
-        return COUNT_RANK
-    return WORD_RANK if says_what_failed(line) or _SHELL_WARNING.match(line) else None
-
-
-def _points_at(lines: list[str], index: int) -> bool:
-    """Whether ``lines[index]`` is a diagnostic whose location the next line gives
-    (``_POINTER``); advice (``warning:``, ``help:``) is not one."""
-    line = lines[index]
-    following = lines[index + 1] if index + 1 < len(lines) else ""
-    return bool(line.strip()) and _POINTER.match(following) is not None and not _HINT.match(line)
-
-
-def with_what_follows(lines: list[str], index: int) -> str:
-    """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
-    it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is neither a
-    failure line of its own nor source shown (``_CODE_FRAME``: what Biome's ``Formatter would
-    have printed the following content:`` introduces is code), or when it is a diagnostic's
-    header whose message comes next (``_BIOME_HEADER``, its rule of ``━`` dropped), or a
-    matcher's hint with the values it compared (``_MATCHER_HINT``); a Go diagnostic with the
-    lines it goes on over (what it got and wanted), a rustc diagnostic with the label under
-    its code (``toolchain_marks``)."""
-    line = lines[index].strip()
-    following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
-    if _MATCHER_HINT.search(line):
-        return " ".join([line, *_compared_values(lines[index + 1 :])])
-    if GO_LOCATED.match(line):
-        return " ".join([line, *go_continuation(lines, index)])
-    if RUSTFMT_DIFF.match(line):  # its colon introduces the hunk's code, not words
-        return line
-    label = rustc_label(lines[index + 1 :]) if _points_at(lines, index) else None
-    if label is not None and says_more(label, line):
-        return f"{line}: {label}"
-    if _BIOME_HEADER.match(line):
-        return f"{line.rstrip(_RULE)} {following}".rstrip()
-    if COUNTED_VERDICT.match(line):  # its frame of "=" says nothing
-        return line.strip("= ")
-    if not _INTRODUCES.search(line) or _CODE_FRAME.match(following):
-        return line
-    if not following or line_rank(following) not in (None, WORD_RANK):
-        return line
-    return f"{line} {following}"
-
-
-def _compared_values(lines: list[str]) -> list[str]:
-    """The ``Expected``/``Received`` lines (``_MATCHER_VALUE``) that open ``lines``, blank lines
-    skipped: what a failed assertion compared, which tells one failure of a run from another."""
-    values: list[str] = []
-    for line in lines:
-        if _MATCHER_VALUE.match(line):
-            values.append(line.strip())
-        elif line.strip() or values:
-            break
-    return values
-
-
-def ranked_lines(text: str) -> list[tuple[int, str]]:
-    """The failure lines of ``text`` with their ranks (``line_rank``), most telling first, each
-    with what it introduces (``with_what_follows``).
-
-    The best line of each rank comes before the second of any, and a run's verdict alone, then
-    a browser's log noise, after all: a rebase's first conflict, then its error line, then its
-    next conflict, so a few lines say the different things an output says, not one thing
-    several times (a line repeated, as fifteen tests failing on the same assertion repeat it,
-    counts once). Within a rank, lines
-    naming a failure come first, then in the output's order.
-    """
-    lines = text.splitlines()
-    groups: dict[int, list[int]] = {}
-    for i, rank in _line_ranks(lines):
-        groups.setdefault(rank, []).append(i)
-    texts: dict[int, list[str]] = {}
-    for rank, found in sorted(groups.items()):
-        logged = rank == LOGGED_RANK  # then as it would rank outside the log
-        found.sort(key=lambda i: (logged and _rank_or_word(lines[i]), _unnamed(lines[i]), i))
-        texts[rank] = list(dict.fromkeys(with_what_follows(lines, i) for i in found))
-    rounds = [(r, t) for r, t in texts.items() if r not in _LAST_RANKS]
-    longest = max((len(t) for _, t in rounds), default=0)
-    order = [(r, t[k]) for k in range(longest) for r, t in rounds if k < len(t)]
-    return order + [(r, line) for r in _LAST_RANKS for line in texts.get(r, [])]
-
-
-def _says_why_below(line: str) -> bool:
-    """Whether the line after ``line`` says why something failed: ``line`` is a failed test's
-    title (``_TEST_TITLE``) or the carets under the code a PowerShell parser error shows
-    (``_PS_CARET``)."""
-    return _TEST_TITLE.match(line) is not None or _PS_CARET.match(line) is not None
-
-
-def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
-    """Each failure line's position and rank. A test's title (``_TEST_TITLE``) and source shown
-    around an error (``_CODE_FRAME``) rank nowhere, the first line under a title or under a
-    PowerShell parser error's carets ranks as an exception (it says why), and what a test
-    logged (``_CONSOLE``) ranks as logged; a ``rustfmt --check`` hunk's code ranks nowhere."""
-    above = ""  # the last non-blank line before this one
-    console: int | None = None  # the indent of the ● Console heading we are under
-    browser = browser_logged(lines)
-    diffed = rustfmt_diffed(lines)
-    for i, line in enumerate(lines):
-        indent = len(line) - len(line.lstrip())
-        if console is not None and line.strip() and indent <= console:
-            console = None
-        heading = _CONSOLE.match(line)
-        console = len(heading.group(1)) if heading else console
-        shapes = (_TEST_TITLE, _CODE_FRAME, _CONSOLE_ENTRY)
-        shown = i in diffed or any(p.match(line) for p in shapes)
-        rank = None if shown else line_rank(line)
-        if _points_at(lines, i):
-            rank = TELLING_RANK
-        elif rank in (None, WORD_RANK) and line.strip() and _says_why_below(above):
-            rank = EXCEPTION_RANK
-        if rank is not None and i in browser:
-            yield i, NOISE_RANK
-        elif rank is not None:
-            yield i, rank if console is None else max(rank, LOGGED_RANK)
-        if line.strip():
-            above = line

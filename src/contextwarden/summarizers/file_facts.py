@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from contextwarden.summarizers.file_op import FileOp
 from contextwarden.summarizers.spellings import same_files, slash_folds, slash_spelling
-from contextwarden.summarizers.tools import FileOp
 
 EARLIER = "earlier: "
 """Opens what an earlier summary said was done to a file (read back by ``facts``)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from contextwarden.summarizers.failure_marks import MARKED_RANKS, line_rank
+from contextwarden.summarizers.failure_ranks import MARKED_RANKS, line_rank
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)\s*(?P<info>[\w+-]*)")
 _COMMENTS = ("#", "//", "--", "/*", "* ")

@@ -26,7 +26,7 @@ COUNTED_VERDICT = re.compile(
 ``summary_stats``: ``8 failed, 6 passed in 1.00s``, framed by ``=`` unless ``-q``). Unlike a
 verdict alone it says how much of the run failed, which no failed test's line does: among the
 few lines kept of a big run, it comes before the n-th failed test's name
-(``failure_marks.COUNT_RANK``). When one test failed, its line says as much, and the slot goes
+(``failure_ranks.COUNT_RANK``). When one test failed, its line says as much, and the slot goes
 to the second exception it raised. Jest's ``Tests:`` count is left a line with a failure word: in
 its runs the slot goes to what a test logged, the error behind the failure."""
 

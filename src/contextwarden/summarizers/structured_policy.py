@@ -65,7 +65,7 @@ class StructuredPolicy:
     answers' excerpts alone (the summary before decisions were listed)."""
     error_lines: int = 4
     """Lines kept per failed call in section 4: the most telling line, then further error
-    lines of the same output, most telling first (``failure_marks``; a compiler or test run
+    lines of the same output, most telling first (``failure_ranks``; a compiler or test run
     reports several)."""
     findings_share: float = 0.10
     """What else the assistant found or said (``findings``) may take up to this share of the

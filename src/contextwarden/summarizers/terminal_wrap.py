@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from contextwarden.summarizers.failure_marks import TELLING_RANK, line_rank
+from contextwarden.summarizers.failure_ranks import TELLING_RANK, line_rank
 
 MIN_WIDTH = 40
 """No terminal an agent runs in is narrower: an output whose longest line is shorter was not

@@ -1,5 +1,5 @@
 """What the Go and Rust toolchains print when a build, a test or a program fails, in the layouts
-their sources write, so ``failure_marks`` can rank these lines with every other tool's.
+their sources write, so ``failure_ranks`` can rank these lines with every other tool's.
 
 Go: the compiler's located diagnostic and the lines it continues on, the package header ``go``
 prints above a failed step's output, the runtime's goroutine trace. Rust: a thread's panic, the

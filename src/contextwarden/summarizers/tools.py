@@ -6,23 +6,21 @@ OpenCode ``read`` with ``filePath``); ``contextwarden.toolnames`` maps them onto
 Paths are kept as the tool input gave them (never resolved; only surrounding blanks dropped), so a
 summary quotes what the agent used.
 
-Shell commands are read for file paths only in obvious cases (documented on ``_shell_file_ops``);
-anything cleverer would guess wrong, and a wrong path in a summary is worse than a missing one.
+Shell commands are read for file paths only in obvious cases (``shell_files``); anything
+cleverer would guess wrong, and a wrong path in a summary is worse than a missing one.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from contextwarden.model import ToolUseBlock, thaw
-from contextwarden.summarizers.shell_syntax import pipeline_heads, shell_words
-from contextwarden.summarizers.shell_wrappers import LOCAL_WRAPPERS, inner_command
+from contextwarden.summarizers.file_op import FileOp, line_count, lines
+from contextwarden.summarizers.shell_files import shell_file_ops
 from contextwarden.toolnames import (
     base_name,
     canonical,
@@ -46,59 +44,6 @@ _EDITOR_OPS = {
     "write": "wrote",
 }
 _PATCH_OPS = {"Add": "wrote", "Update": "edited", "Delete": "deleted"}
-_SHELL_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more"})
-_SHELL_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg"})
-_SHELL_PROGRAMS = _SHELL_READERS | _SHELL_SEARCHES | {"sed", "git"}
-_SED_VALUED = frozenset("efl")
-"""sed's short options that take a value (``-e SCRIPT``, ``-f SCRIPT-FILE``, ``-l N``)."""
-_SED_LONG_VALUED = frozenset({"--expression", "--file", "--line-length"})
-_BSD_SUFFIX = re.compile(r"\A(?:\.[^/]*)?\Z")
-"""BSD sed's ``-i`` backup suffix, a word of its own: ``-i .bak``, or ``-i ''`` for none."""
-_GIT_SHOWN = re.compile(r"\A[^-:][^:]*:(?P<path>[^:]+)\Z")
-"""``git show REV:PATH``'s operand: the file as that revision has it."""
-_SEARCH_VALUED = frozenset(
-    {
-        "-e",
-        "-f",
-        "-m",
-        "-A",
-        "-B",
-        "-C",
-        "-d",
-        "-D",
-        "-g",
-        "-t",
-        "-T",
-        "-M",
-        "-j",
-        "--regexp",
-        "--file",
-        "--max-count",
-        "--after-context",
-        "--before-context",
-        "--context",
-        "--glob",
-        "--type",
-        "--type-not",
-        "--include",
-        "--exclude",
-        "--exclude-dir",
-    }
-)
-"""Options of grep and ripgrep whose value is the next word (``-A 20``, ``-g '*.py'``)."""
-_SHELL_META = re.compile(r"[*?$`<>|;&(){}\[\]]")
-
-
-@dataclass(frozen=True, slots=True)
-class FileOp:
-    """What one tool call did to a file: ``operation`` is read, wrote, edited, deleted, searched."""
-
-    path: str
-    operation: str
-    detail: str = ""
-    """Line counts where known, e.g. ``120 lines`` or ``+4 -2 lines``."""
-    code: str = ""
-    """The code the call wrote (Write content, Edit replacement, created file text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,14 +99,6 @@ def scripted_command(block: ToolUseBlock) -> str | None:
     return command if isinstance(command, str) and command.strip() else None
 
 
-def lines(count: int) -> str:
-    return f"{count} line" if count == 1 else f"{count} lines"
-
-
-def line_count(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
 def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
     """What ``block`` did to which files (nothing for tools that touch no file)."""
     args = plain_input(block)
@@ -173,7 +110,7 @@ def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
         return _editor_ops(args, result_text)
     command = shell_command(block)
     if command is not None:
-        return tuple(_shell_file_ops(command, result_text))
+        return tuple(shell_file_ops(command, result_text))
     kind = canonical(block.name)
     paths = _paths_of(args) if kind == "Read" else ()
     if len(paths) > 1:  # Gemini CLI's read_many_files
@@ -259,125 +196,6 @@ def _patch_ops(patch: str) -> Iterator[FileOp]:
         operation = _PATCH_OPS[file.operation]
         detail = "" if operation == "deleted" else f"+{len(added)} -{removed} lines"
         yield FileOp(file.path, operation, detail, "\n".join(added))
-
-
-def _shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
-    """File paths from the obvious shell forms only.
-
-    Each ``&&``/``||``/``;``/newline-separated part, before any pipe, is read (split as the
-    shell does, ``shell_syntax``: ``sed -i 's|a|b|' f.txt`` is one command) when it is
-    ``cat|head|tail|nl|less|more FILE…`` (read), ``sed -n 'X' FILE`` (read), ``sed -i … FILE``
-    (edited), ``cat > FILE`` / ``cat >> FILE`` (wrote, a heredoc), ``git show REV:FILE`` (read:
-    that revision's file) or ``grep|rg PATTERN FILE…``
-    (searched, as a Grep call's path is: only operands that name a file, with an extension; a
-    folder searched is no file touched). Operands that hold shell syntax (globs, variables,
-    substitutions) are skipped: their real path is unknown. A command that runs another here
-    (``shell_wrappers``: ``bash -lc '…'``, ``sudo``, ``timeout 30``, ``env A=1``) is read as
-    the command it runs; one run on another host or in a container (``ssh host 'cat f'``,
-    ``docker exec app cat f``) names that machine's files, not the workspace's.
-    """
-    for part in pipeline_heads(command):
-        head = part.split(None, 1)
-        local = bool(head) and (head[0].rsplit("/", 1)[-1] in LOCAL_WRAPPERS or "=" in head[0])
-        if not head or (head[0] not in _SHELL_PROGRAMS and not local):
-            continue  # shlex is slow; split only the parts that can name a file
-        words = shell_words(part)
-        inner = inner_command(words, elsewhere=False) if local else None
-        if inner is not None:
-            yield from _shell_file_ops(inner, result_text)
-            continue
-        if not words:
-            continue
-        if words[0] == "cat" and len(words) >= 3 and words[1] in (">", ">>"):
-            if not _SHELL_META.search(words[2]):
-                yield FileOp(words[2], "wrote")
-            continue
-        yield from _shell_reads(words, result_text)
-
-
-def _shell_reads(words: list[str], result_text: str) -> Iterator[FileOp]:
-    program, args = words[0], words[1:]
-    if program == "sed" and args:
-        operands, in_place = _sed_files(args)
-        if not in_place and "-n" not in args:
-            return
-        kind = "edited" if in_place else "read"
-    elif program in _SHELL_READERS:
-        operands = [a for a in args if not a.startswith("-") and not a.isdigit()]
-        kind = "read"
-    elif program in _SHELL_SEARCHES:
-        operands = [a for a in _search_operands(args) if PurePosixPath(a).suffix]
-        kind = "searched"
-    elif program == "git" and next((a for a in args if not a.startswith("-")), "") == "show":
-        shown = (_GIT_SHOWN.match(a) for a in args)
-        operands = [m["path"] for m in shown if m and PurePosixPath(m["path"]).suffix]
-        kind = "read"
-    else:
-        return
-    files = [a for a in operands if a and not _SHELL_META.search(a)]
-    for path in files:
-        single = len(files) == 1 and kind == "read" and result_text
-        yield FileOp(path, kind, lines(line_count(result_text)) if single else "")
-
-
-def _sed_files(args: list[str]) -> tuple[list[str], bool]:
-    """The files a sed command reads, and whether it edits them in place. GNU sed's synopsis is
-    ``sed [OPTION]... {script-only-if-no-other-script} [input-file]...``: the first operand is
-    the script unless ``-e``/``--expression``/``-f``/``--file`` gave one, and an option's value
-    (``-e 's/a\\./b./g'``, ``-l 80``) is no file. BSD sed's ``-i`` takes its backup suffix as
-    the next word (``sed -i '' -e …``, ``-i .bak``); GNU's ``-i[SUFFIX]`` has it attached."""
-    operands: list[str] = []
-    scripted = False
-    skip = False
-    for index, arg in enumerate(args):
-        valued = next((i for i, c in enumerate(arg) if c in _SED_VALUED), 0)
-        if skip or arg == "--":
-            skip = False
-        elif arg == "-" or not arg.startswith("-") or "--" in args[:index]:
-            operands.append(arg)
-        elif arg.startswith("--"):
-            scripted = scripted or arg.startswith(("--expression", "--file"))
-            skip = arg in _SED_LONG_VALUED
-        elif arg == "-i":
-            skip = index + 1 < len(args) and _BSD_SUFFIX.match(args[index + 1]) is not None
-        elif valued and not arg.startswith("-i"):
-            scripted = scripted or arg[valued] in "ef"
-            skip = valued == len(arg) - 1
-    in_place = any(a.startswith(("-i", "--in-place")) for a in args)
-    if not scripted and operands and _unterminated_s(operands[0]):
-        return [], in_place  # sed stops at its script: "unterminated `s' command"
-    return (operands if scripted else operands[1:]), in_place
-
-
-def _unterminated_s(script: str) -> bool:
-    """A script that is one ``s`` command missing a delimiter (``s/--mode`` of a ``'s/a b/c/'``
-    whose quotes a wrapper's quoting broke): sed reads its whole script before any input, so it
-    exits with ``unterminated `s' command`` and opens no file (POSIX sed: "the s command …
-    any character other than backslash or newline can be used instead of a slash")."""
-    if len(script) < 2 or script[0] != "s" or script[1] in "\\\n":
-        return False
-    delimiter = script[1]
-    return len(re.findall(rf"(?<!\\){re.escape(delimiter)}", script[1:])) < 3
-
-
-def _search_operands(args: list[str]) -> list[str]:
-    """The paths a grep or ripgrep command searches: its operands after the pattern (every
-    operand when ``-e``/``-f`` gives the pattern), an option's value skipped."""
-    operands: list[str] = []
-    pattern_given = False
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg == "--":
-            continue
-        elif arg.startswith("-") and len(arg) > 1:
-            skip = arg in _SEARCH_VALUED
-            pattern_given = pattern_given or arg in ("-e", "-f", "--regexp", "--file")
-            pattern_given = pattern_given or arg.startswith(("--regexp=", "--file="))
-        else:
-            operands.append(arg)
-    return operands if pattern_given else operands[1:]
 
 
 def todo_items(block: ToolUseBlock) -> tuple[TodoItem, ...] | None:

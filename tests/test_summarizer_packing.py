@@ -1,14 +1,13 @@
-"""What a summary's fixed lines cost, summary after summary: a decision or a finding opens with
-``- `` under its label (no ``said:`` each time), a carried file's operations are counted again
-with the new ones (not ``earlier: …`` grown at each compaction), and the user messages an
-earlier summary quoted are named once, not in each header. Every request pays for each word."""
+"""What a summary's fixed lines cost, summary after summary: a carried file's operations are
+counted again with the new ones (not ``earlier: …`` grown at each compaction), and the user
+messages an earlier summary quoted are named once, not in each header. Every request pays for
+each word."""
 
 from __future__ import annotations
 
 from contextwarden.compaction.summarize import CONTINUATION_NOTE
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer, extract_facts
-from contextwarden.summarizers.carry import carried_decisions, carried_findings, carried_hits
 
 # A decision and a finding in an agent's own words (Claude Code, a Python project's test run).
 CAUSE = "The fixture fails because `tmp_path` is function-scoped, so I'll use `tmp_path_factory`."
@@ -45,31 +44,6 @@ def compacted(rounds: int) -> str:
         messages = [*(earlier if text else []), *edit_session(round_)]
         text = StructuredSummarizer().summarize(messages).text
     return text
-
-
-def test_a_decision_is_listed_under_its_label_alone_and_read_back() -> None:
-    text = compacted(1)
-    assert f"\n- {CAUSE}\n" in text and "said: " not in text
-    assert carried_decisions(text) == (CAUSE,)
-    assert set(carried_decisions(compacted(3))) == {CAUSE}  # carried
-
-
-def test_summaries_written_with_said_and_noted_are_still_read_back() -> None:
-    five = (
-        "5. Problem Solving:\n"
-        "Decisions and reasons the assistant stated (oldest first):\n"
-        f"- said: {CAUSE}\n"
-        "Answers the assistant gave (oldest first; after user message #n):\n"
-        "- (after #1) Done.\n"
-        "What else the assistant found or said (oldest first):\n"
-        f"- noted: {READ}\n"
-        "- hit: src/app.py:12: def main():\n"
-        "(3 commands left out by contextwarden to fit the summary budget)\n\n"
-        "6. All User Messages:\n"
-    )
-    assert carried_decisions(five) == (CAUSE,)
-    assert carried_findings(five) == (READ,)
-    assert carried_hits(five) == ("src/app.py:12: def main():",)
 
 
 def test_a_carried_file_is_counted_again_not_restated_after_each_compaction() -> None:

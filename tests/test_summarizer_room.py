@@ -7,6 +7,7 @@ from __future__ import annotations
 from contextwarden.compaction.summarize import CONTINUATION_NOTE
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer, extract_facts
+from contextwarden.summarizers.carry import FINDING_PREFIX
 from contextwarden.summarizers.sections import head_tail, held_in
 from contextwarden.summarizers.spellings import (
     same_files,
@@ -16,7 +17,6 @@ from contextwarden.summarizers.spellings import (
 )
 from contextwarden.summarizers.tools import file_ops
 from contextwarden.tokens.heuristic import HeuristicCounter
-from tests.summary_lines import findings_of
 
 COUNTER = HeuristicCounter()
 # The layout of the paths a SpecStory CLI session of specstoryai/getspecstory (Apache-2.0, set 9
@@ -116,7 +116,7 @@ def test_a_finding_a_kept_answer_quotes_is_not_listed_again() -> None:
     ]
     summary = StructuredSummarizer().summarize(messages)
     assert answer in summary.sections[5]  # in the answers' excerpts
-    assert answer not in findings_of(summary.sections[5])
+    assert f"{FINDING_PREFIX}{answer}" not in summary.sections[5]
 
 
 # How a Cursor session on Windows (SpecStory export of Bucur21/PaperBites, set 12 of

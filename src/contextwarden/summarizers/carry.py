@@ -48,24 +48,17 @@ _ERROR_LINE_RE = re.compile(rf"^- (\S+) `(.*?)`: (.*) — ({_STATUSES})$((?:\n  
 MORE_PREFIX = "  > "
 """Starts each further error line under an error of section 4 (read back with it)."""
 DECISIONS_LABEL = "Decisions and reasons the assistant stated (oldest first):"
-DECISION_PREFIX = "- "
-"""Opens each decision under ``DECISIONS_LABEL``: the label says what the lines are, so a line
-says nothing more (every summary sent pays for each word, once per decision)."""
+DECISION_PREFIX = "- said: "
+_DECISION_RE = re.compile(rf"^{re.escape(DECISION_PREFIX)}(.+)$", re.M)
 FINDINGS_LABEL = "What else the assistant found or said (oldest first):"
-FINDING_PREFIX = "- "
-"""Opens each finding under ``FINDINGS_LABEL`` (as ``DECISION_PREFIX``)."""
-HIT_MARK = "hit: "
-HIT_PREFIX = f"- {HIT_MARK}"
+FINDING_PREFIX = "- noted: "
+_FINDING_RE = re.compile(rf"^{re.escape(FINDING_PREFIX)}(.+)$", re.M)
+HIT_PREFIX = "- hit: "
 """Opens a finding only a step's output folded into the assistant's text holds (a search's
 hit, ``findings.folded_findings``), so the next summary reads it back as one, not as a lead."""
-SAID_BEFORE, NOTED_BEFORE = "said: ", "noted: "
-"""What opened a decision and a finding after the ``- `` in summaries written before the labels
-alone said it (still read back)."""
+_HIT_RE = re.compile(rf"^{re.escape(HIT_PREFIX)}(.+)$", re.M)
 ANSWERS_LABEL = "Answers the assistant gave (oldest first; after user message #n):"
-_ANSWER_RE = re.compile(r"^\(after #\d+\) (.+)$")
-_SECTION_FIVE_LABELS = frozenset((DECISIONS_LABEL, FINDINGS_LABEL, ANSWERS_LABEL))
-"""The labels of our section 5 whose lines the next summary reads back: each ends the list of
-the one before it."""
+_ANSWER_RE = re.compile(r"^- \(after #\d+\) (.+)$", re.M)
 EXCERPT_GAP = " \u2026 "
 """Between the head and the tail of an answer's one-line excerpt in section 5."""
 LAST_MESSAGE_LABEL = "Last assistant message:"
@@ -99,25 +92,17 @@ def format_more(lines: Sequence[str]) -> str:
 
 def carried_decisions(summary_text: str) -> tuple[str, ...]:
     """The decision sentences our earlier summary lists in section 5, in its order."""
-    return tuple(_unmarked(line, SAID_BEFORE) for line in _listed(summary_text, DECISIONS_LABEL))
+    return _listed(summary_text, DECISIONS_LABEL, _DECISION_RE)
 
 
 def carried_findings(summary_text: str) -> tuple[str, ...]:
     """The findings (``findings``) our earlier summary lists in section 5, in its order."""
-    return tuple(
-        _unmarked(line, NOTED_BEFORE)
-        for line in _listed(summary_text, FINDINGS_LABEL)
-        if not line.startswith(HIT_MARK)
-    )
+    return _listed(summary_text, FINDINGS_LABEL, _FINDING_RE)
 
 
 def carried_hits(summary_text: str) -> tuple[str, ...]:
     """The search hits (``HIT_PREFIX``) our earlier summary lists among its findings."""
-    return tuple(
-        line[len(HIT_MARK) :]
-        for line in _listed(summary_text, FINDINGS_LABEL)
-        if line.startswith(HIT_MARK)
-    )
+    return _listed(summary_text, FINDINGS_LABEL, _HIT_RE)
 
 
 def carried_excerpts(summary_text: str) -> tuple[str, ...]:
@@ -125,8 +110,11 @@ def carried_excerpts(summary_text: str) -> tuple[str, ...]:
     the prose they were: each answer's excerpt of section 5 (its head and its tail apart, so no
     sentence runs across the cut) and the last assistant message of section 8, without its
     indent and its omission note."""
-    answers = (_ANSWER_RE.match(line) for line in _listed(summary_text, ANSWERS_LABEL))
-    pieces = [piece for m in answers if m is not None for piece in m.group(1).split(EXCERPT_GAP)]
+    pieces = [
+        piece
+        for answer in _listed(summary_text, ANSWERS_LABEL, _ANSWER_RE)
+        for piece in answer.split(EXCERPT_GAP)
+    ]
     start = _SECTION_EIGHT_RE.search(summary_text)
     if start is not None:
         block = _INDENTED_RE.match(summary_text, start.end())
@@ -135,29 +123,17 @@ def carried_excerpts(summary_text: str) -> tuple[str, ...]:
     return tuple(piece for piece in pieces if piece)
 
 
-def _unmarked(line: str, before: str) -> str:
-    """``line`` without the word older summaries opened it with (``SAID_BEFORE``)."""
-    return line[len(before) :] if line.startswith(before) else line
-
-
-def _listed(summary_text: str, label_text: str) -> tuple[str, ...]:
-    """The ``- `` lines (without it) under ``label_text`` in our section 5, up to the next label
-    read back (``_SECTION_FIVE_LABELS``) or the section's end."""
+def _listed(summary_text: str, label_text: str, line: re.Pattern[str]) -> tuple[str, ...]:
+    """The lines ``line`` matches from ``label_text`` in our section 5 to the section's end."""
     start = _SECTION_FIVE_RE.search(summary_text)
-    label = summary_text.find(f"\n{label_text}\n", start.end() - 1) if start else -1
+    label = summary_text.find(label_text, start.end()) if start else -1
     if label < 0:
         return ()
-    body = summary_text[label + len(label_text) + 2 :]
+    body = summary_text[label:]
     end = _SECTION_SEVEN_RE.search(body)  # section 6 follows; its items are length-prefixed
     six = _OUR_SECTION_SIX_RE.search(body)
     stop = min(m.start() for m in (end, six) if m is not None) if (end or six) else len(body)
-    found = []
-    for line in body[:stop].split("\n"):
-        if line in _SECTION_FIVE_LABELS:
-            break
-        if line.startswith("- "):
-            found.append(line[2:])
-    return tuple(found)
+    return tuple(m.group(1) for m in line.finditer(body[:stop]))
 
 
 def carried_errors(summary_text: str) -> tuple[CarriedError, ...]:

@@ -284,8 +284,8 @@ def test_repeated_compactions_keep_every_user_message_file_and_error() -> None:
         "request after round 2",
     ]
     facts = extract_facts(messages)
-    assert [(f.path, f.operations) for f in facts.files] == [
-        ("src/kept.py", ("earlier: read (1 line)",))
+    assert [(f.path, f.operations, f.detail) for f in facts.files] == [
+        ("src/kept.py", ("read",), "1 line")
     ]
     assert [(e.tool, e.target, e.excerpt, e.fixed) for e in facts.errors] == [
         ("Bash", "make", "error: no rule", False)

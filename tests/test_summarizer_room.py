@@ -189,7 +189,7 @@ def test_the_spelling_is_carried_by_the_next_summary_without_the_prose() -> None
     ]
     (file,) = extract_facts(later).files
     assert (file.path, file.alias) == (WINDOWS, SLASHED)
-    assert file.operations == ("earlier: read (1 line)",)
+    assert (file.operations, file.detail) == (("read",), "1 line")
 
 
 def test_a_long_word_or_an_overlong_path_is_read_in_one_pass() -> None:
@@ -198,7 +198,7 @@ def test_a_long_word_or_an_overlong_path_is_read_in_one_pass() -> None:
     assert slashed_tails("a/" * 3_000) == frozenset()  # past PATH_MAX: not a path
 
 
-def test_two_spellings_an_earlier_summary_listed_apart_are_one_earlier_entry() -> None:
+def test_two_spellings_an_earlier_summary_listed_apart_are_one_file_counted_once() -> None:
     listed = (
         "3. Files and Code Sections:\n"
         f"- `{WINDOWS}` — read (3)\n"
@@ -210,8 +210,8 @@ def test_two_spellings_an_earlier_summary_listed_apart_are_one_earlier_entry() -
         Message.assistant("Continuing."),
     ]
     (file,) = extract_facts(later).files
-    assert file.operations == ("earlier: read (3), searched",)
+    assert file.operations == ("read", "read", "read", "searched")
     line = StructuredSummarizer().summarize(later).sections[3].split("\n")[0]
     assert line.endswith(
-        "— also `d:/PaperBites/apps/web/app/feed-data.ts`; earlier: read (3), searched"
+        "— also `d:/PaperBites/apps/web/app/feed-data.ts`; read (3), searched; last: searched"
     )

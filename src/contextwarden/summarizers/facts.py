@@ -33,7 +33,7 @@ from contextwarden.summarizers.failures import (
     more_lines,
     result_failure,
 )
-from contextwarden.summarizers.file_facts import EARLIER, FileFact, file_facts
+from contextwarden.summarizers.file_facts import EARLIER, FileFact, carried_operations, file_facts
 from contextwarden.summarizers.file_op import FileOp
 from contextwarden.summarizers.findings import FOLDED, findings, folded_findings
 from contextwarden.summarizers.outputs import exit_status
@@ -270,8 +270,7 @@ def _carry(walk: _Walk, message: Message, index: int) -> None:
         alias, done = split_alias(line)
         if alias:
             walk.aliases[path] = alias
-        done = _EARLIER_RE.sub("", done.split("; last:", 1)[0])  # idempotent over compactions
-        _add_files(walk, [FileOp(path, f"{EARLIER}{done}")], index)
+        _add_files(walk, carried_operations(path, _EARLIER_RE.sub("", done)), index)
     for error in carried_errors(text):
         # A summary written before refusals had their own status listed one as fixed or not.
         rejected = error.rejected or is_rejection_notice(error.excerpt)

@@ -3,6 +3,7 @@ code written, and the spelling the conversation writes it by; spellings of one f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -10,7 +11,15 @@ from contextwarden.summarizers.file_op import FileOp
 from contextwarden.summarizers.spellings import same_files, slash_folds, slash_spelling
 
 EARLIER = "earlier: "
-"""Opens what an earlier summary said was done to a file (read back by ``facts``)."""
+"""Opens what an earlier summary said was done to a file, as it said it, when that cannot be read
+back as operations (``carried_operations``)."""
+LAST = "; last: "
+"""Between a file's operations and its last one (``structured_lines.operations``)."""
+_DONE_RE = re.compile(
+    r"(?P<op>[\w-]+(?: \(failed\))?)(?: \((?P<times>\d+)\))?(?: \((?P<detail>[^()]*)\))?"
+)
+"""One operation of a file line as ``structured_lines.operations`` writes it: ``edited``,
+``edited (failed) (2)``, ``read (3) (120 lines)`` (how many times, then the last one's detail)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +84,32 @@ def file_fact(path: str, ops: list[FileOp], first_index: int) -> FileFact:
     code = next((op.code for op in reversed(ops) if op.code), "")
     detail = next((op.detail for op in reversed(ops) if op.detail), "")
     return FileFact(path, tuple(operations), detail, code, first_index)
+
+
+def carried_operations(path: str, done: str) -> list[FileOp]:
+    """The operations an earlier summary's file line lists (``done``: ``read (3), edited
+    (failed) (2), edited; last: edited (+4 -2 lines)``), each as many times as it says and the
+    last one last, with its detail: counted again with what followed, the next summary says
+    ``edited (5)``, not ``earlier: …, edited (2)`` after each compaction's ``edited (3)``. A
+    line in another layout is carried as it is written (its last one left out: it is among
+    the ones before), after ``EARLIER``."""
+    listed, _, last = done.partition(LAST)
+    parsed = [_DONE_RE.fullmatch(part) for part in _parts(listed)]
+    final = _DONE_RE.fullmatch(last) if last else (parsed[-1] if parsed else None)
+    ops = [FileOp(path, m["op"]) for m in parsed if m for _ in range(int(m["times"] or 1))]
+    at = [i for i, op in enumerate(ops) if final and op.operation == final["op"]]
+    if None in parsed or final is None or not at:
+        return [FileOp(path, f"{EARLIER}{listed}")]
+    ops.append(replace(ops.pop(at[-1]), detail=final["detail"] or ""))
+    return ops
+
+
+def _parts(listed: str) -> list[str]:
+    """``listed`` split at each ``, `` outside parentheses (a detail may hold one)."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(listed):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and listed.startswith(", ", i):
+            parts.append(listed[start:i])
+            start = i + 2
+    return [*parts, listed[start:]]

@@ -30,6 +30,7 @@ from contextwarden.summarizers.structured_lines import (
     code_fence,
     ends,
     indent,
+    numbers,
     operations,
     where_shortened,
 )
@@ -296,14 +297,15 @@ class SectionBuilder:
         return items
 
     def _user_messages(self) -> list[Item]:
+        """Each message verbatim under its header, then one line naming those an earlier
+        summary quoted (said once, not in each of their headers: every request pays for it)."""
         items = []
-        for number, (message, text) in enumerate(
-            zip(self.facts.user_messages, self.users, strict=True), start=1
-        ):
+        for number, text in enumerate(self.users, start=1):
             notes = ["primary request"] if number == 1 else []
-            if message.carried:
-                notes.append("from an earlier summary")
             items.append(Item(format_item(number, text, notes) + "\n"))
+        carried = [n for n, m in enumerate(self.facts.user_messages, start=1) if m.carried]
+        if carried:
+            items.append(Item(f"({numbers(carried)} from an earlier summary)"))
         return items
 
     def _pending(self) -> list[Item]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from contextwarden.summarizers.carry import EXCERPT_GAP
 from contextwarden.summarizers.file_facts import FileFact
@@ -64,3 +65,14 @@ def where_shortened(command: str) -> str:
 def clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def numbers(listed: Sequence[int]) -> str:
+    """User message numbers, runs as ranges: ``#1-#12, #15``."""
+    runs: list[list[int]] = []
+    for n in listed:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"#{r[0]}-#{r[-1]}" if len(r) > 1 else f"#{r[0]}" for r in runs)

@@ -10,21 +10,9 @@ from __future__ import annotations
 import re
 
 from contextwarden.summarizers.failure_marks import SHELL_PREFIX
-from contextwarden.summarizers.shell_syntax import (
-    operator_split,
-    pipelines,
-    without_heredoc_bodies,
-)
-from contextwarden.summarizers.shell_wrappers import unwrapped_command
 
 _READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
 """Programs that show text that exists already: a pipeline they start shows no program's run."""
-_TEXT_FILTERS = frozenset(
-    {"sort", "uniq", "wc", "cut", "tr", "column", "fold", "fmt", "tee", "tac", "rev", "paste"}
-    | {"xxd", "od", "hexdump", "base64", "iconv", "expand", "pr"}
-)
-"""Programs that only rearrange or count the text piped into them (POSIX and coreutils text
-utilities): after a reader, the pipeline still shows that text."""
 _YES_NO_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "[[", "git-diff"}
 )
@@ -45,14 +33,19 @@ LOG_PREFIX = re.compile(
     r"^(?:[^\t\n]*\t){0,2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?", re.M
 )
 """The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
+_WRAPPERS = re.compile(r"^(?:\w+=\S*\s+|(?:timeout|time|nice|stdbuf)(?:\s+-\S+)*(?:\s+\d\S*)?\s+)+")
+"""What runs a program without being it (``timeout 300 pytest``, ``CI=1 npm test``)."""
 _LISTERS = frozenset({"git", "ls", "find", "ps", "env", "printenv", "printf", "pip"})
 """Programs whose output lists what exists (history, files, processes, packages), not a run."""
+_LISTED = re.compile(r"&&|\|\||;|\n")
+"""Where a command line's list runs its next pipeline (``&&``, ``||``, ``;``, a new line)."""
 _REDIRECTS = re.compile(r"\s*(?:2>&1|2>/dev/null|>/dev/null)\s*")
 _PAGERS = re.compile(r"\s*\|\s*(?:head|tail|less|cat)(?:\s+-n?\s*\d+|\s+-\d+)?\s*$")
 _CD_PREFIX = re.compile(r"^\s*cd\s+[^&;|]+?\s*&&\s*")
-_BRACED = re.compile(r"\{[^{}]*\}")
-"""A block in braces (PowerShell's ``ForEach-Object { $o = $_; … }``, sh's ``{ a; b; }``): its
-``;`` is not the line's list (a quoted ``;``, ``-m "a; b"``, is no operator: ``shell_syntax``)."""
+_QUOTED = re.compile(r'"(?:\\.|[^"\\])*"|\'[^\']*\'|\{[^{}]*\}')
+"""A quoted word of a command line (``-m "a; b"``, ``python -c 'x; y'``) or a block in braces
+(PowerShell's ``ForEach-Object { $o = $_; … }``, sh's ``{ a; b; }``): its ``;`` is not the
+line's list."""
 _SETUP = frozenset({"cd", "pushd", "popd", "set", "export", "source", ".", "set-location", "sl"})
 """Steps that set up where or how the next one runs and print no failure of a program's."""
 _ASSIGNMENT = re.compile(r"^\s*\$?[\w:]+\s*=")
@@ -85,38 +78,26 @@ def runs_unchecked_step(command: str) -> bool:
     an earlier step printed (``CONFLICT (content): …``) is shown under exit code 0. A step that
     handles its failure (``a || b;``), only sets up the next (``cd x;``), or a list that shows a
     file's text or searches (``cd x; cat log``: the text may say anything) is not one."""
-    steps: list[list[tuple[str, str]]] = [[]]
-    for piece, operator in operator_split(_BRACED.sub('""', without_heredoc_bodies(command))):
-        steps[-1].append((piece, operator))
-        if operator == ";":
-            steps.append([])
-    steps = [step for step in steps if "".join(piece for piece, _ in step).strip()]
-    if len(steps) < 2 or any(shows_text(_joined(step)) for step in steps):
+    steps = [step for step in _QUOTED.sub('""', command).split(";") if step.strip()]
+    if len(steps) < 2 or any(shows_text(step) for step in steps):
         return False
     return any(_runs_a_program(step) for step in steps[:-1])
 
 
-def _joined(step: list[tuple[str, str]]) -> str:
-    return "".join(piece + operator for piece, operator in step)
-
-
-def _runs_a_program(step: list[tuple[str, str]]) -> bool:
+def _runs_a_program(step: str) -> bool:
     """A step of a list runs a program, not only set-up (``cd x``), and does not handle its
     failure (``a || b``)."""
-    runs = [p for p in pipelines(_joined(step)) if not _ASSIGNMENT.match(p[0])]
-    firsts = [programs[0].lower() for p in runs if (programs := _programs(p))]
-    return all(op != "||" for _, op in step) and any(first not in _SETUP for first in firsts)
+    pipelines = [p for p in _LISTED.split(step) if p.strip() and not _ASSIGNMENT.match(p)]
+    firsts = [programs[0].lower() for p in pipelines if (programs := _programs(p))]
+    return "||" not in step and any(first not in _SETUP for first in firsts)
 
 
 def shows_text(command: str) -> bool:
     """True when the last pipeline of ``command`` searches or starts with a program that only
-    shows existing text (``cat f | head``, ``rg x | sort | head``), and no later stage runs a
-    program on that text (``echo "select 1;" | sqlfluff lint - | head`` runs ``sqlfluff``)."""
-    found = pipelines(command.strip())
-    programs = _programs(found[-1]) if found else []
-    shown = all(p in _READERS | _TEXT_FILTERS for p in programs[1:])
+    shows existing text (``cat f | head``, ``rg x | sort | head``)."""
+    programs = _programs(_LISTED.split(command.strip())[-1])
     return bool(programs) and (
-        (programs[0] in _READERS and shown) or any(p in _YES_NO_PROGRAMS for p in programs)
+        programs[0] in _READERS or any(p in _YES_NO_PROGRAMS for p in programs)
     )
 
 
@@ -125,10 +106,9 @@ def filters_a_run(command: str) -> bool:
     text) and passes its output through a search (``pytest -q 2>&1 | grep -E "Error"``, ``gh
     run view --log-failed | grep FAILED``): what is shown is that run's output, filtered, so the
     lines a failure prints may be there without the traceback's header or the run's verdict,
-    and the exit code shown is the filter's. ``command`` is read as it runs: a program run
-    through another (``timeout 300 pytest``) as that program (``shell_wrappers``)."""
-    for pipeline in pipelines(unwrapped_command(command)):
-        programs = _programs(pipeline)
+    and the exit code shown is the filter's."""
+    for pipeline in _LISTED.split(command):
+        programs = _programs(pipeline, unwrapped=True)
         if len(programs) < 2 or programs[0] in _READERS | _YES_NO_PROGRAMS | _LISTERS:
             continue
         if any(p in _YES_NO_PROGRAMS for p in programs[1:]):
@@ -136,14 +116,15 @@ def filters_a_run(command: str) -> bool:
     return False
 
 
-def _programs(stages: list[str]) -> list[str]:
-    """The program each stage of a pipeline runs, by its base name."""
+def _programs(pipeline: str, *, unwrapped: bool = False) -> list[str]:
+    """The program each stage of ``pipeline`` runs, by its base name; ``unwrapped``: the one a
+    wrapper (``timeout 300``, ``CI=1``) runs."""
+    stages = [_WRAPPERS.sub("", s.strip()) if unwrapped else s for s in pipeline.split("|")]
     return [stage.split()[0].rsplit("/", 1)[-1] for stage in stages if stage.split()]
 
 
 def answers_no(command: str) -> bool:
-    found = pipelines(command.strip())
-    last = found[-1][-1].split() if found else []
+    last = _LISTED.split(command.strip())[-1].rsplit("|", 1)[-1].split()
     return bool(last) and last[0].rsplit("/", 1)[-1] in _YES_NO_PROGRAMS
 
 

@@ -70,7 +70,6 @@ from contextwarden.summarizers.outputs import (
     shown_status,
 )
 from contextwarden.summarizers.rejections import refusal
-from contextwarden.summarizers.shell_wrappers import unwrapped_command
 from contextwarden.summarizers.toolchain_marks import clippy_warning
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
@@ -128,8 +127,6 @@ def failure_excerpt(
     """
     # a coloured traceback or test run says the same without colour
     text = as_printed(text)
-    if command is not None:  # ``ssh host 'pytest'`` fails as ``pytest`` does
-        command = unwrapped_command(command)
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = shown_status(text)
     if status == 1 and command is not None and answers_no(command):

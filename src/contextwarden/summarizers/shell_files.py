@@ -1,8 +1,8 @@
 """The files a shell command reads, writes, edits or searches, read from its words: obvious cases.
 
-A command is split as the shell splits it (``shell_syntax``) and one that runs another is read as
-the command it runs (``shell_wrappers``). Anything cleverer would guess wrong, and a wrong path in
-a summary is worse than a missing one: what is read is documented on ``shell_file_ops``.
+A command is split as the shell splits it (``shell_syntax``). Anything cleverer would guess
+wrong, and a wrong path in a summary is worse than a missing one: what is read is documented on
+``shell_file_ops``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pathlib import PurePosixPath
 
 from contextwarden.summarizers.file_op import FileOp, line_count, lines
 from contextwarden.summarizers.shell_syntax import pipeline_heads, shell_words
-from contextwarden.summarizers.shell_wrappers import LOCAL_WRAPPERS, inner_command
 
 _SHELL_READERS = frozenset({"cat", "head", "tail", "nl", "less", "more"})
 _SHELL_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg"})
@@ -68,21 +67,13 @@ def shell_file_ops(command: str, result_text: str) -> Iterator[FileOp]:
     that revision's file) or ``grep|rg PATTERN FILE…``
     (searched, as a Grep call's path is: only operands that name a file, with an extension; a
     folder searched is no file touched). Operands that hold shell syntax (globs, variables,
-    substitutions) are skipped: their real path is unknown. A command that runs another here
-    (``shell_wrappers``: ``bash -lc '…'``, ``sudo``, ``timeout 30``, ``env A=1``) is read as
-    the command it runs; one run on another host or in a container (``ssh host 'cat f'``,
-    ``docker exec app cat f``) names that machine's files, not the workspace's.
+    substitutions) are skipped: their real path is unknown.
     """
     for part in pipeline_heads(command):
         head = part.split(None, 1)
-        local = bool(head) and (head[0].rsplit("/", 1)[-1] in LOCAL_WRAPPERS or "=" in head[0])
-        if not head or (head[0] not in _SHELL_PROGRAMS and not local):
+        if not head or head[0] not in _SHELL_PROGRAMS:
             continue  # shlex is slow; split only the parts that can name a file
         words = shell_words(part)
-        inner = inner_command(words, elsewhere=False) if local else None
-        if inner is not None:
-            yield from shell_file_ops(inner, result_text)
-            continue
         if not words:
             continue
         if words[0] == "cat" and len(words) >= 3 and words[1] in (">", ">>"):
@@ -141,20 +132,7 @@ def _sed_files(args: list[str]) -> tuple[list[str], bool]:
             scripted = scripted or arg[valued] in "ef"
             skip = valued == len(arg) - 1
     in_place = any(a.startswith(("-i", "--in-place")) for a in args)
-    if not scripted and operands and _unterminated_s(operands[0]):
-        return [], in_place  # sed stops at its script: "unterminated `s' command"
     return (operands if scripted else operands[1:]), in_place
-
-
-def _unterminated_s(script: str) -> bool:
-    """A script that is one ``s`` command missing a delimiter (``s/--mode`` of a ``'s/a b/c/'``
-    whose quotes a wrapper's quoting broke): sed reads its whole script before any input, so it
-    exits with ``unterminated `s' command`` and opens no file (POSIX sed: "the s command …
-    any character other than backslash or newline can be used instead of a slash")."""
-    if len(script) < 2 or script[0] != "s" or script[1] in "\\\n":
-        return False
-    delimiter = script[1]
-    return len(re.findall(rf"(?<!\\){re.escape(delimiter)}", script[1:])) < 3
 
 
 def _search_operands(args: list[str]) -> list[str]:

@@ -15,6 +15,7 @@ _TOKEN = re.compile(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|&&|\|\||[;|\n]""", re.DOTA
 """What the split looks at: a quoted string or an escaped character (kept whole, part of a
 word), a line continuation (backslash, newline), or an operator: ``&&``, ``||``, ``;``, a
 newline (each ending a command of a list) or ``|`` (a pipe)."""
+_LIST_OPERATORS = frozenset({"&&", "||", ";", "\n"})
 _CONTINUATION = "\\\n"
 _HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][\w-]*)(?P=quote)")
 """A here-document's redirection (``<<'EOF'``, ``<<-END``): the lines after its command, up to
@@ -24,38 +25,25 @@ the word alone on a line, are the command's input, not commands."""
 def pipeline_heads(command: str) -> Iterator[str]:
     """The first command of each pipeline of ``command``'s lists, here-document bodies left
     out: what reads the files it names (the commands after a ``|`` read their input)."""
-    for stages in pipelines(command):
-        yield stages[0]
-
-
-def pipelines(command: str) -> list[list[str]]:
-    """The pipelines of ``command``'s lists, each as its commands (the stages a ``|`` joins),
-    here-document bodies left out; a command's text is kept as written, less its line
-    continuations."""
-    found: list[list[str]] = [[]]
-    for piece, operator in operator_split(without_heredoc_bodies(command)):
-        found[-1].append(piece)
-        if operator != "|":
-            found.append([])
-    return found[:-1]
-
-
-def operator_split(command: str) -> Iterator[tuple[str, str]]:
-    """The pieces of ``command`` between its operators outside quotes, each with the operator
-    after it (``&&``, ``||``, ``;``, a newline, ``|``; the last piece's is ``""``)."""
+    text = without_heredoc_bodies(command)
     current: list[str] = []
+    piped = False  # past a pipe: the rest of this pipeline is not read
     at = 0
-    for match in _TOKEN.finditer(command):
+    for match in _TOKEN.finditer(text):
         token = match.group()
         if token[0] in "'\"" or (token[0] == "\\" and token != _CONTINUATION):
             continue  # quoted or escaped: part of a word
-        current.append(command[at : match.start()])
+        if not piped:
+            current.append(text[at : match.start()])
         at = match.end()
-        if token != _CONTINUATION:
-            yield "".join(current), token
-            current = []
-    current.append(command[at:])
-    yield "".join(current), ""
+        if token in _LIST_OPERATORS:
+            yield "".join(current)
+            current, piped = [], False
+        elif token == "|":
+            piped = True
+    if not piped:
+        current.append(text[at:])
+    yield "".join(current)
 
 
 def without_heredoc_bodies(command: str) -> str:

@@ -15,7 +15,6 @@ from contextwarden.model import ToolUseBlock
 from contextwarden.summarizers.commands import shows_text
 from contextwarden.summarizers.failure_marks import HTTP_ERROR_HEADING, SHELL_DID_NOT_RUN
 from contextwarden.summarizers.outputs import STREAM_PREFIX
-from contextwarden.summarizers.shell_wrappers import unwrapped_command
 from contextwarden.summarizers.tools import CONTENT_KINDS, file_ops, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -44,7 +43,7 @@ def shows_output(call: ToolUseBlock | None) -> bool:
         return False
     if is_shell(call):
         command = shell_command(call)
-        return command is not None and not shows_text(unwrapped_command(command))
+        return command is not None and not shows_text(command)
     if canonical(call.name) != READ_KIND:
         return False
     paths = [op.path for op in file_ops(call)]

@@ -62,3 +62,31 @@ def test_only_a_break_that_completes_a_telling_line_is_joined() -> None:
     assert unwrapped(rules) == rules
     short = "cat: x: No such f\nile or directory\n"  # narrower than any terminal
     assert unwrapped(short) == short
+
+
+# pytest -v in an 80-column terminal: three tests failed, and the closing count (its terminal
+# plugin's ``summary_stats``, "==== 3 failed, 9 passed … in 1.34s ====") is broken inside its
+# duration; the row before it was padded with blanks the save kept
+WRAPPED_PYTEST = (
+    "tests/test_browser.py::test_browser_list FAILED                           [ 25%]\n"
+    "tests/test_browser.py::test_browser_stop FAILED                           [ 50%]\n"
+    "tests/test_browser.py::test_browser_config FAILED                         [ 75%]\n"
+    "tests/test_browser.py::test_no_browser PASSED                             [100%]\n"
+    "__________________________________ test_browser_list ___________________________\n"
+    "E   AssertionError: assert 16 == 2\n"
+    "FAILED tests/test_browser.py::test_browser_list - AssertionError: assert 16 == 2\n"
+    "FAILED tests/test_browser.py::test_browser_stop - AssertionError: assert 3 == 0\n"
+    "FAILED tests/test_browser.py::test_browser_config - assert <Config> is None\n"
+    "            ===================== 3 failed, 9 passed, 3 warnings, 9 rerun in 1.3\n"
+    "4s =====================\n"
+)
+
+
+def test_a_count_of_failed_tests_broken_in_its_duration_is_read_whole() -> None:
+    """Joined, the row is pytest's count of what failed, which ranks above the lines with only a
+    failure word (``runner_reports.COUNTED_VERDICT``), so a big run's kept lines say how many
+    of its tests failed."""
+    assert "3 failed, 9 passed, 3 warnings, 9 rerun in 1.34s =====" in unwrapped(WRAPPED_PYTEST)
+    call = terminal("python -m pytest tests/test_browser.py -v")
+    kept = failure_lines(call, ToolResultBlock(call.id, WRAPPED_PYTEST), 4)
+    assert "3 failed, 9 passed, 3 warnings, 9 rerun in 1.34s" in kept

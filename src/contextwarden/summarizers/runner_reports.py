@@ -18,7 +18,7 @@ _MOCHA_LISTED = re.compile(r"^ +(\d+)\) (\S.*?)\s*$", re.M)
 
 
 COUNTED_VERDICT = re.compile(
-    r"^=*\s*(?=[^\n]*\b(?:[2-9]|[1-9]\d+) (?:failed|errors)\b)"
+    r"^\s*=*\s*(?=[^\n]*\b(?:[2-9]|[1-9]\d+) (?:failed|errors)\b)"
     r"(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
     r"(?:, |(?= in )))+ in [\d.]+s\b"  # pytest: "==== 8 failed, 6 passed in 1.00s ===="
 )
@@ -28,7 +28,9 @@ verdict alone it says how much of the run failed, which no failed test's line do
 few lines kept of a big run, it comes before the n-th failed test's name
 (``failure_ranks.COUNT_RANK``). When one test failed, its line says as much, and the slot goes
 to the second exception it raised. Jest's ``Tests:`` count is left a line with a failure word: in
-its runs the slot goes to what a test logged, the error behind the failure."""
+its runs the slot goes to what a test logged, the error behind the failure. A terminal's row
+saved as a line may open with the blanks that padded the row before it (SpecStory's saves of
+Cursor's terminal, ``terminal_wrap``), so blanks may come before the frame."""
 
 
 def failing_tests(text: str) -> tuple[str, ...]:

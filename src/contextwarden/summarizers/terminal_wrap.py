@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from contextwarden.summarizers.failure_ranks import TELLING_RANK, line_rank
+from contextwarden.summarizers.failure_ranks import COUNT_RANK, TELLING_RANK, line_rank
 
 MIN_WIDTH = 40
 """No terminal an agent runs in is narrower: an output whose longest line is shorter was not
@@ -53,10 +53,19 @@ def unwrapped(text: str) -> str:
     return "\n".join(joined) + ("\n" if text.endswith("\n") else "")
 
 
+_JOINED_RANKS = (TELLING_RANK, COUNT_RANK)
+"""The ranks a joined line must reach: one naming what failed and where, or a test run's count
+of what failed (pytest's ``=== 3 failed, 9 passed in 1.3`` / ``4s ===`` read whole ranks as its
+count, ``runner_reports.COUNTED_VERDICT``; the row alone, its duration cut, is a line with a
+failure word, ranked below the failures' own lines)."""
+
+
 def _completes(row: str, following: str) -> bool:
     """Whether ``following`` goes on with the word ``row`` breaks off (``_WORD_END``,
-    ``_WORD_START``) into a line that names what failed and where (``TELLING_RANK``), which
-    ``row`` alone does not: ``… No such file or di`` and ``rectory``."""
+    ``_WORD_START``) into a line that names what failed and where or counts the failed tests
+    (``_JOINED_RANKS``), which ``row`` alone does not: ``… No such file or di`` and
+    ``rectory``."""
     if not (_WORD_END.search(row) and _WORD_START.match(following)):
         return False
-    return line_rank(row) != TELLING_RANK and line_rank(row + following) == TELLING_RANK
+    rank = line_rank(row + following)
+    return rank in _JOINED_RANKS and line_rank(row) != rank

@@ -82,17 +82,20 @@ def test_a_finding_a_decision_says_word_for_word_leaves_its_room_to_another() ->
 
 def test_a_decision_said_again_is_kept_once_where_it_was_last_said() -> None:
     said = [
-        (1, "I'll keep **SQLite** as the default store."),
+        (1, "I'll keep SQLite as the default store."),
         (3, "The real problem is the stale lock file."),
-        (5, "I'll keep SQLite as the default store because it needs no server."),
-        (7, "the real problem is the stale lock file"),
+        (5, "I'll keep SQLite as the default store. It needs no server."),
+        (7, "The real problem is the stale lock file."),
         (9, "I'll keep SQLite as the default"),
-        (11, "The default store stays SQLite."),  # the same words in another order: its own line
+        (11, "So we need to handle the case where SOME rows have zero width."),
+        (13, "So we need to handle the case where SOME rows have zero width, not all."),
     ]
+    # The last two differ in a character (the stop): each is its own quote, both stay.
     assert said_once(said) == (
-        (7, "the real problem is the stale lock file"),
-        (9, "I'll keep SQLite as the default store because it needs no server."),
-        (11, "The default store stays SQLite."),
+        (7, "The real problem is the stale lock file."),
+        (9, "I'll keep SQLite as the default store. It needs no server."),
+        (11, "So we need to handle the case where SOME rows have zero width."),
+        (13, "So we need to handle the case where SOME rows have zero width, not all."),
     )
 
 
@@ -100,7 +103,7 @@ def test_a_decision_said_in_two_turns_is_listed_once() -> None:
     # An agent restates its choice when it comes back to the work (a Claude Code session's
     # "I'll keep …" before the first edit and again, with its reason, before the second).
     first = "I'll keep the SQLite store as the default because it needs no server."
-    again = f"{first[:-1]} to run, and the tests use it."
+    again = f"{first} The tests run on it too."
     edit = ToolUseBlock(id="e1", name="Edit", input={"file_path": "a.py", "old_string": "x"})
     redo = ToolUseBlock(id="e2", name="Edit", input={"file_path": "b.py", "old_string": "y"})
     messages = [

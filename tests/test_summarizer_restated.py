@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers import StructuredSummarizer
+from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.findings import chosen
 from contextwarden.summarizers.restated import (
     RESTATED_SHARE,
     repeated_in,
     restated,
     restates,
+    said_once,
     words,
 )
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -74,3 +78,42 @@ def test_a_finding_a_decision_says_word_for_word_leaves_its_room_to_another() ->
     # one word the decision does not hold, and the finding says something of its own
     told = '**D5** under-sells the codebase (20,512 lines vs "~2,800") in the badge.'
     assert repeated_in([again, told], [decision]) == {0}
+
+
+def test_a_decision_said_again_is_kept_once_where_it_was_last_said() -> None:
+    said = [
+        (1, "I'll keep SQLite as the default store."),
+        (3, "The real problem is the stale lock file."),
+        (5, "I'll keep SQLite as the default store. It needs no server."),
+        (7, "The real problem is the stale lock file."),
+        (9, "I'll keep SQLite as the default"),
+        (11, "So we need to handle the case where SOME rows have zero width."),
+        (13, "So we need to handle the case where SOME rows have zero width, not all."),
+    ]
+    # The last two differ in a character (the stop): each is its own quote, both stay.
+    assert said_once(said) == (
+        (7, "The real problem is the stale lock file."),
+        (9, "I'll keep SQLite as the default store. It needs no server."),
+        (11, "So we need to handle the case where SOME rows have zero width."),
+        (13, "So we need to handle the case where SOME rows have zero width, not all."),
+    )
+
+
+def test_a_decision_said_in_two_turns_is_listed_once() -> None:
+    # An agent restates its choice when it comes back to the work (a Claude Code session's
+    # "I'll keep …" before the first edit and again, with its reason, before the second).
+    first = "I'll keep the SQLite store as the default because it needs no server."
+    again = f"{first} The tests run on it too."
+    edit = ToolUseBlock(id="e1", name="Edit", input={"file_path": "a.py", "old_string": "x"})
+    redo = ToolUseBlock(id="e2", name="Edit", input={"file_path": "b.py", "old_string": "y"})
+    messages = [
+        Message.user("Pick a store."),
+        Message("assistant", (TextBlock(first), edit)),
+        Message("user", (ToolResultBlock(tool_use_id="e1", content="ok"),)),
+        Message("assistant", (TextBlock(again), redo)),
+        Message("user", (ToolResultBlock(tool_use_id="e2", content="ok"),)),
+        Message.assistant("Done."),
+    ]
+    assert [text for _, text in extract_facts(messages).decisions] == [again]
+    full = StructuredSummarizer().summarize(messages).text
+    assert full.count("SQLite store as the default") == 1

@@ -80,7 +80,7 @@ from contextwarden.formats.specstory_markdown import (
     Turn,
     split,
 )
-from contextwarden.formats.specstory_steps import failed, sent_patch
+from contextwarden.formats.specstory_steps import answered_file, failed, sent_patch
 from contextwarden.formats.specstory_vscode import linked_file, vscode_step
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
@@ -118,11 +118,6 @@ _SUMMARY_CODE = re.compile(r"^Tool use: \*\*[^*]+\*\*\s+`(?P<code>[^`]+)`")
 `./x.py```, Codex's ``Tool use: **exec_command** `rg --files```)."""
 _PATCH_FILE = re.compile(r"^\*\*(?:Add|Update|Delete): `(?P<path>[^`]+)`\*\*\s*$")
 """A file a patch step touches, as the CLI heads its diff (``**Update: `pkg/a.go`**``)."""
-_WROTE = re.compile(
-    r"^(?:File created successfully at: (?P<created>\S.*?)|The file (?P<updated>\S.*?) has been "
-    r"updated\b.*)\s*$"
-)
-"""Claude Code's answer to a write or an edit, naming the file (its step shows no path)."""
 PATCH_TOOL = "apply_patch"
 """Codex's patch tool, whose step shows the patch it was sent (``specstory_steps.sent_patch``)."""
 _KINDS = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "write", "Grep": "search"}
@@ -213,6 +208,13 @@ def _tool(item: Item) -> tuple[ToolUseBlock, ToolResultBlock, dict[str, Any]]:
     return use, result, kept
 
 
+def _named_by_answer(line: str) -> str | None:
+    """The file a write step's diff header or Claude Code's answer names (its step shows no
+    path)."""
+    patched = _PATCH_FILE.match(line)
+    return patched["path"] if patched else answered_file(line)
+
+
 def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:
     """What the summary and the lines down to the first code fence say of the call's input: a
     named file, and for a shell call the command (inline, or the fence's first line) and the
@@ -227,10 +229,10 @@ def _lead(kind: str, summary: str, body: list[str]) -> dict[str, str]:
     if linked and kind != "shell":
         facts["file_path"] = linked
     if kind == "write" and "file_path" not in facts:  # its diff's header or its answer names it
-        said = (_PATCH_FILE.match(line.strip()) or _WROTE.match(line.strip()) for line in body)
-        found = next((m for m in said if m), None)
+        said = (_named_by_answer(line.strip()) for line in body)
+        found = next((path for path in said if path), None)
         if found:
-            facts["file_path"] = next(p for p in found.groups() if p)
+            facts["file_path"] = found
     for number, line in enumerate([summary, *body]):
         text = _TAGS.sub("", line).strip()  # "<details><summary>Edit file: x</summary>"
         named, code, fence = _NAMED_FILE.search(text), _INLINE.match(text), FENCE.match(line)

@@ -31,7 +31,10 @@ _READ = re.compile(r"^ `(?P<path>[^`\s]+)`(?: (?P<description>\S.*))?$")
 """Claude Code's Read step: a space, the path in backticks, then its description if any."""
 _CREATED = re.compile(r"^File created successfully at: (?P<path>\S.*?)(?: \(.*\))?$")
 _UPDATED = re.compile(r"^The file (?P<path>\S.*?) has been updated\b")
-"""Claude Code's answers to a Write and to an Edit (or a Write over a file), naming the file."""
+"""Claude Code's answers to a Write and to an Edit (or a Write over a file), naming the file.
+Claude Code 2.x glues a note on in parentheses (``File created successfully at: X (file state is
+current in your context — no need to Read it back)``, as a SpecStory file of cocli shows): no
+part of the path."""
 _PATCH_HEAD = re.compile(r"^\*\*(?P<op>Add|Update|Delete): `(?P<path>[^`]+)`\*\*\s*$")
 """A file of a Codex patch step, as ``writePatchSection`` heads its diff."""
 _TOOL_ERROR = "<tool_use_error>"
@@ -121,6 +124,12 @@ def flattened(lines: list[str]) -> Step | None:
         facts = {k: v for k, v in read.groupdict().items() if v}
         return Step("Read", {"file_path": facts.pop("path"), **facts}, output)
     return None
+
+
+def answered_file(line: str) -> str | None:
+    """The file Claude Code's answer to a Write or an Edit names (its note left off), or None."""
+    said = _CREATED.match(line) or _UPDATED.match(line)
+    return said["path"] if said else None
 
 
 def _answer_only(output: str) -> Step | None:

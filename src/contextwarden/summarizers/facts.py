@@ -39,6 +39,7 @@ from contextwarden.summarizers.findings import FOLDED, findings, folded_findings
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.plans import plan_decisions
 from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
+from contextwarden.summarizers.restated import said_once
 from contextwarden.summarizers.spellings import slashed_tails
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
 from contextwarden.summarizers.tools import (
@@ -183,7 +184,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
         last_assistant_text=walk.last_text,
         answers=tuple(walk.answers),
         last_tool_calls=tuple(describe_call(c) for c in walk.last_calls),
-        decisions=tuple(dict.fromkeys(walk.decisions)),
+        decisions=said_once(walk.decisions),
         concepts=top_concepts(walk.concepts),
         tool_counts=tuple(sorted(walk.tool_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         message_count=count,

@@ -59,3 +59,27 @@ def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
         if mine and set.intersection(*(where.get(word, set()) for word in mine)):
             gone.add(i)
     return gone
+
+
+def said_once(said: Sequence[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
+    """``said`` ((position, line), oldest first) with each line that another line holds
+    character for character left out (the same decision said in two turns, or carried by an
+    earlier summary and said again, whole or inside a longer sentence). The line saying more
+    stays, at the later of the two positions (it still stood then), so the budget cuts it last.
+    Only a line held whole goes: one said with other punctuation or case is another quote."""
+    texts = [text.strip() for _, text in said]
+    kept: list[int] = []
+    latest: dict[int, int] = {}
+    holders: dict[str, list[int]] = {}  # each word of a kept line → the kept lines holding it
+    for i in sorted(range(len(said)), key=lambda n: (-len(texts[n]), -n)):
+        mine = words(texts[i])
+        rarest = min(mine, key=lambda w: len(holders.get(w, ())), default="")
+        holder = next((k for k in holders.get(rarest, ()) if texts[i] in texts[k]), None)
+        if mine and holder is not None:
+            latest[holder] = max(latest[holder], said[i][0])
+            continue
+        kept.append(i)
+        latest[i] = said[i][0]
+        for word in mine:
+            holders.setdefault(word, []).append(i)
+    return tuple((latest[k], said[k][1]) for k in sorted(kept, key=lambda k: (latest[k], k)))

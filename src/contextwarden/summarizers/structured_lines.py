@@ -9,14 +9,14 @@ from collections import Counter
 from collections.abc import Sequence
 
 from contextwarden.summarizers.carry import EXCERPT_GAP
-from contextwarden.summarizers.file_facts import FileFact
+from contextwarden.summarizers.file_facts import LAST, FileFact
 
 
 def operations(file: FileFact) -> str:
     counts = Counter(file.operations)
     ordered = list(dict.fromkeys(file.operations))
     done = ", ".join(f"{op} ({counts[op]})" if counts[op] > 1 else op for op in ordered)
-    last = f"; last: {file.last_operation}" if len(ordered) > 1 else ""
+    last = f"{LAST}{file.last_operation}" if len(ordered) > 1 else ""
     detail = f" ({file.detail})" if file.detail else ""
     return f"{done}{last}{detail}"
 

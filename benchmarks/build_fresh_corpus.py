@@ -25,6 +25,7 @@
     python benchmarks/build_fresh_corpus.py --set 24 MIRRORS OUT   # the twenty-fourth, blind set
     python benchmarks/build_fresh_corpus.py --set 25 MIRRORS OUT   # the twenty-fifth, a study set
     python benchmarks/build_fresh_corpus.py --set 26 MIRRORS OUT   # the twenty-sixth, blind set
+    python benchmarks/build_fresh_corpus.py --set 27 MIRRORS OUT   # the twenty-seventh, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -58,7 +59,8 @@ sessions of an end-to-end pipeline run and an LLM pipeline node on an Entire che
 with a native Gemini CLI session of router and DNS-blocker administration, and set 26's OpenCode
 sessions of a hosted-auth slice and a checkpoint-data survey on an Entire checkpoint branch, with
 two native Gemini CLI sessions of Windows CPU tuning and Linux suspend and launcher troubleshooting
-its user committed),
+its user committed, and set 27's two aider chats of a Next.js compliance front end and its API
+proxy in one ``.aider.chat.history.md``, each probe file naming its chat as ``#<index>``),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -74,7 +76,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21),
 ``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23),
 ``benchmarks/fresh_probes24/`` (set 24), ``benchmarks/fresh_probes25/`` (set 25, a study
-set) and ``benchmarks/fresh_probes26/`` (set 26); the README
+set), ``benchmarks/fresh_probes26/`` (set 26) and ``benchmarks/fresh_probes27/`` (set 27); the
+README
 of each says where its sessions come from.
 """
 
@@ -762,6 +765,23 @@ SET26 = (
     ),
     *(committed(*M_GEMINI, path, sha, "gemini-cli") for path, sha in SET26_SESSIONS),
 )
+# Set 27 (issue #26's twenty-seventh, blind set): aider, an agent no blind set had. One chat log,
+# ArkMaster123/clientdemoNISTAI's `.aider.chat.history.md` (MIT as its README says; no licence
+# file), read at the newest snapshot and copied whole: its chats 3 and 5 (aider 0.68.0,
+# claude-3-5-sonnet, December 2024) are the set, each probe file naming its chat as `#3` or `#5`
+# (bench_fresh loads that chat with the aider loader's `index=`). Chat 3 reworks a compliance
+# report page (a proxy route, Next.js build and type errors, upload progress), chat 5 wires a PDF
+# upload and PDF URL front end to a FastAPI service (405 Method Not Allowed until the request
+# matches); every commit of both fails on gpg signing.
+NISTAI = ("ArkMaster123/clientdemoNISTAI", "b035b3bfec029e80d76d2189281090b9a5ec2381")
+SET27 = (
+    committed(
+        *NISTAI,
+        ".aider.chat.history.md",
+        "458ad8f42a38f1ad5537e654d215f8236704470ede4cedeb8a890e79aa778533",
+        "aider",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -788,6 +808,7 @@ SETS = {
     24: SET24,
     25: SET25,
     26: SET26,
+    27: SET27,
 }
 
 

@@ -18,7 +18,8 @@ returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fail
 message opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or
 holds a traceback. File contents and search hits are never scanned: a file may well say
 "error:"; a read whose harness answered in the file's place that it did not read it (Copilot
-CLI's ``File too large to read at once``) failed. ``cargo clippy`` fails on the lints it warns
+CLI's ``File too large to read at once``) failed, as did any call whose output that harness
+kept back (``Output too large to read at once``). ``cargo clippy`` fails on the lints it warns
 of (``toolchain_marks``), though it exits 0. The excerpt is the line that says what failed (an
 error line, a marked failure, an exception, then in a program's output any line with a failure
 word; the shell's own line when it could not run a word), the first line only when none does.
@@ -64,6 +65,7 @@ from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
+    OUTPUT_WITHHELD,
     READ_REFUSED,
     harness_message,
     is_status_line,
@@ -173,7 +175,7 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     lines both ask here, so what a summary calls an error is what a cleared result keeps.
     """
     shell = call is not None and is_shell(call)
-    if not shell and READ_REFUSED.match(result.text):  # the harness's words, not the file's
+    if _harness_answered(result.text, shell=shell):
         return clip(result.text.strip().splitlines()[0])
     command = shell_command(call) if call is not None else None
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
@@ -203,11 +205,22 @@ def more_lines(
     a session watches a log again and again, and each view's other entries repeat or follow
     from that one."""
     shell = call is not None and is_shell(call)
+    if _harness_answered(result.text, shell=shell):  # its one line says it; then advice
+        return ()
     printed = as_printed(result.text)
     if call is not None and shell and last_traceback(printed) is None:
         if viewed_errors(printed, shell_command(call)):
             return ()
     return further_lines(result.text, excerpt, limit, shell=shell)
+
+
+def _harness_answered(text: str, *, shell: bool) -> bool:
+    """The harness answered in the output's place that the call's work did not reach the model:
+    Copilot CLI's output kept back (``OUTPUT_WITHHELD``, any tool's) or a file it would not read
+    (``READ_REFUSED``, not a shell's: a command may print a file that says so)."""
+    return OUTPUT_WITHHELD.match(text) is not None or (
+        not shell and READ_REFUSED.match(text) is not None
+    )
 
 
 def _says_it_failed(text: str) -> bool:

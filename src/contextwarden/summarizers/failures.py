@@ -10,7 +10,9 @@ command handled its own error), unless it is not the program's: the command mask
 run's log (``gh run view --log``); or unless the program printed its error and stopped there
 (its last line an error line, or a whole traceback last: ``traceback.print_exc()``), or the
 shell could not run one of the line's words (``bash: line 1: val: command not found``), a failed
-step that a later command's exit code 0 does not undo. A run filtered through a search
+step that a later command's exit code 0 does not undo; a step's code the command printed after
+a label (``echo "exit: $?"``, ``Write-Host "exit=$LASTEXITCODE"``) shows it as plainly
+(``commands.echoed_status``). A run filtered through a search
 (``pytest | grep Error``, ``commands.filters_a_run``) failed when an exception line is left: the
 filter dropped the traceback's header and the verdict. An HTTP client's 4xx/5xx reply is a
 failure whatever its exit code (``curl`` exits 0 on a 404). A tool that is not a shell and
@@ -41,6 +43,7 @@ from contextwarden.summarizers.commands import (
     LOG_VIEWER,
     MASKED_EXIT,
     answers_no,
+    echoed_status,
     filters_a_run,
     hides_failure,
     shell_refused,
@@ -131,6 +134,8 @@ def failure_excerpt(
     text = as_printed(text)
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = shown_status(text)
+    echoed = echoed_status(text, command) if command is not None and shell else None
+    status = echoed or status  # the step it echoed failed, whatever the echo's own code
     if status == 1 and command is not None and answers_no(command):
         if not _step_failed(text, command):
             return None

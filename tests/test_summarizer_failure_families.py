@@ -342,26 +342,6 @@ def test_a_merges_verdict_comes_after_every_conflict() -> None:
     )
 
 
-def test_what_a_test_logged_comes_after_why_every_test_failed() -> None:
-    """What the code under test logged (Jest's ``● Console``) says nothing of why a test
-    failed, even when it uses a failure word: each suite's failure is kept before it."""
-    output = (
-        "FAIL tests/a.test.ts\n"
-        "  ● Console\n\n    console.error\n      Validation failed: missing fields\n\n"
-        "  ● A › creates\n\n    TypeError: Store is not a constructor\n\n"
-        "FAIL tests/b.test.ts\n"
-        "  ● B › fetches\n\n    ReferenceError: fetch is not defined\n"
-    )
-    call = ToolUseBlock("t", "Bash", {"command": "npx jest"})
-    kept = failure_lines(call, ToolResultBlock("t", output, is_error=True), 4)
-    assert kept == (
-        "FAIL tests/a.test.ts",
-        "TypeError: Store is not a constructor",
-        "FAIL tests/b.test.ts",
-        "ReferenceError: fetch is not defined",
-    )
-
-
 def test_a_line_ending_in_a_colon_brings_what_it_introduces() -> None:
     text = "InputValidationError: Search failed due to the following issue:\nUnknown flag `-z`"
     assert failure_excerpt(text, is_error=True, shell=False) == (

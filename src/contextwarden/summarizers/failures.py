@@ -180,8 +180,9 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     lines both ask here, so what a summary calls an error is what a cleared result keeps.
     """
     shell = call is not None and is_shell(call)
-    if _harness_answered(result.text, shell=shell):
-        return clip(result.text.strip().splitlines()[0])
+    answered = _harness_answer(result.text, shell=shell)
+    if answered is not None:
+        return answered
     command = shell_command(call) if call is not None else None
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
     return failure_excerpt(
@@ -210,7 +211,7 @@ def more_lines(
     a session watches a log again and again, and each view's other entries repeat or follow
     from that one."""
     shell = call is not None and is_shell(call)
-    if _harness_answered(result.text, shell=shell):  # its one line says it; then advice
+    if _harness_answer(result.text, shell=shell) is not None:  # it says it; advice follows
         return ()
     printed = as_printed(result.text)
     if call is not None and shell and last_traceback(printed) is None:
@@ -219,13 +220,17 @@ def more_lines(
     return further_lines(result.text, excerpt, limit, shell=shell)
 
 
-def _harness_answered(text: str, *, shell: bool) -> bool:
-    """The harness answered in the output's place that the call's work did not reach the model:
-    Copilot CLI's output kept back (``OUTPUT_WITHHELD``, any tool's) or a file it would not read
-    (``READ_REFUSED``, not a shell's: a command may print a file that says so)."""
-    return OUTPUT_WITHHELD.match(text) is not None or (
-        not shell and READ_REFUSED.match(text) is not None
-    )
+def _harness_answer(text: str, *, shell: bool) -> str | None:
+    """What the harness said in the output's place when the call's work did not reach the
+    model, or None: Copilot CLI's output kept back (``OUTPUT_WITHHELD``, any tool's: its first
+    sentence) or a file it would not read (``READ_REFUSED``, not a shell's, whose command may
+    print a file that says so: its first line)."""
+    withheld = OUTPUT_WITHHELD.match(text)
+    if withheld is not None:
+        return withheld.group("said")
+    if not shell and READ_REFUSED.match(text):
+        return clip(text.strip().splitlines()[0])
+    return None
 
 
 def _says_it_failed(text: str) -> bool:

@@ -1,6 +1,6 @@
 """What a command line says of its output: whether it shows existing text, searches, masks
-its exit code, pages it or shows another run's log, which of its words the shell could not
-run, and the command folded as a re-run's key.
+its exit code or echoes a step's, pages it or shows another run's log, which of its words the
+shell could not run, and the command folded as a re-run's key.
 
 ``failures`` reads an output with the command that printed it; this room reads the command.
 """

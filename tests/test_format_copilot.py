@@ -210,3 +210,44 @@ def test_a_view_of_a_file_too_large_to_read_is_a_failed_read(tmp_path: Path) -> 
     path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
     errors = extract_facts(load(path).messages).errors
     assert [e.excerpt for e in errors] == [refusal]
+
+
+def test_an_output_kept_back_as_too_large_is_a_failed_call_of_any_tool(tmp_path: Path) -> None:
+    """Copilot CLI answers a call whose output is too long (a ``glob``'s, a shell's) with its
+    own words, where it saved the output and a preview of it, ``success: true`` (2026): the
+    call's output never reached the model, so the summary lists it as failed by its first
+    sentence, the temporary file, advice and preview left out; a short output stays a
+    success."""
+    withheld = (
+        "Output too large to read at once (20.2 KB). Saved to: /tmp/copilot-tool-output-1.txt\n"
+        "Consider using tools like grep (for searching), head/tail (for viewing start/end), "
+        "view with view_range (for specific sections), or jq (for JSON) to examine portions "
+        "of the output.\n\nPreview (first 500 chars):\n/w/src/errors.ts\n/w/src/app.ts"
+    )
+    calls = {
+        "c0": ("glob", {"pattern": "src/**/*.ts"}, withheld),
+        "c1": ("bash", {"command": "git show HEAD:plan.md"}, withheld.replace("20.2", "27.2")),
+        "c2": ("glob", {"pattern": "docs/*.md"}, "/w/docs/a.md"),
+    }
+    requests = [
+        {"toolCallId": c, "name": name, "arguments": args} for c, (name, args, _) in calls.items()
+    ]
+    events: list[dict[str, Any]] = [
+        {"type": "user.message", "id": "u", "data": {"content": "find the sources"}},
+        {"type": "assistant.message", "id": "a", "data": {"content": "", "toolRequests": requests}},
+    ]
+    events += [
+        {
+            "type": "tool.execution_complete",
+            "id": f"r{c}",
+            "data": {"toolCallId": c, "success": True, "result": {"content": out}},
+        }
+        for c, (_, _, out) in calls.items()
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    errors = extract_facts(load(path).messages).errors
+    assert [(e.excerpt, e.more) for e in errors] == [
+        ("Output too large to read at once (20.2 KB).", ()),
+        ("Output too large to read at once (27.2 KB).", ()),
+    ]

@@ -325,6 +325,23 @@ def test_the_further_lines_are_ranked_not_in_output_order() -> None:
     )
 
 
+def test_a_merges_verdict_comes_after_every_conflict() -> None:
+    """``git merge`` prints a ``CONFLICT`` line per path, then its verdict, which names none
+    (builtin/merge.c: ``Automatic merge failed; fix conflicts and then commit the result.``):
+    the lines kept name the paths to resolve first."""
+    paths = ("CHANGELOG.md", "src/a.ts", "src/b.ts", "src/c.ts")
+    output = "".join(
+        f"Auto-merging {p}\nCONFLICT (content): Merge conflict in {p}\n" for p in paths
+    )
+    output += "Automatic merge failed; fix conflicts and then commit the result.\n"
+    call = ToolUseBlock("m", "Bash", {"command": "git merge origin/main"})
+    kept = failure_lines(call, ToolResultBlock("m", output, is_error=True), 4)
+    assert kept == tuple(f"CONFLICT (content): Merge conflict in {p}" for p in paths)
+    assert line_rank("Automatic merge failed; fix conflicts and then commit the result.") == (
+        TRAILER_RANK
+    )
+
+
 def test_a_line_ending_in_a_colon_brings_what_it_introduces() -> None:
     text = "InputValidationError: Search failed due to the following issue:\nUnknown flag `-z`"
     assert failure_excerpt(text, is_error=True, shell=False) == (

@@ -4,6 +4,7 @@ A ``;`` list exits with its last command's status (POSIX "Sequential Lists"; Pow
 the same), so git's ``CONFLICT (content): Merge conflict in <path>`` from ``git merge b; git log``
 is shown under exit code 0: a failure line an earlier step printed still makes the result
 failed. Outputs are written in git's documented wording, in the framing Codex gives a result.
+A step's exit code the command prints after a label (``echo "exit: $?"``) is that step's too.
 
 Chromium's log lines (base/logging: ``[pid:tid:MMDD/HHMMSS.micro:LEVEL:file(line)] message``,
 ``file:line`` in newer builds) that the VS Code extension test host prints above Mocha's report
@@ -117,3 +118,24 @@ def test_a_malformed_list_is_read_without_error(command: str) -> None:
         None,
         "error: nothing here",
     )
+
+
+def test_a_steps_exit_code_the_command_echoed_is_that_steps() -> None:
+    """``$?`` (POSIX) and ``$LASTEXITCODE`` (PowerShell) hold the last command's exit code: a
+    command that prints it after a label shows that step's status, though the echo exits 0 and
+    the harness shows that; printed as 0, the step did not fail."""
+    hook = "'{}' | sh -c 'exec entire hooks claude-code pre-task'"
+    output = (
+        "failed to capture pre-task state: tool_use_id is required\n"
+        "exit=%d\n<shellId: 25 completed with exit code 0>"
+    )
+    command = f'{hook}; Write-Host "exit=$LASTEXITCODE"'
+    assert failure_excerpt(output % 1, is_error=False, shell=True, command=command) == (
+        "failed to capture pre-task state: tool_use_id is required"
+    )
+    assert failure_excerpt(output % 0, is_error=False, shell=True, command=command) is None
+    commit = 'git commit -m wip 2>&1; echo "exit: $?"'
+    shown = "bug: pre-commit's script is installed in migration mode\nexit: 1"
+    assert failure_excerpt(shown, is_error=False, shell=True, command=commit) is not None
+    unlabelled = f"{hook}; echo $?"  # a bare number may be any line of the output
+    assert failure_excerpt(output % 1, is_error=False, shell=True, command=unlabelled) is None

@@ -1,6 +1,6 @@
 """What a command line says of its output: whether it shows existing text, searches, masks
-its exit code, pages it or shows another run's log, which of its words the shell could not
-run, and the command folded as a re-run's key.
+its exit code or echoes a step's, pages it or shows another run's log, which of its words the
+shell could not run, and the command folded as a re-run's key.
 
 ``failures`` reads an output with the command that printed it; this room reads the command.
 """
@@ -24,6 +24,15 @@ the exit code shown is the pager's, not that program's (unless ``set -o pipefail
 MASKED_EXIT = re.compile(r"\s*(?:\|\|\s*(?:true|:|exit 0)|;\s*true|(?:\|\||;)\s*echo\b[^;&|]*)\s*$")
 """A command ending so (``npm view pkg || true``, ``bun test; echo "exit $?"``) exits 0 whatever
 its program did."""
+_ECHOED_STATUS = re.compile(
+    r"\b(?:echo|Write-Host|Write-Output)\s+(?:-\w+\s+)?[\"']?"
+    r"(?P<label>[^\"'$;|&\n]*?[A-Za-z][^\"'$;|&\n]*?)\$(?:\?|LASTEXITCODE\b)",
+    re.I,
+)
+"""A step printing the exit code of the one before it after a label (``echo "exit: $?"``,
+PowerShell's ``Write-Host "exit=$LASTEXITCODE"``): POSIX's ``$?`` and PowerShell's
+``$LASTEXITCODE`` hold the last command's (a native program's) exit status, so the number the
+output shows after that label is that step's, whatever the list's own exit code."""
 LOG_VIEWER = re.compile(
     r"\bgh run view\b.*--log|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
     r"|\blogread\b"  # OpenWrt's system log (logd's ring buffer)
@@ -69,6 +78,18 @@ def hides_failure(command: str | None) -> bool:
     return (
         _PAGED.search(command) is not None and "pipefail" not in command and not shows_text(command)
     )
+
+
+def echoed_status(text: str, command: str) -> int | None:
+    """The first non-zero exit code ``command`` printed after a label (``_ECHOED_STATUS``) that
+    ``text`` shows on a line of its own (``exit=1``), or None: a step that failed, which the
+    echo's own exit code 0 hides."""
+    for found in _ECHOED_STATUS.finditer(command):
+        label = re.escape(found.group("label").strip())
+        for shown in re.finditer(rf"^\s*{label}\s*(\d+)\s*$", text, re.M):
+            if int(shown.group(1)) != 0:
+                return int(shown.group(1))
+    return None
 
 
 def runs_unchecked_step(command: str) -> bool:

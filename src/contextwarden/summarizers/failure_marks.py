@@ -130,6 +130,8 @@ TRAILER = re.compile(
     r"|collect2: error: ld returned|clang: error: linker command failed"
     r"|\s*[1-9]\d* (?:failed|failing)\s*$"  # Playwright's and Mocha's count of failed tests
     r"|\s*\u00d7 Some errors were emitted while\b"  # Biome's verdict
+    # git merge's and git pull's, under the CONFLICT lines naming the paths (builtin/merge.c)
+    r"|Automatic merge failed; fix conflicts\b"
     r")",
     re.M,
 )

@@ -114,7 +114,10 @@ prefix's line, an exception's, pytest's count of what failed (``COUNTED_VERDICT`
 with a failure word, one the code under test logged (``_CONSOLE``), a run's verdict alone, a
 browser's log noise (``browser_log``)."""
 _LAST_RANKS = (TRAILER_RANK, NOISE_RANK)
-"""Ranks whose lines come after every other line, in this order."""
+"""Ranks whose lines come after every other line, in this order. What the code under test
+logged (``LOGGED_RANK``) still takes its turn among the others: put last, it gave its place to a
+second suite's ``FAIL`` line and lost an error probe of study set 7, the ``Error: getaddrinfo
+ENOTFOUND`` a test's mocked client logged (errs10)."""
 MARKED_RANKS = frozenset({TELLING_RANK, ERROR_RANK, EXCEPTION_RANK})
 """The ranks of lines that say a failure by their form, not only by a word in them."""
 
@@ -210,11 +213,11 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
     with what it introduces (``with_what_follows``).
 
     The best line of each rank comes before the second of any, and a run's verdict alone, then
-    a browser's log noise, after all: a rebase's first conflict, then its error line, then its
-    next conflict, so a few lines say the different things an output says, not one thing
-    several times (a line repeated, as fifteen tests failing on the same assertion repeat it,
-    counts once). Within a rank, lines
-    naming a failure come first, then in the output's order.
+    a browser's log noise, after all (``_LAST_RANKS``): a rebase's first
+    conflict, then its error line, then its next conflict, so a few lines say the different
+    things an output says, not one thing several times (a line repeated, as fifteen tests
+    failing on the same assertion repeat it, counts once). Within a rank, lines naming a
+    failure come first, then in the output's order.
     """
     lines = text.splitlines()
     groups: dict[int, list[int]] = {}

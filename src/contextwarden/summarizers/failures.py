@@ -10,7 +10,9 @@ command handled its own error), unless it is not the program's: the command mask
 run's log (``gh run view --log``); or unless the program printed its error and stopped there
 (its last line an error line, or a whole traceback last: ``traceback.print_exc()``), or the
 shell could not run one of the line's words (``bash: line 1: val: command not found``), a failed
-step that a later command's exit code 0 does not undo. A run filtered through a search
+step that a later command's exit code 0 does not undo; a step's code the command printed after
+a label (``echo "exit: $?"``, ``Write-Host "exit=$LASTEXITCODE"``) shows it as plainly
+(``commands.echoed_status``). A run filtered through a search
 (``pytest | grep Error``, ``commands.filters_a_run``) failed when an exception line is left: the
 filter dropped the traceback's header and the verdict. An HTTP client's 4xx/5xx reply is a
 failure whatever its exit code (``curl`` exits 0 on a 404). A tool that is not a shell and
@@ -18,7 +20,8 @@ returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fail
 message opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or
 holds a traceback. File contents and search hits are never scanned: a file may well say
 "error:"; a read whose harness answered in the file's place that it did not read it (Copilot
-CLI's ``File too large to read at once``) failed. ``cargo clippy`` fails on the lints it warns
+CLI's ``File too large to read at once``) failed, as did any call whose output that harness
+kept back (``Output too large to read at once``). ``cargo clippy`` fails on the lints it warns
 of (``toolchain_marks``), though it exits 0. The excerpt is the line that says what failed (an
 error line, a marked failure, an exception, then in a program's output any line with a failure
 word; the shell's own line when it could not run a word), the first line only when none does.
@@ -40,6 +43,7 @@ from contextwarden.summarizers.commands import (
     LOG_VIEWER,
     MASKED_EXIT,
     answers_no,
+    echoed_status,
     filters_a_run,
     hides_failure,
     shell_refused,
@@ -64,6 +68,7 @@ from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
+    OUTPUT_WITHHELD,
     READ_REFUSED,
     harness_message,
     is_status_line,
@@ -129,6 +134,8 @@ def failure_excerpt(
     text = as_printed(text)
     text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
     status = shown_status(text)
+    echoed = echoed_status(text, command) if command is not None and shell else None
+    status = echoed or status  # the step it echoed failed, whatever the echo's own code
     if status == 1 and command is not None and answers_no(command):
         if not _step_failed(text, command):
             return None
@@ -173,8 +180,9 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     lines both ask here, so what a summary calls an error is what a cleared result keeps.
     """
     shell = call is not None and is_shell(call)
-    if not shell and READ_REFUSED.match(result.text):  # the harness's words, not the file's
-        return clip(result.text.strip().splitlines()[0])
+    answered = _harness_answer(result.text, shell=shell)
+    if answered is not None:
+        return answered
     command = shell_command(call) if call is not None else None
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
     return failure_excerpt(
@@ -203,11 +211,26 @@ def more_lines(
     a session watches a log again and again, and each view's other entries repeat or follow
     from that one."""
     shell = call is not None and is_shell(call)
+    if _harness_answer(result.text, shell=shell) is not None:  # it says it; advice follows
+        return ()
     printed = as_printed(result.text)
     if call is not None and shell and last_traceback(printed) is None:
         if viewed_errors(printed, shell_command(call)):
             return ()
     return further_lines(result.text, excerpt, limit, shell=shell)
+
+
+def _harness_answer(text: str, *, shell: bool) -> str | None:
+    """What the harness said in the output's place when the call's work did not reach the
+    model, or None: Copilot CLI's output kept back (``OUTPUT_WITHHELD``, any tool's: its first
+    sentence) or a file it would not read (``READ_REFUSED``, not a shell's, whose command may
+    print a file that says so: its first line)."""
+    withheld = OUTPUT_WITHHELD.match(text)
+    if withheld is not None:
+        return withheld.group("said")
+    if not shell and READ_REFUSED.match(text):
+        return clip(text.strip().splitlines()[0])
+    return None
 
 
 def _says_it_failed(text: str) -> bool:

@@ -64,6 +64,16 @@ READ_REFUSED = re.compile(r"\A\s*File too large to read at once \(\d[\d.]* [KMG]
 too large to read at once (42.1 KB). Consider using the grep tool …``; ``success: true`` in its
 session files' ``tool.execution_complete``): a read that did not happen, which Claude Code's
 Read flags as an error (``File content (31441 tokens) exceeds maximum allowed tokens``)."""
+OUTPUT_WITHHELD = re.compile(
+    r"\A\s*(?P<said>Output too large to read at once \(\d[\d.]* [KMG]?B\)\.) Saved to: \S"
+)
+"""Copilot CLI's answer in place of any tool's output too long to give (a shell command's, a
+``glob``'s, an ``rg``'s: ``Output too large to read at once (20.2 KB). Saved to: /tmp/x.txt``,
+then advice and a 500-character preview; ``large_output: true`` in its telemetry, ``success:
+true``): what the call was for did not reach the model, which must read the saved file, as a
+``view`` of a file too large (``READ_REFUSED``) did not read it. Its first sentence says so;
+the temporary file's path after it is kept in no summary, which an agent rarely reads back
+(1 of 12 on the study sets) and each later request would pay for."""
 _JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
 """Where a command's result given as a JSON object starts: the whole text (older Codex CLI's
 ``shell``), or after its harness's header (Codex's multi-agent and unified-exec rollouts:

@@ -167,3 +167,14 @@ def test_a_reply_aider_linted_has_the_linters_failure_as_its_error(tmp_path: Pat
     assert linted.meta.extra["action"] == FLAKE8
     errors = extract_facts(history.messages).errors
     assert [e.excerpt for e in errors] == ["parser.py:12:20: F821 undefined name 'futures'"]
+
+
+def test_a_line_the_person_types_after_aider_printed_it_stays_typed(tmp_path: Path) -> None:
+    log = tmp_path / ".aider.chat.history.md"
+    text = "\n".join(["# aider chat started at 2024-09-06 06:00:35", "", *_typed(["go"]),
+                      "Run it with:", "", "```bash", "python main.py", "```", "",
+                      *_quoted(["python main.py", "Run shell command? (Y)es/(N)o [Yes]: n"]),
+                      *_typed(["python main.py"])])  # fmt: skip
+    log.write_text(text + "\n", encoding="utf-8")
+    typed = [m.text for m in user_messages(load(log).messages)]
+    assert typed == ["go", "python main.py"]

@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Literal
 
 from contextwarden.errors import FormatError
-from contextwarden.formats.aider_output import lint_command, reflected, unquoted_output
+from contextwarden.formats.aider_output import (
+    QUOTE,
+    STARTED,
+    TYPED,
+    lint_command,
+    reflected,
+    unquoted_output,
+)
 from contextwarden.formats.base import add_or_report, read_text
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
@@ -35,8 +42,8 @@ from contextwarden.tokens.base import TokenCounter
 
 NAME = "aider"
 EXPECTED = "an aider chat log (.aider.chat.history.md): '# aider chat started at' headers"
-HEADER = re.compile(r"^# aider chat started at (?P<start>.+)$")
-_USER, _TOOL = "#### ", "> "
+HEADER = re.compile(rf"^{re.escape(STARTED)} (?P<start>.+)$")
+_USER, _TOOL = f"{TYPED} ", QUOTE
 _COMMAND = re.compile(r"(^|/)aider(\s|$)")
 """The command line aider echoes when a chat starts."""
 
@@ -64,7 +71,7 @@ class _Chat:
 
 
 def _kind_and_text(raw: str) -> tuple[Literal["user", "aider", "assistant"], str]:
-    if raw.startswith(_USER) or raw.rstrip() == "####":
+    if raw.startswith(_USER) or raw.rstrip() == TYPED:
         return "user", raw[len(_USER) :].rstrip()
     if raw.startswith(_TOOL) or raw.rstrip() == ">":
         return "aider", raw[len(_TOOL) :].rstrip()
@@ -110,9 +117,9 @@ def _message(block: _Block, following: _Block | None) -> Message | None:
     if not text:
         return None
     extra: dict[str, object] = {"lines": (block.first, block.last)}
-    linted = following is not None and following.kind == "aider"
-    command = lint_command(following.lines) if linted and following is not None else None
-    if block.kind == "assistant" and command is not None:
+    shown = following.lines if following is not None and following.kind == "aider" else []
+    command = lint_command(shown) if block.kind == "assistant" else None
+    if command is not None:  # aider linted the files this reply edited, with errors
         extra["action"] = command
     if block.kind == "aider":
         extra.update(injected=True, injected_kind="aider", injected_texts=(text,))

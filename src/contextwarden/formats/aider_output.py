@@ -3,8 +3,8 @@ report whose first line alone is quoted, a message aider sent the model in the p
 the linter a lint report ran.
 
 Read from aider's source (``aider/io.py``, ``aider/gui.py``, ``aider/linter.py``,
-``aider/coders/editblock_coder.py``, ``aider/prompts.py``), the behaviour of every release since
-0.50:
+``aider/coders/editblock_coder.py``, ``aider/prompts.py``), alike in 0.55 (September 2024) and
+0.86:
 
 - ``io.tool_output(text)`` writes ``> `` before the text once, so a multi-line message loses the
   mark after its first line. The one such message a chat routinely holds is a reply's failed
@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-QUOTE, TYPED, HEADER = "> ", "####", "# aider chat started at"
-"""How aider marks its output, the person's input and a chat's start (``aider.py``)."""
+QUOTE, TYPED, STARTED = "> ", "####", "# aider chat started at"
+"""How aider's log marks its output, the person's input and a chat's start (``io.py``)."""
 EDIT_FAILURE = re.compile(r"# \d+ SEARCH/REPLACE blocks? failed to match!")
 """The first line of a reply's failed edits, the only one ``tool_output`` quotes."""
 FAILURE_END = "The SEARCH section must exactly match an existing block of lines"
@@ -59,7 +59,7 @@ def _report_end(lines: Sequence[str], first: int) -> int | None:
     """The index of a failure report's last line, from ``first``, its second line."""
     for index in range(first, len(lines)):
         line = lines[index]
-        if line.startswith((QUOTE, TYPED, HEADER)):
+        if line.startswith((QUOTE, TYPED, STARTED)):
             return None
         if line.startswith(FAILURE_END):
             after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
@@ -72,13 +72,17 @@ def _report_end(lines: Sequence[str], first: int) -> int | None:
 
 def reflected(typed: Sequence[str], shown: Sequence[str]) -> bool:
     """True when ``typed`` (a run of ``#### `` lines) is a message aider sent in the person's
-    name: ``prompts.added_files``, or the lines of ``shown`` (the output just before it, or none)
-    it repeats, as its browser UI logs them."""
+    name: ``prompts.added_files``, or a lint or failed-edit report that repeats the lines of
+    ``shown`` (the output just before it, or none), as its browser UI logs them. A line the
+    person typed that aider had printed (a command it suggested) opens no report: it stays
+    typed."""
     own = [line.strip() for line in typed if line.strip()]
     if not own:
         return False
     if ADDED_FILES.fullmatch("\n".join(own)):
         return True
+    if own[0] != LINT_REPORT and not EDIT_FAILURE.fullmatch(own[0]):
+        return False
     before = [line.strip() for line in shown if line.strip()]
     width = len(own)
     return any(before[i : i + width] == own for i in range(len(before) - width + 1))

@@ -26,6 +26,7 @@
     python benchmarks/build_fresh_corpus.py --set 25 MIRRORS OUT   # the twenty-fifth, a study set
     python benchmarks/build_fresh_corpus.py --set 26 MIRRORS OUT   # the twenty-sixth, blind set
     python benchmarks/build_fresh_corpus.py --set 27 MIRRORS OUT   # the twenty-seventh, blind set
+    python benchmarks/build_fresh_corpus.py --set 28 MIRRORS OUT   # the twenty-eighth, a study set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -60,7 +61,10 @@ with a native Gemini CLI session of router and DNS-blocker administration, and s
 sessions of a hosted-auth slice and a checkpoint-data survey on an Entire checkpoint branch, with
 two native Gemini CLI sessions of Windows CPU tuning and Linux suspend and launcher troubleshooting
 its user committed, and set 27's two aider chats of a Next.js compliance front end and its API
-proxy in one ``.aider.chat.history.md``, each probe file naming its chat as ``#<index>``),
+proxy in one ``.aider.chat.history.md``, each probe file naming its chat as ``#<index>``, and
+set 28's aider chats of a paper-retrieval script, its LLM extraction and a
+reference checker, with one of an AI band's motor planning, in the ``.aider.chat.history.md`` two
+forks of aider committed: each file is copied whole, and the probe file's ``#N`` picks its chat),
 copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
@@ -76,8 +80,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21),
 ``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23),
 ``benchmarks/fresh_probes24/`` (set 24), ``benchmarks/fresh_probes25/`` (set 25, a study
-set), ``benchmarks/fresh_probes26/`` (set 26) and ``benchmarks/fresh_probes27/`` (set 27); the
-README
+set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (set 27) and
+``benchmarks/fresh_probes28/`` (set 28, a study set); the README
 of each says where its sessions come from.
 """
 
@@ -782,6 +786,30 @@ SET27 = (
         "aider",
     ),
 )
+# Set 28 (issue #26's twenty-eighth set, a STUDY set: aider, which the earlier sets barely hold):
+# four chats of the ``.aider.chat.history.md`` two forks of aider (Apache-2.0, their LICENSE.txt)
+# committed in September 2024, while their owner ran aider (claude-3-5-sonnet, diff edit format)
+# on his own projects: chats 48, 53 and 57 of DigitalKin-ai/aider_kinchercheur's (in French: a
+# script that finds papers through a search API and downloads them, an LLM extraction of each
+# into a Pydantic model, a checker of a literature review's references) and chat 64 of
+# Lesterpaintstheworld/aider's (an AI band's motor planning between rooms). A file holds every chat
+# aider logged there; ``bench_fresh`` loads the one its probe file's ``#N`` names.
+SET28 = (
+    Source(
+        "DigitalKin-ai/aider_kinchercheur",
+        "73e950a07e8ed01225a4b1ca6fe177541a33222a",
+        ".aider.chat.history.md",
+        "aider/DigitalKin-ai__aider_kinchercheur.md",
+        "8091b788838b7acf33b29bd1e88acdaea716f09176ce86a59bc33936cfdba9d4",
+    ),
+    Source(
+        "Lesterpaintstheworld/aider",
+        "61082ffd941ec0f26b735c50c42476c755d6be69",
+        ".aider.chat.history.md",
+        "aider/Lesterpaintstheworld__aider.md",
+        "7c6c5433d14175206dfad7801bdaf0d648ea4eb850e0356edec2181ac4236d91",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -809,6 +837,7 @@ SETS = {
     25: SET25,
     26: SET26,
     27: SET27,
+    28: SET28,
 }
 
 

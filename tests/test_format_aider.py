@@ -9,6 +9,8 @@ import pytest
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
 from contextwarden.rules import validate
+from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.typed import user_messages
 
 SAMPLE = Path(__file__).parent / "data" / "aider" / "AlexShchuka__mozgoslav__.aider.chat.history.md"
 
@@ -51,3 +53,128 @@ def test_markdown_that_is_not_an_aider_log_is_refused(tmp_path: Path) -> None:
         load(notes, "aider")
     assert "line 1" in str(info.value)
     assert load(notes, "aider", lenient=True).messages  # salvage keeps the text
+
+
+# aider's own output as its browser UI (``aider --gui``) logs it, in the formats of aider 0.55's
+# io.py, gui.py, linter.py and coders/editblock_coder.py (a real log: benchmarks/fresh_probes28).
+FLAKE8 = (
+    "/usr/bin/python3 -m flake8 --select=E9,F821,F823,F831,F406,F407,F701,F702,F704,F706 "
+    "--show-source --isolated parser.py"
+)
+LINT = [
+    "# Fix any errors below, if possible.",
+    "",
+    f"## Running: {FLAKE8}",
+    "",
+    "parser.py:12:20: F821 undefined name 'futures'",
+    "            except futures.TimeoutError:",
+    "                   ^",
+    "",
+    "## See relevant line below marked with █.",
+]
+FAILED = [
+    "# 1 SEARCH/REPLACE block failed to match!",
+    "",
+    "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in parser.py",
+    "<<<<<<< SEARCH",
+    "import os",
+    "=======",
+    "import os, futures",
+    ">>>>>>> REPLACE",
+    "",
+    "The SEARCH section must exactly match an existing block of lines including all white space,"
+    " comments, indentation, docstrings, etc",
+]
+REPLY = ["parser.py", "```python", "<<<<<<< SEARCH", "import os", "=======", "import os",
+         "import concurrent", ">>>>>>> REPLACE", "```"]  # fmt: skip
+
+
+def _quoted(lines: list[str]) -> list[str]:
+    return [f"> {line.strip()}  " if line.strip() else ">  " for line in lines]
+
+
+def _typed(lines: list[str]) -> list[str]:
+    return ["", *(f"#### {line}  " for line in lines), ""]
+
+
+def _gui_log(tmp_path: Path) -> Path:
+    """A chat where aider lints a reply's edit, then fails to apply the next reply's edit, and
+    sends each report (and the files the person let it add) to the model as the next prompt."""
+    lines = [
+        "# aider chat started at 2024-09-06 06:00:35",
+        "",
+        *_quoted(["aider --gui", "Aider v0.55.1"]),
+        *_typed(["make the parser faster"]),
+        "I'll run the work in a thread pool.",
+        "",
+        *REPLY,
+        "",
+        *_quoted(["Applied edit to parser.py", "Commit 2d08cd8 refactor: parallelize", *LINT]),
+        *_quoted(["Attempt to fix lint errors? (Y)es/(N)o [Yes]: y"]),
+        *_typed(LINT),
+        "The module is not imported; I'll import it.",
+        "",
+        *REPLY,
+        "",
+        *_quoted(["The LLM did not conform to the edit format.", FAILED[0]]),
+        *FAILED[1:],  # tool_output quotes a multi-line message's first line only
+        *_typed(FAILED),
+        "Please add utils.py to the chat.",
+        "",
+        *_quoted(["Add utils.py to the chat? (Y)es/(N)o [Yes]: y"]),
+        *_typed(["I added these files to the chat: utils.py",
+                 "Let me know if there are others we should add."]),
+        "Thanks, the parser is done.",
+        "",
+        *_typed(["and the tests?"]),
+    ]  # fmt: skip
+    log = tmp_path / ".aider.chat.history.md"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return log
+
+
+def test_what_aider_sent_in_the_persons_name_is_not_typed(tmp_path: Path) -> None:
+    history = load(_gui_log(tmp_path))
+    typed = [m.text for m in user_messages(history.messages)]
+    assert typed == ["make the parser faster", "and the tests?"]
+    injected = [m for m in history.messages if m.role == "user" and m.meta.extra.get("injected")]
+    assert any("F821 undefined name 'futures'" in m.text for m in injected)
+    assert any("I added these files to the chat: utils.py" in m.text for m in injected)
+    assert validate(history.messages) == []
+
+
+def test_a_failed_edit_report_is_aiders_output_not_the_models_reply(tmp_path: Path) -> None:
+    history = load(_gui_log(tmp_path))
+    replies = [m.text for m in history.messages if m.role == "assistant"]
+    assert not any("SearchReplaceNoExactMatch" in r or "SEARCH section" in r for r in replies)
+    assert any(r.startswith("The module is not imported") for r in replies)
+    report = next(m for m in history.messages if FAILED[2] in m.text)
+    assert report.role == "user" and report.meta.extra["injected"] is True
+
+
+def test_a_report_without_its_closing_line_stays_the_models_text(tmp_path: Path) -> None:
+    log = tmp_path / ".aider.chat.history.md"
+    text = "\n".join(["# aider chat started at 2024-09-06 06:00:35", "", *_typed(["go"]),
+                      *_quoted([FAILED[0]]), "", "A reply that is no report."])  # fmt: skip
+    log.write_text(text + "\n", encoding="utf-8")
+    assert load(log).messages[-1].role == "assistant"
+
+
+def test_a_reply_aider_linted_has_the_linters_failure_as_its_error(tmp_path: Path) -> None:
+    history = load(_gui_log(tmp_path))
+    linted = next(m for m in history.messages if m.meta.extra.get("action"))
+    assert linted.text.startswith("I'll run the work in a thread pool.")
+    assert linted.meta.extra["action"] == FLAKE8
+    errors = extract_facts(history.messages).errors
+    assert [e.excerpt for e in errors] == ["parser.py:12:20: F821 undefined name 'futures'"]
+
+
+def test_a_line_the_person_types_after_aider_printed_it_stays_typed(tmp_path: Path) -> None:
+    log = tmp_path / ".aider.chat.history.md"
+    text = "\n".join(["# aider chat started at 2024-09-06 06:00:35", "", *_typed(["go"]),
+                      "Run it with:", "", "```bash", "python main.py", "```", "",
+                      *_quoted(["python main.py", "Run shell command? (Y)es/(N)o [Yes]: n"]),
+                      *_typed(["python main.py"])])  # fmt: skip
+    log.write_text(text + "\n", encoding="utf-8")
+    typed = [m.text for m in user_messages(load(log).messages)]
+    assert typed == ["go", "python main.py"]

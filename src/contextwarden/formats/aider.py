@@ -7,10 +7,15 @@ Mapping rules (from the way aider writes the file):
   an empty line of it) → user text.
 - ``> `` lines are aider's own output shown in the terminal (files added, edits applied,
   commits, command output, warnings; markdown line breaks stripped) → user text marked injected
-  (``injected_kind`` "aider"), in place: merge mode joins it to the user turn around it.
+  (``injected_kind`` "aider"), in place: merge mode joins it to the user turn around it. So are
+  the unquoted rest of a reply's failed-edit report, and the ``#### `` lines of a message aider
+  sent the model itself (a lint or failed-edit report, the files it added) in the person's name
+  (``aider_output``: how aider's own code writes them).
 - Every other line is the model's reply (markdown, edit blocks included) → assistant text.
-- Meta: ``extra``: ``lines`` (first and last line of the block). The chat's start time and
-  the command line it ran (the first ``> `` line naming ``aider``) go to ``metadata``.
+- Meta: ``extra``: ``lines`` (first and last line of the block); a reply whose edits aider then
+  linted, with errors, has the linter's command line as ``action`` (read with the report as a
+  shell call and its result, ``summarizers.actions``). The chat's start time and the command
+  line it ran (the first ``> `` line naming ``aider``) go to ``metadata``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,14 @@ from pathlib import Path
 from typing import Literal
 
 from contextwarden.errors import FormatError
+from contextwarden.formats.aider_output import (
+    QUOTE,
+    STARTED,
+    TYPED,
+    lint_command,
+    reflected,
+    unquoted_output,
+)
 from contextwarden.formats.base import add_or_report, read_text
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
@@ -29,8 +42,8 @@ from contextwarden.tokens.base import TokenCounter
 
 NAME = "aider"
 EXPECTED = "an aider chat log (.aider.chat.history.md): '# aider chat started at' headers"
-HEADER = re.compile(r"^# aider chat started at (?P<start>.+)$")
-_USER, _TOOL = "#### ", "> "
+HEADER = re.compile(rf"^{re.escape(STARTED)} (?P<start>.+)$")
+_USER, _TOOL = f"{TYPED} ", QUOTE
 _COMMAND = re.compile(r"(^|/)aider(\s|$)")
 """The command line aider echoes when a chat starts."""
 
@@ -58,7 +71,7 @@ class _Chat:
 
 
 def _kind_and_text(raw: str) -> tuple[Literal["user", "aider", "assistant"], str]:
-    if raw.startswith(_USER) or raw.rstrip() == "####":
+    if raw.startswith(_USER) or raw.rstrip() == TYPED:
         return "user", raw[len(_USER) :].rstrip()
     if raw.startswith(_TOOL) or raw.rstrip() == ">":
         return "aider", raw[len(_TOOL) :].rstrip()
@@ -67,7 +80,9 @@ def _kind_and_text(raw: str) -> tuple[Literal["user", "aider", "assistant"], str
 
 def _chats(text: str) -> list[_Chat]:
     chats: list[_Chat] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    raws = text.splitlines()
+    continued = unquoted_output(raws)
+    for number, raw in enumerate(raws, start=1):
         header = HEADER.match(raw)
         if header:
             chats.append(_Chat(number, header["start"].strip()))
@@ -80,7 +95,8 @@ def _chats(text: str) -> list[_Chat]:
         if not chats:
             chats.append(_Chat(number, ""))  # a log whose first header was cut off
         blocks = chats[-1].blocks
-        kind, line_text = _kind_and_text(raw)
+        own = number - 1 in continued  # the unquoted rest of aider's own report
+        kind, line_text = ("aider", raw.rstrip()) if own else _kind_and_text(raw)
         if not blocks or blocks[-1].kind != kind:
             blocks.append(_Block(kind, number))
         blocks[-1].lines.append(line_text)
@@ -88,11 +104,23 @@ def _chats(text: str) -> list[_Chat]:
     return chats
 
 
-def _message(block: _Block) -> Message | None:
+def _own_messages(blocks: list[_Block]) -> None:
+    """Give aider's kind to each run of ``#### `` lines aider sent in the person's name."""
+    for index, block in enumerate(blocks):
+        shown = blocks[index - 1].lines if index and blocks[index - 1].kind == "aider" else []
+        if block.kind == "user" and reflected(block.lines, shown):
+            block.kind = "aider"
+
+
+def _message(block: _Block, following: _Block | None) -> Message | None:
     text = "\n".join(block.lines).strip()
     if not text:
         return None
     extra: dict[str, object] = {"lines": (block.first, block.last)}
+    shown = following.lines if following is not None and following.kind == "aider" else []
+    command = lint_command(shown) if block.kind == "assistant" else None
+    if command is not None:  # aider linted the files this reply edited, with errors
+        extra["action"] = command
     if block.kind == "aider":
         extra.update(injected=True, injected_kind="aider", injected_texts=(text,))
     role: Role = "assistant" if block.kind == "assistant" else "user"
@@ -116,6 +144,7 @@ def read(
             path=str(path),
         )
     chat = chats[index]
+    _own_messages(chat.blocks)
     report.records = len(chat.blocks)
     if not chat.started and chat.blocks:  # text before any chat header: not aider's log
         first = chat.blocks[0]
@@ -128,8 +157,9 @@ def read(
         (t for b in chat.blocks if b.kind == "aider" for t in b.lines if _COMMAND.search(t)), None
     )
     history = ConversationHistory(mode="merge", counter=counter)
-    for block in chat.blocks:
-        message = _message(block)
+    for position, block in enumerate(chat.blocks):
+        following = chat.blocks[position + 1] if position + 1 < len(chat.blocks) else None
+        message = _message(block, following)
         if message is None:
             report.metadata.setdefault("blank_blocks", []).append(block.first)
             continue

@@ -14,6 +14,9 @@ its reply; the harness runs it and answers in the next user message, the observa
 The loaders keep both as the text the model saw and mark them: the reply's command as
 ``meta.extra["action"]`` (``formats.swe_agent``), the answer as an observation (``injected``
 with an ``injected_kind``; OpenHands marks its observations that answer no call the same way).
+aider runs a command of its own after a reply: its linter, on the files the reply edited; the
+aider loader gives such a reply the linter's command line as its action, so a lint report with
+errors reads as that command's failed output (``formats.aider_output``).
 This module is the one reading of those marks: ``is_observation`` for the rungs that budget, cut
 or clear an observation (``compaction.observations``), ``action_call`` for the call an
 observation answers (microcompact keeps a failed one's error lines), and ``as_action_calls`` for

@@ -499,6 +499,32 @@ def test_a_failure_repeated_word_for_word_is_listed_once_where_it_was_last_seen(
     assert [(e.index, e.fixed) for e in extract_facts([user("go"), *passed]).errors] == [(6, False)]
 
 
+def test_the_same_failure_of_other_targets_is_listed_once_unless_its_status_differs() -> None:
+    # An interpreter the shell cannot find fails every script run with it in the same words.
+    def run(n: int, script: str, output: str) -> list[Message]:
+        call = Use(f"t{n}", "Bash", {"command": f"python3.12 {script}"})
+        return [
+            Message("assistant", (call,)),
+            user(ToolResultBlock(f"t{n}", output, is_error="Exit code 0" not in output)),
+        ]
+
+    missing = "(eval):1: command not found: python3.12\nExit code 127"
+    messages = [
+        user("check the keys"),
+        *run(1, "keys.py a.jsonl", missing),
+        *run(2, "keys.py b.jsonl", missing),
+        *run(3, "branch.py a.jsonl", missing),
+    ]
+    errors = extract_facts(messages).errors
+    assert [(e.index, e.target, e.fixed) for e in errors] == [
+        (6, "python3.12 branch.py a.jsonl", False)
+    ]
+    # one of them fixed later (run again, it passed), the others not: two facts, both listed
+    passed = run(4, "keys.py b.jsonl", "gitBranch\nExit code 0")
+    errors = extract_facts([*messages, *passed]).errors
+    assert [(e.index, e.fixed) for e in errors] == [(4, True), (6, False)]
+
+
 def test_failure_lines_start_with_the_excerpt_and_stop_at_the_limit() -> None:
     make = Use("m", "Bash", {"command": "make"})
     output = "cc -c a.c\nerror: one\nwarning: w\nerror: two\nerror: one\nerror: three\nExit code 2"

@@ -471,3 +471,30 @@ def test_a_command_run_again_with_the_same_outcome_is_listed_once_at_its_last_ru
         f"- `{request}` → failed (2 runs)",
         f"- `{request}` → ok",
     ]
+
+
+def test_an_error_names_its_call_by_the_head_of_its_command() -> None:
+    # A compound command of set 9's design session (Claude Code): the failure line is what the
+    # summary carries; the command's head says which call it was, and section 5 quotes more of
+    # it while the budget lets it.
+    command = (
+        'echo "=== go version & sqlite-ish deps ===" && head -5 go.mod && grep -iE '
+        '"sqlite|mattn|modernc" go.mod go.sum | head; echo "(none if empty)"; ls pkg/providers/*.go'
+    )
+    messages = [
+        Message.user("which sqlite driver do we use?"),
+        Message.assistant([ToolUseBlock("t1", "Bash", {"command": command})]),
+        Message.user(
+            [
+                ToolResultBlock(
+                    "t1", "(eval):1: no matches found: pkg/providers/*.go\nExit code 1", True
+                )
+            ]
+        ),
+        Message.assistant("None yet: the module has no sqlite dependency."),
+    ]
+    summary = StructuredSummarizer().summarize(messages)
+    head = command[:79] + "…"  # StructuredPolicy.error_target_chars, 80 by default
+    line = f"- Bash `{head}`: (eval):1: no matches found: pkg/providers/*.go — unresolved"
+    assert summary.sections[4] == line
+    assert command in summary.sections[5]

@@ -340,17 +340,23 @@ def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
 
 
 def _distinct(errors: Sequence[ErrorFact]) -> tuple[ErrorFact, ...]:
-    """``errors`` with a failure that a later one repeats word for word (the same call on the
-    same target, saying the same lines) left out: an agent reruns a failing test or command
-    many times, and each copy of an unresolved error is kept in every summary whatever its
-    budget, at the cost of the decisions. The latest copy stays, where it was last seen and
-    with its status then (a call that failed once more is not fixed by what came between)."""
-    seen: set[tuple[str, str, str, tuple[str, ...], bool]] = set()
+    """``errors`` with a failure that a later one repeats word for word left out: the same call
+    on the same target saying the same lines (an agent reruns a failing test or command many
+    times), or another target saying the same lines with the same status (a search retried with
+    other patterns, each failing with ``zsh: no matches found: --include=*.go``). Each copy of
+    an unresolved error is kept in every summary whatever its budget, at the cost of the
+    decisions, and the error line is what a summary carries: the target only says which call
+    it was. The latest copy stays, where it was last seen and with its status then (a call that
+    failed once more is not fixed by what came between; one fixed and one not are two facts)."""
+    same_call: set[tuple[str, str, str, tuple[str, ...], bool]] = set()
+    same_failure: set[tuple[str, str, tuple[str, ...], bool, bool]] = set()
     kept: list[ErrorFact] = []
     for error in reversed(errors):
-        key = (error.tool, error.target, error.excerpt, error.more, error.rejected)
-        if key not in seen:
-            seen.add(key)
+        call = (error.tool, error.target, error.excerpt, error.more, error.rejected)
+        failure = (error.tool, error.excerpt, error.more, error.rejected, error.fixed)
+        if call not in same_call and failure not in same_failure:
+            same_call.add(call)
+            same_failure.add(failure)
             kept.append(error)
     return tuple(reversed(kept))
 

@@ -153,7 +153,7 @@ class SectionBuilder:
     def _errors(self) -> list[Item]:
         items = []
         for i, error in enumerate(self.facts.errors):
-            target = clip(error.target, self.policy.command_chars)
+            target = clip(error.target, self.policy.error_target_chars)
             text = format_error(
                 error.tool, target, error.excerpt, error.fixed, rejected=error.rejected
             )

@@ -55,6 +55,12 @@ class StructuredPolicy:
     """Longest excerpt of code written to one file in section 3."""
     max_code_sections: int = 12
     """Code excerpts for at most this many files (the most recently written)."""
+    error_target_chars: int = 80
+    """Longest target (a command line, a path, a call's input) of an error quoted in section 4:
+    the error's lines are what a summary carries and what a later request searches for; the
+    target's head says which call failed (its whole text is in the log, and the commands of
+    section 5 quote it longer while the budget lets them). Unresolved errors are never dropped,
+    so each character past it would push a decision out of a summary at its budget."""
     answer_chars: int = 400
     """Longest excerpt (head and tail, on one line) of each answer listed in section 5."""
     command_chars: int = 200

@@ -30,6 +30,7 @@ from contextwarden.compaction.observations import (
 from contextwarden.compaction.tools import ToolMatcher, matcher_for, results_with_names, tool_calls
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.actions import action_call
+from contextwarden.summarizers.edit_blocks import failed_edit
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import typed_in_result
 from contextwarden.summarizers.unflagged import unflagged_lines
@@ -132,6 +133,9 @@ def clear_old_results(
         if isinstance(block, TextBlock):
             result = ToolResultBlock(original_id(block.text), block.text)
             call = action_call(messages[i - 1], result.tool_use_id) if i else None
+            failed = failed_edit(messages[i - 1], block.text, result.tool_use_id) if i else None
+            if call is None and failed is not None:  # aider's report of a reply's failed edits
+                call, result = failed
             lines = kept(result, call) if kept is not None else ()
             if lines is not None:
                 content = cleared_observation(marker, block.text, lines)

@@ -23,7 +23,7 @@ never sent.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from contextwarden.formats.aider_output import EDIT_FAILURE, FAILURE_END, RETRY
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -44,6 +44,10 @@ _FENCE = re.compile(r"^\s*(?:```|~~~|<(?:source|code|pre|codeblock|sourcecode)>)
 holds backticks itself."""
 _APPLIED = re.compile(r"^Applied edit to (?P<path>\S.*?)\s*$", re.M)
 """aider's line for each file a reply's edits changed (``base_coder.apply_updates``)."""
+_NO_MATCH = re.compile(
+    r"This SEARCH block failed to exactly match lines in (?P<path>\S.*?)\s*$", re.M
+)
+"""The line of the failure report that names a failed block's file (``editblock_coder``)."""
 
 
 def as_edit_calls(messages: Sequence[Message]) -> Sequence[Message]:
@@ -56,10 +60,12 @@ def as_edit_calls(messages: Sequence[Message]) -> Sequence[Message]:
         output = _aider_output(answer) if reply.role == "assistant" else None
         if output is None:
             continue
-        calls = _calls(reply, output, f"{ID_PREFIX}{index}-")
-        if not calls:
+        edits = _edits(reply, output)
+        if not edits:
             continue
-        results = tuple(_result(call, output) for call in calls)
+        ids = [f"{ID_PREFIX}{index}-{n}" for n in range(len(edits))]
+        calls = tuple(_call(path, i) for (path, _), i in zip(edits, ids, strict=True))
+        results = tuple(_result(*edit, output, i) for edit, i in zip(edits, ids, strict=True))
         out = list(messages) if out is None else out
         out[index] = Message("assistant", (*reply.content, *calls), reply.meta)
         out[index + 1] = Message("user", (*results, *answer.content), answer.meta)
@@ -74,10 +80,10 @@ def failed_edit(
     None when the output reports no failed block of the reply."""
     if reply.role != "assistant" or _report(output) is None:
         return None
-    for call in _calls(reply, output, ""):
-        result = _result(call, output)
+    for path, search in _edits(reply, output):
+        result = _result(path, search, output, call_id)
         if result.is_error:
-            return ToolUseBlock(call_id, call.name, call.input), result
+            return _call(path, call_id), result
     return None
 
 
@@ -88,10 +94,13 @@ def is_edit_call(call: ToolUseBlock) -> bool:
 
 def _aider_output(answer: Message) -> str | None:
     """The text of aider's output in ``answer``, or None when it holds none: the texts its
-    loader listed as aider's, or the result ``actions.as_action_calls`` made of them."""
+    loader listed as aider's (merge mode joins them to what the person typed next), or the
+    result ``actions.as_action_calls`` made of them."""
     extra = answer.meta.extra
-    if answer.role != "user" or extra.get("injected_kind") != AIDER_KIND:
-        return None
+    parts = extra.get("parts")
+    kinds = [p.get("injected_kind") for p in parts if isinstance(p, Mapping)] if parts else []
+    if answer.role != "user" or AIDER_KIND not in (extra.get("injected_kind"), *kinds):
+        return None  # a message merged from several keeps each part's marks in ``parts``
     listed = extra.get("injected_texts")
     texts = [
         b.text
@@ -102,31 +111,30 @@ def _aider_output(answer: Message) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def _calls(reply: Message, output: str, prefix: str) -> tuple[ToolUseBlock, ...]:
-    """The reply's edit blocks as calls, then one for each other file ``output`` says aider
-    edited."""
-    calls: list[ToolUseBlock] = []
+def _edits(reply: Message, output: str) -> list[tuple[str, str]]:
+    """(path, SEARCH lines) of each edit block of the reply, then (path, "") for each other file
+    ``output`` says aider edited."""
+    edits: list[tuple[str, str]] = []
     path: str | None = None
     for block in reply.content:
         if not isinstance(block, TextBlock) or not block.text.strip():
             continue
         for match in _BLOCK.finditer(block.text):
             path = _path_before(block.text[: match.start()]) or path
-            if path is None:
-                continue  # aider cannot apply a block that names no file either
-            edit = {
-                "file_path": path,
-                "old_string": match["search"],
-                "new_string": match["replace"],
-            }
-            calls.append(ToolUseBlock(f"{prefix}{len(calls)}", EDIT_TOOL, edit))
-    named = {str(call.input["file_path"]) for call in calls}
+            if path is not None:  # aider cannot apply a block that names no file either
+                edits.append((path, match["search"]))
+    named = {path for path, _ in edits}
     for applied in _APPLIED.finditer(output):
         if applied["path"] not in named:
             named.add(applied["path"])
-            edit = {"file_path": applied["path"]}
-            calls.append(ToolUseBlock(f"{prefix}{len(calls)}", EDIT_TOOL, edit))
-    return tuple(calls)
+            edits.append((applied["path"], ""))
+    return edits
+
+
+def _call(path: str, call_id: str) -> ToolUseBlock:
+    """An edit of ``path``. Only the path: the block's lines stay in the reply's text, where the
+    summary reads them as the model's (``prose``), and would be quoted twice as code written."""
+    return ToolUseBlock(call_id, EDIT_TOOL, {"file_path": path})
 
 
 def _path_before(text: str) -> str | None:
@@ -139,16 +147,26 @@ def _path_before(text: str) -> str | None:
     return name if name and len(name.split()) == 1 else None
 
 
-def _result(call: ToolUseBlock, output: str) -> ToolResultBlock:
-    """What aider's ``output`` says of ``call``: the failure report when it quotes the call's
-    block, else the line saying aider applied an edit to its file (or nothing)."""
+def _result(path: str, search: str, output: str, call_id: str) -> ToolResultBlock:
+    """What aider's ``output`` says of the block editing ``path`` with ``search``: the failure
+    report when it quotes the block, else the line saying aider applied an edit to the file."""
     report = _report(output)
-    search = call.input.get("old_string")
-    if report is not None and isinstance(search, str) and search.strip() and search in report:
-        return ToolResultBlock(call.id, report, is_error=True)
-    path = call.input["file_path"]
+    if report is not None and _quotes(report, path, search):
+        return ToolResultBlock(call_id, report, is_error=True)
     applied = [m[0] for m in _APPLIED.finditer(output) if m["path"] == path]
-    return ToolResultBlock(call.id, "\n".join(applied))
+    return ToolResultBlock(call_id, "\n".join(applied))
+
+
+def _quotes(report: str, path: str, search: str) -> bool:
+    """Whether ``report`` names ``path`` and quotes ``search`` (blank lines and line ends
+    aside: the log keeps no blank line of aider's output, and its markdown adds trailing
+    spaces)."""
+    named = {m["path"] for m in _NO_MATCH.finditer(report)}
+    return bool(search.strip()) and path in named and _trimmed(search) in _trimmed(report)
+
+
+def _trimmed(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
 
 
 def _report(output: str) -> str | None:

@@ -200,7 +200,14 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
     if texts:
         walk.last_text = texts[-1]
         walk.concepts.update(identifiers(texts))
-        edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
+        # an aider reply is whole prose with its edit blocks inside, not the few lines before
+        # an edit call that ``decisions`` keeps of a message that edits a file
+        edits = any(
+            op.operation in _EDITS
+            for call in calls
+            if not is_edit_call(call)
+            for op in file_ops(call)
+        )
         for text in texts:
             decided = decisions(text, edits=edits)
             walk.decisions.extend((index, s) for s in decided)

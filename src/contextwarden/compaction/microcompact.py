@@ -6,7 +6,9 @@ result (it holds the reason the person typed) is left whole. A text-action agent
 (``compaction.observations``) is cleared the same way, as the output of the agent's shell
 (``OBSERVATION_TOOL``): its marker names the content id ``history.rehydrate`` takes, and a failed
 command's observation keeps its error lines after it, read with the command it answers
-(``summarizers.actions.action_call``). No model call: the cheapest rung that frees real room.
+(``summarizers.actions.action_call``), and so does aider's report of a reply's failed edits,
+read with the edit it reports (``summarizers.edit_blocks.failed_edit``). No model call: the
+cheapest rung that frees real room.
 """
 
 from __future__ import annotations

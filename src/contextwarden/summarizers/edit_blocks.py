@@ -36,7 +36,7 @@ EDIT_TOOL = "Edit"
 ID_PREFIX = "aider-edit-"
 """The id of a call read from an edit block: this prefix, the reply's index and the block's."""
 _BLOCK = re.compile(
-    r"^<{5,9} SEARCH[ \t]*\n(?P<search>.*?)^={5,9}[ \t]*\n(?P<replace>.*?)^>{5,9} REPLACE[ \t]*$",
+    r"^<{5,9} SEARCH[ \t]*\n(?P<search>.*?)^={5,9}[ \t]*\n.*?^>{5,9} REPLACE[ \t]*$",
     re.M | re.S,
 )
 _FENCE = re.compile(r"^\s*(?:```|~~~|<(?:source|code|pre|codeblock|sourcecode)>)")

@@ -25,6 +25,8 @@ does B", "A doesn't do B — it does C"), a verdict on an option ("it's not fixa
 "works end-to-end"), a number measured before and after ("from 47s to 2s"), a line labelled as
 the fix or the cause ("**Fix:** …", "Root cause: …"), and the lines under a heading that names
 one ("## Root cause"). A question wonders, it has not concluded: it is none, whatever its words.
+A step the assistant narrates is none either, unless it states its approach: the change, what it
+changes and how or what for ("Let's fix this by updating the `x` function to …": ``approaches``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from contextwarden.summarizers.approaches import states_approach
 from contextwarden.summarizers.prose import prose_lines
 from contextwarden.summarizers.sentences import (
     MAX_DECISION_CHARS,
@@ -100,8 +103,9 @@ _DIAGNOSES = (
 _WIDE_REASONS = (
     # Chinese, Japanese, Korean: no word boundaries to anchor on. A reason ("because",
     # "therefore", "in order to"), a choice ("decided", "adopt", "rather than", "better to",
-    # "should", "not needed")
-    r"因为|所以|由于|因此|为了|而不是|而是|改为|改用|决定|选择|采用|更好|应该|不需要|避免"
+    # "should", "not needed"); a purpose ("so that", "so as not to": 以便, 以免)
+    r"因为|所以|由于|因此|为了|以便|以免|而不是|而是|改为|改用|决定|选择|采用|更好|应该|不需要"
+    r"|避免"
     r"|ため|なので|ので、|なぜなら|そのため|したがって|代わりに|ではなく|よりも|決め|ことにし"
     r"|採用|方が良い|ほうが良い|方がいい|ほうがいい|べき|不要|必要があ"
     r"|때문|대신|결정|그래서|따라서|으로 인해|선택|채택|보다는|필요 없"
@@ -319,6 +323,7 @@ def _signalled(unit: str) -> bool:
         or _VERDICT.search(unit) is not None
         or _MEASURED.search(unit) is not None
         or _negates_beside(unit)
+        or states_approach(unit)
     )
 
 

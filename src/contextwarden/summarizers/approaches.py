@@ -30,11 +30,10 @@ _CHANGE = (
 _MANNER = (
     # how: "by updating …", "into a reusable class", "using …", "with a …"
     r"\bby\s+\w+ing\b|\binto\s+an?\b|\busing\b|\bwith\s+an?\b"
-    # what for: "to handle …", "to use …"; not what the step looks at ("to see", "to check")
-    # and not where a thing goes ("to the top")
-    r"|\bto\s+(?!(?:see|check|verify|confirm|test|understand|find|inspect|debug|reproduce"
-    r"|make sure|look|read|show|print|mark|reflect|help|try|run|get|go|be|do|the|an?|this|that"
-    r"|these|those|our|your|its|their|my|it|them)\b)[a-z]+\b"
+    # what for: the behaviour the change gives the code ("to handle …", "to use …"); not a
+    # step's own aim ("to see", "to document", "to ensure"), nor where a thing goes ("to the top")
+    r"|\bto\s+(?:use|handle|support|accept|allow|skip|return|raise|throw|ignore|respect|store"
+    r"|work|treat|pass|take|emit|load|call|reuse|share|cache|retry|wait|bypass|catch)\b"
     # what kind of thing it builds: a unit of its own, a property designed in
     r"|\ban?\s+(?:new\s+)?(?:dedicated|separate|shared|common|single|generic|reusable|standalone"
     r"|central\w*|unified|helper)\b|\b\w+-(?:free|safe|based|aware|only)\b"

@@ -42,6 +42,7 @@ from contextwarden.summarizers.sentences import (
     WHOLE_LINE_CHARS,
     clipped,
     line_units,
+    sentences,
     weight,
 )
 
@@ -235,6 +236,8 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
                 found[-1] = _Unit(joined, last.signal, number, first, at)  # "… Quadratic."
             elif weight(kept) >= MIN_DECISION_CHARS:
                 signal = (bool(plan_left) and not _HEADING.match(kept)) or _signalled(kept)
+                if not signal and _approach(kept):
+                    kept, signal = _without_steps(kept), True
                 if (
                     signal
                     and before
@@ -312,6 +315,23 @@ def _leads_in(before: str, decision: str, follows: bool) -> bool:
     return not follows and _too_short_alone(before.strip()) and not narrates(decision)
 
 
+def _approach(unit: str) -> bool:
+    """Whether ``unit`` states the approach of a step (``approaches``); not a question."""
+    return not unit.endswith(_QUESTION_MARKS) and states_approach(unit)
+
+
+def approach_only(decision: str) -> bool:
+    """Whether ``decision`` is a decision only as the approach a step states (``approaches``):
+    no signal of a reason, a choice or a diagnosis."""
+    return _approach(decision) and not _signalled(decision)
+
+
+def _without_steps(approach: str) -> str:
+    """``approach`` without the sentences beside it that only narrate the next step ("I'll
+    consolidate to use only `X` everywhere. Let me update the files:")."""
+    return " ".join(s for s in sentences(approach) if _approach(s) or not narrates(s))
+
+
 def _signalled(unit: str) -> bool:
     """Whether ``unit`` gives a signal of a decision; a question gives none, whatever its
     words ("Maybe `x` adds it regardless?"): it wonders, it has not concluded."""
@@ -323,7 +343,6 @@ def _signalled(unit: str) -> bool:
         or _VERDICT.search(unit) is not None
         or _MEASURED.search(unit) is not None
         or _negates_beside(unit)
-        or states_approach(unit)
     )
 
 
@@ -348,8 +367,8 @@ def narrates(unit: str) -> bool:
 def standing(decision: str) -> int:
     """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
     or the author labels it as the fix or the cause (the densest kind), 1 when it states a
-    diagnosis or a finding, 0 when it has no signal at all (a plan's step, what a message that
-    edits a file says): the lower goes first."""
+    diagnosis, a finding or the approach of a step, 0 when it has no signal at all (a plan's
+    step, what a message that edits a file says): the lower goes first."""
     if _REASONED.search(decision) or _DIRECTIVE.match(decision) or labelled(decision):
         return 2
-    return 1 if _signalled(decision) else 0
+    return 1 if _signalled(decision) or _approach(decision) else 0

@@ -21,7 +21,7 @@ from contextwarden.summarizers.carry import (
     format_item,
     format_more,
 )
-from contextwarden.summarizers.decisions import standing
+from contextwarden.summarizers.decisions import approach_only, standing
 from contextwarden.summarizers.facts import Facts
 from contextwarden.summarizers.findings import FOLDED, chosen
 from contextwarden.summarizers.sections import Item, head_tail, held_in
@@ -58,6 +58,10 @@ that edits a file says: standing 0), before the diagnoses and the reasons: each 
 assistant concluded when it had read something, and held a probe of the fresh sets about twice
 as often per token as a decision with no signal (``docs/benchmarks.md``). They are chosen after
 the budget has grown to what the session carries, so they never make it grow."""
+STEP_RANK = 5
+"""A decision that is only a step's stated approach ("Let's fix X by …", ``decisions.
+approach_only``) goes before the answers' excerpts (5, by their order): what was then done
+says it again (the files' lines, later decisions), and an answer to the person does not."""
 REPEATED_RANK = -1
 """An excerpt of a user message that section 6 quotes whole goes before anything else that may
 go: the same summary holds every word of it, so dropping it loses nothing (a fact is never
@@ -225,7 +229,9 @@ class SectionBuilder:
         items += [
             Item(
                 f"{DECISION_PREFIX}{text}",
-                (CARRIED_RANK, index + (standing(text) - 2) * _STANDING_STEP),
+                (STEP_RANK, index - _STANDING_STEP)
+                if approach_only(text)
+                else (CARRIED_RANK, index + (standing(text) - 2) * _STANDING_STEP),
                 "decisions",
             )
             for index, text in listed

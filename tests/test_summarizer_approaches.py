@@ -9,7 +9,7 @@ import pytest
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer
 from contextwarden.summarizers.approaches import states_approach
-from contextwarden.summarizers.decisions import decisions, standing
+from contextwarden.summarizers.decisions import approach_only, decisions, standing
 from contextwarden.summarizers.facts import extract_facts
 
 
@@ -36,7 +36,7 @@ from contextwarden.summarizers.facts import extract_facts
 def test_a_stated_approach_is_a_decision(line: str) -> None:
     assert states_approach(line)
     assert decisions(f"Reading the file now.\n{line}") == [line]
-    assert standing(line) >= 1
+    assert approach_only(line)
 
 
 @pytest.mark.parametrize(

@@ -367,8 +367,9 @@ def narrates(unit: str) -> bool:
 def standing(decision: str) -> int:
     """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
     or the author labels it as the fix or the cause (the densest kind), 1 when it states a
-    diagnosis, a finding or the approach of a step, 0 when it has no signal at all (a plan's
-    step, what a message that edits a file says): the lower goes first."""
+    diagnosis or a finding, 0 when it has no signal at all (a plan's step, what a message that
+    edits a file says): the lower goes first. A step's stated approach ranks apart
+    (``approach_only``)."""
     if _REASONED.search(decision) or _DIRECTIVE.match(decision) or labelled(decision):
         return 2
-    return 1 if _signalled(decision) or _approach(decision) else 0
+    return 1 if _signalled(decision) else 0

@@ -25,6 +25,8 @@ does B", "A doesn't do B — it does C"), a verdict on an option ("it's not fixa
 "works end-to-end"), a number measured before and after ("from 47s to 2s"), a line labelled as
 the fix or the cause ("**Fix:** …", "Root cause: …"), and the lines under a heading that names
 one ("## Root cause"). A question wonders, it has not concluded: it is none, whatever its words.
+A step the assistant narrates is none either, unless it states its approach: the change, what it
+changes and how or what for ("Let's fix this by updating the `x` function to …": ``approaches``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from contextwarden.summarizers.approaches import states_approach
 from contextwarden.summarizers.prose import prose_lines
 from contextwarden.summarizers.sentences import (
     MAX_DECISION_CHARS,
@@ -39,6 +42,7 @@ from contextwarden.summarizers.sentences import (
     WHOLE_LINE_CHARS,
     clipped,
     line_units,
+    sentences,
     weight,
 )
 
@@ -100,8 +104,9 @@ _DIAGNOSES = (
 _WIDE_REASONS = (
     # Chinese, Japanese, Korean: no word boundaries to anchor on. A reason ("because",
     # "therefore", "in order to"), a choice ("decided", "adopt", "rather than", "better to",
-    # "should", "not needed")
-    r"因为|所以|由于|因此|为了|而不是|而是|改为|改用|决定|选择|采用|更好|应该|不需要|避免"
+    # "should", "not needed"); a purpose ("so that", "so as not to": 以便, 以免)
+    r"因为|所以|由于|因此|为了|以便|以免|而不是|而是|改为|改用|决定|选择|采用|更好|应该|不需要"
+    r"|避免"
     r"|ため|なので|ので、|なぜなら|そのため|したがって|代わりに|ではなく|よりも|決め|ことにし"
     r"|採用|方が良い|ほうが良い|方がいい|ほうがいい|べき|不要|必要があ"
     r"|때문|대신|결정|그래서|따라서|으로 인해|선택|채택|보다는|필요 없"
@@ -231,6 +236,8 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
                 found[-1] = _Unit(joined, last.signal, number, first, at)  # "… Quadratic."
             elif weight(kept) >= MIN_DECISION_CHARS:
                 signal = (bool(plan_left) and not _HEADING.match(kept)) or _signalled(kept)
+                if not signal and _approach(kept):
+                    kept, signal = _without_steps(kept), True
                 if (
                     signal
                     and before
@@ -308,6 +315,23 @@ def _leads_in(before: str, decision: str, follows: bool) -> bool:
     return not follows and _too_short_alone(before.strip()) and not narrates(decision)
 
 
+def _approach(unit: str) -> bool:
+    """Whether ``unit`` states the approach of a step (``approaches``); not a question."""
+    return not unit.endswith(_QUESTION_MARKS) and states_approach(unit)
+
+
+def approach_only(decision: str) -> bool:
+    """Whether ``decision`` is a decision only as the approach a step states (``approaches``):
+    no signal of a reason, a choice or a diagnosis."""
+    return _approach(decision) and not _signalled(decision)
+
+
+def _without_steps(approach: str) -> str:
+    """``approach`` without the sentences beside it that only narrate the next step ("I'll
+    consolidate to use only `X` everywhere. Let me update the files:")."""
+    return " ".join(s for s in sentences(approach) if _approach(s) or not narrates(s))
+
+
 def _signalled(unit: str) -> bool:
     """Whether ``unit`` gives a signal of a decision; a question gives none, whatever its
     words ("Maybe `x` adds it regardless?"): it wonders, it has not concluded."""
@@ -344,7 +368,8 @@ def standing(decision: str) -> int:
     """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
     or the author labels it as the fix or the cause (the densest kind), 1 when it states a
     diagnosis or a finding, 0 when it has no signal at all (a plan's step, what a message that
-    edits a file says): the lower goes first."""
+    edits a file says): the lower goes first. A step's stated approach ranks apart
+    (``approach_only``)."""
     if _REASONED.search(decision) or _DIRECTIVE.match(decision) or labelled(decision):
         return 2
     return 1 if _signalled(decision) else 0

@@ -21,7 +21,7 @@ from contextwarden.summarizers.carry import (
     format_item,
     format_more,
 )
-from contextwarden.summarizers.decisions import standing
+from contextwarden.summarizers.decisions import approach_only, standing
 from contextwarden.summarizers.facts import Facts
 from contextwarden.summarizers.findings import FOLDED, chosen
 from contextwarden.summarizers.sections import Item, head_tail, held_in
@@ -58,6 +58,12 @@ that edits a file says: standing 0), before the diagnoses and the reasons: each 
 assistant concluded when it had read something, and held a probe of the fresh sets about twice
 as often per token as a decision with no signal (``docs/benchmarks.md``). They are chosen after
 the budget has grown to what the session carries, so they never make it grow."""
+EXCERPTS_RANK = 5
+"""The answers' excerpts (by their order) and the excerpts of the requests section 6 shortened
+(before them) go after the findings, before the decisions. A decision that is only a step's
+stated approach ("Let's fix X by …", ``decisions.approach_only``) ranks with the requests'
+excerpts, by its message's index, before every answer: what was then done says it again (the
+files' lines, later decisions), and an answer to the person does not."""
 REPEATED_RANK = -1
 """An excerpt of a user message that section 6 quotes whole goes before anything else that may
 go: the same summary holds every word of it, so dropping it loses nothing (a fact is never
@@ -120,7 +126,7 @@ class SectionBuilder:
             self.facts.user_messages[number].text, self.policy.excerpt_tokens, self.counter
         )
         held = held_in(excerpt, self.users[number])
-        rank = (REPEATED_RANK, position) if held else (5, position - 1_000_000)
+        rank = (REPEATED_RANK, position) if held else (EXCERPTS_RANK, position - 1_000_000)
         # Indented: free text never starts a line of its own in our layout, so it cannot pass
         # for a heading when an earlier summary is read back.
         return Item(indent(excerpt), rank, "request excerpts")
@@ -217,7 +223,8 @@ class SectionBuilder:
         excerpts, commands and concepts (which restate what these lines say): first those with no
         signal (a plan's step, what a message editing a file says), then those that only
         diagnose, then those giving a reason or a choice (``decisions.standing``), each oldest
-        first."""
+        first; a step's stated approach before them all, and before the answers' excerpts
+        (``EXCERPTS_RANK``)."""
         listed = [(i, text) for i, text in self.facts.decisions if text not in self.current]
         if not self.policy.decisions or not listed:
             return []
@@ -225,7 +232,9 @@ class SectionBuilder:
         items += [
             Item(
                 f"{DECISION_PREFIX}{text}",
-                (CARRIED_RANK, index + (standing(text) - 2) * _STANDING_STEP),
+                (EXCERPTS_RANK, index - _STANDING_STEP)
+                if approach_only(text)
+                else (CARRIED_RANK, index + (standing(text) - 2) * _STANDING_STEP),
                 "decisions",
             )
             for index, text in listed
@@ -293,7 +302,7 @@ class SectionBuilder:
         for i, (index, text) in enumerate(answers):
             after = bisect.bisect_left(starts, index)
             excerpt = ends(text, self.policy.answer_chars)
-            items.append(Item(f"- (after #{after}) {excerpt}", (5, i), "answers"))
+            items.append(Item(f"- (after #{after}) {excerpt}", (EXCERPTS_RANK, i), "answers"))
         return items
 
     def _user_messages(self) -> list[Item]:

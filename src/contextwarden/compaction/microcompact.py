@@ -6,9 +6,7 @@ result (it holds the reason the person typed) is left whole. A text-action agent
 (``compaction.observations``) is cleared the same way, as the output of the agent's shell
 (``OBSERVATION_TOOL``): its marker names the content id ``history.rehydrate`` takes, and a failed
 command's observation keeps its error lines after it, read with the command it answers
-(``summarizers.actions.action_call``), and so does aider's report of a reply's failed edits,
-read with the edit it reports (``summarizers.edit_blocks.failed_edit``). No model call: the
-cheapest rung that frees real room.
+(``summarizers.actions.action_call``). No model call: the cheapest rung that frees real room.
 """
 
 from __future__ import annotations
@@ -32,7 +30,6 @@ from contextwarden.compaction.observations import (
 from contextwarden.compaction.tools import ToolMatcher, matcher_for, results_with_names, tool_calls
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.actions import action_call
-from contextwarden.summarizers.edit_blocks import failed_edit
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import typed_in_result
 from contextwarden.summarizers.unflagged import unflagged_lines
@@ -135,9 +132,6 @@ def clear_old_results(
         if isinstance(block, TextBlock):
             result = ToolResultBlock(original_id(block.text), block.text)
             call = action_call(messages[i - 1], result.tool_use_id) if i else None
-            failed = failed_edit(messages[i - 1], block.text, result.tool_use_id) if i else None
-            if call is None and failed is not None:  # aider's report of a reply's failed edits
-                call, result = failed
             lines = kept(result, call) if kept is not None else ()
             if lines is not None:
                 content = cleared_observation(marker, block.text, lines)

@@ -11,9 +11,7 @@ Mapping rules (from the way aider writes the file):
   the unquoted rest of a reply's failed-edit report, and the ``#### `` lines of a message aider
   sent the model itself (a lint or failed-edit report, the files it added) in the person's name
   (``aider_output``: how aider's own code writes them).
-- Every other line is the model's reply (markdown, edit blocks included) → assistant text;
-  the summarizer reads its SEARCH/REPLACE blocks, with aider's output after it, as the edits
-  they are (``summarizers.edit_blocks``).
+- Every other line is the model's reply (markdown, edit blocks included) → assistant text.
 - Meta: ``extra``: ``lines`` (first and last line of the block); a reply whose edits aider then
   linted, with errors, has the linter's command line as ``action`` (read with the report as a
   shell call and its result, ``summarizers.actions``). The chat's start time and the command

@@ -29,7 +29,6 @@ from contextwarden.summarizers.carry import (
 from contextwarden.summarizers.commands import command_key
 from contextwarden.summarizers.concepts import identifiers, top_concepts
 from contextwarden.summarizers.decisions import decisions
-from contextwarden.summarizers.edit_blocks import as_edit_calls, is_edit_call
 from contextwarden.summarizers.failures import (
     more_lines,
     result_failure,
@@ -159,7 +158,6 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     count = len(messages)
     messages = as_native_calls(messages)
     messages = as_action_calls(messages)
-    messages = as_edit_calls(messages)
     walk = _Walk()
     for index, message in enumerate(messages):
         walk.decisions.extend((index, s) for s in aside_decisions(message))
@@ -200,14 +198,7 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
     if texts:
         walk.last_text = texts[-1]
         walk.concepts.update(identifiers(texts))
-        # an aider reply is whole prose with its edit blocks inside, not the few lines before
-        # an edit call that ``decisions`` keeps of a message that edits a file
-        edits = any(
-            op.operation in _EDITS
-            for call in calls
-            if not is_edit_call(call)
-            for op in file_ops(call)
-        )
+        edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
         for text in texts:
             decided = decisions(text, edits=edits)
             walk.decisions.extend((index, s) for s in decided)
@@ -217,9 +208,8 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
             walk.findings.extend((index, FOLDED, unit) for unit in folded)
     if calls:
         walk.last_calls = calls
-    if texts and (not calls or _answered_after(message) or all(map(is_edit_call, calls))):
-        # a reply without tool calls ends the agent's turn; so does aider's, which edits after it
-        walk.turn_end = index
+    if texts and (not calls or _answered_after(message)):
+        walk.turn_end = index  # a reply without tool calls ends the agent's turn
         walk.answers.append((index, "\n".join(texts)))
     for call in calls:
         walk.open_calls[call.id] = call

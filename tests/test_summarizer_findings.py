@@ -452,3 +452,21 @@ def test_a_sentence_in_bold_ends_where_its_bold_closes() -> None:
         "**2.** Then move the cache.",
         "It is read once.",
     ]
+
+
+def test_under_its_budget_a_summary_leaves_nothing_out_for_a_texts_lead() -> None:
+    messages = [
+        Message.user("Check the worker builds."),
+        Message.assistant(MEASURED),
+        Message.user("Keep going."),
+        Message.assistant(DECISION),
+    ]
+    one = COUNTER.count_text(MEASURED.splitlines()[0]) + 3  # the share holds one finding
+    budget = 2_000
+    policy = StructuredPolicy(findings_share=one / budget, answer_chars=80, budget_tokens=budget)
+    summary = StructuredSummarizer(policy).summarize(messages)
+    assert COUNTER.count_text(summary.text) < budget // 4  # far under its budget
+    # the leads past the share do not push the answer's excerpt out: nothing is over
+    assert "left out" not in summary.text
+    assert "(after #1) The worker bundle is 41.2 KiB" in summary.sections[5]
+    assert f"{FINDING_PREFIX}{MEASURED.splitlines()[0]}" in summary.sections[5]

@@ -115,17 +115,20 @@ class StructuredSummarizer:
         lines they outrank (``FINDINGS_RANK``) leave of it: a finding, said once, takes the
         place of lines that restate what the files, the errors and the kept tail hold, and the
         summary is no longer than with the share alone (each request pays for it). When those
-        lines leave less than the share (a summary over its budget), a text's lead may take
-        the room of every line it outranks (``LEAD_FINDINGS_RANK``: the excerpts and a plan's
-        steps too), which the fit would drop for it anyway."""
+        lines leave less than the share and the summary with it is over its budget, a text's
+        lead may take the room of every line it outranks (``LEAD_FINDINGS_RANK``: the excerpts
+        and a plan's steps too), which the fit would drop for it anyway. Under its budget the
+        fit drops nothing, so a lead taking that room would push an excerpt out of a summary
+        with room to spare."""
         room = int(budget * self.policy.findings_share)
         gone = dropped(sections, budget, self.counter)
         shared = builder.findings(sections, room, gone)
         if not shared:
             return [], budget
-        limit = min(budget, size({**sections, 5: sections[5] + shared}, self.counter))
+        full = size({**sections, 5: sections[5] + shared}, self.counter)
+        limit = min(budget, full)
         left = limit - size_without(sections, FINDINGS_RANK, self.counter)
-        if left <= room:
+        if left <= room and full > budget:
             left = limit - size_without(sections, LEAD_FINDINGS_RANK, self.counter)
         return (builder.findings(sections, left, gone) if left > room else shared), limit
 

@@ -165,31 +165,3 @@ def test_a_search_that_matched_nothing_keeps_its_answer_when_cleared() -> None:
     assert kept == nothing
     cleared = MicroCompact(min_saving=0)(search_session(hits)).messages[2].tool_results[0].text
     assert cleared == CLEARED_MARKER
-
-
-# Copilot CLI's bash result of a `&&` list whose `grep` found nothing (study set 20's Copilot
-# session on EntityProcess/agentv): the harness's status line is all that says so
-GREP_NOTHING = (
-    "=== HEAD vs origin/main ===\n"
-    "cbee02b5 chore: release v4.44.0-next.1\n"
-    "d6f93d27 fix(results): push same-repo results to project origin, not a synthesized URL\n"
-    "=== is doc in origin/main? ===\n"
-    "<shellId: 6 completed with exit code 1>"
-)
-GREP_LIST = (
-    'git log --oneline -1 && echo "=== is doc in origin/main? ===" && git ls-tree origin/main'
-    ' docs/plans/ | grep -i conflict && ls docs/plans | grep -i "2026-06-23"'
-)
-
-
-def test_a_shell_search_that_found_nothing_keeps_its_exit_status_line() -> None:
-    call = ToolUseBlock("b1", "bash", {"command": GREP_LIST})
-    result = ToolResultBlock("b1", GREP_NOTHING, is_error=True)
-    assert result_failure(call, result) is None  # grep's 1 is "no", not a failure
-    status = "<shellId: 6 completed with exit code 1>"
-    assert unflagged_lines(call, GREP_NOTHING, 1, 200) == (status,)
-    assert unflagged_lines(call, GREP_NOTHING, 0, 200) == ()  # off
-    # a search that found something, or a command that is not a search, keeps nothing
-    found = GREP_NOTHING.replace("exit code 1", "exit code 0")
-    assert unflagged_lines(call, found, 1, 200) == ()
-    assert unflagged_lines(bash("git log --oneline -1"), GREP_NOTHING, 1, 200) == ()

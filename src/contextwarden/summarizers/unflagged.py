@@ -3,9 +3,8 @@
 ``failures`` judges a result failed from its exit code, its error flag or a line only a failing
 program prints; a failure that exits 0 (a script printing the gateway error page it fetched, a
 command whose glob matched nothing) passes it. Microcompact keeps such a line of a result when
-it clears it, so an unrecognised failure is not lost silently; and a search's answer that
-nothing matched (a search tool's words, or the exit status 1 a shell's ``grep`` ended with), so
-the agent does not look again for what is not there.
+it clears it, so an unrecognised failure is not lost silently; and a search tool's answer that
+nothing matched, so the agent does not look again for what is not there.
 """
 
 from __future__ import annotations
@@ -13,9 +12,9 @@ from __future__ import annotations
 import re
 
 from contextwarden.model import ToolUseBlock
-from contextwarden.summarizers.commands import answers_no, shows_text
+from contextwarden.summarizers.commands import shows_text
 from contextwarden.summarizers.failure_marks import HTTP_ERROR_HEADING, SHELL_DID_NOT_RUN
-from contextwarden.summarizers.outputs import EXIT_RES, STREAM_PREFIX, shown_status
+from contextwarden.summarizers.outputs import STREAM_PREFIX
 from contextwarden.summarizers.tools import CONTENT_KINDS, file_ops, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
@@ -94,24 +93,7 @@ def unflagged_lines(
         answer = text.strip()
         said = "\n" not in answer and _FOUND_NOTHING.match(answer) is not None
         return (_clip(answer, chars),) if said else ()
-    status = _no_answer(call, text)
-    if status is not None:
-        return (_clip(status, chars),)
     return failure_like_lines(text, limit, chars) if shows_output(call) else ()
-
-
-def _no_answer(call: ToolUseBlock, text: str) -> str | None:
-    """The line holding a shell search's exit status 1 (``answers_no``: ``grep``, ``diff``,
-    ``test`` answer "no" by it, POSIX ``grep``'s "no lines were selected"), which ``failures``
-    reads as no failure: the harness's status line (Copilot CLI's ``<shellId: 6 completed with
-    exit code 1>``) is the search's answer, and in a ``&&`` list what the later steps did not
-    run for. None for any other result."""
-    command = shell_command(call) if is_shell(call) else None
-    if command is None or not answers_no(command) or shown_status(text) != 1:
-        return None
-    lines = [line.strip() for line in text.splitlines()]
-    held = [line for line in lines if any(p.search(line) for p in EXIT_RES)]
-    return held[-1] if held else None
 
 
 def _clip(line: str, chars: int) -> str:

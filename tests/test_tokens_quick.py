@@ -59,7 +59,10 @@ def test_counts_equal_tiktoken(encoding: str, text: str) -> None:
 @settings(max_examples=150, deadline=None)
 @given(
     st.text(
-        st.characters(codec="utf-8") | st.sampled_from(" \n\t0123456789xX.,'s"),
+        # what the running Python's Unicode database assigns (14.0 on 3.11): quicktok 0.4 splits
+        # a letter Unicode 17.0 assigned apart from tiktoken 0.14 (docs/tokens.md)
+        st.characters(codec="utf-8", exclude_categories=("Cn",))
+        | st.sampled_from(" \n\t0123456789xX.,'s"),
         max_size=300,
     )
 )

@@ -144,6 +144,31 @@ def test_a_background_tasks_prompt_is_the_subagents_and_a_system_message_is_not_
     assert report is not None and report.metadata["subagent_events"] == 1
 
 
+def _one_turn(
+    tmp_path: Path, asked: str, calls: dict[str, tuple[str, dict[str, Any], str]]
+) -> Path:
+    """A Copilot CLI events file of one turn: ``asked``, then a reply requesting ``calls`` (id →
+    tool, arguments, output), each completed with ``success: true`` as Copilot CLI logs them."""
+    requests = [
+        {"toolCallId": c, "name": name, "arguments": args} for c, (name, args, _) in calls.items()
+    ]
+    events: list[dict[str, Any]] = [
+        {"type": "user.message", "id": "u", "data": {"content": asked}},
+        {"type": "assistant.message", "id": "a", "data": {"content": "", "toolRequests": requests}},
+    ]
+    events += [
+        {
+            "type": "tool.execution_complete",
+            "id": f"r{c}",
+            "data": {"toolCallId": c, "success": True, "result": {"content": out}},
+        }
+        for c, (_, _, out) in calls.items()
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    return path
+
+
 def test_a_shell_result_ending_in_a_nonzero_exit_code_is_failed(tmp_path: Path) -> None:
     """Copilot CLI's shell tools (``bash``, ``powershell``) end their result in
     ``<shellId: N completed with exit code K>`` and log ``success: true`` whatever ``K``: a
@@ -155,24 +180,11 @@ def test_a_shell_result_ending_in_a_nonzero_exit_code_is_failed(tmp_path: Path) 
         "c2": "<shellId: 9 completed with exit code 1>\nnot the last line\n"
         "<shellId: 2 completed with exit code 0>",
     }
-    requests = [
-        {"toolCallId": c, "name": "bash", "arguments": {"command": command}}
-        for c, command in calls.items()
-    ]
-    events: list[dict[str, Any]] = [
-        {"type": "user.message", "id": "u", "data": {"content": "run them"}},
-        {"type": "assistant.message", "id": "a", "data": {"content": "", "toolRequests": requests}},
-    ]
-    events += [
-        {
-            "type": "tool.execution_complete",
-            "id": f"r{c}",
-            "data": {"toolCallId": c, "success": True, "result": {"content": out}},
-        }
-        for c, out in outputs.items()
-    ]
-    path = tmp_path / "events.jsonl"
-    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    path = _one_turn(
+        tmp_path,
+        "run them",
+        {c: ("bash", {"command": command}, outputs[c]) for c, command in calls.items()},
+    )
     results = [b for m in load(path).messages for b in m.content if isinstance(b, ToolResultBlock)]
     assert [(r.tool_use_id, r.is_error) for r in results] == [
         ("c0", False),
@@ -190,24 +202,11 @@ def test_a_view_of_a_file_too_large_to_read_is_a_failed_read(tmp_path: Path) -> 
         "within the file, or view with view_range to read specific sections."
     )
     results = {"c0": refusal, "c1": '1. {\n2.   "name": "gatomia"\n3. }'}
-    requests = [
-        {"toolCallId": c, "name": "view", "arguments": {"path": f"/w/{c}/package.json"}}
-        for c in results
-    ]
-    events: list[dict[str, Any]] = [
-        {"type": "user.message", "id": "u", "data": {"content": "read the manifests"}},
-        {"type": "assistant.message", "id": "a", "data": {"content": "", "toolRequests": requests}},
-    ]
-    events += [
-        {
-            "type": "tool.execution_complete",
-            "id": f"r{c}",
-            "data": {"toolCallId": c, "success": True, "result": {"content": out}},
-        }
-        for c, out in results.items()
-    ]
-    path = tmp_path / "events.jsonl"
-    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    path = _one_turn(
+        tmp_path,
+        "read the manifests",
+        {c: ("view", {"path": f"/w/{c}/package.json"}, out) for c, out in results.items()},
+    )
     errors = extract_facts(load(path).messages).errors
     assert [e.excerpt for e in errors] == [refusal]
 
@@ -229,23 +228,7 @@ def test_an_output_kept_back_as_too_large_is_a_failed_call_of_any_tool(tmp_path:
         "c1": ("bash", {"command": "git show HEAD:plan.md"}, withheld.replace("20.2", "27.2")),
         "c2": ("glob", {"pattern": "docs/*.md"}, "/w/docs/a.md"),
     }
-    requests = [
-        {"toolCallId": c, "name": name, "arguments": args} for c, (name, args, _) in calls.items()
-    ]
-    events: list[dict[str, Any]] = [
-        {"type": "user.message", "id": "u", "data": {"content": "find the sources"}},
-        {"type": "assistant.message", "id": "a", "data": {"content": "", "toolRequests": requests}},
-    ]
-    events += [
-        {
-            "type": "tool.execution_complete",
-            "id": f"r{c}",
-            "data": {"toolCallId": c, "success": True, "result": {"content": out}},
-        }
-        for c, (_, _, out) in calls.items()
-    ]
-    path = tmp_path / "events.jsonl"
-    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    path = _one_turn(tmp_path, "find the sources", calls)
     errors = extract_facts(load(path).messages).errors
     assert [(e.excerpt, e.more) for e in errors] == [
         ("Output too large to read at once (20.2 KB).", ()),

@@ -104,11 +104,16 @@ def _chats(text: str) -> list[_Chat]:
     return chats
 
 
+def _shown(block: _Block | None) -> list[str]:
+    """``block``'s lines when it is aider's output, else none."""
+    return block.lines if block is not None and block.kind == "aider" else []
+
+
 def _own_messages(blocks: list[_Block]) -> None:
     """Give aider's kind to each run of ``#### `` lines aider sent in the person's name."""
     for index, block in enumerate(blocks):
-        shown = blocks[index - 1].lines if index and blocks[index - 1].kind == "aider" else []
-        if block.kind == "user" and reflected(block.lines, shown):
+        before = _shown(blocks[index - 1] if index else None)
+        if block.kind == "user" and reflected(block.lines, before):
             block.kind = "aider"
 
 
@@ -117,8 +122,7 @@ def _message(block: _Block, following: _Block | None) -> Message | None:
     if not text:
         return None
     extra: dict[str, object] = {"lines": (block.first, block.last)}
-    shown = following.lines if following is not None and following.kind == "aider" else []
-    command = lint_command(shown) if block.kind == "assistant" else None
+    command = lint_command(_shown(following)) if block.kind == "assistant" else None
     if command is not None:  # aider linted the files this reply edited, with errors
         extra["action"] = command
     if block.kind == "aider":

@@ -399,4 +399,6 @@ def test_tscs_overload_error_keeps_the_type_that_did_not_fit() -> None:
     assert further_lines(output, telling, 2) == (
         "The last overload gave the following error. "
         "Type 'Plugin<any>[]' is not assignable to type 'PluginOption'.",
+        # the chain's next level, in a place no other line takes (``tsc_chained``)
+        "Type 'Plugin<any>[]' is not assignable to type 'PluginOption[]'.",
     )

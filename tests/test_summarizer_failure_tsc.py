@@ -66,3 +66,39 @@ def test_a_pretty_tsc_error_paged_through_head_is_a_located_failure() -> None:
         "src/lib/db.ts:4:10 - error TS2305: Module '\"./schema\"' has no exported member 'Session'."
     )
     assert more[1:] == ("Found 2 errors in 2 files.", "Errors  Files")
+
+
+def test_a_diagnostics_message_chain_takes_the_places_no_other_line_would() -> None:
+    # tsc writes what a diagnostic chains under its header two spaces in per level; Next.js
+    # type-checks the same route under two generated paths, so the two headers say one thing
+    chain = (
+        "Type 'typeof import(\"app/api/route\")' does not satisfy the constraint "
+        "'RouteHandlerConfig<\"/api\">'.\n"
+        "  Types of property 'GET' are incompatible.\n"
+        "    Type 'RouteHandler' is not assignable to type '(request: NextRequest) => Response'.\n"
+        "      Types of parameters 'context' and 'context' are incompatible.\n"
+    )
+    paged = (
+        _pretty_header(".next/dev/types/validator.ts", 171, 31, 2344)
+        + chain
+        + "\n"
+        + _pretty_header(".next/types/validator.ts", 171, 31, 2344)
+        + chain
+    )
+    excerpt = failure_excerpt(paged, is_error=False, shell=True, command=PAGED)
+    assert excerpt is not None and excerpt.startswith(".next/dev/types/validator.ts:171:31")
+    more = further_lines(paged, excerpt, 3)
+    assert more[0].startswith(".next/types/validator.ts:171:31 - error TS2344:")
+    assert more[1:] == (
+        "Types of property 'GET' are incompatible.",
+        "Type 'RouteHandler' is not assignable to type '(request: NextRequest) => Response'.",
+    )
+    # every other line of a run comes first: the next error, the count and its table
+    first = failure_excerpt(PRETTY, is_error=False, shell=True, command=PAGED)
+    assert first is not None
+    assert further_lines(PRETTY, first, 5)[1:3] == ("Found 2 errors in 2 files.", "Errors  Files")
+    assert further_lines(PRETTY, first, 5)[3:] == (
+        "Types of property 'params' are incompatible.",
+        "Type '{ slug: string; }' is missing the following properties from type "
+        "'Promise<any>': then, catch, finally",
+    )

@@ -33,6 +33,7 @@ from contextwarden.summarizers.toolchain_marks import (
     rustc_label,
     rustfmt_diffed,
     says_more,
+    tsc_chained,
 )
 
 _NAMED_ERROR = re.compile(r"^\s*(?:E {2,})?[A-Za-z_][\w.]*(?:Error|Exception)\b(?: \[\w+\])?:")
@@ -108,13 +109,19 @@ COUNT_RANK = 3
 WORD_RANK = 4
 LOGGED_RANK = 5
 TRAILER_RANK = 6
-NOISE_RANK = 7
+CHAINED_RANK = 7
+NOISE_RANK = 8
 """Ranks of a failure line, most telling first: a line naming what failed and where, an error
 prefix's line, an exception's, pytest's count of what failed (``COUNTED_VERDICT``), one
 with a failure word, one the code under test logged (``_CONSOLE``), a run's verdict alone, a
-browser's log noise (``browser_log``)."""
-_LAST_RANKS = (TRAILER_RANK, NOISE_RANK)
-"""Ranks whose lines come after every other line, in this order. What the code under test
+line of a ``tsc`` diagnostic's message chain (``tsc_chained``), a browser's log noise
+(``browser_log``)."""
+_LAST_RANKS = (TRAILER_RANK, CHAINED_RANK, NOISE_RANK)
+"""Ranks whose lines come after every other line, in this order. A ``tsc`` diagnostic's chain
+says more of a failure its header already names, so it takes only a place no other line would:
+ranked with the lines with a failure word, it took the place of a third diagnostic of study set
+8 (``Cannot find name 'GitCheckpointStore'``, a probe), and the run's count (``Found 2 errors in
+2 files.``) says what no diagnostic's line does. What the code under test
 logged (``LOGGED_RANK``) still takes its turn among the others: put last, it gave its place to a
 second suite's ``FAIL`` line and lost an error probe of study set 7, the ``Error: getaddrinfo
 ENOTFOUND`` a test's mocked client logged (errs10)."""
@@ -245,11 +252,14 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
     """Each failure line's position and rank. A test's title (``_TEST_TITLE``) and source shown
     around an error (``_CODE_FRAME``) rank nowhere, the first line under a title or under a
     PowerShell parser error's carets ranks as an exception (it says why), and what a test
-    logged (``_CONSOLE``) ranks as logged; a ``rustfmt --check`` hunk's code ranks nowhere."""
+    logged (``_CONSOLE``) ranks as logged; a ``rustfmt --check`` hunk's code ranks nowhere, and
+    the lines of a ``tsc`` diagnostic's message chain (``tsc_chained``) rank as chained: they
+    say which types did not fit."""
     above = ""  # the last non-blank line before this one
     console: int | None = None  # the indent of the ● Console heading we are under
     browser = browser_logged(lines)
     diffed = rustfmt_diffed(lines)
+    chained = tsc_chained(lines)
     for i, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
         if console is not None and line.strip() and indent <= console:
@@ -263,6 +273,8 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
             rank = TELLING_RANK
         elif rank in (None, WORD_RANK) and line.strip() and _says_why_below(above):
             rank = EXCEPTION_RANK
+        elif rank is None and i in chained:
+            rank = CHAINED_RANK
         if rank is not None and i in browser:
             yield i, NOISE_RANK
         elif rank is not None:

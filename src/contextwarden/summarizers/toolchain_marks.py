@@ -1,10 +1,11 @@
-"""What the Go and Rust toolchains print when a build, a test or a program fails, in the layouts
-their sources write, so ``failure_ranks`` can rank these lines with every other tool's.
+"""What the Go, Rust and TypeScript toolchains print when a build, a test or a program fails, in
+the layouts their sources write, so ``failure_ranks`` can rank these lines with every other tool's.
 
 Go: the compiler's located diagnostic and the lines it continues on, the package header ``go``
 prints above a failed step's output, the runtime's goroutine trace. Rust: a thread's panic, the
 label rustc writes under the code it shows and its closing advice, ``rustfmt --check``'s hunks,
-and the lints ``cargo clippy`` warns of.
+and the lints ``cargo clippy`` warns of. TypeScript: the lines of a ``tsc`` diagnostic's message
+chain, under its header.
 """
 
 from __future__ import annotations
@@ -51,6 +52,16 @@ would reformat (rustfmt's diff emitter: ``Diff in src/main.rs:348:``, ``Diff in 
 line 348:`` in older releases): a file that fails the check, and where."""
 _DIFF_LINE = re.compile(r"^(?:[ +-]|$)")
 """A line of the hunk under a ``Diff in`` header: context, removed or added code, blank."""
+_TSC_HEADER = re.compile(r"^\S.*\berror TS\d+: \S")
+"""A ``tsc`` diagnostic's header, in either layout (``src/a.ts(3,5): error TS2322: …``; with
+``--pretty``, its default on a terminal, ``src/a.ts:3:5 - error TS2322: …``)."""
+_TSC_CHAINED = re.compile(r"^ {2,}\S")
+"""A line of a ``tsc`` diagnostic's message chain: TypeScript writes each message a diagnostic
+chains under its header on a line of its own, two spaces in per level
+(``flattenDiagnosticMessageText`` in its compiler's ``program.ts``): ``  Types of property 'GET'
+are incompatible.`` / ``    Type 'A' is not assignable to type 'B'.``, down to the types that
+did not fit. The header's message names only the outer types (``Type 'typeof import(…)' does not
+satisfy the constraint …``)."""
 _CLIPPY = re.compile(r"\bcargo\s+(?:\+\S+\s+)?clippy\b")
 _WARNINGS_COUNTED = re.compile(r"^warning: `[^`\n]+` \([^)\n]*\) generated \d+ warnings?\b", re.M)
 """cargo's count of the warnings a crate's target produced (``warning: `dual` (bin "dual")
@@ -135,6 +146,22 @@ def rustfmt_diffed(lines: list[str]) -> set[int]:
         else:
             within = False
     return diffed
+
+
+def tsc_chained(lines: list[str]) -> set[int]:
+    """The positions of the lines of each ``tsc`` diagnostic's message chain (``_TSC_CHAINED``,
+    the lines right under a ``_TSC_HEADER``, up to the first that is not one): they say which
+    part of the types did not fit, with no failure word of their own."""
+    chained: set[int] = set()
+    within = False
+    for i, line in enumerate(lines):
+        if _TSC_HEADER.match(line):
+            within = True
+        elif within and _TSC_CHAINED.match(line):
+            chained.add(i)
+        else:
+            within = False
+    return chained
 
 
 def clippy_warning(text: str, command: str) -> str | None:

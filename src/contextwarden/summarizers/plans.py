@@ -86,9 +86,8 @@ def plan_decisions(call: ToolUseBlock) -> list[str]:
     keys = (key,) if key is not None else _TRACKER_INPUTS if tracker else ()
     if keys:
         inputs = plain_input(call)
-        title = inputs.get(_TITLE) if tracker else None
         return [
-            *([clipped(title.strip())] if isinstance(title, str) and title.strip() else []),
+            *_titled(inputs.get(_TITLE) if tracker else None),
             *(line for k in keys if isinstance(t := inputs.get(k), str) for line in _choices(t)),
         ]
     command = shell_command(call)
@@ -114,8 +113,13 @@ def _filed(command: str) -> list[str]:
         name, equals, inline = flag.partition("=")
         if (kind := _FILING_FLAGS.get(name)) is not None:
             said[kind] = inline if equals else value
-    title = said.get(_TITLE, "").strip()
-    return [*([clipped(title)] if title else []), *_choices(said.get("body", ""))]
+    return [*_titled(said.get(_TITLE)), *_choices(said.get("body", ""))]
+
+
+def _titled(title: object) -> list[str]:
+    """An issue's title, the problem or the change it names, as its one line; none if empty."""
+    said = title.strip() if isinstance(title, str) else ""
+    return [clipped(said)] if said else []
 
 
 def _choices(plan: str) -> list[str]:

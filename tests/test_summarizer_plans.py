@@ -91,3 +91,26 @@ def test_an_issue_or_a_pull_request_the_agent_files_carries_its_decisions() -> N
     # a tool that only reads an issue says what someone else wrote
     read = Use("i2", "mcp__linear__get_issue", {"id": "DUAL-12", "description": ISSUE})
     assert SWITCH not in decisions_of(read, ToolResultBlock("i2", ISSUE))
+
+
+def test_an_issue_filed_through_a_trackers_command_line_carries_its_title_and_decisions() -> None:
+    title = "Nested tmux sessions when the launcher runs inside tmux"
+    body = ISSUE.replace("`", "")
+    for command in [
+        f"gh issue create --title '{title}' --body '{body}' --label bug | Tee-Object url",
+        f"$url = gh pr create -t '{title}' -b '{body}'",
+        f"glab mr create --title='{title}' --description '{body}'",
+    ]:
+        call = Use("g1", "Bash", {"command": command})
+        found = decisions_of(call, ToolResultBlock("g1", "https://github.com/o/r/issues/7"))
+        assert found[0] == title
+        assert SWITCH.replace("`", "") in found
+    # the words of another command, or a tracker's command that only reads, file nothing
+    for command in [f"echo gh issue create --title '{title}'", f"gh issue list --search '{title}'"]:
+        call = Use("g2", "Bash", {"command": command})
+        assert decisions_of(call, ToolResultBlock("g2", "")) == []
+
+
+def test_an_issue_a_trackers_tool_files_carries_its_title() -> None:
+    call = Use("i1", "mcp__linear__create_issue", {"title": "Nested tmux", "description": ISSUE})
+    assert decisions_of(call, ToolResultBlock("i1", "Created issue DUAL-12"))[0] == "Nested tmux"

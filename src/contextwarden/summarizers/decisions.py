@@ -64,6 +64,8 @@ _REASONS = (
     # … a purpose, a choice ruled out, the option judged right or safer
     r"|in order to|regardless|safer|the right (?:way|approach|fix|call|place)"
     r"|should(?:n't| not)|we should"
+    # … a step made unnecessary by the way chosen ("via SSH, bypassing the need for SCP")
+    r"|(?:bypass|avoid|eliminat|remov|obviat|skipp)\w* the need"
     # Russian ("а не": "X, not Y", the alternative ruled out)  # noqa: RUF003
     r"|потому что|так как|поэтому|из-за|вместо|решил\w*|решени\w*|лучше|не нужно|следует"
     r"|а не"  # noqa: RUF001
@@ -78,7 +80,8 @@ _REASONS = (
 )
 _DIAGNOSES = (
     # English
-    r"(?:the|this|that|same|real|root) (?:\w+ )?(?:issue|problem|bug|cause|culprit|reason)"
+    r"(?:the|this|that|same|real|root) (?:\w+ )?"
+    r"(?:issue|problem|bug|cause|culprit|reason|difference)"
     r"|root cause|turns out|accidentally|by mistake|wrong|broken|overrid\w*|mismatch\w*"
     r"|conflict\w*|unrelated|missing|looks like|seems to|appears to|caused by"
     r"|comes from|never (?:called|set|reached|runs?|fires?|gets?|returns?|awaited|used)"
@@ -171,10 +174,13 @@ _NAMES_CONCLUSION = re.compile(
 "### Decided approach", "**Why it fails**"), beside a plan's words (``_PLAN``)."""
 _BACK_REFERENCE = re.compile(
     r"(?:That|This|It|Which)\b|(?:Must|Should|Cannot|Can't|Needs? to|Has to|Have to)\s"
+    # the same pronouns in the sessions' other languages: Russian, Spanish, Portuguese, French,
+    # German
+    r"|(?:Это|Esto|Eso|Isso|Isto|Cela|Ceci|Ça|Dies(?:es)?)\b"
 )
-"""A sentence opening so ("That is no longer true") says nothing without the one before it; nor
-does one with no subject ("Must be handled in the writer, not the resolver"): it is the one
-before it that names what it is about."""
+"""A sentence opening so ("That is no longer true", French "Cela devrait résoudre …") says
+nothing without the one before it; nor does one with no subject ("Must be handled in the
+writer, not the resolver"): it is the one before it that names what it is about."""
 _QUESTION_MARKS = ("?", "\uff1f")
 """How a question ends (ASCII, and the full-width mark of Chinese and Japanese)."""
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)

@@ -9,7 +9,13 @@ writes its draft under ``~/.claude/plans/`` before presenting it: that draft is 
 approval decides. A plan the person turned down is not a decision: they said no. An issue or a
 pull request the agent files through a tracker's tool (the GitHub, GitLab, Linear and Jira MCP
 servers' ``create_issue``, ``update_issue``, ``create_pull_request``, ``create_merge_request``)
-is a plan for work too: its ``body`` or ``description`` states what is wrong and the fix chosen.
+is a plan for work too: its ``body`` or ``description`` states what is wrong and the fix chosen,
+and its ``title`` names the problem or the change in one line. So is one filed through a
+tracker's command line, as a shell command: GitHub CLI's ``gh issue create``, ``gh pr create``
+(``--title``/``-t``, ``--body``/``-b``) and ``gh issue comment``, ``gh pr comment``
+(``--body``/``-b``), GitLab CLI's ``glab issue create``, ``glab mr create``
+(``--title``/``-t``, ``--description``/``-d``); PowerShell's ``$url = gh issue create …`` keeps
+what the command prints, and files it the same.
 
 A plan is the agent's own words, so its lines are read as its text is (``decisions.decisions``)
 and ranked as its lines are (``decisions.standing``); of them only those that give a reason or
@@ -26,7 +32,9 @@ import re
 
 from contextwarden.model import ToolUseBlock
 from contextwarden.summarizers.decisions import decisions, standing
-from contextwarden.summarizers.tools import file_ops, plain_input
+from contextwarden.summarizers.sentences import clipped
+from contextwarden.summarizers.shell_syntax import pipeline_heads, shell_words
+from contextwarden.summarizers.tools import file_ops, plain_input, shell_command
 
 CHOICE = 2
 """The ``decisions.standing`` of a line that gives a reason or names a choice: a plan's kept
@@ -38,6 +46,29 @@ _TRACKER_TOOL = re.compile(r"(?:^|[_-])(?:create|update)_(?:issue|pull_request|m
 is named ``mcp__<server>__<tool>`` by Claude Code, ``<server>-<tool>`` by others)."""
 _TRACKER_INPUTS = ("body", "description")
 """The inputs holding what an issue or a pull request says, as those servers name them."""
+_TITLE = "title"
+_FILING_COMMANDS = frozenset(
+    {
+        ("gh", "issue", "create"),
+        ("gh", "pr", "create"),
+        ("gh", "issue", "comment"),
+        ("gh", "pr", "comment"),
+        ("glab", "issue", "create"),
+        ("glab", "mr", "create"),
+    }
+)
+"""A tracker's command line filing an issue, a pull (merge) request or a comment on one."""
+_FILING_FLAGS = {
+    "--title": _TITLE,
+    "-t": _TITLE,
+    "--body": "body",
+    "-b": "body",
+    "--description": "body",
+    "-d": "body",
+}
+"""Those commands' flags for the title and the text (GitHub CLI's, GitLab CLI's)."""
+_ASSIGNED = 2
+"""Words before a command whose output a shell variable keeps (``$url =``)."""
 _PLAN_FILE = re.compile(r"/session-state/[^/]+/plan\.md$")
 """Where Copilot CLI's agent keeps its plan: its session folder."""
 _WRITES = ("wrote", "edited")
@@ -55,12 +86,40 @@ def plan_decisions(call: ToolUseBlock) -> list[str]:
     keys = (key,) if key is not None else _TRACKER_INPUTS if tracker else ()
     if keys:
         inputs = plain_input(call)
-        return [line for k in keys if isinstance(t := inputs.get(k), str) for line in _choices(t)]
+        return [
+            *_titled(inputs.get(_TITLE) if tracker else None),
+            *(line for k in keys if isinstance(t := inputs.get(k), str) for line in _choices(t)),
+        ]
+    command = shell_command(call)
+    if command is not None:
+        return [line for head in pipeline_heads(command) for line in _filed(head)]
     found: list[str] = []
     for op in file_ops(call):
         if op.operation in _WRITES and _PLAN_FILE.search(op.path):
             found += _choices(op.code)
     return found
+
+
+def _filed(command: str) -> list[str]:
+    """The title and the choices of what ``command`` files through a tracker's command line
+    (``_FILING_COMMANDS``), or none."""
+    words = shell_words(command.strip())
+    starts = [at for at in range(_ASSIGNED + 1) if tuple(words[at : at + 3]) in _FILING_COMMANDS]
+    if not starts or (starts[0] and words[starts[0] - 1] != "="):
+        return []
+    said: dict[str, str] = {}
+    args = words[starts[0] + 3 :]
+    for flag, value in zip(args, [*args[1:], ""], strict=True):
+        name, equals, inline = flag.partition("=")
+        if (kind := _FILING_FLAGS.get(name)) is not None:
+            said[kind] = inline if equals else value
+    return [*_titled(said.get(_TITLE)), *_choices(said.get("body", ""))]
+
+
+def _titled(title: object) -> list[str]:
+    """An issue's title, the problem or the change it names, as its one line; none if empty."""
+    said = title.strip() if isinstance(title, str) else ""
+    return [clipped(said)] if said else []
 
 
 def _choices(plan: str) -> list[str]:

@@ -20,14 +20,23 @@ MIN_DECISION_CHARS = 30
 Wide (CJK) characters count twice: a Chinese or Japanese sentence says in 15 characters what
 an English one says in 30."""
 
+_ABBREVIATED = (
+    r"(?!(?:(?<=\be\.g\.)|(?<=\bi\.e\.)|(?<=\betc\.)|(?<=\bvs\.)|(?<=\bcf\.)|(?<=\bincl\.)"
+    r"|(?<=\bapprox\.))\s+[a-z])"
+)
+"""After an abbreviation's full stop ("e.g.", "i.e.", "etc.", "vs.", "cf.", "incl.", "approx.")
+a word in lower case goes on with the same sentence ("it works with 'OB', 'OF' etc. but that's
+not true"): a sentence opens with a capital letter."""
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.)\s+|(?<=[\u3002\uff01\uff1f])"
+    rf"(?<=[.!?])(?<!^[^\W\d_]\.)(?<!^\d\.)(?<!^\d\d\.){_ABBREVIATED}\s+"
+    r"|(?<=[\u3002\uff01\uff1f])"
     r"|(?<=[.!?]\*\*)(?<!^\*\*\d\.\*\*)(?<!^\*\*[^\W\d_]\.\*\*)\s+"
 )
 """Where a sentence ends; not after the letter or number that opens a list's item ("B. Full
-fix — …", "2. Then …", "**2.** Then …"): the item is one sentence with its label. A sentence set
-in bold ends after the ``**`` that closes it (CommonMark closes emphasis after the full stop:
-"**X is the cause.** Then …")."""
+fix — …", "2. Then …", "**2.** Then …"): the item is one sentence with its label; nor after an
+abbreviation before a word in lower case (``_ABBREVIATED``). A sentence set in bold ends after
+the ``**`` that closes it (CommonMark closes emphasis after the full stop: "**X is the cause.**
+Then …")."""
 _GAP = " \u2026 "
 """Where ``clipped`` left a long sentence's middle out."""
 _LINK = "://"

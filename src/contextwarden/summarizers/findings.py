@@ -51,9 +51,6 @@ negations and limits (what is not so is what an agent gets wrong after a summary
 negations are words: English's, and Chinese's, Japanese's and Korean's (不/没/无/未/别/只/必须,
 ない/ません, 않/없/못), which no word boundary marks; other languages' are not counted."""
 
-_NAME = re.compile(r"`([^`\n]{3,})`|(\w[\w.-]*/[\w./-]+)|\b(\w+\.[a-z]{1,5})\b")
-"""EXPERIMENT names."""
-
 _LINK_TARGET = re.compile(r"\]\([^()\s]*\)")
 """The ``(target)`` after a Markdown link's ``[text]``."""
 
@@ -128,30 +125,7 @@ def chosen(
     again = restated(units) | repeated_in(units, held.split("\n"))
     fresh = [c for position, c in enumerate(fresh) if position not in again]
     costs = {unit: counter.count_text(unit) + 1 for _, unit in fresh}
-    import os
-
-    mode = os.environ.get("FR_MODE", "")
-    first = {unit: i for i, _, unit in reversed(candidates)}
-    live = _live(candidates, first) if mode else set()
-
-    def key(c):
-        unit = c[1]
-        if mode == "live":
-            return (places[unit], unit not in live, -_density(unit, costs), -c[0])
-        if mode == "livecarried":
-            dead = places[unit] == 0 and first[unit] == min(first.values()) and unit not in live
-            return (places[unit], dead, -_density(unit, costs), -c[0])
-        if mode in ("superseded", "supall"):
-            carried = places[unit] == 0 and first[unit] == min(first.values())
-            return (places[unit], carried and unit in live, -_density(unit, costs), -c[0])
-        if mode == "newlead":
-            carried = places[unit] == 0 and first[unit] == min(first.values())
-            return (places[unit], carried, -_density(unit, costs), -c[0])
-        if mode == "boost":
-            return (places[unit], -_density(unit, costs) * (2 if unit in live else 1), -c[0])
-        return (places[unit], -_density(unit, costs), -c[0])
-
-    ranked = sorted(fresh, key=key)
+    ranked = sorted(fresh, key=lambda c: (places[c[1]], -_density(c[1], costs), -c[0]))
     picked: list[tuple[int, int, str]] = []
     spent = 0
     for position, (i, unit) in enumerate(ranked):
@@ -170,22 +144,3 @@ def _density(unit: str, costs: dict[str, int]) -> float:
     two short ones that name more between them, and the findings a session carries from
     summary to summary narrow to a few long lines."""
     return substance(unit) / math.pow(costs[unit], LENGTH_EXPONENT)
-
-
-def _live(candidates, first):
-    later = {}
-    for i, _, unit in candidates:
-        later.setdefault(i, []).append(unit)
-    idx = sorted(later)
-    out = set()
-    for unit, i in first.items():
-        names = {m.group(1) or m.group(2) or m.group(3) for m in _NAME.finditer(unit)}
-        if not names:
-            continue
-        text = "\n".join(u for j in idx if j > i for u in later[j])
-        import os
-
-        test = all if os.environ.get("FR_MODE") == "supall" else any
-        if test(n in text for n in names):
-            out.add(unit)
-    return out

@@ -348,3 +348,44 @@ def test_real_web_searches_take_the_call_id_of_their_end_event() -> None:
     assert all(json.loads(results[s.id].content) == {"status": "completed"} for s in searches)
     assert history.source is not None and history.source.issues == []
     assert validate(history.messages) == []
+
+
+def test_newer_rollout_items_are_read_not_rejected(tmp_path: Path) -> None:
+    """``world_state``, ``inter_agent_communication`` and its metadata are ``RolloutItem``
+    variants of newer Codex (codex-rs/protocol/src/protocol.rs), not foreign records."""
+    message = {
+        "author": "/root/researcher",
+        "recipient": "/root",
+        "other_recipients": [],
+        "content": "Found the failing test: test_parse_dates.",
+        "trigger_turn": True,
+    }
+    records = [
+        ("session_meta", {"id": "s1", "cwd": "/repo", "cli_version": "0.130.0"}),
+        ("world_state", {"full": True, "state": {"agents_md": {"text": "Use pytest."}}}),
+        ("response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Find the failing test."}]}),
+        ("event_msg", {"type": "user_message", "message": "Find the failing test."}),
+        ("inter_agent_communication_metadata", {"trigger_turn": True}),
+        ("inter_agent_communication", message),
+        ("world_state", {"full": False, "state": {"environments": {"subagents": None}}}),
+        ("response_item", {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "The researcher found it."}]}),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
+             for t, p in records]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    history = load(path)
+    assert history.source is not None
+    assert history.source.issues == [] and history.source.unreadable == 0
+    assert history.source.metadata["side_records"] == {
+        "world_state": 2,
+        "inter_agent_communication_metadata": 1,
+    }
+    assert [m.role for m in history.messages] == ["user", "assistant"]
+    texts = [b.text for b in history.messages[1].content if isinstance(b, TextBlock)]
+    assert json.loads(texts[0]) == message
+    assert texts[-1] == "The researcher found it."
+    assert validate(history.messages) == []

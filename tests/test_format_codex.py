@@ -389,3 +389,41 @@ def test_newer_rollout_items_are_read_not_rejected(tmp_path: Path) -> None:
     assert json.loads(texts[0]) == message
     assert texts[-1] == "The researcher found it."
     assert validate(history.messages) == []
+
+
+def test_an_agent_message_item_is_assistant_text_with_its_route(tmp_path: Path) -> None:
+    """``ResponseItem::AgentMessage`` (codex-rs/protocol/src/models.rs): another agent's message,
+    model-visible, is read as assistant text, not set aside as unmapped."""
+    agent_message = {
+        "type": "agent_message",
+        "id": "amsg_1",
+        "author": "/root/worker",
+        "recipient": "/root",
+        "content": [
+            {"type": "input_text", "text": "Tests pass after the fix."},
+            {"type": "encrypted_content", "encrypted_content": "gAAAA"},
+        ],
+        "internal_chat_message_metadata_passthrough": {"turn_id": "t1"},
+    }
+    records = [
+        ("response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Fix the date parser."}]}),
+        ("response_item", agent_message),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
+             for t, p in records]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    history = load(path)
+    assert history.source is not None and history.source.issues == []
+    reply = history.messages[1]
+    assert reply.role == "assistant"
+    assert [b.text for b in reply.content if isinstance(b, TextBlock)] == [
+        "Tests pass after the fix."
+    ]
+    assert [b.type for b in reply.content if isinstance(b, UnknownBlock)] == ["encrypted_content"]
+    assert reply.meta.extra["agent_messages"] == (
+        {"author": "/root/worker", "recipient": "/root", "id": "amsg_1"},
+    )
+    assert validate(history.messages) == []

@@ -32,7 +32,9 @@ Mapping rules (facts from the real files and the shared corpus's ``transcripts/N
   of a multi-agent session) becomes the assistant message Codex's ``to_response_input_item`` makes
   of it, its text the communication as JSON; ``world_state`` and
   ``inter_agent_communication_metadata`` hold state, not conversation, and are counted in
-  ``metadata["side_records"]``.
+  ``metadata["side_records"]``. A ``response_item`` of type ``agent_message`` (another agent's
+  message: author, recipient, content parts) → assistant text, its route in
+  ``meta.extra["agent_messages"]``.
 - ``compacted`` records (Codex's own replacement history) → ``metadata["compactions"]`` with line
   numbers; they do not change the view.
 - ``event_msg`` records are UI events that duplicate the items (``user_message``,
@@ -306,9 +308,10 @@ def _set_aside(report: LoadReport, items: Sequence[Item]) -> None:
 def _message(turn: Sequence[Item]) -> Message:
     merged = reduce(merge_messages, (i.message for i in turn))
     extra: dict[str, Any] = {"lines": tuple(i.line for i in turn)}
-    reasoning = tuple(r for i in turn for r in i.extra.get("reasoning", ()))
-    if reasoning:
-        extra["reasoning"] = reasoning
+    for key in ("reasoning", "agent_messages"):  # kept per item, in order
+        kept = tuple(r for i in turn for r in i.extra.get(key, ()))
+        if kept:
+            extra[key] = kept
     for item in turn:  # the last model and usage of the turn win
         extra.update({k: v for k, v in item.extra.items() if k in ("model", "usage")})
     injected = tuple(

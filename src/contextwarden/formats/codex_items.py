@@ -49,6 +49,8 @@ def convert(line: int, payload: Mapping[str, Any], stamp: float | None) -> list[
     source = _source_id(line, payload)
     if kind == "message":
         return [_message_item(line, payload, stamp, source)]
+    if kind == "agent_message":
+        return [_agent_message_item(line, payload, stamp, source)]
     if kind == "reasoning":
         # No valid wire block for it (see the module docstring): kept whole in the meta.
         empty = Message("assistant", ())
@@ -115,6 +117,21 @@ def _message_item(line: int, payload: Mapping[str, Any], stamp: float | None, so
         if role != "user":
             item.extra["codex_role"] = role
     return item
+
+
+def _agent_message_item(
+    line: int, payload: Mapping[str, Any], stamp: float | None, source: str
+) -> Item:
+    """``ResponseItem::AgentMessage`` (``codex-rs/protocol/src/models.rs``): what another agent of
+    a multi-agent session said, model-visible history that Codex counts among the agent's
+    messages. Its ``input_text`` parts become assistant text (an encrypted part stays unknown);
+    who wrote it to whom goes to ``meta.extra["agent_messages"]``."""
+    content = payload.get("content")
+    if not isinstance(content, list):
+        raise FormatError(f"agent_message content must be a list, got {type(content).__name__}")
+    blocks = tuple(_part(p) for p in content)
+    route = {k: payload.get(k) for k in ("author", "recipient", "id") if k in payload}
+    return Item(line, Message("assistant", blocks), source, stamp, {"agent_messages": (route,)})
 
 
 def _part(part: Any) -> Block:

@@ -427,3 +427,23 @@ def test_an_agent_message_item_is_assistant_text_with_its_route(tmp_path: Path) 
         {"author": "/root/worker", "recipient": "/root", "id": "amsg_1"},
     )
     assert validate(history.messages) == []
+
+
+def test_a_rollout_of_newer_codex_records_loads_without_issues() -> None:
+    """Records of a 2026-08 Codex rollout (trimmed by agent-sessions): its ``world_state``,
+    ``inter_agent_communication_metadata`` and ``agent_message`` lines are read, none skipped."""
+    sample = (
+        Path(__file__).parent
+        / "data"
+        / "codex"
+        / "jazzyalex__agent-sessions__stage0-codex-small-newer-items.jsonl"
+    )
+    history = load(sample)
+    assert history.source is not None and history.source.issues == []
+    assert history.source.metadata["side_records"] == {
+        "world_state": 2,
+        "inter_agent_communication_metadata": 1,
+    }
+    routes = [r for m in history.messages for r in m.meta.extra.get("agent_messages", ())]
+    assert len(routes) == 1
+    assert validate(history.messages) == []

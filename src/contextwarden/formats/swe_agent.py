@@ -142,7 +142,9 @@ def from_document(
 def _responses_entry(entry: Any) -> bool:
     """An entry only a Responses model class writes: a whole ``response`` object, or an item with
     a ``type`` (``function_call_output``, a ``message``); chat messages carry no ``type``."""
-    return isinstance(entry, Mapping) and (entry.get("object") == "response" or "type" in entry)
+    return isinstance(entry, Mapping) and (
+        entry.get("object") == "response" or isinstance(entry.get("type"), str)
+    )
 
 
 def _messages_from_responses_log(

@@ -391,9 +391,10 @@ def test_newer_rollout_items_are_read_not_rejected(tmp_path: Path) -> None:
     assert validate(history.messages) == []
 
 
-def test_an_agent_message_item_is_assistant_text_with_its_route(tmp_path: Path) -> None:
-    """``ResponseItem::AgentMessage`` (codex-rs/protocol/src/models.rs): another agent's message,
-    model-visible, is read as assistant text, not set aside as unmapped."""
+def test_an_agent_message_item_is_injected_user_text_with_its_route(tmp_path: Path) -> None:
+    """``ResponseItem::AgentMessage`` (codex-rs/protocol/src/models.rs): what another agent sent,
+    model input (Codex sends it as a user message where the provider lacks the item), is read as
+    user text marked injected, not set aside as unmapped."""
     agent_message = {
         "type": "agent_message",
         "id": "amsg_1",
@@ -408,7 +409,13 @@ def test_an_agent_message_item_is_assistant_text_with_its_route(tmp_path: Path) 
     records = [
         ("response_item", {"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": "Fix the date parser."}]}),
+        ("event_msg", {"type": "user_message", "message": "Fix the date parser."}),
+        ("response_item", {"type": "function_call", "call_id": "c1", "name": "spawn_agent",
+                           "arguments": '{"task": "fix"}'}),
+        ("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"}),
         ("response_item", agent_message),
+        ("response_item", {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "The worker fixed it."}]}),
     ]  # fmt: skip
     path = tmp_path / "rollout.jsonl"
     lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
@@ -417,13 +424,14 @@ def test_an_agent_message_item_is_assistant_text_with_its_route(tmp_path: Path) 
 
     history = load(path)
     assert history.source is not None and history.source.issues == []
-    reply = history.messages[1]
-    assert reply.role == "assistant"
-    assert [b.text for b in reply.content if isinstance(b, TextBlock)] == [
+    assert [m.role for m in history.messages] == ["user", "assistant", "user", "assistant"]
+    heard = history.messages[2]
+    assert [b.text for b in heard.content if isinstance(b, TextBlock)] == [
         "Tests pass after the fix."
     ]
-    assert [b.type for b in reply.content if isinstance(b, UnknownBlock)] == ["encrypted_content"]
-    assert reply.meta.extra["agent_messages"] == (
+    assert [b.type for b in heard.content if isinstance(b, UnknownBlock)] == ["encrypted_content"]
+    assert heard.meta.extra["injected_texts"] == ("Tests pass after the fix.",)
+    assert heard.meta.extra["agent_messages"] == (
         {"author": "/root/worker", "recipient": "/root", "id": "amsg_1"},
     )
     assert validate(history.messages) == []

@@ -32,8 +32,9 @@ Mapping rules (facts from the real files and the shared corpus's ``transcripts/N
   of a multi-agent session) becomes the assistant message Codex's ``to_response_input_item`` makes
   of it, its text the communication as JSON; ``world_state`` and
   ``inter_agent_communication_metadata`` hold state, not conversation, and are counted in
-  ``metadata["side_records"]``. A ``response_item`` of type ``agent_message`` (another agent's
-  message: author, recipient, content parts) → assistant text, its route in
+  ``metadata["side_records"]``. A ``response_item`` of type ``agent_message`` (what another agent
+  sent this one: author, recipient, content parts) → user text marked injected, as Codex sends
+  it as a user message where the provider lacks the item; its route in
   ``meta.extra["agent_messages"]``.
 - ``compacted`` records (Codex's own replacement history) → ``metadata["compactions"]`` with line
   numbers; they do not change the view.

@@ -122,16 +122,19 @@ def _message_item(line: int, payload: Mapping[str, Any], stamp: float | None, so
 def _agent_message_item(
     line: int, payload: Mapping[str, Any], stamp: float | None, source: str
 ) -> Item:
-    """``ResponseItem::AgentMessage`` (``codex-rs/protocol/src/models.rs``): what another agent of
-    a multi-agent session said, model-visible history that Codex counts among the agent's
-    messages. Its ``input_text`` parts become assistant text (an encrypted part stays unknown);
-    who wrote it to whom goes to ``meta.extra["agent_messages"]``."""
+    """``ResponseItem::AgentMessage`` (``codex-rs/protocol/src/models.rs``): what another agent
+    of a multi-agent session sent this one, model input: where a provider cannot take the item,
+    Codex sends it as a ``user`` message of its ``input_text`` (``tool_plan.rs``). So it is user
+    text here (an encrypted part stays unknown), matched like any user item, so marked injected
+    (the person did not type it); who wrote it to whom goes to ``extra["agent_messages"]``."""
     content = payload.get("content")
     if not isinstance(content, list):
         raise FormatError(f"agent_message content must be a list, got {type(content).__name__}")
     blocks = tuple(_part(p) for p in content)
     route = {k: payload.get(k) for k in ("author", "recipient", "id") if k in payload}
-    return Item(line, Message("assistant", blocks), source, stamp, {"agent_messages": (route,)})
+    item = Item(line, Message("user", blocks), source, stamp, {"agent_messages": (route,)})
+    item.text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
+    return item
 
 
 def _part(part: Any) -> Block:

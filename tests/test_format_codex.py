@@ -348,3 +348,110 @@ def test_real_web_searches_take_the_call_id_of_their_end_event() -> None:
     assert all(json.loads(results[s.id].content) == {"status": "completed"} for s in searches)
     assert history.source is not None and history.source.issues == []
     assert validate(history.messages) == []
+
+
+def test_newer_rollout_items_are_read_not_rejected(tmp_path: Path) -> None:
+    """``world_state``, ``inter_agent_communication`` and its metadata are ``RolloutItem``
+    variants of newer Codex (codex-rs/protocol/src/protocol.rs), not foreign records."""
+    message = {
+        "author": "/root/researcher",
+        "recipient": "/root",
+        "other_recipients": [],
+        "content": "Found the failing test: test_parse_dates.",
+        "trigger_turn": True,
+    }
+    records = [
+        ("session_meta", {"id": "s1", "cwd": "/repo", "cli_version": "0.130.0"}),
+        ("world_state", {"full": True, "state": {"agents_md": {"text": "Use pytest."}}}),
+        ("response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Find the failing test."}]}),
+        ("event_msg", {"type": "user_message", "message": "Find the failing test."}),
+        ("inter_agent_communication_metadata", {"trigger_turn": True}),
+        ("inter_agent_communication", message),
+        ("world_state", {"full": False, "state": {"environments": {"subagents": None}}}),
+        ("response_item", {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "The researcher found it."}]}),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
+             for t, p in records]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    history = load(path)
+    assert history.source is not None
+    assert history.source.issues == [] and history.source.unreadable == 0
+    assert history.source.metadata["side_records"] == {
+        "world_state": 2,
+        "inter_agent_communication_metadata": 1,
+    }
+    assert [m.role for m in history.messages] == ["user", "assistant"]
+    texts = [b.text for b in history.messages[1].content if isinstance(b, TextBlock)]
+    assert json.loads(texts[0]) == message
+    assert texts[-1] == "The researcher found it."
+    assert validate(history.messages) == []
+
+
+def test_an_agent_message_item_is_injected_user_text_with_its_route(tmp_path: Path) -> None:
+    """``ResponseItem::AgentMessage`` (codex-rs/protocol/src/models.rs): what another agent sent,
+    model input (Codex sends it as a user message where the provider lacks the item), is read as
+    user text marked injected, not set aside as unmapped."""
+    agent_message = {
+        "type": "agent_message",
+        "id": "amsg_1",
+        "author": "/root/worker",
+        "recipient": "/root",
+        "content": [
+            {"type": "input_text", "text": "Tests pass after the fix."},
+            {"type": "encrypted_content", "encrypted_content": "gAAAA"},
+        ],
+        "internal_chat_message_metadata_passthrough": {"turn_id": "t1"},
+    }
+    records = [
+        ("response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Fix the date parser."}]}),
+        ("event_msg", {"type": "user_message", "message": "Fix the date parser."}),
+        ("response_item", {"type": "function_call", "call_id": "c1", "name": "spawn_agent",
+                           "arguments": '{"task": "fix"}'}),
+        ("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+        ("response_item", agent_message),
+        ("response_item", {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "The worker fixed it."}]}),
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
+             for t, p in records]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    history = load(path)
+    assert history.source is not None and history.source.issues == []
+    assert [m.role for m in history.messages] == ["user", "assistant", "user", "assistant"]
+    heard = history.messages[2]
+    assert [b.text for b in heard.content if isinstance(b, TextBlock)] == [
+        "Tests pass after the fix."
+    ]
+    assert [b.type for b in heard.content if isinstance(b, UnknownBlock)] == ["encrypted_content"]
+    assert heard.meta.extra["injected_texts"] == ("Tests pass after the fix.",)
+    assert heard.meta.extra["agent_messages"] == (
+        {"author": "/root/worker", "recipient": "/root", "id": "amsg_1"},
+    )
+    assert validate(history.messages) == []
+
+
+def test_a_rollout_of_newer_codex_records_loads_without_issues() -> None:
+    """Records of a 2026-08 Codex rollout (trimmed by agent-sessions): its ``world_state``,
+    ``inter_agent_communication_metadata`` and ``agent_message`` lines are read, none skipped."""
+    sample = (
+        Path(__file__).parent
+        / "data"
+        / "codex"
+        / "jazzyalex__agent-sessions__stage0-codex-small-newer-items.jsonl"
+    )
+    history = load(sample)
+    assert history.source is not None and history.source.issues == []
+    assert history.source.metadata["side_records"] == {
+        "world_state": 2,
+        "inter_agent_communication_metadata": 1,
+    }
+    routes = [r for m in history.messages for r in m.meta.extra.get("agent_messages", ())]
+    assert len(routes) == 1
+    assert validate(history.messages) == []

@@ -544,3 +544,11 @@ def test_merged_messages_never_send_an_id_with_content_that_is_not_its_own(
         assume(len(ids) == len(set(ids)))
         out = messages_to_responses([merged])
         assert all(item in originals for item in out if "id" in item)
+
+
+@pytest.mark.parametrize("items", [[{"type": ["message"]}], [{"type": 5, "call_id": "c1"}]])
+def test_an_item_whose_type_is_not_a_string_is_a_format_error(items: list[Any]) -> None:
+    with pytest.raises(FormatError, match="item type must be a string"):
+        messages_from_responses(items)
+    with pytest.raises(FormatError, match="item type must be a string"):
+        message_from_response({"output": items})

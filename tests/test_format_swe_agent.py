@@ -393,3 +393,54 @@ def test_repeated_tool_call_ids_are_renamed_and_keep_their_own_observation() -> 
         assert kept.strip() == text.strip()  # the observation recorded after that very call
     renamed = [r for r in history.repairs if "renamed" in r.action]
     assert len(renamed) == len(calls) - len(set(calls))
+
+
+def test_v2_responses_model_replies_and_outputs_are_read_as_responses_items(
+    tmp_path: Path,
+) -> None:
+    """mini-swe-agent v2's Responses model classes store each reply as the whole response object
+    and each output as a ``function_call_output`` item (``litellm_response_model.py``,
+    ``actions_toolcall_response.py``); none of it may be dropped as an unknown role."""
+    reply = {
+        "id": "resp_1",
+        "object": "response",
+        "model": "gpt-5",
+        "output": [
+            {"type": "message", "role": "assistant", "content": [
+                {"type": "output_text", "text": "Let me read it."}]},
+            {"type": "function_call", "call_id": "call_1", "name": "bash",
+             "arguments": '{"command": "cat dates.py"}'},
+        ],
+        "usage": {"input_tokens": 100, "output_tokens": 20},
+        "extra": {"actions": [{"command": "cat dates.py", "tool_call_id": "call_1"}]},
+    }  # fmt: skip
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant.", "extra": {}},
+        {"role": "user", "content": "Fix the bug in dates.py", "extra": {}},
+        reply,
+        {"type": "function_call_output", "call_id": "call_1", "output": "def parse(): pass",
+         "extra": {"raw_output": "def parse(): pass", "returncode": 0}},
+        {**reply, "id": "resp_2", "output": [{"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "No call here."}]}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text",
+         "text": "Every response MUST include at least one tool call."}],
+         "extra": {"interrupt_type": "FormatError"}},
+        {"role": "exit", "content": "", "extra": {"exit_status": "Submitted"}},
+    ]  # fmt: skip
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps({"info": {"mini_version": "2.0.0"}, "messages": messages}))
+
+    history = load(path)
+    assert history.source is not None and history.source.issues == []
+    assert history.system == "You are a helpful assistant."
+    roles = [(m.role, [b.type for b in m.content]) for m in history.messages]
+    assert roles == [
+        ("user", ["text"]),
+        ("assistant", ["text", "tool_use"]),
+        ("user", ["tool_result"]),
+        ("assistant", ["text"]),
+        ("user", ["text"]),
+    ]
+    assert history.messages[1].meta.extra["usage"] == reply["usage"]
+    assert history.messages[-1].meta.extra.get("injected") is True
+    assert validate(history.messages) == []

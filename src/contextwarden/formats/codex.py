@@ -27,6 +27,15 @@ Mapping rules (facts from the real files and the shared corpus's ``transcripts/N
   (thinking blocks need Anthropic signatures), so they are kept whole in the next assistant
   message's ``meta.extra["reasoning"]``; reasoning with no assistant content after it goes to
   ``metadata["unattached_reasoning"]``.
+- Newer Codex writes three more rollout item types (``RolloutItem`` in
+  ``codex-rs/protocol/src/protocol.rs``): ``inter_agent_communication`` (a message between agents
+  of a multi-agent session) becomes the assistant message Codex's ``to_response_input_item`` makes
+  of it, its text the communication as JSON; ``world_state`` and
+  ``inter_agent_communication_metadata`` hold state, not conversation, and are counted in
+  ``metadata["side_records"]``. A ``response_item`` of type ``agent_message`` (what another agent
+  sent this one: author, recipient, content parts) → user text marked injected, as Codex sends
+  it as a user message where the provider lacks the item; its route in
+  ``meta.extra["agent_messages"]``.
 - ``compacted`` records (Codex's own replacement history) → ``metadata["compactions"]`` with line
   numbers; they do not change the view.
 - ``event_msg`` records are UI events that duplicate the items (``user_message``,
@@ -68,8 +77,19 @@ from contextwarden.wire.common import as_mapping
 
 NAME = "codex"
 EXPECTED = "Codex rollout JSONL: {timestamp, type, payload} records"
+SIDE_RECORDS = frozenset({"world_state", "inter_agent_communication_metadata"})
+"""Rollout items that hold state, not conversation: the world-state baseline (AGENTS.md,
+environments) and the flag that an inter-agent message triggered a turn."""
 RECORD_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "inter_agent_communication",
+        *SIDE_RECORDS,
+    }
 )
 _TYPE_NAMES = tuple(RECORD_TYPES)  # compared with ==, so a list-valued "type" cannot crash sniff
 _WINDOW_KEYS = ("window_number", "window_id", "previous_window_id", "first_window_id")
@@ -92,6 +112,7 @@ class _Scan:
     """(line, role, text) of user_message and agent_message UI events."""
     compactions: list[dict[str, Any]] = field(default_factory=list)
     event_types: Counter[str] = field(default_factory=Counter)
+    side_records: Counter[str] = field(default_factory=Counter)
     calls: dict[str, int] = field(default_factory=dict)
     """call_id → line of the call item."""
     searches: dict[str, str] = field(default_factory=dict)
@@ -116,6 +137,10 @@ class _Scan:
             self._session(payload)
         elif kind == "turn_context":
             self._turn_context(payload)
+        elif kind == "inter_agent_communication":
+            self._item(line, _communication_item(payload), stamp)
+        elif kind in SIDE_RECORDS:
+            self.side_records[kind] += 1
         else:
             self._compacted(line, value.get("timestamp"), payload)
 
@@ -199,6 +224,18 @@ class _Scan:
         self.compactions.append(entry)
 
 
+def _communication_item(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """An inter-agent message as Codex puts it in the model's input
+    (``InterAgentCommunication::to_response_input_item``): an assistant message whose one text is
+    the communication (author, recipient, content, trigger_turn) serialised as JSON."""
+    text = json.dumps(dict(payload), ensure_ascii=False, separators=(",", ":"))
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text}],
+    }
+
+
 def _action_key(action: Any) -> str:
     return json.dumps(action, sort_keys=True, ensure_ascii=False)
 
@@ -272,9 +309,10 @@ def _set_aside(report: LoadReport, items: Sequence[Item]) -> None:
 def _message(turn: Sequence[Item]) -> Message:
     merged = reduce(merge_messages, (i.message for i in turn))
     extra: dict[str, Any] = {"lines": tuple(i.line for i in turn)}
-    reasoning = tuple(r for i in turn for r in i.extra.get("reasoning", ()))
-    if reasoning:
-        extra["reasoning"] = reasoning
+    for key in ("reasoning", "agent_messages"):  # kept per item, in order
+        kept = tuple(r for i in turn for r in i.extra.get(key, ()))
+        if kept:
+            extra[key] = kept
     for item in turn:  # the last model and usage of the turn win
         extra.update({k: v for k, v in item.extra.items() if k in ("model", "usage")})
     injected = tuple(
@@ -313,4 +351,5 @@ def read(
     place_by_line(scan.compactions, history.messages)
     report.metadata["compactions"] = scan.compactions
     report.metadata["event_types"] = dict(scan.event_types)
+    report.metadata["side_records"] = dict(scan.side_records)
     return history

@@ -49,6 +49,8 @@ def convert(line: int, payload: Mapping[str, Any], stamp: float | None) -> list[
     source = _source_id(line, payload)
     if kind == "message":
         return [_message_item(line, payload, stamp, source)]
+    if kind == "agent_message":
+        return [_agent_message_item(line, payload, stamp, source)]
     if kind == "reasoning":
         # No valid wire block for it (see the module docstring): kept whole in the meta.
         empty = Message("assistant", ())
@@ -114,6 +116,24 @@ def _message_item(line: int, payload: Mapping[str, Any], stamp: float | None, so
         item.text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
         if role != "user":
             item.extra["codex_role"] = role
+    return item
+
+
+def _agent_message_item(
+    line: int, payload: Mapping[str, Any], stamp: float | None, source: str
+) -> Item:
+    """``ResponseItem::AgentMessage`` (``codex-rs/protocol/src/models.rs``): what another agent
+    of a multi-agent session sent this one, model input: where a provider cannot take the item,
+    Codex sends it as a ``user`` message of its ``input_text`` (``tool_plan.rs``). So it is user
+    text here (an encrypted part stays unknown), matched like any user item, so marked injected
+    (the person did not type it); who wrote it to whom goes to ``extra["agent_messages"]``."""
+    content = payload.get("content")
+    if not isinstance(content, list):
+        raise FormatError(f"agent_message content must be a list, got {type(content).__name__}")
+    blocks = tuple(_part(p) for p in content)
+    route = {k: payload.get(k) for k in ("author", "recipient", "id") if k in payload}
+    item = Item(line, Message("user", blocks), source, stamp, {"agent_messages": (route,)})
+    item.text = "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
     return item
 
 

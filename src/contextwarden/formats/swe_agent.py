@@ -2,6 +2,9 @@
 Both hold the OpenAI-shaped chat messages the model saw (``history`` / ``messages``).
 
 The run's outcome (``info``: exit status, submission, model stats) goes to ``report.metadata``.
+mini-swe-agent v2 keeps "the model's native output" as each message: with a Responses-API model
+class a reply is a whole response object and a command output a ``function_call_output`` item;
+such a trajectory is read as Responses items (``wire.responses``).
 
 These agents write the environment's side of the exchange in the user role: command outputs
 (mini-swe-agent v1 ``<returncode>…``, classic SWE-agent observations ending in its ``bash-$``
@@ -24,7 +27,8 @@ reader can pair the command with the observation that answers it
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +40,7 @@ from contextwarden.model import FrozenDict, Message, MessageMeta, TextBlock
 from contextwarden.tokens.base import TokenCounter
 from contextwarden.wire.common import as_mapping
 from contextwarden.wire.openai_in import messages_from_openai
+from contextwarden.wire.responses import message_from_response, messages_from_responses
 
 NAME = "swe-agent"
 EXPECTED = "a SWE-agent .traj or mini-swe-agent .traj.json trajectory with messages"
@@ -124,11 +129,54 @@ def from_document(
         chat.append(_normalised(entry) if classic else entry)
         positions.append(i)
     first_issue = len(report.issues)
-    system, messages = messages_from_openai(chat, report)
+    if any(_responses_entry(entry) for entry in chat):
+        system, messages = _messages_from_responses_log(chat, report)
+    else:
+        system, messages = messages_from_openai(chat, report)
     injected = _injected_kinds(raw)
     messages = [_with_file_meta(m, raw, positions, classic, injected) for m in messages]
     relocate_issues(report, first_issue, indices=positions)
     return build_history(system, messages, report, counter=counter)
+
+
+def _responses_entry(entry: Any) -> bool:
+    """An entry only a Responses model class writes: a whole ``response`` object, or an item with
+    a ``type`` (``function_call_output``, a ``message``); chat messages carry no ``type``."""
+    return isinstance(entry, Mapping) and (
+        entry.get("object") == "response" or isinstance(entry.get("type"), str)
+    )
+
+
+def _messages_from_responses_log(
+    chat: Sequence[Any], report: LoadReport
+) -> tuple[str | None, list[Message]]:
+    """mini-swe-agent v2 with a Responses model class (``litellm_response``,
+    ``openrouter_response``, ``portkey_response``) keeps each reply as the whole response object,
+    each command output as a ``function_call_output`` item and its templates as chat messages;
+    the model is sent the objects' output items and every entry less its ``extra``
+    (``LitellmResponseModel._prepare_messages_for_api``). Read the same way, entry by entry, each
+    message keeping its entry's index as its source id."""
+    system: list[str] = []
+    messages: list[Message] = []
+    for index, entry in enumerate(chat):
+        try:
+            if not isinstance(entry, Mapping):
+                raise FormatError(f"expected an object, got {entry!r:.60}")
+            if entry.get("object") == "response":
+                lead, found = None, [message_from_response(entry)]
+            else:
+                item = {k: v for k, v in entry.items() if k != "extra"}
+                lead, found = messages_from_responses([item])
+        except FormatError as exc:
+            report.skip(f"{exc}; message skipped", index=index)
+            continue
+        if lead is not None and not messages:
+            system.append(lead)
+        elif lead is not None:
+            found = [Message("user", (TextBlock(lead),))]
+        ids = (str(index),)
+        messages += [replace(m, meta=replace(m.meta, source_ids=ids)) for m in found]
+    return ("\n\n".join(system) if system else None), messages
 
 
 def _keep_info(document: Mapping[str, Any], report: LoadReport) -> None:

@@ -143,6 +143,8 @@ def _item(raw: Any, index: int) -> Mapping[str, Any]:
     item = as_plain(raw)
     if not isinstance(item, Mapping):
         raise FormatError(f"expected a Responses item object, got {item!r:.60}", index=index)
+    if not isinstance(item.get("type", "message"), str):
+        raise FormatError(f"item type must be a string, got {item['type']!r:.60}", index=index)
     return item
 
 

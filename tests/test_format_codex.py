@@ -67,6 +67,15 @@ def user_texts(history: ConversationHistory) -> tuple[list[str], list[str]]:
     return typed, injected
 
 
+def rollout(folder: Path, records: list[tuple[str, dict[str, Any]]]) -> Path:
+    """A rollout file in ``folder`` of ``(type, payload)`` records, one timestamp for all."""
+    path = folder / "rollout.jsonl"
+    lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
+             for t, p in records]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 @corpus
 def test_all_four_rollouts_are_here() -> None:
     assert len(FILES) == 4
@@ -372,12 +381,7 @@ def test_newer_rollout_items_are_read_not_rejected(tmp_path: Path) -> None:
         ("response_item", {"type": "message", "role": "assistant", "content": [
             {"type": "output_text", "text": "The researcher found it."}]}),
     ]  # fmt: skip
-    path = tmp_path / "rollout.jsonl"
-    lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
-             for t, p in records]  # fmt: skip
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-    history = load(path)
+    history = load(rollout(tmp_path, records))
     assert history.source is not None
     assert history.source.issues == [] and history.source.unreadable == 0
     assert history.source.metadata["side_records"] == {
@@ -417,12 +421,7 @@ def test_an_agent_message_item_is_injected_user_text_with_its_route(tmp_path: Pa
         ("response_item", {"type": "message", "role": "assistant", "content": [
             {"type": "output_text", "text": "The worker fixed it."}]}),
     ]  # fmt: skip
-    path = tmp_path / "rollout.jsonl"
-    lines = [json.dumps({"timestamp": "2026-08-03T10:48:56Z", "type": t, "payload": p})
-             for t, p in records]  # fmt: skip
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-    history = load(path)
+    history = load(rollout(tmp_path, records))
     assert history.source is not None and history.source.issues == []
     assert [m.role for m in history.messages] == ["user", "assistant", "user", "assistant"]
     heard = history.messages[2]

@@ -136,32 +136,28 @@ def rustfmt_diffed(lines: list[str]) -> set[int]:
     """The positions of the code lines of ``rustfmt --check``'s hunks (under a ``RUSTFMT_DIFF``
     header, up to the first line that is no hunk's): code, whatever words it uses
     (``error!("setup failed: {e}");``), never what failed."""
-    diffed: set[int] = set()
-    within = False
-    for i, line in enumerate(lines):
-        if RUSTFMT_DIFF.match(line):
-            within = True
-        elif within and _DIFF_LINE.match(line):
-            diffed.add(i)
-        else:
-            within = False
-    return diffed
+    return _lines_under(lines, RUSTFMT_DIFF, _DIFF_LINE)
 
 
 def tsc_chained(lines: list[str]) -> set[int]:
     """The positions of the lines of each ``tsc`` diagnostic's message chain (``_TSC_CHAINED``,
     the lines right under a ``_TSC_HEADER``, up to the first that is not one): they say which
     part of the types did not fit, with no failure word of their own."""
-    chained: set[int] = set()
+    return _lines_under(lines, _TSC_HEADER, _TSC_CHAINED)
+
+
+def _lines_under(lines: list[str], header: re.Pattern[str], under: re.Pattern[str]) -> set[int]:
+    """The positions of the lines matching ``under`` in a run right below a ``header`` line."""
+    found: set[int] = set()
     within = False
     for i, line in enumerate(lines):
-        if _TSC_HEADER.match(line):
+        if header.match(line):
             within = True
-        elif within and _TSC_CHAINED.match(line):
-            chained.add(i)
+        elif within and under.match(line):
+            found.add(i)
         else:
             within = False
-    return chained
+    return found
 
 
 def clippy_warning(text: str, command: str) -> str | None:

@@ -7,7 +7,7 @@ broken rule), or not at all (a FormatError or a crash), by detected format.
 Files are those with the suffixes session files carry (``.jsonl``, ``.json``, ``.md``, ``.traj``,
 ``.db``); a sample collected for a sweep keeps each file under a folder named for its agent, so
 the per-file lines say where it came from. ``--show`` prints the first N issues of each file
-that did not load cleanly.
+that did not load cleanly; ``--json`` prints one JSON line per file instead, and no table.
 """
 
 from __future__ import annotations
@@ -44,6 +44,9 @@ def sweep_one(path: Path) -> Outcome:
     except ContextWardenError as exc:
         outcome.issues = [str(exc)]
         return outcome
+    except Exception as exc:  # a loader's crash is what a sweep is for: tallied, not raised
+        outcome.issues = [f"crash: {type(exc).__name__}: {exc}"]
+        return outcome
     report = history.source
     outcome.format = report.format if report else "-"
     outcome.messages = len(history.messages)
@@ -68,6 +71,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON line per file")
     parser.add_argument("--show", type=int, default=3, help="issues shown per file")
     args = parser.parse_args()
+    missing = [str(folder) for folder in args.folders if not folder.is_dir()]
+    if missing:
+        parser.error(f"no such folder: {', '.join(missing)}")
     files = sorted(p for folder in args.folders for p in folder.rglob("*") if _session_file(p))
     tally: Counter[tuple[str, str]] = Counter()
     for path in files:
@@ -79,6 +85,8 @@ def main() -> None:
             print(f"{outcome.verdict:8} {outcome.format:16} {outcome.messages:5} {path}")
             for issue in outcome.issues[: args.show]:
                 print(f"         {issue[:200]}")
+    if args.json:
+        return
     formats = sorted({name for name, _ in tally})
     print(f"\n{'format':16} {'clean':>6} {'warnings':>8} {'failed':>6}")
     for name in formats:

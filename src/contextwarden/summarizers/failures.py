@@ -36,14 +36,17 @@ decision.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.commands import (
     LOG_PREFIX,
     LOG_VIEWER,
     MASKED_EXIT,
+    STEP_FAILED,
     answers_no,
     echoed_status,
+    failed_job_log,
     filters_a_run,
     hides_failure,
     shell_refused,
@@ -64,6 +67,7 @@ from contextwarden.summarizers.failure_quotes import (
     last_traceback,
     most_telling_line,
 )
+from contextwarden.summarizers.failure_ranks import line_rank
 from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
@@ -139,9 +143,13 @@ def failure_excerpt(
     if status == 1 and command is not None and answers_no(command):
         if not _step_failed(text, command):
             return None
-    failed = is_error or (status is not None and status != 0)
-    if command is not None and LOG_VIEWER.search(command):
+    job_failed = shell and failed_job_log(text)  # a CI log shown, however it was fetched
+    failed = is_error or (status is not None and status != 0) or job_failed
+    if job_failed or (command is not None and LOG_VIEWER.search(command)):
         text = LOG_PREFIX.sub("", text)
+    last_word = _step_last_word(text) if job_failed else None
+    if last_word is not None:
+        return clip(last_word)
     if not failed and shell and (status is None or hides_failure(command)):
         failed = _says_it_failed(text)
     viewed = command is not None and LOG_VIEWER.search(command) is not None  # a log's tail
@@ -217,7 +225,8 @@ def more_lines(
     if call is not None and shell and last_traceback(printed) is None:
         if viewed_errors(printed, shell_command(call)):
             return ()
-    return further_lines(result.text, excerpt, limit, shell=shell)
+    text = LOG_PREFIX.sub("", result.text) if shell and failed_job_log(result.text) else result.text
+    return further_lines(text, excerpt, limit, shell=shell)
 
 
 def _harness_answer(text: str, *, shell: bool) -> str | None:
@@ -230,6 +239,19 @@ def _harness_answer(text: str, *, shell: bool) -> str | None:
         return withheld.group("said")
     if not shell and READ_REFUSED.match(text):
         return clip(text.strip().splitlines()[0])
+    return None
+
+
+def _step_last_word(text: str) -> str | None:
+    """The line a CI job's failed step printed last, right before the runner's line that it
+    failed (``commands.STEP_FAILED``), when it is a failure line (``failure_ranks.line_rank``):
+    the runner reports the exit code of the step's script, so what that script printed last
+    is what stopped it (``error: script "publish" exited with code 1``), as a program that
+    gives up says why on its last line (``_ends_in_error``); None when another line is last."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for before, line in pairwise(lines):
+        if STEP_FAILED.match(line):
+            return before if line_rank(before) is not None else None
     return None
 
 

@@ -68,7 +68,9 @@ def test_a_log_whose_steps_passed_is_text() -> None:
 
 
 def test_the_runners_line_echoed_by_a_script_is_no_log() -> None:
-    text = 'Process exited with code 0\nOutput:\necho "##[error]Process completed with exit code 1."\n'
+    text = (
+        'Process exited with code 0\nOutput:\necho "##[error]Process completed with exit code 1."'
+    )
     assert result_failure(_shell("cat notes.txt"), _result(text)) is None
 
 

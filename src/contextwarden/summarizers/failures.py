@@ -67,7 +67,7 @@ from contextwarden.summarizers.failure_quotes import (
     last_traceback,
     most_telling_line,
 )
-from contextwarden.summarizers.failure_ranks import line_rank
+from contextwarden.summarizers.failure_ranks import MARKED_RANKS, line_rank
 from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
@@ -217,15 +217,22 @@ def more_lines(
     """``further_lines`` of a failed result; none after a log viewer's excerpt when it is the
     first entry its service logged as an error (``log_levels``) and no traceback says where:
     a session watches a log again and again, and each view's other entries repeat or follow
-    from that one."""
+    from that one. A failed CI job's log that a command showing text printed (``sed``, ``rg
+    -n`` of a saved log: ``commands.failed_job_log``) is read without its timestamps, so its
+    lines rank by what they say; a log viewer's (``gh run view --log``) keeps its job and step
+    names, as its lines have always been ranked: read without them, pytest's ``FAILED`` lines
+    of ``--log-failed`` gave two of their places to other lines and a probe of study set 5."""
     shell = call is not None and is_shell(call)
     if _harness_answer(result.text, shell=shell) is not None:  # it says it; advice follows
         return ()
     printed = as_printed(result.text)
-    if call is not None and shell and last_traceback(printed) is None:
-        if viewed_errors(printed, shell_command(call)):
+    command = shell_command(call) if call is not None and shell else None
+    if command is not None and last_traceback(printed) is None:
+        if viewed_errors(printed, command):
             return ()
-    text = LOG_PREFIX.sub("", result.text) if shell and failed_job_log(result.text) else result.text
+    text = result.text
+    if command is not None and failed_job_log(text) and not LOG_VIEWER.search(command):
+        text = LOG_PREFIX.sub("", text)
     return further_lines(text, excerpt, limit, shell=shell)
 
 
@@ -244,14 +251,15 @@ def _harness_answer(text: str, *, shell: bool) -> str | None:
 
 def _step_last_word(text: str) -> str | None:
     """The line a CI job's failed step printed last, right before the runner's line that it
-    failed (``commands.STEP_FAILED``), when it is a failure line (``failure_ranks.line_rank``):
+    failed (``commands.STEP_FAILED``), when it says a failure by its form (``failure_ranks``'
+    ``MARKED_RANKS``: an error line, a located one, an exception; not a run's count or verdict):
     the runner reports the exit code of the step's script, so what that script printed last
     is what stopped it (``error: script "publish" exited with code 1``), as a program that
     gives up says why on its last line (``_ends_in_error``); None when another line is last."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for before, line in pairwise(lines):
         if STEP_FAILED.match(line):
-            return before if line_rank(before) is not None else None
+            return before if line_rank(before) in MARKED_RANKS else None
     return None
 
 

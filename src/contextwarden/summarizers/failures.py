@@ -143,7 +143,7 @@ def failure_excerpt(
     if status == 1 and command is not None and answers_no(command):
         if not _step_failed(text, command):
             return None
-    job_failed = shell and failed_job_log(text)  # a CI log shown, however it was fetched
+    job_failed = shell and command is not None and _printed_job_log(text, command)
     failed = is_error or (status is not None and status != 0) or job_failed
     if job_failed or (command is not None and LOG_VIEWER.search(command)):
         text = LOG_PREFIX.sub("", text)
@@ -217,11 +217,8 @@ def more_lines(
     """``further_lines`` of a failed result; none after a log viewer's excerpt when it is the
     first entry its service logged as an error (``log_levels``) and no traceback says where:
     a session watches a log again and again, and each view's other entries repeat or follow
-    from that one. A failed CI job's log that a command showing text printed (``sed``, ``rg
-    -n`` of a saved log: ``commands.failed_job_log``) is read without its timestamps, so its
-    lines rank by what they say; a log viewer's (``gh run view --log``) keeps its job and step
-    names, as its lines have always been ranked: read without them, pytest's ``FAILED`` lines
-    of ``--log-failed`` gave two of their places to other lines and a probe of study set 5."""
+    from that one. A failed CI job's log a command printed (``_printed_job_log``) is read
+    without its timestamps, so its lines rank by what they say."""
     shell = call is not None and is_shell(call)
     if _harness_answer(result.text, shell=shell) is not None:  # it says it; advice follows
         return ()
@@ -231,7 +228,7 @@ def more_lines(
         if viewed_errors(printed, command):
             return ()
     text = result.text
-    if command is not None and failed_job_log(text) and not LOG_VIEWER.search(command):
+    if command is not None and _printed_job_log(text, command):
         text = LOG_PREFIX.sub("", text)
     return further_lines(text, excerpt, limit, shell=shell)
 
@@ -247,6 +244,17 @@ def _harness_answer(text: str, *, shell: bool) -> str | None:
     if not shell and READ_REFUSED.match(text):
         return clip(text.strip().splitlines()[0])
     return None
+
+
+def _printed_job_log(text: str, command: str) -> bool:
+    """``text`` is a failed GitHub Actions job's log (``commands.failed_job_log``) that a
+    command printed from where it was saved or fetched (``gh api …/logs``, ``sed`` or ``rg -n``
+    of a saved log), not a log viewer's (``gh run view --log``), whose run is read as its
+    viewer's (``LOG_VIEWER``) and whose further lines keep their job and step names: read as a
+    printed log, pytest's ``FAILED`` lines of a ``--log-failed`` gave two of their places to
+    other lines (a probe of study set 5), and a script's ``❌ Tag v4.40.1 already exists``
+    its place to the step's last line (one of set 19)."""
+    return LOG_VIEWER.search(command) is None and failed_job_log(text)
 
 
 def _step_last_word(text: str) -> str | None:

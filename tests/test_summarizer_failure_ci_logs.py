@@ -81,3 +81,16 @@ def test_npm_code_line_says_what_the_code_means() -> None:
     lines = failure_lines(_shell("npm publish --tag next"), _result(output), 2)
     assert lines[0].startswith("npm error code E404 npm error 404 Not Found - PUT ")
     assert lines[0].endswith("do not have permission to access it.")
+
+
+def test_npm_message_ends_at_its_debug_logs_path() -> None:
+    output = (
+        "npm error code ENEEDAUTH\n"
+        "npm error need auth This command requires you to be logged in\n"
+        "npm error A complete log of this run can be found in: /home/me/.npm/_logs/debug-0.log\n"
+        "Exit code: 1"
+    )
+    excerpt = result_failure(_shell("npm publish"), _result(output))
+    assert excerpt == (
+        "npm error code ENEEDAUTH npm error need auth This command requires you to be logged in"
+    )

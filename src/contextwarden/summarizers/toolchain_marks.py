@@ -70,6 +70,8 @@ detail (``404  'x@1.0.0' is not in this registry.``), then advice."""
 _NPM_LINE = re.compile(r"^\s*npm (?:ERR!|error) (?P<said>.*)$")
 _NPM_BARE = re.compile(r"^(?:[\w-]+)?$")
 """An npm error line with nothing after its errno or code (``npm error 404``): a group ends."""
+_NPM_LOG = "A complete log of this run"
+"""How npm's last error line opens, the path of the run's debug log: the message has ended."""
 NPM_GROUPS = 2
 """The groups of an npm error kept with its code line: the summary and the detail it gives."""
 _CLIPPY = re.compile(r"\bcargo\s+(?:\+\S+\s+)?clippy\b")
@@ -187,7 +189,7 @@ def clippy_warning(text: str, command: str) -> str | None:
 def npm_message(lines: list[str], index: int) -> list[str]:
     """The lines under npm's code line ``lines[index]`` (``_NPM_CODE``) that say what the code
     means: its first ``NPM_GROUPS`` groups of ``npm error`` lines, each group's lines as npm
-    printed them; nothing under any other line."""
+    printed them, up to the path of its debug log (``_NPM_LOG``); nothing under another line."""
     if not _NPM_CODE.match(lines[index]):
         return []
     said: list[str] = []
@@ -196,7 +198,10 @@ def npm_message(lines: list[str], index: int) -> list[str]:
         found = _NPM_LINE.match(line)
         if found is None or _NPM_CODE.match(line):
             break
-        if _NPM_BARE.match(found.group("said").strip()):
+        said_here = found.group("said").strip()
+        if said_here.startswith(_NPM_LOG):
+            break
+        if _NPM_BARE.match(said_here):
             groups += 1 if said else 0
             if groups >= NPM_GROUPS:
                 break

@@ -33,7 +33,12 @@ NPM_VIEW = (
 @pytest.mark.parametrize(
     ("output", "excerpt"),
     [
-        (NPM_PUBLISH, "npm error code ENEEDAUTH"),
+        # npm's code line with what the code means, the line under it (toolchain_marks)
+        (
+            NPM_PUBLISH,
+            "npm error code ENEEDAUTH npm error need auth "
+            "This command requires you to be logged in",
+        ),
         ("> publish\nnpm ERR! code E403\nExit code: 1", "npm ERR! code E403"),
         (
             "=== RUN   TestMerge\npanic: assignment to entry in nil map\n\ngoroutine 7 [running]:"
@@ -74,7 +79,7 @@ def test_an_output_of_nothing_but_its_exit_code_is_quoted_as_the_harness_wrote_i
 def test_a_masked_exit_code_does_not_hide_the_failure() -> None:
     command = "npm view agentv@4.40.1 version || true"
     assert failure_excerpt(NPM_VIEW, is_error=False, shell=True, command=command) == (
-        "npm error code E404"
+        "npm error code E404 npm error 404 'agentv@4.40.1' is not in this registry."
     )
     unmasked = "npm view agentv@4.40.1 version"  # its exit 0 wins unless it ends on the error
     recovered = NPM_VIEW.replace("Process exited", "using agentv@4.40.0\nProcess exited")

@@ -39,9 +39,20 @@ LOG_VIEWER = re.compile(
 )
 """A command showing another run's log: its own exit code says nothing of that run."""
 LOG_PREFIX = re.compile(
-    r"^(?:[^\t\n]*\t){0,2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?", re.M
+    r"^(?:\d+[:-])?(?:[^\t\n]*\t){0,2}\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?",
+    re.M,
 )
-"""The job, step and timestamp a log viewer puts before each line (``gh run view --log``)."""
+"""The job, step and timestamp a log viewer puts before each line (``gh run view --log``; a job's
+log as GitHub's API gives it has the timestamp alone), after the line number a search puts
+before a line it found (``rg -n``, ``grep -n``: ``836:``)."""
+STEP_FAILED = re.compile(r"##\[error\]Process completed with exit code [1-9]\d*\.")
+FAILED_STEP = re.compile(rf"(?:{LOG_PREFIX.pattern}){STEP_FAILED.pattern}", re.M)
+"""The line the GitHub Actions runner writes into a job's log when a step's script exits
+non-zero (``##[error]Process completed with exit code 1.``; ``##[error]`` is the runner's
+error annotation, before which it writes each line's timestamp): the log shown, however the
+agent got it (``gh run view --log``, ``gh api …/jobs/ID/logs``, a saved log read with ``sed``
+or searched with ``rg -n``), is a failed run's output."""
+
 _WRAPPERS = re.compile(r"^(?:\w+=\S*\s+|(?:timeout|time|nice|stdbuf)(?:\s+-\S+)*(?:\s+\d\S*)?\s+)+")
 """What runs a program without being it (``timeout 300 pytest``, ``CI=1 npm test``)."""
 _LISTERS = frozenset({"git", "ls", "find", "ps", "env", "printenv", "printf", "pip"})
@@ -59,6 +70,11 @@ _SETUP = frozenset({"cd", "pushd", "popd", "set", "export", "source", ".", "set-
 """Steps that set up where or how the next one runs and print no failure of a program's."""
 _ASSIGNMENT = re.compile(r"^\s*\$?[\w:]+\s*=")
 """A variable set (sh's ``X=1``, PowerShell's ``$log = 'C:\\…'``): set-up too."""
+
+
+def failed_job_log(text: str) -> bool:
+    """``text`` shows a GitHub Actions job's log with a step that failed (``FAILED_STEP``)."""
+    return FAILED_STEP.search(text) is not None
 
 
 def hides_failure(command: str | None) -> bool:

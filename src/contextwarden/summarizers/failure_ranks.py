@@ -30,6 +30,7 @@ from contextwarden.summarizers.toolchain_marks import (
     RUSTC_ADVICE,
     RUSTFMT_DIFF,
     go_continuation,
+    npm_message,
     rustc_label,
     rustfmt_diffed,
     says_more,
@@ -180,13 +181,16 @@ def with_what_follows(lines: list[str], index: int) -> str:
     header whose message comes next (``_BIOME_HEADER``, its rule of ``━`` dropped), or a
     matcher's hint with the values it compared (``_MATCHER_HINT``); a Go diagnostic with the
     lines it goes on over (what it got and wanted), a rustc diagnostic with the label under
-    its code (``toolchain_marks``)."""
+    its code, npm's code line with what the code means (``toolchain_marks``)."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
     if _MATCHER_HINT.search(line):
         return " ".join([line, *_compared_values(lines[index + 1 :])])
     if GO_LOCATED.match(line):
         return " ".join([line, *go_continuation(lines, index)])
+    npm = npm_message(lines, index)
+    if npm:
+        return " ".join([line, *npm])
     if RUSTFMT_DIFF.match(line):  # its colon introduces the hunk's code, not words
         return line
     label = rustc_label(lines[index + 1 :]) if _points_at(lines, index) else None

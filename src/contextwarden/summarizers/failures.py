@@ -36,14 +36,17 @@ decision.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.commands import (
     LOG_PREFIX,
     LOG_VIEWER,
     MASKED_EXIT,
+    STEP_FAILED,
     answers_no,
     echoed_status,
+    failed_job_log,
     filters_a_run,
     hides_failure,
     shell_refused,
@@ -64,6 +67,7 @@ from contextwarden.summarizers.failure_quotes import (
     last_traceback,
     most_telling_line,
 )
+from contextwarden.summarizers.failure_ranks import MARKED_RANKS, line_rank
 from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
@@ -139,9 +143,13 @@ def failure_excerpt(
     if status == 1 and command is not None and answers_no(command):
         if not _step_failed(text, command):
             return None
-    failed = is_error or (status is not None and status != 0)
-    if command is not None and LOG_VIEWER.search(command):
+    job_failed = shell and command is not None and _printed_job_log(text, command)
+    failed = is_error or (status is not None and status != 0) or job_failed
+    if job_failed or (command is not None and LOG_VIEWER.search(command)):
         text = LOG_PREFIX.sub("", text)
+    last_word = _step_last_word(text) if job_failed else None
+    if last_word is not None:
+        return clip(last_word)
     if not failed and shell and (status is None or hides_failure(command)):
         failed = _says_it_failed(text)
     viewed = command is not None and LOG_VIEWER.search(command) is not None  # a log's tail
@@ -209,15 +217,20 @@ def more_lines(
     """``further_lines`` of a failed result; none after a log viewer's excerpt when it is the
     first entry its service logged as an error (``log_levels``) and no traceback says where:
     a session watches a log again and again, and each view's other entries repeat or follow
-    from that one."""
+    from that one. A failed CI job's log a command printed (``_printed_job_log``) is read
+    without its timestamps, so its lines rank by what they say."""
     shell = call is not None and is_shell(call)
     if _harness_answer(result.text, shell=shell) is not None:  # it says it; advice follows
         return ()
     printed = as_printed(result.text)
-    if call is not None and shell and last_traceback(printed) is None:
-        if viewed_errors(printed, shell_command(call)):
+    command = shell_command(call) if call is not None and shell else None
+    if command is not None and last_traceback(printed) is None:
+        if viewed_errors(printed, command):
             return ()
-    return further_lines(result.text, excerpt, limit, shell=shell)
+    text = result.text
+    if command is not None and _printed_job_log(text, command):
+        text = LOG_PREFIX.sub("", text)
+    return further_lines(text, excerpt, limit, shell=shell)
 
 
 def _harness_answer(text: str, *, shell: bool) -> str | None:
@@ -230,6 +243,31 @@ def _harness_answer(text: str, *, shell: bool) -> str | None:
         return withheld.group("said")
     if not shell and READ_REFUSED.match(text):
         return clip(text.strip().splitlines()[0])
+    return None
+
+
+def _printed_job_log(text: str, command: str) -> bool:
+    """``text`` is a failed GitHub Actions job's log (``commands.failed_job_log``) that a
+    command printed from where it was saved or fetched (``gh api …/logs``, ``sed`` or ``rg -n``
+    of a saved log), not a log viewer's (``gh run view --log``), whose run is read as its
+    viewer's (``LOG_VIEWER``) and whose further lines keep their job and step names: read as a
+    printed log, pytest's ``FAILED`` lines of a ``--log-failed`` gave two of their places to
+    other lines (a probe of study set 5), and a script's ``❌ Tag v4.40.1 already exists``
+    its place to the step's last line (one of set 19)."""
+    return LOG_VIEWER.search(command) is None and failed_job_log(text)
+
+
+def _step_last_word(text: str) -> str | None:
+    """The line a CI job's failed step printed last, right before the runner's line that it
+    failed (``commands.STEP_FAILED``), when it says a failure by its form (``failure_ranks``'
+    ``MARKED_RANKS``: an error line, a located one, an exception; not a run's count or verdict):
+    the runner reports the exit code of the step's script, so what that script printed last
+    is what stopped it (``error: script "publish" exited with code 1``), as a program that
+    gives up says why on its last line (``_ends_in_error``); None when another line is last."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for before, line in pairwise(lines):
+        if STEP_FAILED.match(line):
+            return before if line_rank(before) in MARKED_RANKS else None
     return None
 
 

@@ -5,7 +5,7 @@ Go: the compiler's located diagnostic and the lines it continues on, the package
 prints above a failed step's output, the runtime's goroutine trace. Rust: a thread's panic, the
 label rustc writes under the code it shows and its closing advice, ``rustfmt --check``'s hunks,
 and the lints ``cargo clippy`` warns of. TypeScript: the lines of a ``tsc`` diagnostic's message
-chain, under its header.
+chain, under its header. npm: the lines of one error after the line naming its code.
 """
 
 from __future__ import annotations
@@ -62,6 +62,18 @@ chains under its header on a line of its own, two spaces in per level
 are incompatible.`` / ``    Type 'A' is not assignable to type 'B'.``, down to the types that
 did not fit. The header's message names only the outer types (``Type 'typeof import(…)' does not
 satisfy the constraint …``)."""
+_NPM_CODE = re.compile(r"^\s*npm (?:ERR!|error) code \S+$")
+"""The line npm's exit handler opens an error with (``npm error code E404``; ``npm ERR!`` before
+npm 10): the code alone. What it means follows on lines of the same prefix, in groups an empty
+one (``npm error 404``) separates: the summary (``404 Not Found - PUT https://…``), then the
+detail (``404  'x@1.0.0' is not in this registry.``), then advice."""
+_NPM_LINE = re.compile(r"^\s*npm (?:ERR!|error) (?P<said>.*)$")
+_NPM_BARE = re.compile(r"^(?:[\w-]+)?$")
+"""An npm error line with nothing after its errno or code (``npm error 404``): a group ends."""
+_NPM_LOG = "A complete log of this run"
+"""How npm's last error line opens, the path of the run's debug log: the message has ended."""
+NPM_GROUPS = 2
+"""The groups of an npm error kept with its code line: the summary and the detail it gives."""
 _CLIPPY = re.compile(r"\bcargo\s+(?:\+\S+\s+)?clippy\b")
 _WARNINGS_COUNTED = re.compile(r"^warning: `[^`\n]+` \([^)\n]*\) generated \d+ warnings?\b", re.M)
 """cargo's count of the warnings a crate's target produced (``warning: `dual` (bin "dual")
@@ -168,3 +180,27 @@ def clippy_warning(text: str, command: str) -> str | None:
         return None
     found = _WARNING.search(text)
     return found.group(0).strip() if found is not None else None
+
+
+def npm_message(lines: list[str], index: int) -> list[str]:
+    """The lines under npm's code line ``lines[index]`` (``_NPM_CODE``) that say what the code
+    means: its first ``NPM_GROUPS`` groups of ``npm error`` lines, each group's lines as npm
+    printed them, up to the path of its debug log (``_NPM_LOG``); nothing under another line."""
+    if not _NPM_CODE.match(lines[index]):
+        return []
+    said: list[str] = []
+    groups = 0
+    for line in lines[index + 1 :]:
+        found = _NPM_LINE.match(line)
+        if found is None or _NPM_CODE.match(line):
+            break
+        said_here = found.group("said").strip()
+        if said_here.startswith(_NPM_LOG):
+            break
+        if _NPM_BARE.match(said_here):
+            groups += 1 if said else 0
+            if groups >= NPM_GROUPS:
+                break
+            continue
+        said.append(line.strip())
+    return said

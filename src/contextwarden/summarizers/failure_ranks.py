@@ -158,7 +158,8 @@ def line_rank(line: str) -> int | None:
 _RANKED_LINES = 8192
 """How many lines' ranks are remembered, the least recently ranked forgotten first."""
 _REMEMBERED_CHARS = 1000
-"""Only lines this long or shorter are remembered, so the memory stays small (8 MB at most)."""
+"""Only lines this long or shorter are remembered, so the memory stays small: ``_RANKED_LINES``
+lines of at most this many characters."""
 
 
 def _rank(line: str) -> int | None:

@@ -46,6 +46,7 @@ LOG_PREFIX = re.compile(
 log as GitHub's API gives it has the timestamp alone), after the line number a search puts
 before a line it found (``rg -n``, ``grep -n``: ``836:``)."""
 STEP_FAILED = re.compile(r"##\[error\]Process completed with exit code [1-9]\d*\.")
+_STEP_FAILED_WORDS = "##[error]Process completed with exit code "
 FAILED_STEP = re.compile(rf"(?:{LOG_PREFIX.pattern}){STEP_FAILED.pattern}", re.M)
 """The line the GitHub Actions runner writes into a job's log when a step's script exits
 non-zero (``##[error]Process completed with exit code 1.``; ``##[error]`` is the runner's
@@ -73,8 +74,9 @@ _ASSIGNMENT = re.compile(r"^\s*\$?[\w:]+\s*=")
 
 
 def failed_job_log(text: str) -> bool:
-    """``text`` shows a GitHub Actions job's log with a step that failed (``FAILED_STEP``)."""
-    return FAILED_STEP.search(text) is not None
+    """``text`` shows a GitHub Actions job's log with a step that failed (``FAILED_STEP``); the
+    runner's words are looked for first, so an output that has none is not read line by line."""
+    return _STEP_FAILED_WORDS in text and FAILED_STEP.search(text) is not None
 
 
 def hides_failure(command: str | None) -> bool:

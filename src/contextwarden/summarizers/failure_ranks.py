@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from contextwarden.summarizers.browser_log import browser_logged
 from contextwarden.summarizers.failure_marks import (
@@ -147,7 +148,22 @@ def line_rank(line: str) -> int | None:
     """How telling ``line`` is of a failure (``TELLING_RANK`` first), None when it says nothing of
     one. Advice (``hint:``), a count of no failures and a command echoed before it ran rank
     nowhere, and a verdict alone ranks last even though it uses a failure word; the shell's own
-    warning (``SHELL_WARNING``) ranks with the lines that use one."""
+    warning (``SHELL_WARNING``) ranks with the lines that use one.
+
+    A line of ordinary length is ranked once per process (``_RANKED_LINES``): a failed result is
+    ranked again at every compaction of its session, some thirty patterns a line each time."""
+    return _remembered_rank(line) if len(line) <= _REMEMBERED_CHARS else _rank(line)
+
+
+_RANKED_LINES = 8192
+"""How many lines' ranks are remembered, the least recently ranked forgotten first."""
+_REMEMBERED_CHARS = 1000
+"""Only lines this long or shorter are remembered, so the memory stays small: ``_RANKED_LINES``
+lines of at most this many characters."""
+
+
+def _rank(line: str) -> int | None:
+    """``line_rank``, worked out."""
     quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE)
     if any(p.match(line) for p in quiet):
         return None
@@ -163,6 +179,9 @@ def line_rank(line: str) -> int | None:
     if COUNTED_VERDICT.match(line):
         return COUNT_RANK
     return WORD_RANK if says_what_failed(line) or SHELL_WARNING.match(line) else None
+
+
+_remembered_rank = lru_cache(maxsize=_RANKED_LINES)(_rank)
 
 
 def _points_at(lines: list[str], index: int) -> bool:

@@ -58,6 +58,8 @@ _FILING_COMMANDS = frozenset(
     }
 )
 """A tracker's command line filing an issue, a pull (merge) request or a comment on one."""
+_FILING_PROGRAM = re.compile(r"\b(?:gh|glab)\b")
+"""The programs of those command lines: a command that names neither is not split into words."""
 _FILING_FLAGS = {
     "--title": _TITLE,
     "-t": _TITLE,
@@ -92,6 +94,8 @@ def plan_decisions(call: ToolUseBlock) -> list[str]:
         ]
     command = shell_command(call)
     if command is not None:
+        if _FILING_PROGRAM.search(command) is None:
+            return []
         return [line for head in pipeline_heads(command) for line in _filed(head)]
     found: list[str] = []
     for op in file_ops(call):

@@ -39,6 +39,8 @@ def test_a_piped_stage_s_diagnostic_is_a_failure(command: str) -> None:
         ("du -h /overlay | sort -rh", "grep: x: one"),  # no grep in the command
         ("sort -rh big.txt | head -n 1", "sort: write failed: standard output: Broken pipe"),
         ("grep -r foo . | head", "grep: warning: stray \\ before -"),
+        ("grep -r version pytorch/ | head -n 20", "grep: pytorch/a.pyc: binary file matches"),
+        ("go get x@latest 2>/dev/null; go list -m all | tail -3", "go: upgraded x v1 => v2"),
         ("echo 'sort: unknown sort type'", "sort: unknown sort type"),  # sort is echo's text
     ],
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from contextwarden.summarizers.failure_marks import SHELL_PREFIX
+from contextwarden.summarizers.failure_marks import SHELL_PREFIX, says_what_failed
 
 _READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
 """Programs that show text that exists already: a pipeline they start shows no program's run."""
@@ -218,4 +218,46 @@ def shell_refused(text: str, command: str) -> str | None:
         at = command.find(named.strip()) if named is not None else -1
         if at >= 0 and not HANDLED_STEP.match(command, at):
             return found.group(0)
+    return None
+
+
+_DIAGNOSTIC = re.compile(r"^(?P<program>[\w.+-]+): (?P<message>\S.*)$", re.M)
+"""A utility's diagnostic: ``utility_name: message``, the form POSIX gives every standard
+utility's standard error (XCU 1.4, "Utility Description Defaults", STDERR) and GNU's and
+BusyBox's tools print (``sort: unknown sort type``)."""
+_NOT_A_FAILURE = re.compile(r"^(?:warning\b|write error|write failed)|Broken pipe\b", re.I)
+"""A diagnostic that reports no failed work: a warning, or the reader closing the pipe early
+(``sort: write failed: standard output: Broken pipe`` after ``| head``)."""
+_REFUSED_USAGE = re.compile(
+    r"\b(?:unknown|unrecognized|illegal|missing operand|extra operand)\b", re.I
+)
+"""How a utility refuses its arguments: getopt's ``illegal option -- x`` (POSIX) and ``invalid
+option``/``unrecognized option`` (GNU), coreutils' ``missing operand``/``extra operand``,
+BusyBox's ``unknown sort type``. With ``says_what_failed``'s words it tells a failure from the
+progress a tool logs to standard error under its name (``go: upgraded x => y``, GNU grep's
+``grep: f.pyc: binary file matches``)."""
+_STAGE_START = r"(?:^|[|;&(\n'\"`]|\$\()\s*(?:\S*/)?"
+"""Where a pipeline's stage starts: the line's start, an operator, a quote or a subshell, then
+the program, by its path or its name."""
+
+
+def piped_stage_error(text: str, command: str) -> str | None:
+    """A diagnostic (``_DIAGNOSTIC``) of a program whose standard output ``command`` pipes into
+    another (``du … | sort -rh | head``), or None. A pipeline's exit status is its last
+    command's (POSIX XCU 2.9.2, without ``pipefail``), so an earlier stage's failure shows only
+    in what it printed; and that stage's standard output went into the pipe, so a line on the
+    output that opens with its name is its standard error: its diagnostic, a failure when it
+    says so (``says_what_failed``, ``_REFUSED_USAGE``), not a tool's progress. A stage whose
+    standard error also goes into the pipe (``2>&1``, ``|&``) is not read: its line may have
+    passed through the next program."""
+    for found in _DIAGNOSTIC.finditer(text):
+        program, message = found.group("program"), found.group("message")
+        if _NOT_A_FAILURE.search(message):
+            continue
+        if not (says_what_failed(message) or _REFUSED_USAGE.search(message)):
+            continue
+        stage = re.compile(rf"{_STAGE_START}{re.escape(program)}(?=[ \t|])[^|;&\n]*\|(?![|&])")
+        piped = [m.group(0) for m in stage.finditer(command)]
+        if any("2>&1" not in s and ">&" not in s for s in piped):
+            return found.group(0).strip()
     return None

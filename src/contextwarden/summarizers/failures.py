@@ -49,6 +49,7 @@ from contextwarden.summarizers.commands import (
     failed_job_log,
     filters_a_run,
     hides_failure,
+    piped_stage_error,
     shell_refused,
     shows_text,
 )
@@ -117,8 +118,19 @@ _HTTP_FAILURE = re.compile(
     rf"|{HTTP_ERROR_HEADING.pattern}",  # or its error page: <title>504 Gateway Time-out</title>
     re.M,
 )
-_HTTP_CLIENT = re.compile(r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s")
-"""A client that exits 0 on an HTTP 4xx/5xx (``curl`` without ``-f``): its body says it failed."""
+_VALIDATION_REPLY = re.compile(
+    r'^\{\s*"detail"\s*:\s*\[\s*\{[^\n]*"loc"\s*:\s*\[[^\n]*"msg"\s*:.*', re.M
+)
+"""FastAPI's reply to a request its validation refused (422, ``RequestValidationError``, as
+https://fastapi.tiangolo.com/tutorial/handling-errors/ shows it): ``{"detail":[{"type":
+"missing","loc":["body","x"],"msg":"Field required",…}]}``, one object per field, naming what
+was wrong; the line is the excerpt, not the bare status a script printed before it."""
+_HTTP_CLIENT = re.compile(
+    r"(?:^|[|;&(]\s*|\s)(?:curl|wget|http|https|xh)\s"
+    r"|\b(?:from|import(?:\s+[\w.]+\s*,)*)\s+(?:httpx|requests|aiohttp|urllib3)\b"  # a script
+)
+"""A client that exits 0 on an HTTP 4xx/5xx (``curl`` without ``-f``; a ``python -c`` script
+with httpx or requests, which raise on none unless asked): its body says it failed."""
 _STEPS = re.compile(r"&&|\|\||[;|\n]")
 """Where a command line runs one more step: a list (``;``, ``&&``, ``||``, a new line) or a pipe."""
 
@@ -163,10 +175,17 @@ def failure_excerpt(
             _ends_in_error(text) or _ends_in_traceback(text)
         )
     if not failed and shell and command is not None:
-        refused = shell_refused(text, command) or clippy_warning(text, command)
+        refused = (
+            shell_refused(text, command)
+            or clippy_warning(text, command)
+            or piped_stage_error(text, command)
+        )
         if refused is not None:
             return clip(refused)
     if not failed and shell and command is not None and _HTTP_CLIENT.search(command):
+        refused_reply = _VALIDATION_REPLY.search(text)
+        if refused_reply is not None:
+            return clip(refused_reply.group(0))
         failed = _HTTP_FAILURE.search(text) is not None  # curl exits 0 on a 404
     refused = refusal(text) if not failed and (shell or speaks) else None
     if refused is not None:  # a harness that flags no refusal (VS Code's Skip), not a file

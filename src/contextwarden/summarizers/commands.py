@@ -250,6 +250,8 @@ def piped_stage_error(text: str, command: str) -> str | None:
     says so (``says_what_failed``, ``_REFUSED_USAGE``), not a tool's progress. A stage whose
     standard error also goes into the pipe (``2>&1``, ``|&``) is not read: its line may have
     passed through the next program."""
+    if "|" not in command:  # no pipeline: no stage's output went anywhere but the screen
+        return None
     for found in _DIAGNOSTIC.finditer(text):
         program, message = found.group("program"), found.group("message")
         if _NOT_A_FAILURE.search(message):

@@ -227,3 +227,39 @@ def test_a_hook_that_passed_is_not_what_failed() -> None:
     assert failure_lines(call, result, 4)[0] == (
         "bug: pre-commit's script is installed in migration mode"
     )
+
+
+BUN_MATCHERS = """\
+src/get.test.ts:
+45 |     expect(stdout.trim()).toBe('null');
+                               ^
+error: expect(received).toBe(expected)
+
+Expected: "null"
+Received: ""
+
+      at <anonymous> (src/get.test.ts:45:27)
+\u2717 get > prints null for --json when session not found [21.03ms]
+52 |     expect(stderr || '').toContain("Session 'notfound' not found.");
+                              ^
+error: expect(received).toContain(expected)
+
+Expected to contain: "Session 'notfound' not found."
+Received: "error: Cannot find package 'commander' from '/w/src/cli.ts'"
+
+      at <anonymous> (src/get.test.ts:52:26)
+\u2717 get > prints human error when session not found [19.52ms]
+
+ 0 pass
+ 2 fail
+"""
+"""bun's report of two failed matchers (bun 1.2): each hint, then the values it compared."""
+
+
+def test_what_a_matcher_expected_is_no_failure_what_it_received_may_be() -> None:
+    excerpt = failure_excerpt(BUN_MATCHERS, is_error=False, shell=True, command="bun test")
+    assert excerpt == "\u2717 get > prints null for --json when session not found [21.03ms]"
+    more = further_lines(BUN_MATCHERS, excerpt, 2)
+    # "not found" in the expected value is the test's text; the code printed an error instead
+    assert more[1] == "Received: \"error: Cannot find package 'commander' from '/w/src/cli.ts'\""
+    assert not any(line.startswith("Expected to contain") for line in more)

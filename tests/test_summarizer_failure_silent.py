@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.failures import failure_excerpt, result_failure
+from contextwarden.summarizers.failures import failure_excerpt, failure_lines, result_failure
 
 PATCH_FAILED = (
     "apply_patch verification failed: Failed to find expected lines in "
@@ -228,3 +228,27 @@ def test_gemini_cli_shell_fields_are_not_failures() -> None:
     assert _failure(call, _gemini("(empty)", "(none)")) is None
     failed = _gemini("FAIL src/parser.test.ts\n  1 failed, 11 passed", "1")
     assert _failure(call, failed) == "FAIL src/parser.test.ts"
+
+
+@pytest.mark.parametrize(
+    ("text", "excerpt"),
+    [
+        (  # Claude Code from 2.1.86 (anthropics/claude-code#60684)
+            "Wasted call \u2014 file unchanged since your last Read. Refer to that earlier "
+            "tool_result instead.",
+            "Wasted call \u2014 file unchanged since your last Read.",
+        ),
+        (  # its earlier wording (FILE_UNCHANGED_STUB)
+            "File unchanged since last read. The content from the earlier Read tool_result in "
+            "this conversation is still current \u2014 refer to that instead of re-reading.",
+            "File unchanged since last read.",
+        ),
+    ],
+)
+def test_a_read_deduplicated_by_its_harness_read_nothing(text: str, excerpt: str) -> None:
+    """Claude Code answers a re-read of a file its tools did not change with a notice, no error
+    flag: the content is only in an earlier result, which compaction may have cleared."""
+    read = _call("Read", file_path="docs/RESTORE-DB.md")
+    assert failure_lines(read, ToolResultBlock(read.id, text), 4) == (excerpt,)
+    shell = _call("Bash", command="cat notes.md")  # a file that says so is what it says
+    assert failure_lines(shell, ToolResultBlock(shell.id, text), 4) == ()

@@ -161,3 +161,31 @@ def test_cargo_fmt_check_fails_on_the_file_it_names_not_on_the_code_it_shows() -
     excerpt = failure_excerpt(RUSTFMT, is_error=False, shell=True, command=command)
     assert excerpt == "Diff in /w/dual/src/main.rs:348:"
     assert further_lines(RUSTFMT, excerpt, 3) == ()
+
+
+LINTED_SYNTAX_ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "planning.py", line 91\n'
+    "    The residency is a space designed to nurture the band's work.\n"
+    "                                                ^\n"
+    "SyntaxError: unterminated string literal (detected at line 91)\n"
+    "\n"
+    "## Running: python -m flake8 --select=E9,F821 --show-source --isolated planning.py\n"
+    "\n"
+    "planning.py:91:345: E999 SyntaxError: unterminated string literal (detected at line 91)\n"
+)
+"""A compile's traceback, then flake8 on the same file (aider's lint report): flake8's default
+format, ``%(path)s:%(row)d:%(col)d: %(code)s %(text)s``, says where the exception is."""
+
+
+def test_a_linters_located_line_of_the_tracebacks_exception_is_kept() -> None:
+    command = "python -m py_compile planning.py; python -m flake8 planning.py"
+    excerpt = failure_excerpt(LINTED_SYNTAX_ERROR, is_error=True, shell=True, command=command)
+    assert excerpt == "SyntaxError: unterminated string literal (detected at line 91)"
+    located = (
+        "planning.py:91:345: E999 SyntaxError: unterminated string literal (detected at line 91)"
+    )
+    assert further_lines(LINTED_SYNTAX_ERROR, excerpt, 3) == (located,)
+    # an unlocated line that only says the excerpt again is no further line
+    repeated = LINTED_SYNTAX_ERROR.replace(located, "error: " + excerpt)
+    assert further_lines(repeated, excerpt, 3) == ()

@@ -12,7 +12,13 @@ import re
 
 from contextwarden.summarizers.diagnostics import error_diagnostics
 from contextwarden.summarizers.failure_marks import EXCEPTION_LINE, RUNNER_MARK
-from contextwarden.summarizers.failure_ranks import MARKED_RANKS, TRAILER_RANK, ranked_lines
+from contextwarden.summarizers.failure_ranks import (
+    MARKED_RANKS,
+    TELLING_RANK,
+    TRAILER_RANK,
+    line_rank,
+    ranked_lines,
+)
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
@@ -70,9 +76,19 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
         said = RUNNER_MARK.sub("", kept) in excerpt  # pytest's E-line, as its summary said it
         # a line a kept one holds (a diagnostic's message, kept with its header) says nothing new
         told = any(kept in other for other in found)
-        if not told and not said and excerpt.rstrip("…") not in kept:
+        if not told and not said and not _repeats(kept, excerpt):
             found.append(kept)
     return tuple(found)
+
+
+def _repeats(line: str, excerpt: str) -> bool:
+    """``line`` holds ``excerpt`` and says nothing more of the failure: not when it is a located
+    diagnostic (``TELLING_RANK``) of an excerpt that names no place, as a linter reports the
+    exception a traceback ended on with where it is (flake8's ``%(path)s:%(row)d:%(col)d:
+    %(code)s %(text)s``: ``a.py:91:345: E999 SyntaxError: unterminated string literal``)."""
+    if excerpt.rstrip("…") not in line:
+        return False
+    return line_rank(line) != TELLING_RANK or line_rank(excerpt) == TELLING_RANK
 
 
 def _lines_after(lines: list[str], excerpt: str) -> list[str]:

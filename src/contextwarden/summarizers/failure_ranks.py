@@ -104,6 +104,10 @@ jest-matcher-utils ``matcherHint``): what the test got is on the ``Received`` li
 _MATCHER_VALUE = re.compile(r"^\s*(?:Expected|Received)\b[\w ]*:\s*\S")
 """The lines under a matcher hint giving the values compared (``Expected: "a/b"``,
 ``Received: "b"``, bun's ``Expected to contain: …``, Jest's ``Received string: …``)."""
+_EXPECTED_VALUE = re.compile(r"^\s*Expected\b")
+"""Of those, the value the test asked for (jest-matcher-utils' ``printExpected``): words in it
+(an error message the code should print, ``Expected to contain: "Session 'x' not found."``)
+are the test author's, not a failure that happened; ``Received`` is what the code did."""
 TELLING_RANK = 0
 ERROR_RANK = 1
 EXCEPTION_RANK = 2
@@ -264,6 +268,26 @@ def ranked_lines(text: str) -> list[tuple[int, str]]:
     return order + [(r, line) for r in _LAST_RANKS for line in texts.get(r, [])]
 
 
+def _expected_values(lines: list[str]) -> frozenset[int]:
+    """Where the ``Expected`` values under a matcher's hint (``_compared_values``) are: they
+    rank nowhere, as the hint is quoted with them (``with_what_follows``) and a failure word in
+    what the test expected says nothing failed. A ``Received`` value ranks by what it holds: an
+    error the code printed in the place of what was expected (``Received: "error: Cannot find
+    package 'x' from …"``) is a failure of its own."""
+    found: set[int] = set()
+    for index, line in enumerate(lines):
+        if not _MATCHER_HINT.search(line):
+            continue
+        started = False  # as _compared_values reads them: blanks before, none between
+        for after in range(index + 1, len(lines)):
+            if _MATCHER_VALUE.match(lines[after]):
+                started = True
+                found.update([after] if _EXPECTED_VALUE.match(lines[after]) else [])
+            elif lines[after].strip() or started:
+                break
+    return frozenset(found)
+
+
 def _says_why_below(line: str) -> bool:
     """Whether the line after ``line`` says why something failed: ``line`` is a failed test's
     title (``_TEST_TITLE``) or the carets under the code a PowerShell parser error shows
@@ -283,6 +307,7 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
     browser = browser_logged(lines)
     diffed = rustfmt_diffed(lines)
     chained = tsc_chained(lines)
+    expected = _expected_values(lines)
     for i, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
         if console is not None and line.strip() and indent <= console:
@@ -290,7 +315,7 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
         heading = _CONSOLE.match(line)
         console = len(heading.group(1)) if heading else console
         shapes = (_TEST_TITLE, _CODE_FRAME, _CONSOLE_ENTRY)
-        shown = i in diffed or any(p.match(line) for p in shapes)
+        shown = i in diffed or i in expected or any(p.match(line) for p in shapes)
         rank = None if shown else line_rank(line)
         if _points_at(lines, i):
             rank = TELLING_RANK

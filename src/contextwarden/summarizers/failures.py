@@ -75,6 +75,7 @@ from contextwarden.summarizers.outputs import (
     FRAME_LINE,
     OUTPUT_WITHHELD,
     READ_REFUSED,
+    READ_UNCHANGED,
     harness_message,
     is_status_line,
     shown_status,
@@ -256,12 +257,16 @@ def _harness_answer(text: str, *, shell: bool) -> str | None:
     """What the harness said in the output's place when the call's work did not reach the
     model, or None: Copilot CLI's output kept back (``OUTPUT_WITHHELD``, any tool's: its first
     sentence) or a file it would not read (``READ_REFUSED``, not a shell's, whose command may
-    print a file that says so: its first line)."""
+    print a file that says so: its first line) or did not read again (Claude Code's
+    ``READ_UNCHANGED``: its first sentence)."""
     withheld = OUTPUT_WITHHELD.match(text)
     if withheld is not None:
         return withheld.group("said")
     if not shell and READ_REFUSED.match(text):
         return clip(text.strip().splitlines()[0])
+    unchanged = None if shell else READ_UNCHANGED.match(text)
+    if unchanged is not None:
+        return unchanged.group("said")
     return None
 
 

@@ -64,6 +64,16 @@ READ_REFUSED = re.compile(r"\A\s*File too large to read at once \(\d[\d.]* [KMG]
 too large to read at once (42.1 KB). Consider using the grep tool …``; ``success: true`` in its
 session files' ``tool.execution_complete``): a read that did not happen, which Claude Code's
 Read flags as an error (``File content (31441 tokens) exceeds maximum allowed tokens``)."""
+READ_UNCHANGED = re.compile(
+    r"\A\s*(?P<said>(?:Wasted call \u2014 f|F)ile unchanged since (?:your )?last [Rr]ead\b"
+    r"[^.\n]*\.)"
+)
+"""Claude Code's Read in place of a file's contents when it deduplicated a re-read of a file
+its tools did not change (changelog 2.1.86; ``FILE_UNCHANGED_STUB``: ``File unchanged since last
+read. The content from the earlier Read tool_result …``, later ``Wasted call \u2014 file
+unchanged since your last Read. Refer to that earlier tool_result instead.``, anthropics/
+claude-code#60684), no error flag: a read that returned nothing, its content only in an earlier
+result, which compaction may have cleared or summarized. Its first sentence says so."""
 OUTPUT_WITHHELD = re.compile(
     r"\A\s*(?P<said>Output too large to read at once \(\d[\d.]* [KMG]?B\)\.) Saved to: \S"
 )

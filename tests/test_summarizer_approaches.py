@@ -99,3 +99,17 @@ def test_a_stated_approach_goes_before_the_answers_and_the_reasons() -> None:
     stated, reasoned = ranks("decisions", approach), ranks("decisions", reason)
     assert stated and reasoned and ranks("answers")
     assert max(stated) < min(ranks("answers")) and max(stated) < min(reasoned)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a change said as an attempt, the code span holding a path's dots
+        'I will try to modify `src/_pytest/python.py` to remove `+ ["__init__.py"]`.',
+        # what the change takes out or puts in
+        "Let me update the `collect` function to exclude vendored directories:",
+    ],
+)
+def test_an_attempted_change_and_what_it_takes_out_state_an_approach(line: str) -> None:
+    assert states_approach(line)
+    assert decisions(f"Reading the file now.\n{line}") == [line]

@@ -114,3 +114,21 @@ def test_an_issue_filed_through_a_trackers_command_line_carries_its_title_and_de
 def test_an_issue_a_trackers_tool_files_carries_its_title() -> None:
     call = Use("i1", "mcp__linear__create_issue", {"title": "Nested tmux", "description": ISSUE})
     assert decisions_of(call, ToolResultBlock("i1", "Created issue DUAL-12"))[0] == "Nested tmux"
+
+
+def test_an_issue_filed_with_beads_carries_its_title_and_decisions() -> None:
+    # beads' ``bd create [title]`` (alias ``bd new``): the title is its first argument or
+    # ``--title``, the text ``--description``/``-d``; its ``-t`` is the issue's type
+    title = "Nested tmux sessions when the launcher runs inside tmux"
+    body = ISSUE.replace("`", "")
+    for command in [
+        f"cd /repo && bd create '{title}' \\\n  --type bug -p 1 \\\n  --description '{body}'",
+        f"bd new -t bug --title='{title}' -d '{body}' --json",
+    ]:
+        call = Use("b1", "bash", {"command": command})
+        found = decisions_of(call, ToolResultBlock("b1", "Created issue: av-raf"))
+        assert found[0] == title
+        assert SWITCH.replace("`", "") in found
+    # a beads command that only reads an issue files nothing
+    call = Use("b2", "bash", {"command": f"bd show av-raf --description '{body}'"})
+    assert decisions_of(call, ToolResultBlock("b2", "")) == []

@@ -18,7 +18,7 @@ _LEAD = (
 _SPEAKER = (
     r"(?:let's|let us|let me|I'll|I will|we'll|we will|I'm going to|I am going to"
     r"|we're going to|I need to|we need to)\s+"
-    r"(?:(?:now|first|also|then|just|start by|begin by|go ahead and)\s+)*"
+    r"(?:(?:now|first|also|then|just|start by|begin by|go ahead and|try to)\s+)*"
 )
 """The assistant saying what it (or the two of them) will do next."""
 _CHANGE = (
@@ -33,7 +33,9 @@ _MANNER = (
     # what for: the behaviour the change gives the code ("to handle …", "to use …"); not a
     # step's own aim ("to see", "to document", "to ensure"), nor where a thing goes ("to the top")
     r"|\bto\s+(?:use|handle|support|accept|allow|skip|return|raise|throw|ignore|respect|store"
-    r"|work|treat|pass|take|emit|load|call|reuse|share|cache|retry|wait|bypass|catch)\b"
+    r"|work|treat|pass|take|emit|load|call|reuse|share|cache|retry|wait|bypass|catch"
+    # … or what it takes out of the code or puts in ("modify `x` to remove `y`")
+    r"|remove|drop|exclude|include)\b"
     # what kind of thing it builds: a unit of its own, a property designed in
     r"|\ban?\s+(?:new\s+)?(?:dedicated|separate|shared|common|single|generic|reusable|standalone"
     r"|central\w*|unified|helper)\b|\b\w+-(?:free|safe|based|aware|only)\b"
@@ -43,7 +45,10 @@ _MANNER = (
 """How the change is made or what it is for: what makes the step a choice."""
 _ITEM = r"(?:[-*\u2022]\s+|\d+[.)]\s+)?"
 """A list's bullet or number: a plan's step says its approach the same way."""
-_APPROACH = re.compile(rf"{_ITEM}{_LEAD}{_SPEAKER}{_CHANGE}[^.!?:;]*?(?:{_MANNER})", re.I)
+_WORDS = r"(?:`[^`\n]*`|[^.!?:;`])*?"
+"""What lies between the change and its manner, in one clause; a code span's dots and colons
+(``src/app.py``, ``a::b``) end no sentence."""
+_APPROACH = re.compile(rf"{_ITEM}{_LEAD}{_SPEAKER}{_CHANGE}{_WORDS}(?:{_MANNER})", re.I)
 _OBJECT = re.compile(
     r"`[^`\n]+`|\w[\w.-]*/[\w./-]+|\b\w+\.[a-z]{1,5}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*"
     r"|\b\w+_\w+"

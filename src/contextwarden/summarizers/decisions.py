@@ -35,6 +35,9 @@ import re
 from dataclasses import dataclass
 
 from contextwarden.summarizers.approaches import states_approach
+from contextwarden.summarizers.labels import HEADING as _HEADING
+from contextwarden.summarizers.labels import LABELLED as _LABELLED
+from contextwarden.summarizers.labels import NAMES_CONCLUSION as _NAMES_CONCLUSION
 from contextwarden.summarizers.prose import prose_lines
 from contextwarden.summarizers.sentences import (
     MAX_DECISION_CHARS,
@@ -154,24 +157,6 @@ _MEASURED = re.compile(
 """A quantity measured before and after a change, its unit on the number ("took it from a 47s
 wedge to a 2s pass", "3.1s → 0.4s", "from 40% to 5%"); a bare range ("from 1 to 50") is not
 one."""
-_LABELLED = re.compile(
-    r"(?:[-*\u2022]\s+)?(?:\*\*|__)?(?:[^\W\d_]+[ -])?(?:cause|fix|decision|verdict|conclusion"
-    r"|diagnosis|solution|approach|strategy|choice|problem|issue)(?:\*\*|__)?:(?:\*\*|__)?\s*\S",
-    re.I,
-)
-"""A line the author labels as the cause or the choice ("**Fix:** new option that …", "Root
-cause: …"), the label perhaps qualified by a word ("**Execution Strategy:** sequential, one
-agent", "**Transaction Fix:** wrap both in one transaction"): a decision by its author's own
-word."""
-_HEADING = re.compile(r"#{1,6}\s|(?:\*\*|__)[^*_]+(?:\*\*|__):?$")
-"""A Markdown heading, or a line that is bold only ("**Root cause**"): it names what the lines
-under it are about, and says nothing itself unless a signal does (not a plan's step)."""
-_NAMES_CONCLUSION = re.compile(
-    r"\b(?:(?:root\s)?causes?|diagnos\w+|decisions?|decided|conclusions?|verdict|findings?|why)\b",
-    re.I,
-)
-"""What a heading names when the lines under it state a cause or a choice ("## Root cause",
-"### Decided approach", "**Why it fails**"), beside a plan's words (``_PLAN``)."""
 _BACK_REFERENCE = re.compile(
     r"(?:That|This|It|Which)\b|(?:Must|Should|Cannot|Can't|Needs? to|Has to|Have to)\s"
     # the same pronouns in the sessions' other languages: Russian, Spanish, Portuguese, French,

@@ -14,8 +14,10 @@ and its ``title`` names the problem or the change in one line. So is one filed t
 tracker's command line, as a shell command: GitHub CLI's ``gh issue create``, ``gh pr create``
 (``--title``/``-t``, ``--body``/``-b``) and ``gh issue comment``, ``gh pr comment``
 (``--body``/``-b``), GitLab CLI's ``glab issue create``, ``glab mr create``
-(``--title``/``-t``, ``--description``/``-d``); PowerShell's ``$url = gh issue create …`` keeps
-what the command prints, and files it the same.
+(``--title``/``-t``, ``--description``/``-d``), and beads' ``bd create`` (alias ``bd new``; the
+title its first argument or ``--title``, the text ``--description``/``-d``: ``bd create --help``,
+github.com/steveyegge/beads); PowerShell's ``$url = gh issue create …`` keeps what the command
+prints, and files it the same.
 
 A plan is the agent's own words, so its lines are read as its text is (``decisions.decisions``)
 and ranked as its lines are (``decisions.standing``); of them only those that give a reason or
@@ -58,8 +60,14 @@ _FILING_COMMANDS = frozenset(
     }
 )
 """A tracker's command line filing an issue, a pull (merge) request or a comment on one."""
-_FILING_PROGRAM = re.compile(r"\b(?:gh|glab)\b")
-"""The programs of those command lines: a command that names neither is not split into words."""
+_TITLED_FILING_COMMANDS = frozenset({("bd", "create"), ("bd", "new")})
+"""One whose first argument is the title (beads' ``bd create [title]``): its ``-t`` is the
+issue's type, not its title."""
+_TITLED_FILING_FLAGS = {"--title": _TITLE, "--description": "body", "-d": "body"}
+"""Those commands' flags for the title and the text (beads')."""
+_FILERS = sorted({command[0] for command in _FILING_COMMANDS | _TITLED_FILING_COMMANDS})
+_FILING_PROGRAM = re.compile(rf"\b(?:{'|'.join(_FILERS)})\b")
+"""The programs of those command lines: a command that names none is not split into words."""
 _FILING_FLAGS = {
     "--title": _TITLE,
     "-t": _TITLE,
@@ -108,16 +116,31 @@ def _filed(command: str) -> list[str]:
     """The title and the choices of what ``command`` files through a tracker's command line
     (``_FILING_COMMANDS``), or none."""
     words = shell_words(command.strip())
-    starts = [at for at in range(_ASSIGNED + 1) if tuple(words[at : at + 3]) in _FILING_COMMANDS]
-    if not starts or (starts[0] and words[starts[0] - 1] != "="):
-        return []
     said: dict[str, str] = {}
-    args = words[starts[0] + 3 :]
+    for at in range(_ASSIGNED + 1):
+        if at and words[at - 1 : at] != ["="]:
+            continue
+        if tuple(words[at : at + 3]) in _FILING_COMMANDS:
+            said = _flagged(words[at + 3 :], _FILING_FLAGS)
+        elif tuple(words[at : at + 2]) in _TITLED_FILING_COMMANDS:
+            args = words[at + 2 :]
+            said = _flagged(args, _TITLED_FILING_FLAGS)
+            if args and not args[0].startswith("-"):
+                said[_TITLE] = args[0]
+        else:
+            continue
+        return [*_titled(said.get(_TITLE)), *_choices(said.get("body", ""))]
+    return []
+
+
+def _flagged(args: list[str], flags: dict[str, str]) -> dict[str, str]:
+    """The title and the text ``args`` give by ``flags`` (``--flag value`` or ``--flag=value``)."""
+    said: dict[str, str] = {}
     for flag, value in zip(args, [*args[1:], ""], strict=True):
         name, equals, inline = flag.partition("=")
-        if (kind := _FILING_FLAGS.get(name)) is not None:
+        if (kind := flags.get(name)) is not None:
             said[kind] = inline if equals else value
-    return [*_titled(said.get(_TITLE)), *_choices(said.get("body", ""))]
+    return said
 
 
 def _titled(title: object) -> list[str]:

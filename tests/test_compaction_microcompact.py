@@ -218,3 +218,25 @@ def test_clear_tool_inputs_keeps_the_latest_calls_and_their_pairing() -> None:
     assert result.report.tokens_after < result.report.tokens_before
     only_bash = ClearToolInputs(0, tools=["Bash"])(messages)
     assert not only_bash.report.applied  # no Bash call to clear
+
+
+def test_results_the_model_has_not_read_yet_are_never_cleared() -> None:
+    # Two reads answered, then one turn of five parallel commands whose results are the last
+    # message: the model has not seen them, so keeping the latest three must not clear the
+    # other two of that batch, only the results of the earlier turn.
+    body = "output line\n" * 400
+    batch = [ToolUseBlock(f"toolu_b{n}", "Bash", {"command": f"make t{n}"}) for n in range(5)]
+    messages = [
+        Message.user("Please build every target"),
+        Message("assistant", (ToolUseBlock("toolu_a0", "Read", {"file_path": "a.py"}),)),
+        Message("user", (ToolResultBlock("toolu_a0", body),)),
+        Message("assistant", (ToolUseBlock("toolu_a1", "Read", {"file_path": "b.py"}),)),
+        Message("user", (ToolResultBlock("toolu_a1", body),)),
+        Message("assistant", tuple(batch)),
+        Message("user", tuple(ToolResultBlock(use.id, body) for use in batch)),
+    ]
+    result = MicroCompact(min_saving=0)(messages)
+    assert result.applied and validate(result.messages) == []
+    cleared = [r.tool_use_id for r in results(result.messages) if r.content == CLEARED_MARKER]
+    assert cleared == ["toolu_a0", "toolu_a1"]
+    assert result.messages[-1] == messages[-1]

@@ -122,7 +122,8 @@ def clear_old_results(
     found: list[tuple[int, int]] = []
     for i in range(len(messages)):
         found.extend((i, pos) for pos in output_slots(messages, i, selected))
-    old = found[: max(0, len(found) - keep_recent)]
+    unseen = _unanswered_from(messages)
+    old = [slot for slot in found[: max(0, len(found) - keep_recent)] if slot[0] < unseen]
     by_message: dict[int, dict[int, str]] = {}
     calls: dict[int, dict[str, ToolUseBlock]] = {}
     for i, pos in old:
@@ -154,6 +155,16 @@ def clear_old_results(
         out[i] = _with_contents(out[i], contents)
     cleared = sum(len(p) for p in by_message.values())
     return Clearing(tuple(out), tuple(sorted(by_message)), cleared, len(found) - len(old))
+
+
+def _unanswered_from(messages: Sequence[Message]) -> int:
+    """The index of the first message after the last assistant message: the results from there
+    on are what the model is about to read for the first time (a batch of parallel calls' results
+    may be many), so clearing them would leave it answering calls it never saw the output of."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            return i + 1
+    return 0
 
 
 def _with_contents(message: Message, contents: dict[int, str]) -> Message:

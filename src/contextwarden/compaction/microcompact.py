@@ -1,12 +1,14 @@
 """MicroCompact: the content of old results of compactable tools is replaced by a marker.
 
-The most recent results stay; the ``tool_result`` block and its ``tool_use_id`` stay too, so every
-pair is intact, a failed call keeps its error lines after the marker, and a rejected call's
-result (it holds the reason the person typed) is left whole. A text-action agent's observation
-(``compaction.observations``) is cleared the same way, as the output of the agent's shell
-(``OBSERVATION_TOOL``): its marker names the content id ``history.rehydrate`` takes, and a failed
-command's observation keeps its error lines after it, read with the command it answers
-(``summarizers.actions.action_call``). No model call: the cheapest rung that frees real room.
+The most recent results stay, and so does every result the model has not read yet (those after
+the last assistant message: a batch of parallel calls' outputs); the ``tool_result`` block and
+its ``tool_use_id`` stay too, so every pair is intact, a failed call keeps its error lines after
+the marker, and a rejected call's result (it holds the reason the person typed) is left whole.
+A text-action agent's observation (``compaction.observations``) is cleared the same way, as the
+output of the agent's shell (``OBSERVATION_TOOL``): its marker names the content id
+``history.rehydrate`` takes, and a failed command's observation keeps its error lines after it,
+read with the command it answers (``summarizers.actions.action_call``). No model call: the
+cheapest rung that frees real room.
 """
 
 from __future__ import annotations
@@ -112,7 +114,8 @@ def clear_old_results(
     marker: str,
     kept: Kept | None = None,
 ) -> Clearing:
-    """Replace the content of every selected tool result but the latest ``keep_recent``.
+    """Replace the content of every selected tool result but the latest ``keep_recent`` and those
+    the model has not read yet (``_unanswered_from``).
 
     ``selected`` gets the tool's name (or None when the tool_use is not found); ``kept`` gives
     the lines that follow the marker, or None for a result to leave whole. Results already

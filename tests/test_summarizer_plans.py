@@ -94,19 +94,28 @@ def test_an_issue_or_a_pull_request_the_agent_files_carries_its_decisions() -> N
 
 
 def test_an_issue_filed_through_a_trackers_command_line_carries_its_title_and_decisions() -> None:
+    # GitHub's and GitLab's CLIs by their flags; beads' ``bd create [title]`` (alias ``bd new``)
+    # by its first argument or ``--title``, its text ``--description``/``-d``, its ``-t`` the
+    # issue's type
     title = "Nested tmux sessions when the launcher runs inside tmux"
     body = ISSUE.replace("`", "")
     for command in [
         f"gh issue create --title '{title}' --body '{body}' --label bug | Tee-Object url",
         f"$url = gh pr create -t '{title}' -b '{body}'",
         f"glab mr create --title='{title}' --description '{body}'",
+        f"cd /repo && bd create '{title}' \\\n  --type bug -p 1 \\\n  --description '{body}'",
+        f"bd new -t bug --title='{title}' -d '{body}' --json",
     ]:
         call = Use("g1", "Bash", {"command": command})
         found = decisions_of(call, ToolResultBlock("g1", "https://github.com/o/r/issues/7"))
         assert found[0] == title
         assert SWITCH.replace("`", "") in found
     # the words of another command, or a tracker's command that only reads, file nothing
-    for command in [f"echo gh issue create --title '{title}'", f"gh issue list --search '{title}'"]:
+    for command in [
+        f"echo gh issue create --title '{title}'",
+        f"gh issue list --search '{title}'",
+        f"bd show av-raf --description '{body}'",
+    ]:
         call = Use("g2", "Bash", {"command": command})
         assert decisions_of(call, ToolResultBlock("g2", "")) == []
 
@@ -114,21 +123,3 @@ def test_an_issue_filed_through_a_trackers_command_line_carries_its_title_and_de
 def test_an_issue_a_trackers_tool_files_carries_its_title() -> None:
     call = Use("i1", "mcp__linear__create_issue", {"title": "Nested tmux", "description": ISSUE})
     assert decisions_of(call, ToolResultBlock("i1", "Created issue DUAL-12"))[0] == "Nested tmux"
-
-
-def test_an_issue_filed_with_beads_carries_its_title_and_decisions() -> None:
-    # beads' ``bd create [title]`` (alias ``bd new``): the title is its first argument or
-    # ``--title``, the text ``--description``/``-d``; its ``-t`` is the issue's type
-    title = "Nested tmux sessions when the launcher runs inside tmux"
-    body = ISSUE.replace("`", "")
-    for command in [
-        f"cd /repo && bd create '{title}' \\\n  --type bug -p 1 \\\n  --description '{body}'",
-        f"bd new -t bug --title='{title}' -d '{body}' --json",
-    ]:
-        call = Use("b1", "bash", {"command": command})
-        found = decisions_of(call, ToolResultBlock("b1", "Created issue: av-raf"))
-        assert found[0] == title
-        assert SWITCH.replace("`", "") in found
-    # a beads command that only reads an issue files nothing
-    call = Use("b2", "bash", {"command": f"bd show av-raf --description '{body}'"})
-    assert decisions_of(call, ToolResultBlock("b2", "")) == []

@@ -90,6 +90,9 @@ def main() -> None:
         return
     if args.before is None or args.rounds < 1:
         parser.error("--before SRC is required, and --rounds must be at least 1")
+    for src in (args.before, args.after):
+        if not (src / "contextwarden").is_dir():
+            parser.error(f"{src} holds no contextwarden package (pass a checkout's src folder)")
     runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
     for n in range(args.rounds):
         for name, src in (("before", args.before), ("after", args.after)):

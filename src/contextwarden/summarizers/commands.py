@@ -45,8 +45,8 @@ LOG_PREFIX = re.compile(
 """The job, step and timestamp a log viewer puts before each line (``gh run view --log``; a job's
 log as GitHub's API gives it has the timestamp alone), after the line number a search puts
 before a line it found (``rg -n``, ``grep -n``: ``836:``)."""
-STEP_FAILED = re.compile(r"##\[error\]Process completed with exit code [1-9]\d*\.")
 _STEP_FAILED_WORDS = "##[error]Process completed with exit code "
+STEP_FAILED = re.compile(rf"{re.escape(_STEP_FAILED_WORDS)}[1-9]\d*\.")
 FAILED_STEP = re.compile(rf"(?:{LOG_PREFIX.pattern}){STEP_FAILED.pattern}", re.M)
 """The line the GitHub Actions runner writes into a job's log when a step's script exits
 non-zero (``##[error]Process completed with exit code 1.``; ``##[error]`` is the runner's

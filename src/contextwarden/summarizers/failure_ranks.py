@@ -233,13 +233,19 @@ def with_what_follows(lines: list[str], index: int) -> str:
 def _compared_values(lines: list[str]) -> list[str]:
     """The ``Expected``/``Received`` lines (``_MATCHER_VALUE``) that open ``lines``, blank lines
     skipped: what a failed assertion compared, which tells one failure of a run from another."""
-    values: list[str] = []
-    for line in lines:
-        if _MATCHER_VALUE.match(line):
-            values.append(line.strip())
-        elif line.strip() or values:
+    return [lines[at].strip() for at in _value_positions(lines, 0)]
+
+
+def _value_positions(lines: list[str], start: int) -> list[int]:
+    """The positions of the ``_MATCHER_VALUE`` lines that open ``lines[start:]``, blank lines
+    before them skipped, none between them."""
+    found: list[int] = []
+    for at in range(start, len(lines)):
+        if _MATCHER_VALUE.match(lines[at]):
+            found.append(at)
+        elif lines[at].strip() or found:
             break
-    return values
+    return found
 
 
 def ranked_lines(text: str) -> list[tuple[int, str]]:
@@ -274,18 +280,13 @@ def _expected_values(lines: list[str]) -> frozenset[int]:
     what the test expected says nothing failed. A ``Received`` value ranks by what it holds: an
     error the code printed in the place of what was expected (``Received: "error: Cannot find
     package 'x' from …"``) is a failure of its own."""
-    found: set[int] = set()
-    for index, line in enumerate(lines):
-        if not _MATCHER_HINT.search(line):
-            continue
-        started = False  # as _compared_values reads them: blanks before, none between
-        for after in range(index + 1, len(lines)):
-            if _MATCHER_VALUE.match(lines[after]):
-                started = True
-                found.update([after] if _EXPECTED_VALUE.match(lines[after]) else [])
-            elif lines[after].strip() or started:
-                break
-    return frozenset(found)
+    return frozenset(
+        at
+        for index, line in enumerate(lines)
+        if _MATCHER_HINT.search(line)
+        for at in _value_positions(lines, index + 1)
+        if _EXPECTED_VALUE.match(lines[at])
+    )
 
 
 def _says_why_below(line: str) -> bool:

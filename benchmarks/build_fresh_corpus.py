@@ -27,6 +27,7 @@
     python benchmarks/build_fresh_corpus.py --set 26 MIRRORS OUT   # the twenty-sixth, blind set
     python benchmarks/build_fresh_corpus.py --set 27 MIRRORS OUT   # the twenty-seventh, blind set
     python benchmarks/build_fresh_corpus.py --set 28 MIRRORS OUT   # the twenty-eighth, a study set
+    python benchmarks/build_fresh_corpus.py --set 29 MIRRORS OUT   # the twenty-ninth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -65,7 +66,10 @@ proxy in one ``.aider.chat.history.md``, each probe file naming its chat as ``#<
 set 28's aider chats of a paper-retrieval script, its LLM extraction and a
 reference checker, with one of an AI band's motor planning, in the ``.aider.chat.history.md`` two
 forks of aider committed: each file is copied whole, and the probe file's ``#N`` picks its chat),
-copied byte for byte and checked against its SHA-256.
+and set 29's Codex desktop sessions of CI failures, a release task and a branch guard on an
+Entire checkpoint branch, with a Claude Code session in Turkish of a NuGet release moved to
+Trusted Publishing on an Entire checkpoint ref, copied byte for byte and checked against its
+SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -80,9 +84,9 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes20/`` (set 20), ``benchmarks/fresh_probes21/`` (set 21),
 ``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23),
 ``benchmarks/fresh_probes24/`` (set 24), ``benchmarks/fresh_probes25/`` (set 25, a study
-set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (set 27) and
-``benchmarks/fresh_probes28/`` (set 28, a study set); the README
-of each says where its sessions come from.
+set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (set 27),
+``benchmarks/fresh_probes28/`` (set 28, a study set) and ``benchmarks/fresh_probes29/`` (set 29);
+the README of each says where its sessions come from.
 """
 
 from __future__ import annotations
@@ -810,6 +814,33 @@ SET28 = (
         "7c6c5433d14175206dfad7801bdaf0d648ea4eb850e0356edec2181ac4236d91",
     ),
 )
+# Set 29 (issue #26's twenty-ninth, blind set): repositories no earlier set used, work the earlier
+# sets have little of (CI and release engineering), Codex desktop sessions of 2026 and a session
+# not in English. Four are the full.jsonl of a checkpoint on jdx/hk's (MIT, its LICENSE)
+# entire/checkpoints/v1 branch, read at that branch's tip, each the largest copy of its session:
+# Codex (gpt-5.5, gpt-5.6-sol) finding why a macOS Bats job failed (a scheduling race), why a
+# no-git job failed (a pklr bump a release task's `cargo update` pulled in), why a branch guard
+# fails during a rebase (a detached HEAD), and why nested `hk util` runs load configuration. One
+# is the full.jsonl of refs/entire/checkpoints/BC/01KZXPDDY1Q0GK62J7YH9P75BC of
+# keparlak/NumWordify (MIT, its LICENSE): Claude Code, in Turkish, reviewing and releasing a .NET
+# package, its NuGet push refused (403) and moved to Trusted Publishing.
+HK = ("jdx/hk", "6eb3f8b24548e894551674489163d2edfe996cb4")
+SET29_CHECKPOINTS = (
+    ("2a/d768bbbb7b/0", "d7d0ae92df26f14c5b5d4eec59ab63be5869de9867109f0bc54155de52712415"),
+    ("a3/e13cc6b6d2/0", "64a8a11f9b2d637853a8cf7a42824328f1733aece5a5605ba1a973fc90574bb5"),
+    ("7e/c11713634f/0", "494eab706c2465599d8b149121cfd9560ace35434390b6c0d88a1841183b1b95"),
+    ("e5/cb0813e003/0", "6430d597a246758507633d33c23fd57fa6915422dc6acdfba1f74b69c1c3dc2c"),
+)
+SET29 = (
+    *(checkpoint(*HK, folder, sha, "codex") for folder, sha in SET29_CHECKPOINTS),
+    Source(  # the tip of refs/entire/checkpoints/BC/01KZXPDDY1Q0GK62J7YH9P75BC
+        "keparlak/NumWordify",
+        "a8dde7c9754928f3eb7e3feec93114bccc33ff1d",
+        "0/full.jsonl",
+        "claude-code/keparlak__NumWordify__BC-01KZXPDDY1Q0GK62J7YH9P75BC-0.jsonl",
+        "825b752a0061e3d8fa5b3c1f095aeec888590dbc63043fe6940a97cc381cd843",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -838,6 +869,7 @@ SETS = {
     26: SET26,
     27: SET27,
     28: SET28,
+    29: SET29,
 }
 
 

@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from contextwarden.compaction.microcompact import FAILED_LINES_NOTE, MicroCompact
 from contextwarden.errors import FormatError
 from contextwarden.formats import detect_format, load
+from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.rules import validate
 from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.failures import result_failure
 from contextwarden.summarizers.typed import user_messages
 
 SAMPLE = Path(__file__).parent / "data" / "aider" / "AlexShchuka__mozgoslav__.aider.chat.history.md"
@@ -166,7 +169,21 @@ def test_a_reply_aider_linted_has_the_linters_failure_as_its_error(tmp_path: Pat
     assert linted.text.startswith("I'll run the work in a thread pool.")
     assert linted.meta.extra["action"] == FLAKE8
     errors = extract_facts(history.messages).errors
-    assert [e.excerpt for e in errors] == ["parser.py:12:20: F821 undefined name 'futures'"]
+    assert errors[0].excerpt == "parser.py:12:20: F821 undefined name 'futures'"
+
+
+def test_a_reply_whose_edits_aider_could_not_apply_is_a_failed_edit(tmp_path: Path) -> None:
+    history = load(_gui_log(tmp_path))
+    failed = next(m for m in history.messages if m.meta.extra.get("edit"))
+    assert failed.text.startswith("The module is not imported")
+    assert failed.meta.extra["edit"] == "parser.py"
+    error = extract_facts(history.messages).errors[-1]
+    assert (error.excerpt, error.more) == (FAILED[0], (FAILED[2],))
+    assert error.target == "parser.py"
+    messages = history.messages[: history.messages.index(failed) + 3]
+    cleared = MicroCompact(keep_recent=0, tools=["Bash"], min_saving=0)(messages).messages
+    report = [m for m in cleared if FAILED_LINES_NOTE in m.text][-1]
+    assert FAILED[0] in report.text and FAILED[2] in report.text and "import os" not in report.text
 
 
 def test_a_line_the_person_types_after_aider_printed_it_stays_typed(tmp_path: Path) -> None:
@@ -178,3 +195,11 @@ def test_a_line_the_person_types_after_aider_printed_it_stays_typed(tmp_path: Pa
     log.write_text(text + "\n", encoding="utf-8")
     typed = [m.text for m in user_messages(load(log).messages)]
     assert typed == ["go", "python main.py"]
+
+
+def test_a_failed_edit_report_read_from_a_file_or_printed_is_no_failure() -> None:
+    report = ToolResultBlock("c1", "\n".join(FAILED))
+    read = ToolUseBlock("c1", "Read", {"file_path": ".aider.chat.history.md"})
+    printed = ToolUseBlock("c1", "Bash", {"command": "cat .aider.chat.history.md"})
+    assert result_failure(read, report) is None
+    assert result_failure(printed, report) is None

@@ -8,7 +8,7 @@ taken for failures."""
 from __future__ import annotations
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.failure_ranks import TELLING_RANK, line_rank
+from contextwarden.summarizers.failure_ranks import COUNT_RANK, TELLING_RANK, line_rank
 from contextwarden.summarizers.failures import failure_excerpt, failure_lines, result_failure
 
 CARGO_DOCTEST = (
@@ -75,6 +75,20 @@ def test_a_cargo_runs_count_of_passing_units_is_not_a_failure_line() -> None:
     assert any(line.startswith("test result: FAILED. 0 passed; 1 failed;") for line in lines)
     assert not any("test result: ok." in line for line in lines)
     assert line_rank("test result: ok. 3 passed; 0 failed; 0 ignored") is None
+
+
+def test_a_cargo_runs_count_of_its_failure_is_among_the_few_lines_kept() -> None:
+    # microcompact keeps four lines (``cleared_error_lines``): libtest's count says how much of
+    # the doc-tests failed, which cargo's verdict after it does not
+    call = _shell("cargo test")
+    result = ToolResultBlock(tool_use_id="c1", content=f"Exit code: 101\n{CARGO_DOCTEST}")
+    lines = failure_lines(call, result, 4)
+    assert (
+        "test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; "
+        "finished in 0.10s" in lines
+    )
+    assert line_rank("test result: FAILED. 0 passed; 1 failed; 0 ignored") == COUNT_RANK
+    assert line_rank("test result: FAILED. 3 passed; 0 failed; 0 ignored") != COUNT_RANK
 
 
 def test_a_jest_configuration_error_is_a_failure_without_an_exit_code() -> None:

@@ -14,7 +14,9 @@ Mapping rules (from the way aider writes the file):
 - Every other line is the model's reply (markdown, edit blocks included) → assistant text.
 - Meta: ``extra``: ``lines`` (first and last line of the block); a reply whose edits aider then
   linted, with errors, has the linter's command line as ``action`` (read with the report as a
-  shell call and its result, ``summarizers.actions``). The chat's start time and the command
+  shell call and its result, ``summarizers.actions``); one whose SEARCH/REPLACE blocks aider
+  could not apply has the file of the first that failed as ``edit`` (read with the report as
+  a failed edit of that file). The chat's start time and the command
   line it ran (the first ``> `` line naming ``aider``) go to ``metadata``.
 """
 
@@ -30,6 +32,7 @@ from contextwarden.formats.aider_output import (
     QUOTE,
     STARTED,
     TYPED,
+    failed_edit_path,
     lint_command,
     reflected,
     unquoted_output,
@@ -125,6 +128,9 @@ def _message(block: _Block, following: _Block | None) -> Message | None:
     command = lint_command(_shown(following)) if block.kind == "assistant" else None
     if command is not None:  # aider linted the files this reply edited, with errors
         extra["action"] = command
+    edited = failed_edit_path(_shown(following)) if block.kind == "assistant" else None
+    if command is None and edited is not None:  # aider could not apply this reply's edits
+        extra["edit"] = edited
     if block.kind == "aider":
         extra.update(injected=True, injected_kind="aider", injected_texts=(text,))
     role: Role = "assistant" if block.kind == "assistant" else "user"

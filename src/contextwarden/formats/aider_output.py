@@ -30,6 +30,12 @@ QUOTE, TYPED, STARTED = "> ", "####", "# aider chat started at"
 """How aider's log marks its output, the person's input and a chat's start (``io.py``)."""
 EDIT_FAILURE = re.compile(r"# \d+ SEARCH/REPLACE blocks? failed to match!")
 """The first line of a reply's failed edits, the only one ``tool_output`` quotes."""
+_FAILED_BLOCK = re.compile(
+    r"## SearchReplaceNoExactMatch: "
+    r"This SEARCH block failed to exactly match lines in (?P<path>\S.*)"
+)
+"""The heading of each block of a failed-edit report (``editblock_coder.apply_edits``): the file
+whose lines the block's SEARCH section did not match."""
 FAILURE_END = "The SEARCH section must exactly match an existing block of lines"
 OTHERS_APPLIED = re.compile(r"# The other \d+ SEARCH/REPLACE blocks? were applied successfully\.")
 RETRY = "Just reply with fixed versions of the "
@@ -96,4 +102,27 @@ def lint_command(shown: Sequence[str]) -> str | None:
         report = report or text == LINT_REPORT
         if report and text.startswith(RUNNING) and text[len(RUNNING) :].strip():
             return text[len(RUNNING) :].strip()
+    return None
+
+
+def failed_edits(text: str) -> tuple[str, ...]:
+    """The lines of aider's failed-edit report in ``text`` (its output after a reply): the count
+    (``EDIT_FAILURE``), then each failed block's heading (``_FAILED_BLOCK``), which names its
+    file, each once; empty when ``text`` holds no report. The blocks' code and aider's advice
+    after them ("The SEARCH section must exactly match …") say nothing of which edit failed."""
+    lines = [line.strip() for line in text.splitlines()]
+    start = next((i for i, line in enumerate(lines) if EDIT_FAILURE.fullmatch(line)), None)
+    if start is None:
+        return ()
+    blocks = [line for line in lines[start + 1 :] if _FAILED_BLOCK.fullmatch(line)]
+    return (lines[start], *dict.fromkeys(blocks))
+
+
+def failed_edit_path(shown: Sequence[str]) -> str | None:
+    """The file the first failed block of a failed-edit report in ``shown`` (aider's output
+    lines) named, or None when ``shown`` holds no report."""
+    for line in failed_edits("\n".join(shown))[1:]:
+        found = _FAILED_BLOCK.fullmatch(line)
+        if found is not None:
+            return found.group("path").strip()
     return None

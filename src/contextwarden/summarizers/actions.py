@@ -16,7 +16,9 @@ The loaders keep both as the text the model saw and mark them: the reply's comma
 with an ``injected_kind``; OpenHands marks its observations that answer no call the same way).
 aider runs a command of its own after a reply: its linter, on the files the reply edited; the
 aider loader gives such a reply the linter's command line as its action, so a lint report with
-errors reads as that command's failed output (``formats.aider_output``).
+errors reads as that command's failed output (``formats.aider_output``); aider also applies the
+reply's SEARCH/REPLACE blocks, and a reply whose blocks it could not apply is read as an edit
+call (``EDIT_KEY``) answered by its failed-edit report.
 This module is the one reading of those marks: ``is_observation`` for the rungs that budget, cut
 or clear an observation (``compaction.observations``), ``action_call`` for the call an
 observation answers (microcompact keeps a failed one's error lines), and ``as_action_calls`` for
@@ -35,6 +37,12 @@ NOT_OBSERVATIONS = frozenset({"demonstration", "recall"})
 and OpenHands' workspace context stay as they are, like the task statement."""
 ACTION_KEY = "action"
 """Where a loader keeps the command a text-action reply runs."""
+EDIT_KEY = "edit"
+"""Where a loader keeps the file a reply's edit blocks changed when its harness answered that
+it could not apply them (aider's failed-edit report, ``formats.aider_output.failed_edits``)."""
+EDIT_TOOL = "Edit"
+"""The tool such a reply is read as: an edit of that file whose result is the harness's report,
+so the file is marked failed and the report's lines are the failure (``summarizers.failures``)."""
 ACTION_TOOL = "bash"
 """The tool a text action is read as: both agents run every action in one bash session
 (SWE-agent's own commands, ``open``, ``edit``, ``find_file``…, are shell functions it installs
@@ -53,14 +61,18 @@ def is_observation(message: Message) -> bool:
 
 
 def action_call(message: Message, call_id: str) -> ToolUseBlock | None:
-    """The shell call a text-action reply makes, with id ``call_id``; None for a message that is
-    not such a reply (a native call's, the person's, a reply whose format ran nothing)."""
+    """The shell call a text-action reply makes, with id ``call_id``, or the edit call of a reply
+    whose edits its harness could not apply (``EDIT_KEY``); None for a message that is not such
+    a reply (a native call's, the person's, a reply whose format ran nothing)."""
     if message.role != "assistant" or message.tool_uses:
         return None
     action = message.meta.extra.get(ACTION_KEY)
-    if not isinstance(action, str) or not action.strip():
-        return None
-    return ToolUseBlock(call_id, ACTION_TOOL, {"command": action.strip()})
+    if isinstance(action, str) and action.strip():
+        return ToolUseBlock(call_id, ACTION_TOOL, {"command": action.strip()})
+    edited = message.meta.extra.get(EDIT_KEY)
+    if isinstance(edited, str) and edited.strip():
+        return ToolUseBlock(call_id, EDIT_TOOL, {"file_path": edited.strip()})
+    return None
 
 
 def as_action_calls(messages: Sequence[Message]) -> Sequence[Message]:

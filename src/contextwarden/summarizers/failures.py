@@ -16,15 +16,17 @@ a label (``echo "exit: $?"``, ``Write-Host "exit=$LASTEXITCODE"``) shows it as p
 (``pytest | grep Error``, ``commands.filters_a_run``) failed when an exception line is left: the
 filter dropped the traceback's header and the verdict. An HTTP client's 4xx/5xx reply is a
 failure whatever its exit code (``curl`` exits 0 on a 404). A tool that is not a shell and
-returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fails when its
-message opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or
-holds a traceback. File contents and search hits are never scanned: a file may well say
-"error:"; a read whose harness answered in the file's place that it did not read it (Copilot
-CLI's ``File too large to read at once``) failed, as did any call whose output that harness
-kept back (``Output too large to read at once``). ``cargo clippy`` fails on the lints it warns
-of (``toolchain_marks``), though it exits 0. The excerpt is the line that says what failed (an
-error line, a marked failure, an exception, then in a program's output any line with a failure
-word; the shell's own line when it could not run a word), the first line only when none does.
+returns no file's contents (an edit, a patch, a notebook cell, an MCP call) fails when its message
+opens by saying so (Codex's ``apply_patch verification failed:`` carries no flag) or holds a
+traceback, or when it holds aider's report that a reply's edit blocks did not match
+(``formats.aider_output.failed_edits``: its count, then the heading naming each block's file). File
+contents and search hits are never scanned: a file may well say "error:"; a read whose harness
+answered in the file's place that it did not read it (Copilot CLI's ``File too large to read at
+once``) failed, as did any call whose output that harness kept back (``Output too large to read at
+once``). ``cargo clippy`` fails on the lints it warns of (``toolchain_marks``), though it exits 0.
+The excerpt is the line that says what failed (an error line, a marked failure, an exception, then
+in a program's output any line with a failure word; the shell's own line when it could not run a
+word), the first line only when none does.
 A command's result that Codex gives as a JSON object (``{"exit_code":1,"output":"…"}``) is read
 as its exit code and its output's lines (``program_output``). What the harness put around the
 output is read in ``outputs``, what the command line says of it (paged, masked, a log viewer, a
@@ -38,6 +40,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from contextwarden.formats.aider_output import failed_edits
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.commands import (
     LOG_PREFIX,
@@ -213,6 +216,9 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
         return answered
     command = shell_command(call) if call is not None else None
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
+    edits = failed_edits(result.text) if speaks else ()
+    if edits:  # aider's report that it could not apply a reply's edit blocks
+        return edits[0]
     return failure_excerpt(
         result.text, is_error=result.is_error, shell=shell, command=command, speaks=speaks
     )
@@ -242,6 +248,9 @@ def more_lines(
     shell = call is not None and is_shell(call)
     if _harness_answer(result.text, shell=shell) is not None:  # it says it; advice follows
         return ()
+    speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
+    if speaks and failed_edits(result.text):  # each failed block's heading names its file
+        return failed_edits(result.text)[1 : limit + 1]
     printed = as_printed(result.text)
     command = shell_command(call) if call is not None and shell else None
     if command is not None and last_traceback(printed) is None:

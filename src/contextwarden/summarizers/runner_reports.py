@@ -17,10 +17,18 @@ _MOCHA_LISTED = re.compile(r"^ +(\d+)\) (\S.*?)\s*$", re.M)
 """A failed test in the listing: its number where a passing test has its tick, then its title."""
 
 
+_LIBTEST_COUNT = r"^\s*test result: FAILED\. \d+ passed; [1-9]\d* failed;"
+"""Rust's libtest closing count of a test binary's run, when a test failed (``write_run_finish``
+in its ``formatters/pretty.rs``: ``test result: FAILED. 0 passed; 1 failed; 0 ignored;
+0 measured; 0 filtered out; finished in 0.10s``). ``cargo test`` runs one binary per target
+(the library, each ``tests/*.rs``, the doc-tests) and prints this line for each: a failed test's
+own line (``test src/lib.rs - (line 12) ... FAILED``) says nothing of how much of its binary
+failed, and this one does (``0 passed``: none of it ran clean), so even one failure counts."""
 COUNTED_VERDICT = re.compile(
     r"^\s*=*\s*(?=[^\n]*\b(?:[2-9]|[1-9]\d+) (?:failed|errors)\b)"
     r"(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
     r"(?:, |(?= in )))+ in [\d.]+s\b"  # pytest: "==== 8 failed, 6 passed in 1.00s ===="
+    rf"|{_LIBTEST_COUNT}"
 )
 """A pytest run's closing count of its tests, when several failed (its ``terminal`` plugin's
 ``summary_stats``: ``8 failed, 6 passed in 1.00s``, framed by ``=`` unless ``-q``). Unlike a
@@ -30,7 +38,8 @@ few lines kept of a big run, it comes before the n-th failed test's name
 to the second exception it raised. Jest's ``Tests:`` count is left a line with a failure word: in
 its runs the slot goes to what a test logged, the error behind the failure. A terminal's row
 saved as a line may open with the blanks that padded the row before it (SpecStory's saves of
-Cursor's terminal, ``terminal_wrap``), so blanks may come before the frame."""
+Cursor's terminal, ``terminal_wrap``), so blanks may come before the frame. Rust libtest's count
+is one too (``_LIBTEST_COUNT``)."""
 
 
 def failing_tests(text: str) -> tuple[str, ...]:

@@ -2,7 +2,8 @@
 replayed through the ladder with the offline summary at a 40,000-token window (as
 ``bench_summary_speed`` times them), in a child process per version, and the ``LossReport`` of
 every compaction the manager applied compared item by item (kind, text, tokens, index, refs).
-A speed-up of the loss report must leave every report as it was.
+A speed-up of the loss report must leave every report as it was; the seconds each version spent
+in it are printed too (the two run side by side, so the machine's load falls on both alike).
 
     python benchmarks/bench_loss_identity.py --before BASE/src [--after src] [FOLDER …]
 
@@ -17,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +39,13 @@ def child(folders: list[Path]) -> dict[str, Any]:
     from contextwarden.tokens.heuristic import HeuristicCounter
 
     reports: list[Any] = []
+    seconds = [0.0]
     measured = runs.losses
 
     def recorded(*args: Any) -> Any:  # the manager's own call, seen on its way back
+        started = time.perf_counter()
         report = measured(*args)
+        seconds[0] += time.perf_counter() - started
         reports.append(report.as_json()["items"])
         return report
 
@@ -61,7 +66,7 @@ def child(folders: list[Path]) -> dict[str, Any]:
             policy=ContextPolicy(context_window=WINDOW),
         ).runs["ladder"]
         found[str(path)] = {"sent": run.total_tokens_sent, "reports": list(reports)}
-    return found
+    return {"sessions": found, "seconds": seconds[0]}
 
 
 def reports_of(srcs: list[Path], folders: list[Path]) -> list[dict[str, Any]]:
@@ -119,10 +124,15 @@ def main() -> None:
     for src in (args.before, args.after):
         if not (src / "contextwarden").is_dir():
             parser.error(f"{src} holds no contextwarden package (pass a checkout's src folder)")
-    before, after = reports_of([args.before, args.after], folders)
+    old, new = reports_of([args.before, args.after], folders)
+    before, after = old["sessions"], new["sessions"]
     compactions = sum(len(s["reports"]) for s in before.values())
     items = sum(len(r) for s in before.values() for r in s["reports"])
     print(f"{len(before)} sessions, {compactions:,} compactions, {items:,} items compared")
+    ratio = new["seconds"] / old["seconds"] if old["seconds"] else 1.0
+    print(
+        f"loss reports: {old['seconds']:.2f} s before, {new['seconds']:.2f} s after ({ratio:.3f}x)"
+    )
     lines = differences(before, after)
     for line in lines:
         print(line)

@@ -2,8 +2,8 @@
 read the same tool results and assistant texts again at every compaction of a session.
 
 A reading is a pure function of its arguments (texts and flags), so a remembered value is the one
-a new call would give. Keys hold the texts' content ids, never the texts, so what is remembered
-stays small however long the outputs were.
+a new call would give. Keys hold the texts' content ids, never the texts: what a reading found (an
+excerpt, a few sentences) does not keep a long output alive.
 """
 
 from __future__ import annotations

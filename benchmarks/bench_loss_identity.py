@@ -5,10 +5,12 @@ every compaction the manager applied compared item by item (kind, text, tokens, 
 A speed-up of the loss report must leave every report as it was; the seconds each version spent
 in it are printed too (the two run side by side, so the machine's load falls on both alike).
 
-    python benchmarks/bench_loss_identity.py --before BASE/src [--after src] [FOLDER …]
+    python benchmarks/bench_loss_identity.py --before BASE/src [--after src] [--no-probes] [DIR …]
 
-``BASE`` is an earlier checkout (``git archive REV src | tar -x -C BASE``); the folders default to
-the fixtures in ``tests/data``. Exits 1 when a report differs.
+``BASE`` is an earlier checkout (``git archive REV src | tar -x -C BASE``); the folders (DIR)
+default to the fixtures in ``tests/data``. ``--no-probes``: replay without deriving the probes,
+which read every message before the first request (the proxy and ``chat`` have none). Exits 1
+when a report differs.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from bench_summary_speed import WINDOW, sessions
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def child(folders: list[Path]) -> dict[str, Any]:
+def child(folders: list[Path], probes: bool) -> dict[str, Any]:
     """Every session's loss reports, in the order the compactions were applied, and its tokens
     sent (the same replay or none: a report compared on another history proves nothing)."""
     import contextwarden.manager_runs as runs
@@ -63,16 +65,19 @@ def child(folders: list[Path]) -> dict[str, Any]:
             history,
             ("ladder",),
             summarizer=summarizer,
+            probes=None if probes else (),
             policy=ContextPolicy(context_window=WINDOW),
         ).runs["ladder"]
         found[str(path)] = {"sent": run.total_tokens_sent, "reports": list(reports)}
     return {"sessions": found, "seconds": seconds[0]}
 
 
-def reports_of(srcs: list[Path], folders: list[Path]) -> list[dict[str, Any]]:
+def reports_of(srcs: list[Path], folders: list[Path], probes: bool) -> list[dict[str, Any]]:
     """``child`` run with the package in each of ``srcs``, each in a process of its own, side
     by side."""
     argv = [sys.executable, __file__, "--child", *map(str, folders)]
+    if not probes:
+        argv.append("--no-probes")
     children = [
         subprocess.Popen(
             argv, env={**os.environ, "PYTHONPATH": str(src)}, stdout=subprocess.PIPE, text=True
@@ -110,6 +115,9 @@ def main() -> None:
     parser.add_argument("folders", nargs="*", type=Path, help="folders of session files")
     parser.add_argument("--before", type=Path, help="the src folder of the baseline")
     parser.add_argument("--after", type=Path, default=ROOT / "src", help="the src folder compared")
+    parser.add_argument(
+        "--no-probes", action="store_true", help="replay without probes (as the proxy runs)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     folders = args.folders or [ROOT / "tests" / "data"]
@@ -117,14 +125,14 @@ def main() -> None:
     if missing:
         parser.error(f"not a folder: {', '.join(missing)}")
     if args.child:
-        print(json.dumps(child(folders)))
+        print(json.dumps(child(folders, not args.no_probes)))
         return
     if args.before is None:
         parser.error("--before SRC is required")
     for src in (args.before, args.after):
         if not (src / "contextwarden").is_dir():
             parser.error(f"{src} holds no contextwarden package (pass a checkout's src folder)")
-    old, new = reports_of([args.before, args.after], folders)
+    old, new = reports_of([args.before, args.after], folders, not args.no_probes)
     before, after = old["sessions"], new["sessions"]
     compactions = sum(len(s["reports"]) for s in before.values())
     items = sum(len(r) for s in before.values() for r in s["reports"])

@@ -3,6 +3,7 @@ removed it, and every id it names gets the original back."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,10 @@ from contextwarden.formats import load
 from contextwarden.history import ConversationHistory
 from contextwarden.log import MessageAdded
 from contextwarden.manager import ContextManager
-from contextwarden.model import Message
+from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.searchable import SEPARATOR, message_text
+from contextwarden.summarizers import failures
 from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.conftest import fixture_path, session_params
 
@@ -156,3 +158,38 @@ def test_chat_context_lists_what_the_last_compaction_removed() -> None:
     shown = console.export_text()
     assert f"removed {last.tokens:,} tokens" in shown
     assert last.items[0].refs[0] in shown
+
+
+def test_a_later_compaction_reads_no_output_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report of a compaction re-reads every message from the first one changed; an output
+    an earlier compaction (or microcompact, or the summary) judged is not judged again, and the
+    report is the same: the failure the cleared result held, recalled by its call's id."""
+    judged: list[str] = []
+    excerpt = failures.failure_excerpt
+
+    def counted(text: str, **flags: bool | str | None) -> str | None:
+        judged.append(text)
+        return excerpt(text, **flags)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(failures, "failure_excerpt", counted)
+    module = f"widget_{uuid.uuid4().hex}"  # an output no other test judged
+
+    def view(output: str) -> tuple[Message, ...]:
+        return (
+            Message("user", (TextBlock("build it"),)),
+            Message("assistant", (ToolUseBlock("t2", "Bash", {"command": "make build"}),)),
+            Message("user", (ToolResultBlock("t2", output, is_error=True),)),
+            Message("assistant", (TextBlock("It failed; I will add the module."),)),
+        )
+
+    failed = f"error: cannot find module {module}\nExit code 2"
+    counter = HeuristicCounter()
+    first = losses(view(failed), view("[cleared]"), counter)
+    read = len(judged)
+    again = losses(view("".join(list(failed))), view("[cleared]"), counter)  # equal copies
+    assert again == first
+    assert len(judged) == read
+    error = first.of("error")
+    assert [(item.what, item.index, item.refs) for item in error] == [
+        (f"error: cannot find module {module}", 2, ("t2",))
+    ]

@@ -39,6 +39,7 @@ from contextwarden.summarizers.labels import HEADING as _HEADING
 from contextwarden.summarizers.labels import LABELLED as _LABELLED
 from contextwarden.summarizers.labels import NAMES_CONCLUSION as _NAMES_CONCLUSION
 from contextwarden.summarizers.prose import prose_lines
+from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.sentences import (
     MAX_DECISION_CHARS,
     MIN_DECISION_CHARS,
@@ -205,6 +206,11 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
     name a choice or state a diagnosis, or follow a line announcing a plan; outside code blocks,
     verbatim, stripped. ``edits``: the text is that of a message that edits a file, whose last
     ``EDIT_UNITS`` lines or sentences that announce nothing are decisions too."""
+    return list(_decided(text, edits))
+
+
+def _decide(text: str, edits: bool) -> tuple[str, ...]:
+    """``decisions``, worked out."""
     found: list[_Unit] = []
     plan_left = 0
     for number, line in enumerate(prose_lines(text)):
@@ -245,7 +251,13 @@ def decisions(text: str, *, edits: bool = False) -> list[str]:
         plan_left = PLAN_LINES if announces else max(0, plan_left - 1)
     unsignalled = [i for i, unit in enumerate(found) if not unit.signal]
     dropped = set(unsignalled[: max(0, len(unsignalled) - EDIT_UNITS)])
-    return [unit.text for i, unit in enumerate(found) if i not in dropped]
+    return tuple(unit.text for i, unit in enumerate(found) if i not in dropped)
+
+
+_decided = Remembered(_decide)
+"""An assistant's text (and its reasoning) is read again at every compaction of its session:
+the loss report reads every message from the first one changed, the summary every one it
+replaces (``summarizers.remembered``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from contextwarden.summarizers.findings import FOLDED, findings, folded_findings
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.plans import plan_decisions
 from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
+from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.restated import said_once
 from contextwarden.summarizers.spellings import slashed_tails
 from contextwarden.summarizers.textcalls import ID_PREFIX, as_native_calls
@@ -197,14 +198,12 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
     calls = message.tool_uses
     if texts:
         walk.last_text = texts[-1]
-        walk.concepts.update(identifiers(texts))
         edits = any(op.operation in _EDITS for call in calls for op in file_ops(call))
         for text in texts:
-            decided = decisions(text, edits=edits)
+            walk.concepts.update(_identifiers(text))
+            decided, own, folded = _read(text, edits)
             walk.decisions.extend((index, s) for s in decided)
-            own = findings(text, decided)
             walk.findings.extend((index, *found) for found in enumerate(own))
-            folded = folded_findings(text, decided, own)
             walk.findings.extend((index, FOLDED, unit) for unit in folded)
     if calls:
         walk.last_calls = calls
@@ -215,10 +214,33 @@ def _assistant(walk: _Walk, message: Message, index: int) -> None:
         walk.open_calls[call.id] = call
         walk.call_index[call.id] = index
         walk.tool_counts[call.name] += 1
-        walk.concepts.update(identifiers(_input_strings(call)))
+        for string in _input_strings(call):
+            walk.concepts.update(_identifiers(string))
         todos = todo_items(call)
         if todos is not None:
             walk.todos = todos
+
+
+def _reading(text: str, edits: bool) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """What an assistant's ``text`` says: its decisions, its findings, and the findings only a
+    step's output folded into it holds (``edits``: its message edits a file)."""
+    decided = decisions(text, edits=edits)
+    own = findings(text, decided)
+    return tuple(decided), tuple(own), tuple(folded_findings(text, decided, own))
+
+
+_read = Remembered(_reading)
+"""An assistant's text is read again at every compaction of its session (the loss report reads
+every message from the first one changed), and what it says depends on it alone."""
+
+
+def _identifiers_of(text: str) -> tuple[str, ...]:
+    return tuple(identifiers((text,)))
+
+
+_identifiers = Remembered(_identifiers_of)
+"""``identifiers`` of one text, remembered as ``_read``: those of several are each one's, in
+order."""
 
 
 def _answered_after(message: Message) -> bool:

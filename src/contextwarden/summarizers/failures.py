@@ -84,6 +84,7 @@ from contextwarden.summarizers.outputs import (
     shown_status,
 )
 from contextwarden.summarizers.rejections import refusal
+from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.toolchain_marks import clippy_warning
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
@@ -211,17 +212,25 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
     lines both ask here, so what a summary calls an error is what a cleared result keeps.
     """
     shell = call is not None and is_shell(call)
-    answered = _harness_answer(result.text, shell=shell)
-    if answered is not None:
-        return answered
     command = shell_command(call) if call is not None else None
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
-    edits = failed_edits(result.text) if speaks else ()
+    return _judged(result.text, result.is_error, shell, command, speaks)
+
+
+def _judge(text: str, is_error: bool, shell: bool, command: str | None, speaks: bool) -> str | None:
+    """``result_failure`` of an output, read with what it takes of the call."""
+    answered = _harness_answer(text, shell=shell)
+    if answered is not None:
+        return answered
+    edits = failed_edits(text) if speaks else ()
     if edits:  # aider's report that it could not apply a reply's edit blocks
         return edits[0]
-    return failure_excerpt(
-        result.text, is_error=result.is_error, shell=shell, command=command, speaks=speaks
-    )
+    return failure_excerpt(text, is_error=is_error, shell=shell, command=command, speaks=speaks)
+
+
+_judged = Remembered(_judge)
+"""A result is judged again at every compaction of its session (the loss report reads every
+message from the first one changed; microcompact, the ones it clears): once is enough."""
 
 
 def failure_lines(
@@ -246,20 +255,30 @@ def more_lines(
     from that one. A failed CI job's log a command printed (``_printed_job_log``) is read
     without its timestamps, so its lines rank by what they say."""
     shell = call is not None and is_shell(call)
-    if _harness_answer(result.text, shell=shell) is not None:  # it says it; advice follows
-        return ()
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
-    if speaks and failed_edits(result.text):  # each failed block's heading names its file
-        return failed_edits(result.text)[1 : limit + 1]
-    printed = as_printed(result.text)
     command = shell_command(call) if call is not None and shell else None
+    return _further(result.text, excerpt, limit, shell, command, speaks)
+
+
+def _more(
+    text: str, excerpt: str, limit: int, shell: bool, command: str | None, speaks: bool
+) -> tuple[str, ...]:
+    """``more_lines`` of an output, read with what it takes of the call."""
+    if _harness_answer(text, shell=shell) is not None:  # it says it; advice follows
+        return ()
+    if speaks and failed_edits(text):  # each failed block's heading names its file
+        return failed_edits(text)[1 : limit + 1]
+    printed = as_printed(text)
     if command is not None and last_traceback(printed) is None:
         if viewed_errors(printed, command):
             return ()
-    text = result.text
     if command is not None and _printed_job_log(text, command):
         text = LOG_PREFIX.sub("", text)
     return further_lines(text, excerpt, limit, shell=shell)
+
+
+_further = Remembered(_more)
+"""Read again as often as a result is judged (``_judged``)."""
 
 
 def _harness_answer(text: str, *, shell: bool) -> str | None:

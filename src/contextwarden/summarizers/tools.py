@@ -20,6 +20,7 @@ from typing import Any
 
 from contextwarden.model import ToolUseBlock, thaw
 from contextwarden.summarizers.file_op import FileOp, line_count, lines
+from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.shell_files import shell_file_ops
 from contextwarden.toolnames import (
     base_name,
@@ -110,7 +111,7 @@ def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
         return _editor_ops(args, result_text)
     command = shell_command(block)
     if command is not None:
-        return tuple(shell_file_ops(command, result_text))
+        return _shell_ops(command, result_text)
     kind = canonical(block.name)
     paths = _paths_of(args) if kind == "Read" else ()
     if len(paths) > 1:  # Gemini CLI's read_many_files
@@ -144,6 +145,15 @@ def _first_of(args: Mapping[str, Any], keys: tuple[str, ...]) -> str:
         if isinstance(value, str):
             return value
     return ""
+
+
+def _shell_reading(command: str, result_text: str) -> tuple[FileOp, ...]:
+    return tuple(shell_file_ops(command, result_text))
+
+
+_shell_ops = Remembered(_shell_reading)
+"""A command line is split as the shell does (``shlex``, slow) at every compaction that reads
+its message again; what it names depends on the command and its output alone."""
 
 
 def _read_detail(args: Mapping[str, Any], result_text: str) -> str:

@@ -128,3 +128,18 @@ def test_gh_run_view_exits_0_on_a_failed_run() -> None:
 def test_a_run_with_only_warnings_is_no_failure() -> None:
     warned = GH_RUN_VIEW.replace("X ", "✓ ").split("\n✓ Process")[0]
     assert _excerpt("gh run watch 123", warned) is None
+
+
+def test_msbuilds_canonical_errors_with_spaced_colons_or_no_code() -> None:
+    spaced = "C:\\dir1\\strings.resx(2) : error BC30188: Declaration expected.\n"
+    uncoded = (
+        "/usr/share/dotnet/sdk/8.0.100/NuGet.targets(156,5): error : Unable to load the service"
+        " index for source https://api.nuget.org/v3/index.json.\n"
+    )
+    for output in (spaced, uncoded):
+        assert _excerpt("dotnet build 2>&1 | tail", "  Restoring...\n" + output) == output.strip()
+
+
+def test_a_workflow_commands_error_is_an_error_line() -> None:
+    printed = "checking...\n::error file=src/main.rs,line=10,title=lint::unused variable `x`\n"
+    assert _excerpt("bash scripts/ci-lint.sh 2>&1 | tail", printed) == printed.splitlines()[1]

@@ -28,6 +28,9 @@ ERROR_LINE = re.compile(
     # Portuguese, Russian, Chinese, Japanese, Korean)
     r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
     r"|##\[error\]"  # a GitHub Actions log's error annotation
+    # … and the workflow command a step prints to make one (GitHub Docs, "Workflow commands
+    # for GitHub Actions": "::error file=app.js,line=1,title=T::Something went wrong")
+    r"|::error(?: [^:\n]*)?::"
     # the GitHub CLI's error for an API call refused (cli/go-gh, api.HTTPError.Error:
     # "HTTP 422: Validation Failed (https://api.github.com/…)", "HTTP 404 (…)")
     r"|HTTP [45]\d\d(?::| \()"
@@ -58,8 +61,10 @@ TELLING = re.compile(
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
     # (path(line,col): error TS2352: / error CS1002:), tsc --pretty, its default on a terminal
     # (path:line:col - error TS2352:), markdownlint (path:line:col error MD059)
-    r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+)(?::| -)?\s*(?:fatal )?(?:error|fatal)"
-    r"(?:(?:\[\w+\])?:|\s+[A-Z]{1,8}\d+\b)"
+    # MSBuild's canonical format also spaces its colons and may give no code
+    # (strings.resx(2) : error BC30188:, NuGet.targets(156,5): error : Unable to load …)
+    r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+)\s?(?::| -)?\s*(?:fatal )?(?:error|fatal)"
+    r"(?:(?:\[\w+\])? ?:|\s+[A-Z]{1,8}\d+\b)"
     r"|\S+?(?::\d+)+:\s+[A-Z]{1,4}\d{3,4}\b"  # a linter's rule code: ruff, flake8, pylint
     r"|\d+:\d+\s+error\s+\S"  # eslint's stylish format, under its file's name
     # systemctl: "Unit x.service could not be found.", "Failed to start x.service: Access denied"
@@ -68,7 +73,7 @@ TELLING = re.compile(
     # MSBuild's canonical error whose origin is a tool or a file named without a line
     # (CSC : error CS…, /src/app.csproj : error NU1101: …); "Origin : error CODE : text",
     # learn.microsoft.com/visualstudio/msbuild/msbuild-diagnostic-format-for-tasks
-    r"|\S+ : (?:fatal )?error [A-Z]+\d+:"
+    r"|\S+ : (?:fatal )?error(?: [A-Z]+\d+)? ?:"
     # TAP's failed test point, "not ok" with its number and description, unless a TODO or
     # SKIP directive excuses it (testanything.org, TAP 14 "Test Points", "Directives"): bats
     # and node:test print it when stdout is no terminal, as an agent's shell is not

@@ -143,15 +143,3 @@ def test_msbuilds_canonical_errors_with_spaced_colons_or_no_code() -> None:
 def test_a_workflow_commands_error_is_an_error_line() -> None:
     printed = "checking...\n::error file=src/main.rs,line=10,title=lint::unused variable `x`\n"
     assert _excerpt("bash scripts/ci-lint.sh 2>&1 | tail", printed) == printed.splitlines()[1]
-
-
-def test_gh_pr_checks_failed_row_is_a_failure_when_its_exit_code_is_lost() -> None:
-    table = (
-        "lint\tpass\t30s\thttps://github.com/o/r/actions/runs/1/job/1\t\n"
-        "test (macos-latest)\tfail\t1m2s\thttps://github.com/o/r/actions/runs/1/job/2\t\n"
-        "build\tpending\t0\thttps://github.com/o/r/actions/runs/1/job/3\t\n"
-    )
-    assert _excerpt("gh pr checks 12 2>&1 | head -20", table) == table.splitlines()[1].strip()
-    assert (
-        _excerpt("gh pr checks 12 2>&1 | head -20", table.replace("\tfail\t", "\tpass\t")) is None
-    )

@@ -87,9 +87,6 @@ TELLING = re.compile(
     r"|! \[(?:remote )?rejected\]"  # git push
     r"|(?:FAIL|FAILED|\(fail\)|--- FAIL:|[\u00d7\u2715\u2716\u2717\u274c])[ \t]+\S"
     r"|X Failed to \S"  # gh's failure icon without colour: "X Failed to log in to github.com …"
-    # gh pr checks' row of a failed (or cancelled) check when stdout is no terminal:
-    # name, "fail", elapsed, link, description (cli/cli, pkg/cmd/pr/checks/output.go addRow)
-    r"|[^\t\n]+\tfail\t[^\t\n]*\t"
     # pnpm audit's table of an advisory opens with its severity and title, and lists only
     # those at or above --audit-level: "│ high │ Undici: Malicious WebSocket … │"
     r"|\u2502 (?:critical|high|moderate|low) +\u2502 \S"

@@ -28,6 +28,12 @@ ERROR_LINE = re.compile(
     # Portuguese, Russian, Chinese, Japanese, Korean)
     r"|(?:Fehler|[Ee]rreur|Erro|Ошибка|ошибка|错误|錯誤|エラー|오류)\s?[:：]"  # noqa: RUF001
     r"|##\[error\]"  # a GitHub Actions log's error annotation
+    # … and the workflow command a step prints to make one (GitHub Docs, "Workflow commands
+    # for GitHub Actions": "::error file=app.js,line=1,title=T::Something went wrong")
+    r"|::error(?: [^:\n]*)?::"
+    # the GitHub CLI's error for an API call refused (cli/go-gh, api.HTTPError.Error:
+    # "HTTP 422: Validation Failed (https://api.github.com/…)", "HTTP 404 (…)")
+    r"|HTTP [45]\d\d(?::| \()"
     # Docker's CLI ("Error response from daemon: No such container: web") and kubectl's
     # ("Error from server (NotFound): pods \"web\" not found")
     r"|Error (?:response from daemon|from server(?: \(\w+\))?): "
@@ -55,14 +61,26 @@ TELLING = re.compile(
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
     # (path(line,col): error TS2352: / error CS1002:), tsc --pretty, its default on a terminal
     # (path:line:col - error TS2352:), markdownlint (path:line:col error MD059)
-    r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+)(?::| -)?\s*(?:fatal )?(?:error|fatal)"
-    r"(?:(?:\[\w+\])?:|\s+[A-Z]{1,8}\d+\b)"
+    # MSBuild's canonical format also spaces its colons and may give no code
+    # (strings.resx(2) : error BC30188:, NuGet.targets(156,5): error : Unable to load …)
+    r"\S+?(?:\(\d+(?:,\d+)*\)|(?::\d+)+)\s?(?::| -)?\s*(?:fatal )?(?:error|fatal)"
+    r"(?:(?:\[\w+\])? ?:|\s+[A-Z]{1,8}\d+\b)"
     r"|\S+?(?::\d+)+:\s+[A-Z]{1,4}\d{3,4}\b"  # a linter's rule code: ruff, flake8, pylint
     r"|\d+:\d+\s+error\s+\S"  # eslint's stylish format, under its file's name
     # systemctl: "Unit x.service could not be found.", "Failed to start x.service: Access denied"
     r"|Unit [\w@.-]+ could not be found\."
     r"|Failed to [a-z-]+ [\w@.-]+\.(?:service|socket|timer|target|mount|path|slice|scope): "
-    r"|[\w.-]+ : (?:fatal )?error [A-Z]+\d+:"  # MSBuild's tool-named error (CSC : error CS…)
+    # MSBuild's canonical error whose origin is a tool or a file named without a line
+    # (CSC : error CS…, /src/app.csproj : error NU1101: …); "Origin : error CODE : text",
+    # learn.microsoft.com/visualstudio/msbuild/msbuild-diagnostic-format-for-tasks
+    r"|\S+ : (?:fatal )?error(?: [A-Z]+\d+)? ?:"
+    # TAP's failed test point, "not ok" with its number and description, unless a TODO or
+    # SKIP directive excuses it (testanything.org, TAP 14 "Test Points", "Directives"): bats
+    # and node:test print it when stdout is no terminal, as an agent's shell is not
+    r"|not ok\b(?![^\n#]*#\s*(?:TODO|SKIP)\b)"
+    # dotnet test's console logger: a failed test, then its duration in brackets
+    # (microsoft/vstest, ConsoleLogger: "  Failed Ns.Class.Test [12 ms]")
+    r"|Failed [\w.`+<>,()\[\]\\\" :=-]+? \[(?:< )?[\d.]+ (?:ms|s|m)(?: [\d.]+ (?:ms|s))?\]\s*$"
     r"|[\w.+-]+: (?:fatal )?error: (?!ld returned|linker command failed)"  # gcc: fatal error:
     r"|CONFLICT \([\w/ -]+\): "  # git merge, rebase, cherry-pick
     r"|\S+:\d+: leftover conflict marker\s*$"  # git diff --check
@@ -129,6 +147,8 @@ TRAILER = re.compile(
     r"|BUILD FAILED\b|FAILURE: Build failed\b|\[INFO\] BUILD FAILURE\b"  # Gradle, Ant, Maven
     r"|collect2: error: ld returned|clang: error: linker command failed"
     r"|\s*[1-9]\d* (?:failed|failing)\s*$"  # Playwright's and Mocha's count of failed tests
+    r"|Failed!\s+- Failed:"  # dotnet test's verdict: "Failed!  - Failed:     1, Passed: …"
+    r"|test result: FAILED\."  # Rust's libtest: "test result: FAILED. 2 passed; 1 failed; …"
     r"|\s*\u00d7 Some errors were emitted while\b"  # Biome's verdict
     # git merge's and git pull's, under the CONFLICT lines naming the paths (builtin/merge.c)
     r"|Automatic merge failed; fix conflicts\b"
@@ -162,6 +182,25 @@ the tools print them in ("Traceback (most recent call last):" is a header saying
 what went wrong, so not "traceback")."""
 
 
+GH_ANNOTATION = re.compile(r"^(?P<icon>[X!]) (?P<message>\S.*)\n(?=.*: \S*#\d+\s*$)", re.M)
+"""An annotation as ``gh run view`` and ``gh run watch`` list it under ``ANNOTATIONS``: the
+level's icon and the message, then the job's name and the annotation's path and line
+(cli/cli, ``pkg/cmd/run/shared``: ``RenderAnnotations``, ``"%s: %s#%d"``). ``AnnotationSymbol``
+gives ``X`` (``FailureIcon``) to a failure, ``!`` (``WarningIcon``) to a warning: ``X
+Process completed with exit code 1.`` is why the job failed, ``! Failed to restore: Cache
+service responded with 400`` a warning in a job that went on."""
+
+
+def gh_annotation_level(lines: list[str], index: int) -> str | None:
+    """``"failure"`` or ``"warning"`` when ``lines[index]`` is a ``GH_ANNOTATION``'s message
+    line, the line after it naming the job and the annotation's place; None otherwise."""
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    found = GH_ANNOTATION.match(f"{lines[index]}\n{following}")
+    if found is None:
+        return None
+    return "failure" if found.group("icon") == "X" else "warning"
+
+
 def says_what_failed(line: str) -> bool:
     """True when ``line`` uses a word that names a failure (``error``, ``failed``, ``cannot``…)."""
     return _FAILURE_WORDS.search(line) is not None
@@ -171,5 +210,13 @@ def marks_a_failure(text: str) -> bool:
     """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
     telling line, a verdict): an output whose exit code was lost still failed."""
     marks = (ERROR_LINE, TELLING, TRAILER, RUST_PANIC, RUSTFMT_DIFF)
-    marked = any(p.search(text) is not None for p in marks)
+    marked = any(p.search(text) is not None for p in marks) or _failure_annotation(text)
     return marked or go_build_failed(text) or go_trace(text)
+
+
+def _failure_annotation(text: str) -> bool:
+    """``text`` lists a failure's annotation (``GH_ANNOTATION`` with gh's ``X`` icon); gh's
+    heading is looked for first, so an output without one is not searched line by line."""
+    if "ANNOTATIONS" not in text:
+        return False
+    return any(m.group("icon") == "X" for m in GH_ANNOTATION.finditer(text))

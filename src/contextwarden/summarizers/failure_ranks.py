@@ -22,6 +22,7 @@ from contextwarden.summarizers.failure_marks import (
     SHELL_WARNING,
     TELLING,
     TRAILER,
+    gh_annotation_level,
     says_what_failed,
 )
 from contextwarden.summarizers.runner_reports import COUNTED_VERDICT
@@ -171,7 +172,7 @@ def _rank(line: str) -> int | None:
     quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE)
     if any(p.match(line) for p in quiet):
         return None
-    if TRAILER.match(line):
+    if TRAILER.match(line) and not COUNTED_VERDICT.match(line):  # a count says how much failed
         return TRAILER_RANK
     located = (GO_LOCATED, _BIOME_HEADER, RUST_PANIC, RUSTFMT_DIFF)
     if TELLING.search(line) or any(p.match(line) for p in located):
@@ -318,8 +319,11 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
         shapes = (_TEST_TITLE, _CODE_FRAME, _CONSOLE_ENTRY)
         shown = i in diffed or i in expected or any(p.match(line) for p in shapes)
         rank = None if shown else line_rank(line)
-        if _points_at(lines, i):
+        annotated = gh_annotation_level(lines, i) if line[:2] in ("X ", "! ") else None
+        if _points_at(lines, i) or annotated == "failure":
             rank = TELLING_RANK
+        elif annotated == "warning":  # a job that went on: never why it failed
+            rank = None
         elif rank in (None, WORD_RANK) and line.strip() and _says_why_below(above):
             rank = EXCEPTION_RANK
         elif rank is None and i in chained:

@@ -47,6 +47,9 @@ def test_a_signal_the_summary_missed_is_a_decision(line: str, rank: int) -> None
         "Maybe the collector adds the path to the duplicates because of the flag?",
         "So the second call is the one causing the duplicated test ids in the report?",
         "是不是因为缓存没有清理\uff0c所以第二次请求还是旧的数据\uff1f",
+        # set in bold or italics (Markdown emphasis closes after the question mark)
+        "**Do you want to keep these cleanup lines, or would you prefer to keep the file?**",
+        "_Shall I switch to the streaming reader instead of loading the whole file?_",
     ],
 )
 def test_a_question_is_no_decision(line: str) -> None:

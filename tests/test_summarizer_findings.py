@@ -78,6 +78,22 @@ def test_a_line_ending_in_a_colon_says_something_when_a_sentence_comes_first() -
     assert findings("The remaining call sites in the parser module:") == []  # introduces only
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Maybe `Package.collect` is not called because the session did not yield it?",
+        "**Would you like me to apply these changes to `inference.py`?**",
+        "Section 6 的 client.ts 重写量是否担心一次太大\uff1f",
+    ],
+)
+def test_a_question_alone_is_no_finding_one_after_a_statement_keeps_its_line(
+    question: str,
+) -> None:
+    stated = "The debug output never reaches stderr in `runpytest`."
+    assert findings(question) == []
+    assert findings(f"{stated} {question}") == [f"{stated} {question}"]
+
+
 def test_narration_in_each_language_and_a_bare_word_are_not_findings() -> None:
     assert findings(NARRATION) == []
 

@@ -24,9 +24,10 @@ findings without signal words too: a negation set against a clause ("`x` only do
 does B", "A doesn't do B — it does C"), a verdict on an option ("it's not fixable that way",
 "works end-to-end"), a number measured before and after ("from 47s to 2s"), a line labelled as
 the fix or the cause ("**Fix:** …", "Root cause: …"), and the lines under a heading that names
-one ("## Root cause"). A question wonders, it has not concluded: it is none, whatever its words.
-A step the assistant narrates is none either, unless it states its approach: the change, what it
-changes and how or what for ("Let's fix this by updating the `x` function to …": ``approaches``).
+one ("## Root cause"). A question wonders, it has not concluded: it is none, whatever its words,
+in bold or not ("**Shall I apply it now?**"). A step the assistant narrates is none either,
+unless it states its approach: the change, what it changes and how or what for ("Let's fix this
+by updating the `x` function to …": ``approaches``).
 """
 
 from __future__ import annotations
@@ -169,6 +170,10 @@ nothing without the one before it; nor does one with no subject ("Must be handle
 writer, not the resolver"): it is the one before it that names what it is about."""
 _QUESTION_MARKS = ("?", "\uff1f")
 """How a question ends (ASCII, and the full-width mark of Chinese and Japanese)."""
+_EMPHASIS = "*_"
+"""The characters that open and close emphasis in Markdown (CommonMark 0.31, section 6.2:
+"emphasis and strong emphasis" are delimited by runs of ``*`` or ``_``): a question set in bold
+("**Shall I apply it now?**") ends with them, after its question mark."""
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
 _SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
 _LEAD = r"(?:(?:good|great|perfect|ok(?:ay)?|now|next|then|finally|also|first)\b[,!.]?\s*)*"
@@ -320,7 +325,7 @@ def _leads_in(before: str, decision: str, follows: bool) -> bool:
 
 def _approach(unit: str) -> bool:
     """Whether ``unit`` states the approach of a step (``approaches``); not a question."""
-    return not unit.endswith(_QUESTION_MARKS) and states_approach(unit)
+    return not asks(unit) and states_approach(unit)
 
 
 def approach_only(decision: str) -> bool:
@@ -338,7 +343,7 @@ def _without_steps(approach: str) -> str:
 def _signalled(unit: str) -> bool:
     """Whether ``unit`` gives a signal of a decision; a question gives none, whatever its
     words ("Maybe `x` adds it regardless?"): it wonders, it has not concluded."""
-    return not unit.endswith(_QUESTION_MARKS) and (
+    return not asks(unit) and (
         _SIGNALS.search(unit) is not None
         or _DIRECTIVE.match(unit) is not None
         or labelled(unit)
@@ -347,6 +352,12 @@ def _signalled(unit: str) -> bool:
         or _MEASURED.search(unit) is not None
         or _negates_beside(unit)
     )
+
+
+def asks(unit: str) -> bool:
+    """Whether ``unit`` is a question: it ends with a question mark, in bold or italics or not
+    (``_EMPHASIS``: "**Do you want to keep these lines, or would you prefer X?**")."""
+    return unit.rstrip(_EMPHASIS).endswith(_QUESTION_MARKS)
 
 
 def _negates_beside(unit: str) -> bool:

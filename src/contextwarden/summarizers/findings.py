@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from contextwarden.summarizers.decisions import narrates
+from contextwarden.summarizers.decisions import asks, narrates
 from contextwarden.summarizers.restated import repeated_in, restated
 from contextwarden.summarizers.sentences import clipped, prose_runs, sentences, weight
 from contextwarden.tokens.base import TokenCounter
@@ -73,7 +73,7 @@ def findings(text: str, decided: Sequence[str] = (), *, folded: bool = False) ->
 
     def finding(unit: str) -> str | None:
         kept = _MARKER.sub("", unit).strip()
-        says = weight(kept) >= MIN_FINDING_WEIGHT and not _introduces(kept)
+        says = weight(kept) >= MIN_FINDING_WEIGHT and not _introduces(kept) and not _wonders(kept)
         return kept if says and not narrates(kept) else None
 
     def apart(unit: str) -> bool:
@@ -95,6 +95,14 @@ def _introduces(unit: str) -> bool:
     remaining call sites:"); one that states something first ("X landed on main — the rule says
     Y. Move them:") says that much."""
     return unit.endswith(":") and len(sentences(unit)) == 1
+
+
+def _wonders(unit: str) -> bool:
+    """Whether ``unit`` is one sentence that only asks ("Maybe `x` fails?", "**Would you like me
+    to apply these changes?**"): it has found nothing yet (``decisions.asks``); the person's
+    answer is quoted in section 6, and what the assistant found out is said later. A question
+    after a statement keeps the statement's line."""
+    return asks(unit) and len([s for s in sentences(unit) if s.strip()]) == 1
 
 
 def substance(unit: str) -> int:

@@ -230,16 +230,22 @@ class SectionBuilder:
             return []
         items = [Item(DECISIONS_LABEL, label=True)]
         items += [
-            Item(
-                f"{DECISION_PREFIX}{text}",
-                (EXCERPTS_RANK, index - _STANDING_STEP)
-                if approach_only(text)
-                else (CARRIED_RANK, index + (standing(text) - 2) * _STANDING_STEP),
-                "decisions",
-            )
+            Item(f"{DECISION_PREFIX}{text}", self._decision_rank(index, text), "decisions")
             for index, text in listed
         ]
         return items
+
+    def _decision_rank(self, index: int, text: str) -> tuple[int, int]:
+        """The drop rank of decision ``text`` of message ``index``: one that section 6 quotes
+        word for word (the assistant citing the person's message back, or an earlier summary
+        re-reading it) goes with the excerpts section 6 holds (``REPEATED_RANK``): dropping it
+        loses nothing; a step's stated approach with the requests' excerpts; the others by
+        their standing, oldest first."""
+        if any(text in quoted for quoted in self.users):
+            return (REPEATED_RANK, index)
+        if approach_only(text):
+            return (EXCERPTS_RANK, index - _STANDING_STEP)
+        return (CARRIED_RANK, index + (standing(text) - 2) * _STANDING_STEP)
 
     def findings(
         self,

@@ -219,3 +219,20 @@ def schema(postgres_dsn: str) -> Iterator[str]:
 
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+@pytest.fixture
+def judged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The outputs ``failures.failure_excerpt`` judges while the test runs, in order: how a test
+    sees that a remembered reading (``summarizers.remembered``) is not worked out again."""
+    from contextwarden.summarizers import failures
+
+    seen: list[str] = []
+    excerpt = failures.failure_excerpt
+
+    def counted(text: str, **flags: bool | str | None) -> str | None:
+        seen.append(text)
+        return excerpt(text, **flags)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(failures, "failure_excerpt", counted)
+    return seen

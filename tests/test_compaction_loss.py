@@ -20,7 +20,6 @@ from contextwarden.manager import ContextManager
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.policy import ContextPolicy
 from contextwarden.searchable import SEPARATOR, message_text
-from contextwarden.summarizers import failures
 from contextwarden.tokens.heuristic import HeuristicCounter
 from tests.conftest import fixture_path, session_params
 
@@ -160,18 +159,10 @@ def test_chat_context_lists_what_the_last_compaction_removed() -> None:
     assert last.items[0].refs[0] in shown
 
 
-def test_a_later_compaction_reads_no_output_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_later_compaction_reads_no_output_again(judged: list[str]) -> None:
     """The report of a compaction re-reads every message from the first one changed; an output
     an earlier compaction (or microcompact, or the summary) judged is not judged again, and the
     report is the same: the failure the cleared result held, recalled by its call's id."""
-    judged: list[str] = []
-    excerpt = failures.failure_excerpt
-
-    def counted(text: str, **flags: bool | str | None) -> str | None:
-        judged.append(text)
-        return excerpt(text, **flags)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(failures, "failure_excerpt", counted)
     module = f"widget_{uuid.uuid4().hex}"  # an output no other test judged
 
     def view(output: str) -> tuple[Message, ...]:

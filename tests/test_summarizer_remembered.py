@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
-
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import failures
 from contextwarden.summarizers.remembered import Remembered
@@ -48,17 +46,7 @@ def test_the_least_recently_used_reading_is_forgotten_first() -> None:
     assert read == [a, b, c, b]  # c pushed b out, a was used since
 
 
-def test_a_result_is_judged_once_whichever_copy_of_it_is_read(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    judged: list[str] = []
-    excerpt = failures.failure_excerpt
-
-    def counted(text: str, **flags: bool | str | None) -> str | None:
-        judged.append(text)
-        return excerpt(text, **flags)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(failures, "failure_excerpt", counted)
+def test_a_result_is_judged_once_whichever_copy_of_it_is_read(judged: list[str]) -> None:
     call = ToolUseBlock("t1", "Bash", {"command": "make build"})
     text = _fresh("make: *** [build] Error 2\nExit code 2")
     first = failures.result_failure(call, ToolResultBlock("t1", text, is_error=True))

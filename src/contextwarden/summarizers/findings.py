@@ -125,18 +125,15 @@ def chosen(
     first findings of a text. The lower the rank, the less the unit says for its tokens (of two
     equal ones, the older): a short budget drops it first."""
     places: dict[str, int] = {}
-    rounds: dict[str, int] = {}
     for _, place, unit in candidates:
         ranked_at = LEAD_FINDINGS + 1 if place == FOLDED else min(place, LEAD_FINDINGS)
         places[unit] = min(ranked_at, places.get(unit, ranked_at))
-        turn = _round(place)
-        rounds[unit] = min(turn, rounds.get(unit, turn))
     fresh = [(i, unit) for i, unit in enumerate(places) if unit not in held]
     units = [unit for _, unit in fresh]
     again = restated(units) | repeated_in(units, held.split("\n"))
     fresh = [c for position, c in enumerate(fresh) if position not in again]
     costs = {unit: counter.count_text(unit) + 1 for _, unit in fresh}
-    ranked = sorted(fresh, key=lambda c: (places[c[1]], rounds[c[1]], -_density(c[1], costs), -c[0]))
+    ranked = sorted(fresh, key=lambda c: (places[c[1]], -_density(c[1], costs), -c[0]))
     picked: list[tuple[int, int, str]] = []
     spent = 0
     for position, (i, unit) in enumerate(ranked):
@@ -146,15 +143,6 @@ def chosen(
         spent += cost
         picked.append((i, len(ranked) - position, unit))
     return [(places[unit] < LEAD_FINDINGS, rank, unit) for _, rank, unit in sorted(picked)]
-
-
-def _round(place: int) -> int:
-    import os
-
-    per = int(os.environ.get("FR_PER", "0"))
-    if per <= 0 or place < LEAD_FINDINGS:
-        return 0
-    return (place - LEAD_FINDINGS) // per
 
 
 def _density(unit: str, costs: dict[str, int]) -> float:

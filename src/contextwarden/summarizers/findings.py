@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from contextwarden.summarizers.decisions import asks, narrates
-from contextwarden.summarizers.restated import repeated_in, restated, restated_in
+from contextwarden.summarizers.restated import repeated_in, restated
 from contextwarden.summarizers.sentences import clipped, prose_runs, sentences, weight
 from contextwarden.tokens.base import TokenCounter
 
@@ -130,10 +130,7 @@ def chosen(
         places[unit] = min(ranked_at, places.get(unit, ranked_at))
     fresh = [(i, unit) for i, unit in enumerate(places) if unit not in held]
     units = [unit for _, unit in fresh]
-    import os
-
-    over = restated_in if os.environ.get("FR_HELD") else repeated_in
-    again = restated(units) | over(units, held.split("\n"))
+    again = restated(units) | repeated_in(units, held.split("\n"))
     fresh = [c for position, c in enumerate(fresh) if position not in again]
     costs = {unit: counter.count_text(unit) + 1 for _, unit in fresh}
     ranked = sorted(fresh, key=lambda c: (places[c[1]], -_density(c[1], costs), -c[0]))

@@ -61,24 +61,6 @@ def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
     return gone
 
 
-def restated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
-    """Positions of the ``units`` one of ``lines`` restates (``restates``)."""
-    sets = [words(line) for line in lines]
-    where: dict[str, set[int]] = {}
-    for position, found in enumerate(sets):
-        for word in found:
-            where.setdefault(word, set()).add(position)
-    gone: set[int] = set()
-    for i, unit in enumerate(units):
-        mine = words(unit)
-        spare = len(mine) - math.ceil(RESTATED_SHARE * len(mine))
-        rarest = sorted(mine, key=lambda w: (len(where.get(w, ())), w))[: spare + 1]
-        near = {j for word in rarest for j in where.get(word, ())}
-        if any(restates(mine, sets[j]) for j in near):
-            gone.add(i)
-    return gone
-
-
 def said_once(said: Sequence[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
     """``said`` ((position, line), oldest first) with each line that another line holds
     character for character left out (the same decision said in two turns, or carried by an

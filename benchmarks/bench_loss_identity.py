@@ -15,7 +15,6 @@ when a report differs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -24,9 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_summary_speed import WINDOW, sessions
-
-ROOT = Path(__file__).resolve().parents[1]
+from bench_summary_speed import WINDOW, check_versions, session_folders, sessions, versions_parser
 
 
 def child(folders: list[Path], probes: bool) -> dict[str, Any]:
@@ -112,27 +109,16 @@ def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folders", nargs="*", type=Path, help="folders of session files")
-    parser.add_argument("--before", type=Path, help="the src folder of the baseline")
-    parser.add_argument("--after", type=Path, default=ROOT / "src", help="the src folder compared")
+    parser = versions_parser(__doc__.split("\n\n")[0])
     parser.add_argument(
         "--no-probes", action="store_true", help="replay without probes (as the proxy runs)"
     )
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    folders = args.folders or [ROOT / "tests" / "data"]
-    missing = [str(f) for f in folders if not f.is_dir()]
-    if missing:
-        parser.error(f"not a folder: {', '.join(missing)}")
+    folders = session_folders(parser, args)
     if args.child:
         print(json.dumps(child(folders, not args.no_probes)))
         return
-    if args.before is None:
-        parser.error("--before SRC is required")
-    for src in (args.before, args.after):
-        if not (src / "contextwarden").is_dir():
-            parser.error(f"{src} holds no contextwarden package (pass a checkout's src folder)")
+    check_versions(parser, args)
     old, new = reports_of([args.before, args.after], folders, not args.no_probes)
     before, after = old["sessions"], new["sessions"]
     compactions = sum(len(s["reports"]) for s in before.values())

@@ -73,26 +73,48 @@ def timed(src: Path, folders: list[Path]) -> dict[str, Any]:
     return result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def versions_parser(description: str) -> argparse.ArgumentParser:
+    """The arguments of a benchmark that runs two versions (``--before``, ``--after``: src
+    folders) over folders of session files, each version in a child process (``--child``)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("folders", nargs="*", type=Path, help="folders of session files")
-    parser.add_argument("--before", type=Path, help="the src folder timed as the baseline")
-    parser.add_argument("--after", type=Path, default=ROOT / "src", help="the src folder timed")
-    parser.add_argument("--rounds", type=int, default=3, help="alternated runs of each version")
+    parser.add_argument("--before", type=Path, help="the src folder of the baseline")
+    parser.add_argument("--after", type=Path, default=ROOT / "src", help="the src folder compared")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    folders = args.folders or [ROOT / "tests" / "data"]
+    return parser
+
+
+def session_folders(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Path]:
+    """The folders given (the fixtures in ``tests/data`` when none is); a missing one is an
+    error, not an empty run."""
+    folders: list[Path] = args.folders or [ROOT / "tests" / "data"]
     missing = [str(f) for f in folders if not f.is_dir()]
     if missing:
         parser.error(f"not a folder: {', '.join(missing)}")
-    if args.child:
-        print(json.dumps(child(folders)))
-        return
-    if args.before is None or args.rounds < 1:
-        parser.error("--before SRC is required, and --rounds must be at least 1")
+    return folders
+
+
+def check_versions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--before`` is given, and both src folders hold the package: a folder without it would
+    silently run the installed one."""
+    if args.before is None:
+        parser.error("--before SRC is required")
     for src in (args.before, args.after):
         if not (src / "contextwarden").is_dir():
             parser.error(f"{src} holds no contextwarden package (pass a checkout's src folder)")
+
+
+def main() -> None:
+    parser = versions_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="alternated runs of each version")
+    args = parser.parse_args()
+    folders = session_folders(parser, args)
+    if args.child:
+        print(json.dumps(child(folders)))
+        return
+    check_versions(parser, args)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
     for n in range(args.rounds):
         for name, src in (("before", args.before), ("after", args.after)):

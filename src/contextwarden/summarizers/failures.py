@@ -266,8 +266,9 @@ def _more(
     """``more_lines`` of an output, read with what it takes of the call."""
     if _harness_answer(text, shell=shell) is not None:  # it says it; advice follows
         return ()
-    if speaks and failed_edits(text):  # each failed block's heading names its file
-        return failed_edits(text)[1 : limit + 1]
+    edits = failed_edits(text) if speaks else ()
+    if edits:  # each failed block's heading names its file
+        return edits[1 : limit + 1]
     printed = as_printed(text)
     if command is not None and last_traceback(printed) is None:
         if viewed_errors(printed, command):

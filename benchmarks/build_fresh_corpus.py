@@ -28,6 +28,7 @@
     python benchmarks/build_fresh_corpus.py --set 27 MIRRORS OUT   # the twenty-seventh, blind set
     python benchmarks/build_fresh_corpus.py --set 28 MIRRORS OUT   # the twenty-eighth, a study set
     python benchmarks/build_fresh_corpus.py --set 29 MIRRORS OUT   # the twenty-ninth, blind set
+    python benchmarks/build_fresh_corpus.py --set 31 MIRRORS OUT   # the thirty-first, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -68,8 +69,10 @@ reference checker, with one of an AI band's motor planning, in the ``.aider.chat
 forks of aider committed: each file is copied whole, and the probe file's ``#N`` picks its chat),
 and set 29's Codex desktop sessions of CI failures, a release task and a branch guard on an
 Entire checkpoint branch, with a Claude Code session in Turkish of a NuGet release moved to
-Trusted Publishing on an Entire checkpoint ref, copied byte for byte and checked against its
-SHA-256.
+Trusted Publishing on an Entire checkpoint ref, and set 31's Codex desktop sessions of two
+discussion-reported bugs fixed through pull requests on an Entire checkpoint branch, with Claude
+Code sessions of Renovate and GitHub Actions design work for a Docker image on Entire checkpoint
+refs, copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -85,7 +88,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23),
 ``benchmarks/fresh_probes24/`` (set 24), ``benchmarks/fresh_probes25/`` (set 25, a study
 set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (set 27),
-``benchmarks/fresh_probes28/`` (set 28, a study set) and ``benchmarks/fresh_probes29/`` (set 29);
+``benchmarks/fresh_probes28/`` (set 28, a study set), ``benchmarks/fresh_probes29/`` (set 29)
+and ``benchmarks/fresh_probes31/`` (set 31);
 the README of each says where its sessions come from.
 """
 
@@ -841,6 +845,40 @@ SET29 = (
         "825b752a0061e3d8fa5b3c1f095aeec888590dbc63043fe6940a97cc381cd843",
     ),
 )
+# Set 31 (issue #26's thirty-first, blind set): repositories no earlier set used, CI and release
+# work again. Two are the full.jsonl of a checkpoint on jdx/fnox's (MIT, its LICENSE)
+# entire/checkpoints/v1 branch, read at that branch's tip: Codex desktop (gpt-5.5) turning two
+# GitHub discussions into pull requests (a daemon cache cleared for every profile; a relative
+# password-store directory resolved against the config that declared it), with bats submodules
+# to restore, a missing GNU parallel and a Clippy failure. Two are the full.jsonl of a checkpoint
+# ref of gmeligio/flutter-docker-image (MIT, its LICENSE.md), each read at its ref's tip: Claude
+# Code (claude-opus-5) reviewing a Renovate apt-pin fix and the build-arg wiring of GitHub
+# Actions workflows in OpenSpec explore and apply modes.
+FNOX = ("jdx/fnox", "0e9b95d42d039b0fcaa35cc31b2f2c4bdaee88ed")
+SET31_CHECKPOINTS = (
+    ("fe/b81ae5d175/0", "5c0988e14f43883f22bb5da5587d114543e7799609910a68c2b7e2a3edadf513"),
+    ("26/0569e91552/0", "eb6c29812e376035166a8cc1a2fe70fb63bc4e8bc934101cc9ea9f5402c793eb"),
+)
+FLUTTER_DOCKER = "gmeligio/flutter-docker-image"
+SET31_REFS = (
+    ("1K/01KZHANPYAD8WSC1Y548MRKC1K", "711a328ac42985cd7f5062756dc907f31c2ddd0e",
+     "11144b5bbf57e05496bcd21f7f27eb4783aa3dcbbe0f906446b6467e295e26d8"),
+    ("6X/01KZKDDBW0KNWG4KRPZCDH5K6X", "1e1a6843fc909c89c25d341834ca7f2fe746d7bd",
+     "f1c5022458caf9d44f52c97e28972e8c64c235cba35554eefa031d7c22dcce7a"),
+)  # fmt: skip
+SET31 = (
+    *(checkpoint(*FNOX, folder, sha, "codex") for folder, sha in SET31_CHECKPOINTS),
+    *(
+        Source(  # the tip of refs/entire/checkpoints/<ref>
+            FLUTTER_DOCKER,
+            commit,
+            "0/full.jsonl",
+            f"claude-code/gmeligio__flutter-docker-image__{ref.replace('/', '-')}-0.jsonl",
+            sha,
+        )
+        for ref, commit, sha in SET31_REFS
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -870,6 +908,7 @@ SETS = {
     27: SET27,
     28: SET28,
     29: SET29,
+    31: SET31,
 }
 
 

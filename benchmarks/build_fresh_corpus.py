@@ -28,6 +28,7 @@
     python benchmarks/build_fresh_corpus.py --set 27 MIRRORS OUT   # the twenty-seventh, blind set
     python benchmarks/build_fresh_corpus.py --set 28 MIRRORS OUT   # the twenty-eighth, a study set
     python benchmarks/build_fresh_corpus.py --set 29 MIRRORS OUT   # the twenty-ninth, blind set
+    python benchmarks/build_fresh_corpus.py --set 30 MIRRORS OUT   # the thirtieth, a study set
     python benchmarks/build_fresh_corpus.py --set 31 MIRRORS OUT   # the thirty-first, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
@@ -69,10 +70,12 @@ reference checker, with one of an AI band's motor planning, in the ``.aider.chat
 forks of aider committed: each file is copied whole, and the probe file's ``#N`` picks its chat),
 and set 29's Codex desktop sessions of CI failures, a release task and a branch guard on an
 Entire checkpoint branch, with a Claude Code session in Turkish of a NuGet release moved to
-Trusted Publishing on an Entire checkpoint ref, and set 31's Codex desktop sessions of two
-discussion-reported bugs fixed through pull requests on an Entire checkpoint branch, with Claude
-Code sessions of Renovate and GitHub Actions design work for a Docker image on Entire checkpoint
-refs, copied byte for byte and checked against its SHA-256.
+Trusted Publishing on an Entire checkpoint ref, set 30's Codex desktop sessions in code mode
+(JavaScript cells around ``tools.exec_command``) of CI failures, a failed release, a merge
+conflict and a Fedora packaging failure on an Entire checkpoint branch, and set 31's Codex
+desktop sessions of two discussion-reported bugs fixed through pull requests on an Entire
+checkpoint branch, with Claude Code sessions of Renovate and GitHub Actions design work for a
+Docker image on Entire checkpoint refs, copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -88,8 +91,8 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes22/`` (set 22), ``benchmarks/fresh_probes23/`` (set 23),
 ``benchmarks/fresh_probes24/`` (set 24), ``benchmarks/fresh_probes25/`` (set 25, a study
 set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (set 27),
-``benchmarks/fresh_probes28/`` (set 28, a study set), ``benchmarks/fresh_probes29/`` (set 29)
-and ``benchmarks/fresh_probes31/`` (set 31);
+``benchmarks/fresh_probes28/`` (set 28, a study set), ``benchmarks/fresh_probes29/`` (set 29),
+``benchmarks/fresh_probes30/`` (set 30, a study set) and ``benchmarks/fresh_probes31/`` (set 31);
 the README of each says where its sessions come from.
 """
 
@@ -845,6 +848,23 @@ SET29 = (
         "825b752a0061e3d8fa5b3c1f095aeec888590dbc63043fe6940a97cc381cd843",
     ),
 )
+# Set 30 (issue #26's thirtieth set, a STUDY set): Codex desktop sessions in code mode, where the
+# model's one `exec` tool takes JavaScript that calls `tools.exec_command(...)` and the result is
+# the script's printout after "Script completed", from a repository no earlier set used. Each is
+# the full.jsonl of a checkpoint on jdx/mise's (MIT, its LICENSE) entire/checkpoints/v1 branch,
+# read at that branch's tip, the largest copy of its session: a PR's stale merge conflict then a
+# real one, two Renovate PRs whose CI failed on a breaking crate API (chacha20poly1305 0.11,
+# rmcp 2), a failed release (LLVM PGO profile version mismatch on macOS ARM64) and a Fedora COPR
+# build failure (a PIE link in aws-lc-sys's compiler probe) reproduced over ssh in a container.
+MISE = ("jdx/mise", "08f23942f7740d472f6c42f23e5f5d8aaa29e3c4")
+SET30_CHECKPOINTS = (
+    ("b1/013c87fa8a/0", "5dcff3be07df751864b9b5a0cc2c412323fe06c11aaa3815b9728034b94501cf"),
+    ("2f/b96a15c25a/0", "71658224838e4047383bdea8359b616eca1af8470613ffc29e2ca27571553c7b"),
+    ("04/fb7b73ba2f/0", "98d87c1871557a2ad0138604feaea8e9e93762aafce463804afa4ed5fa2dff7c"),
+    ("c8/a0f662cd26/2", "2ef20826d99b71eeb7bf6850ed8093864064bddf034ee4cd622f6d748ed3c325"),
+    ("37/c30f3fe0b7/0", "5dd02fe57e2c621552048e9d581c17a362fda2d814b6b74e5fb3c1fa32874d12"),
+)
+SET30 = tuple(checkpoint(*MISE, folder, sha, "codex") for folder, sha in SET30_CHECKPOINTS)
 # Set 31 (issue #26's thirty-first, blind set): repositories no earlier set used, CI and release
 # work again. Two are the full.jsonl of a checkpoint on jdx/fnox's (MIT, its LICENSE)
 # entire/checkpoints/v1 branch, read at that branch's tip: Codex desktop (gpt-5.5) turning two
@@ -908,6 +928,7 @@ SETS = {
     27: SET27,
     28: SET28,
     29: SET29,
+    30: SET30,
     31: SET31,
 }
 

@@ -30,6 +30,7 @@
     python benchmarks/build_fresh_corpus.py --set 29 MIRRORS OUT   # the twenty-ninth, blind set
     python benchmarks/build_fresh_corpus.py --set 30 MIRRORS OUT   # the thirtieth, a study set
     python benchmarks/build_fresh_corpus.py --set 31 MIRRORS OUT   # the thirty-first, blind set
+    python benchmarks/build_fresh_corpus.py --set 32 MIRRORS OUT   # the thirty-second, a study set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -899,6 +900,26 @@ SET31 = (
         for ref, commit, sha in SET31_REFS
     ),
 )
+# Set 32 (issue #26's thirty-second set, a STUDY set): Claude Code sessions of three people on
+# two repositories no earlier set used, each the full.jsonl of a checkpoint on the repository's
+# entire/checkpoints/v1 branch, read at that branch's tip, the largest copy of its session: two on
+# entireio/git-sync (MIT, its LICENSE), a Git replication tool, debugging a permanent sync error on
+# a repository of 50,000 refs and a relay's chunked HTTP streaming under GITSYNC_HTTP_TRACE; two on
+# entireio/auth-go (MIT, its LICENSE), an OAuth library, a branch rebased onto main and reviewed by
+# a review toolkit's agents, and a security and performance review of a JSON response reader.
+GIT_SYNC = ("entireio/git-sync", "8e24a4e9214edf84e753675e5c3ebe0f60e15264")
+AUTH_GO = ("entireio/auth-go", "5ba12fda4864db5b5a49613bb62d70d011b242a7")
+SET32_CHECKPOINTS = (
+    (GIT_SYNC, "7f/01a5ec2f19/0",
+     "988ee8319f651ffb9410425f2d2efc86199c2fe5fed766259643aaf12b2f9e3f"),
+    (GIT_SYNC, "d3/38d26c7dd5/0",
+     "9e0de345c9fbc2d4728b478ff61dcccdf761d9e4087c702203f8ce1649c68813"),
+    (AUTH_GO, "c3/e870840354/0",
+     "4464ce539fdfe05bf6d2d8338e17c71a933affbc69d4bbbbcfc22c3ebc2dac26"),
+    (AUTH_GO, "d2/f79443bed0/0",
+     "37399e685aae38cb7a11ec62253bf7bcc07b01dbebd4d41d574d71985b710071"),
+)  # fmt: skip
+SET32 = tuple(checkpoint(*repo, folder, sha) for repo, folder, sha in SET32_CHECKPOINTS)
 SETS = {
     1: SET1,
     3: SET3,
@@ -930,6 +951,7 @@ SETS = {
     29: SET29,
     30: SET30,
     31: SET31,
+    32: SET32,
 }
 
 

@@ -17,7 +17,7 @@ from contextwarden.summarizers.failures import (
     result_failure,
 )
 from contextwarden.summarizers.outputs import exit_status, program_output
-from contextwarden.summarizers.tools import scripted_command
+from contextwarden.summarizers.tools import shell_command
 
 HEADER = "Script completed\nWall time 0.1 seconds\nOutput:\n\n"
 LOCKED = HEADER + json.dumps(
@@ -150,4 +150,4 @@ def test_a_codex_scripts_shell_command_is_its_errors_target() -> None:
     (error,) = extract_facts(messages).errors
     assert error.target == "git add a.ts" and error.fixed  # the rerun of the same command
     search = ToolUseBlock(id="w", name="exec", input={"input": "await tools.web__run({q: 'x'})"})
-    assert scripted_command(search) is None
+    assert shell_command(search) is None

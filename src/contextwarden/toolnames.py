@@ -121,7 +121,13 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "copilot_listDirectory",  # Copilot in VS Code: list_dir's id
         "copilot_findFiles",  # Copilot in VS Code: file_search's id
     ),
-    "WebSearch": ("web_search", "search_web", "google_search", "google_web_search"),
+    "WebSearch": (
+        "web_search",
+        "search_web",
+        "google_search",
+        "google_web_search",
+        "web.run",  # Codex desktop's web tool (search_query, open); tools.web__run in code mode
+    ),
     "WebFetch": ("web_fetch", "fetch", "fetch_url", "browser", "browse", "read_url"),
     "TodoWrite": ("todo_write", "update_plan", "write_todos"),  # qwen-code, Codex, Gemini CLI
 }
@@ -179,7 +185,11 @@ def canonical(name: str | None) -> str | None:
 @lru_cache(maxsize=4096)
 def _canonical(name: str) -> str | None:
     base = base_name(name)
-    return _TABLE.get(normalize(base)) or _TABLE.get(normalize(_VERSION.sub("", base)))
+    return (
+        _TABLE.get(normalize(name))  # a namespaced name of its own (``web.run``, not ``run``)
+        or _TABLE.get(normalize(base))
+        or _TABLE.get(normalize(_VERSION.sub("", base)))
+    )
 
 
 def is_editor(name: str) -> bool:

@@ -48,7 +48,6 @@ from contextwarden.summarizers.tools import (
     canonical_input,
     file_ops,
     plain_input,
-    scripted_command,
     shell_command,
     todo_items,
 )
@@ -263,11 +262,8 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
     if command is not None:
         walk.commands.append(CommandFact(index, command, exit_status(text), excerpt is not None))
         target = command_key(command)
-    else:  # a Codex script's shell command is its target, so a rerun counts as the same
-        scripted = scripted_command(call)
-        target = (
-            command_key(scripted) if scripted else ops[0].path if ops else canonical_input(call)
-        )
+    else:
+        target = ops[0].path if ops else canonical_input(call)
     more = () if excerpt is None else more_lines(call, result, excerpt, MAX_ERROR_LINES)
     # a harness that flags no refusal is known by its notice, quoted as the excerpt
     rejected = excerpt is not None and (is_rejection(result) or is_rejection_notice(excerpt))

@@ -42,6 +42,7 @@ from itertools import pairwise
 
 from contextwarden.formats.aider_output import failed_edits
 from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.code_mode import script_error, thrown_error
 from contextwarden.summarizers.commands import (
     LOG_PREFIX,
     LOG_VIEWER,
@@ -82,6 +83,7 @@ from contextwarden.summarizers.outputs import (
     harness_message,
     is_status_line,
     shown_status,
+    unstarted,
 )
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.remembered import Remembered
@@ -219,6 +221,12 @@ def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | 
 
 def _judge(text: str, is_error: bool, shell: bool, command: str | None, speaks: bool) -> str | None:
     """``result_failure`` of an output, read with what it takes of the call."""
+    thrown = thrown_error(text)
+    if thrown is not None:  # a code-mode script stopped there, whatever it had shown
+        return clip(unstarted(thrown) or thrown)
+    refused = unstarted(text) if shell else None
+    if refused is not None:  # no command ran: there is no output to read
+        return clip(refused)
     answered = _harness_answer(text, shell=shell)
     if answered is not None:
         return answered
@@ -266,6 +274,9 @@ def _more(
     """``more_lines`` of an output, read with what it takes of the call."""
     if _harness_answer(text, shell=shell) is not None:  # it says it; advice follows
         return ()
+    error = script_error(text)
+    if error:  # a script that threw: its error says the rest (a refused command, nothing)
+        return () if unstarted(error) else further_lines(error, excerpt, limit, shell=False)
     edits = failed_edits(text) if speaks else ()
     if edits:  # each failed block's heading names its file
         return edits[1 : limit + 1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from contextwarden.summarizers.code_mode import SCRIPT_ERROR, ScriptAnswer, script_answer
 from contextwarden.summarizers.gemini_shell import shell_result_output
 
 SCAN_CHARS = 600
@@ -86,8 +87,31 @@ the temporary file's path after it is kept in no summary, which an agent rarely 
 (1 of 12 on the study sets) and each later request would pay for."""
 _JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
 """Where a command's result given as a JSON object starts: the whole text (older Codex CLI's
-``shell``), or after its harness's header (Codex's multi-agent and unified-exec rollouts:
-``Script completed``, ``Output:``, then ``{"chunk_id":…,"exit_code":1,…,"output":"…"}``)."""
+``shell``), after another harness's header, or in what a Codex code-mode script showed
+(``{"chunk_id":…,"exit_code":1,…,"output":"…"}``, ``code_mode``)."""
+
+
+_SHOWN_RESULTS = re.compile(rf"{_JSON_OUTPUT.pattern}|^\[\{{\"[a-z_]+\":", re.M)
+"""Where a code-mode script shows a command result, or an array of them, as JSON."""
+UNSTARTED = re.compile(r"exec_command failed for `.*`: (?P<why>.*)")
+"""Codex's answer when it could not start a command (``exec_command failed for `CMD`: ERR``,
+``ERR`` the error's Rust ``Debug`` form: ``codex-rs/core/src/tools/handlers/unified_exec.rs``),
+to a direct call or, thrown, to a code-mode script's: the command named again, then why. Only
+an answer that opens so is one: a log a command shows may quote it."""
+_REJECTED = re.compile(r'Rejected\(\\*"(?:`.*` )?(?P<reason>.*?)\\*"\)')
+"""…where a policy or the person refused it: ``CreateProcess { message: "Rejected(\\"`CMD`
+rejected: rm -f style commands are not permitted\\")" }``, ``Rejected(\\"rejected by
+user\\")``."""
+
+
+def unstarted(text: str) -> str | None:
+    """Why Codex could not start a command (``UNSTARTED``): a refusal's reason, else the error,
+    the command it names left out; None for any other output."""
+    found = UNSTARTED.match(text.lstrip())
+    if found is None:
+        return None
+    rejected = _REJECTED.search(found.group("why"))
+    return rejected.group("reason") if rejected is not None else found.group("why")
 
 
 def program_output(text: str) -> str:
@@ -96,13 +120,17 @@ def program_output(text: str) -> str:
 
     Codex writes ``{"exit_code":1,"output":"…"}`` or ``{"output":"…","metadata":{"exit_code":1,
     …}}``: read as it is stored, that is one long line with no exit code a reader knows. Gemini
-    CLI's shell result is read as its output, error and exit code fields (``gemini_shell``). Any
+    CLI's shell result is read as its output, error and exit code fields (``gemini_shell``), a
+    Codex code-mode script's answer as what it showed (``_script_output``). Any
     other text, and JSON of another shape (a tool's reply, a file's contents), is returned
     unchanged.
     """
     fields = shell_result_output(text)
     if fields is not None:
         return fields
+    answer = script_answer(text)
+    if answer is not None:
+        return _script_output(answer)
     if not text.rstrip().endswith("}"):  # most outputs: no scan for an object's start
         return text
     found = _JSON_OUTPUT.search(text)
@@ -112,13 +140,51 @@ def program_output(text: str) -> str:
         value = json.loads(text[found.start() :])
     except ValueError:
         return text
-    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
-        return text
-    metadata = value.get("metadata")
-    code = value.get("exit_code", metadata.get("exit_code") if isinstance(metadata, dict) else None)
-    if not isinstance(code, int) or isinstance(code, bool):
+    code = _result_code(value)
+    if code is None:
         return text
     return f"{text[: found.start()]}Exit code: {code}\n{value['output']}"
+
+
+def _script_output(answer: ScriptAnswer) -> str:
+    """What a Codex code-mode script showed, its harness's header left out: each command result
+    it showed whole (``JSON.stringify(r)``: ``{"exit_code":1,…,"output":"…"}``; several in an
+    array, ``JSON.stringify(await Promise.all([…]))``) as its output's lines, under one ``Exit
+    code: N`` line, the first that is not 0 (a script that runs several commands failed when one
+    did); what the script threw last, after ``Script error:``."""
+    parts: list[str] = []
+    codes: list[int] = []
+    at = 0
+    for found in _SHOWN_RESULTS.finditer(answer.shown):
+        if found.start() < at:
+            continue
+        try:
+            value, end = json.JSONDecoder().raw_decode(answer.shown, found.start())
+        except ValueError:
+            continue
+        results = value if isinstance(value, list) else [value]
+        found_codes = [_result_code(result) for result in results]
+        if not all(code is not None for code in found_codes):
+            continue
+        parts.append(answer.shown[at : found.start()])
+        parts.extend(result["output"] for result in results)
+        codes.extend(code for code in found_codes if code is not None)
+        at = end
+    shown = "".join(parts) + answer.shown[at:]
+    if codes:
+        shown = f"Exit code: {next((c for c in codes if c), 0)}\n{shown}"
+    return f"{shown}\n{SCRIPT_ERROR}{answer.error}" if answer.error else shown
+
+
+def _result_code(value: object) -> int | None:
+    """The exit code of a command's result given as a JSON object (Codex's ``{"exit_code":1,
+    "output":"…"}`` or ``{"output":"…","metadata":{"exit_code":1,…}}``), or None for JSON of
+    another shape (a tool's reply, a file's contents)."""
+    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+        return None
+    metadata = value.get("metadata")
+    code = value.get("exit_code", metadata.get("exit_code") if isinstance(metadata, dict) else None)
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
 def exit_status(text: str) -> int | None:

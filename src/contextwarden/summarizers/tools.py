@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from contextwarden.model import ToolUseBlock, thaw
+from contextwarden.summarizers.code_mode import is_script, nested_calls, script_answer
 from contextwarden.summarizers.file_op import FileOp, line_count, lines
 from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.shell_files import shell_file_ops
 from contextwarden.toolnames import (
-    base_name,
     canonical,
     is_editor,
     is_patch,
@@ -62,13 +62,26 @@ def plain_input(block: ToolUseBlock) -> Mapping[str, Any]:
     return block.input if isinstance(block.input, Mapping) else {}
 
 
+def calls_made(block: ToolUseBlock) -> tuple[ToolUseBlock, ...]:
+    """The calls ``block`` stands for: the nested calls of a Codex code-mode script
+    (``code_mode``), else ``block`` itself."""
+    return nested_calls(block) if is_script(block) else (block,)
+
+
 def is_shell(block: ToolUseBlock) -> bool:
-    return canonical(block.name) == "Bash"
+    """A shell tool's call, or a code-mode script that runs a command."""
+    return any(canonical(call.name) == "Bash" for call in calls_made(block))
 
 
 def shell_command(block: ToolUseBlock) -> str | None:
-    """The command line a shell tool ran (``cmd``/``command``; argv lists joined)."""
-    if not is_shell(block):
+    """The command line a shell tool ran (``cmd``/``command``; argv lists joined); a code-mode
+    script's commands one per line, as a shell runs a list."""
+    commands = [c for c in map(_own_command, calls_made(block)) if c is not None]
+    return "\n".join(commands) if commands else None
+
+
+def _own_command(block: ToolUseBlock) -> str | None:
+    if canonical(block.name) != "Bash" or is_script(block):
         return None
     args = plain_input(block)
     value = args.get("cmd", args.get("command"))
@@ -80,28 +93,15 @@ def shell_command(block: ToolUseBlock) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-_SCRIPTED_SHELL = "tools.exec_command("
-
-
-def scripted_command(block: ToolUseBlock) -> str | None:
-    """The command a Codex code-mode script (its ``exec`` tool: ``const r = await
-    tools.exec_command({"cmd": "…", …})``) hands to the shell, or None."""
-    script = plain_input(block).get("input")
-    if base_name(block.name) != "exec" or not isinstance(script, str):
-        return None
-    start = script.find(_SCRIPTED_SHELL)
-    if start < 0:
-        return None
-    try:
-        args, _ = json.JSONDecoder().raw_decode(script, start + len(_SCRIPTED_SHELL))
-    except ValueError:
-        return None
-    command = args.get("cmd") if isinstance(args, dict) else None
-    return command if isinstance(command, str) and command.strip() else None
-
-
 def file_ops(block: ToolUseBlock, result_text: str = "") -> tuple[FileOp, ...]:
     """What ``block`` did to which files (nothing for tools that touch no file)."""
+    if is_script(block):
+        calls = nested_calls(block)
+        answer = script_answer(result_text)
+        shown = answer.shown if answer is not None else result_text
+        return tuple(
+            op for call in calls for op in file_ops(call, shown if len(calls) == 1 else "")
+        )
     args = plain_input(block)
     if is_patch(block.name):
         ops = tuple(_patch_ops(patch_text(args)))
@@ -210,9 +210,10 @@ def _patch_ops(patch: str) -> Iterator[FileOp]:
 
 def todo_items(block: ToolUseBlock) -> tuple[TodoItem, ...] | None:
     """The full todo list a todo tool call set (``TodoWrite`` todos, Codex ``update_plan`` plan)."""
-    if canonical(block.name) != "TodoWrite":
+    todo = next((call for call in calls_made(block) if canonical(call.name) == "TodoWrite"), None)
+    if todo is None:
         return None
-    args = plain_input(block)
+    args = plain_input(todo)
     raw = args.get("todos", args.get("plan"))
     if not isinstance(raw, tuple | list):
         return None

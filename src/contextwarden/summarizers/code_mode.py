@@ -1,0 +1,215 @@
+"""Codex's code mode read as the tool calls its scripts make: which nested tools an ``exec``
+script called with what input, and what its answer says of the script (completed or thrown).
+
+In code mode (``codex-rs/core/src/tools/code_mode/``, ``codex-rs/code-mode/``) the model has one
+free-form tool, ``exec``, whose input is JavaScript; every other tool is a function on a global
+``tools`` object (``description.md``: ``await tools.exec_command({"cmd": "…", "workdir":
+"…"})``, ``tools.apply_patch(patch)``, ``tools.update_plan({plan: […]})``). A nested
+``exec_command`` resolves to ``{chunk_id, wall_time_seconds, exit_code, session_id,
+original_token_count, output}`` (``ExecCommandToolOutput::code_mode_result`` in
+``codex-rs/core/src/tools/context.rs``) and the script shows what it passes to ``text()``, one
+content item each. The answer (``mod.rs``, ``prepend_script_status``) opens ``Script completed``
+(or ``Script failed``, ``Script terminated``, ``Script running with cell ID N``), then ``Wall
+time 0.1 seconds`` and ``Output:``; a script that threw ends with ``Script error:`` and the
+error's text (``handle_runtime_response``), a nested tool's error included: a tool that fails
+rejects its promise with its message (``runtime/module_loader.rs``, ``resolve_tool_response``).
+
+A call's input is read only where the script writes it as a literal (JSON, or a JavaScript
+object literal with bare keys and single quotes), a template literal with no substitution, or a
+name a ``const``/``let``/``var`` gave such a literal; any other argument is read as no input, the
+tool's name still known.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from contextwarden.model import FrozenDict, ToolUseBlock, freeze
+from contextwarden.summarizers.remembered import Remembered
+from contextwarden.toolnames import base_name
+
+CODE_MODE_TOOL = "exec"
+"""Code mode's one tool (``PUBLIC_TOOL_NAME`` in ``codex-rs/code-mode``)."""
+SCRIPT_KEY = "input"
+"""Where Codex's loader keeps a free-form tool's input (``formats.codex_items``)."""
+
+_NESTED = re.compile(r"\btools\.([A-Za-z_$][\w$]*)\s*\(\s*")
+_DECLARED = r"\b(?:const|let|var)\s+{name}\s*=\s*"
+_HEADER = re.compile(
+    r"\AScript (?P<status>completed|failed|terminated|running with cell ID \S+)\n"
+    r"Wall time [\d.]+ seconds\nOutput:\n"
+)
+"""What Codex puts before a script's output (``format_script_status``,
+``prepend_script_status``)."""
+SCRIPT_ERROR = "Script error:\n"
+"""What Codex puts before the error of a script that threw (``handle_runtime_response``)."""
+_BARE_KEY = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptAnswer:
+    """A code-mode script's answer: its status, what it showed, and what it threw (or "")."""
+
+    status: str
+    shown: str
+    error: str
+
+
+def is_script(block: ToolUseBlock) -> bool:
+    """``block`` is a code-mode ``exec`` call: its input a script."""
+    return base_name(block.name) == CODE_MODE_TOOL and isinstance(
+        block.input.get(SCRIPT_KEY) if isinstance(block.input, Mapping) else None, str
+    )
+
+
+def nested_calls(block: ToolUseBlock) -> tuple[ToolUseBlock, ...]:
+    """The tool calls a code-mode script makes, in the order its text names them, each with the
+    script call's id (empty when ``block`` is no script)."""
+    if not is_script(block):
+        return ()
+    return tuple(
+        ToolUseBlock(block.id, name, args) for name, args in _calls_of(block.input[SCRIPT_KEY])
+    )
+
+
+def _read_calls(script: str) -> tuple[tuple[str, FrozenDict], ...]:
+    calls = []
+    for found in _NESTED.finditer(script):
+        value = _argument(script, found.end(), found.start())
+        if isinstance(value, str):
+            value = {SCRIPT_KEY: value}  # a free-form tool's input (``tools.apply_patch(patch)``)
+        calls.append((found.group(1), freeze(value if isinstance(value, dict) else {})))
+    return tuple(calls)
+
+
+_calls_of = Remembered(_read_calls)
+"""A script is read at every question asked of its call (is it a shell, which command, which
+files): once is enough."""
+
+
+def _argument(script: str, at: int, before: int) -> Any:
+    """The literal value written at ``script[at:]``, or the literal a declaration before
+    ``before`` gave the name written there; None when neither is a literal."""
+    name = _BARE_KEY.match(script, at)
+    if name is None:
+        return _literal(script, at)
+    declared = list(re.finditer(_DECLARED.format(name=re.escape(name.group(0))), script[:before]))
+    return _literal(script, declared[-1].end()) if declared else None
+
+
+def _literal(script: str, at: int) -> Any:
+    """The JSON, JavaScript object or template literal at ``script[at:]``, or None."""
+    if script.startswith("`", at):
+        end = _string_end(script, at)
+        body = script[at + 1 : end]
+        return None if end < 0 or "${" in body else _unescaped(body)
+    try:
+        return json.JSONDecoder().raw_decode(script, at)[0]
+    except ValueError:
+        pass
+    as_json = _as_json(script, at)
+    try:
+        return json.loads(as_json) if as_json is not None else None
+    except ValueError:
+        return None
+
+
+def _as_json(script: str, at: int) -> str | None:
+    """The JavaScript object or array literal at ``script[at:]`` written as JSON (bare keys
+    quoted, single-quoted and plain template strings double-quoted, trailing commas dropped), or
+    None when it holds anything else (a name, a call, a substitution)."""
+    if not script.startswith(("{", "["), at):
+        return None
+    out: list[str] = []
+    depth, i = 0, at
+    while i < len(script):
+        ch = script[i]
+        last = next((part for part in reversed(out) if not part.isspace()), "")
+        if ch in "\"'`":
+            end = _string_end(script, i)
+            text = script[i + 1 : end]
+            if end < 0 or (ch == "`" and "${" in text):
+                return None
+            out.append(script[i : end + 1] if ch == '"' else json.dumps(_unescaped(text)))
+            i = end + 1
+            continue
+        key = _BARE_KEY.match(script, i) if last in ("{", ",") else None
+        if key is not None and script[key.end() :].lstrip().startswith(":"):
+            out.append(json.dumps(key.group(0)))
+            i = key.end()
+            continue
+        if ch in "}]":
+            while out and (out[-1].isspace() or out[-1] == ","):
+                out.pop()
+            depth -= 1
+        elif ch in "{[":
+            depth += 1
+        out.append(ch)
+        i += 1
+        if depth == 0:
+            return "".join(out)
+    return None
+
+
+def _string_end(script: str, at: int) -> int:
+    """Where the string literal opening at ``script[at]`` closes, or -1 (a quoted string does
+    not go past its line; a template literal may)."""
+    i = at + 1
+    while i < len(script):
+        if script[i] == "\\":
+            i += 2
+            continue
+        if script[i] == script[at]:
+            return i
+        if script[i] == "\n" and script[at] != "`":
+            return -1
+        i += 1
+    return -1
+
+
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.S)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+def _unescaped(text: str) -> str:
+    """The characters a single-quoted or template string literal's text stands for."""
+
+    def one(found: re.Match[str]) -> str:
+        code = found.group(1)
+        if code[0] in "ux" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        return _ESCAPES.get(code, code)
+
+    return _ESCAPE.sub(one, text)
+
+
+def script_answer(text: str) -> ScriptAnswer | None:
+    """What a code-mode answer says (``_HEADER``, then the output, a thrown script's error
+    after ``SCRIPT_ERROR``), or None when ``text`` is no such answer."""
+    header = _HEADER.match(text)
+    if header is None:
+        return None
+    status = header.group("status").split(" ", 1)[0]
+    body = text[header.end() :]
+    error = ""
+    if status == "failed":
+        cut = body.rfind(SCRIPT_ERROR)
+        if cut >= 0:
+            body, error = body[:cut], body[cut + len(SCRIPT_ERROR) :]
+    return ScriptAnswer(status, body.strip("\n"), error.strip())
+
+
+def script_error(text: str) -> str:
+    """What a code-mode script threw (``Script failed``, then its error after ``SCRIPT_ERROR``:
+    ``SyntaxError: …``, a nested tool's message), or ""."""
+    answer = script_answer(text)
+    return answer.error if answer is not None else ""
+
+
+def thrown_error(text: str) -> str | None:
+    """The first line of ``script_error``, or None when the script threw nothing."""
+    return next((line.strip() for line in script_error(text).splitlines() if line.strip()), None)

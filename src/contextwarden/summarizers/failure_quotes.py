@@ -19,6 +19,7 @@ from contextwarden.summarizers.failure_ranks import (
     line_rank,
     ranked_lines,
 )
+from contextwarden.summarizers.json_text import json_text
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
@@ -48,9 +49,11 @@ no line says what failed, not the one to quote either."""
 
 def as_printed(text: str) -> str:
     """``text`` as the program printed it: a JSON result read as its output
-    (``program_output``), colours and the stream a harness names before a line taken off, rows
-    a terminal broke at its width joined again (``terminal_wrap``)."""
-    return unwrapped(STREAM_PREFIX.sub("", _ANSI.sub("", program_output(text))))
+    (``program_output``), a JSON document whose strings hold logs read as their lines
+    (``json_text``), colours and the stream a harness names before a line taken off, rows a
+    terminal broke at its width joined again (``terminal_wrap``)."""
+    printed = json_text(program_output(text))
+    return unwrapped(STREAM_PREFIX.sub("", _ANSI.sub("", printed)))
 
 
 def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:

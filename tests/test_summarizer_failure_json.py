@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.failure_quotes import as_printed
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.json_text import json_text
 
@@ -73,3 +74,8 @@ def test_text_that_holds_no_log_in_json_is_unchanged() -> None:
     assert json_text(not_json) == not_json
     cut = inspect_output()[:-40]  # a document cut short does not parse
     assert json_text(cut) == cut
+
+
+def test_a_colour_code_in_caret_notation_is_taken_off() -> None:
+    shown = "^[[1m^[[91merror[E0432]^[[0m^[[1m: unresolved imports `rmcp::model::Content`^[[0m"
+    assert as_printed(shown) == "error[E0432]: unresolved imports `rmcp::model::Content`"

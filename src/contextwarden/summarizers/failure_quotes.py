@@ -35,9 +35,11 @@ from contextwarden.summarizers.toolchain_marks import go_panicked_in
 
 EXCERPT_CHARS = 300
 """Longest error excerpt kept per failure."""
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]\x0f?")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]\x0f?|\^\[\[[0-9;]+m")
 """A terminal's colour code, with the shift-in (``\\x0f``) terminfo's ``sgr0`` writes after the
-reset on some terminals (``\\E[m\\017``, as rustfmt's coloured diff prints it)."""
+reset on some terminals (``\\E[m\\017``, as rustfmt's coloured diff prints it); or a colour
+(SGR) code in caret notation, its escape shown as ``^[`` (``cat -v``, ``less``, a log that
+passed through them)."""
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""

@@ -19,6 +19,7 @@ from contextwarden.summarizers.failure_ranks import (
     line_rank,
     ranked_lines,
 )
+from contextwarden.summarizers.json_text import json_text
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
@@ -34,9 +35,11 @@ from contextwarden.summarizers.toolchain_marks import go_panicked_in
 
 EXCERPT_CHARS = 300
 """Longest error excerpt kept per failure."""
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]\x0f?")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]\x0f?|\^\[\[[0-9;]+m")
 """A terminal's colour code, with the shift-in (``\\x0f``) terminfo's ``sgr0`` writes after the
-reset on some terminals (``\\E[m\\017``, as rustfmt's coloured diff prints it)."""
+reset on some terminals (``\\E[m\\017``, as rustfmt's coloured diff prints it); or a colour
+(SGR) code in caret notation, its escape shown as ``^[`` (``cat -v``, ``less``, a log that
+passed through them)."""
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
@@ -48,9 +51,11 @@ no line says what failed, not the one to quote either."""
 
 def as_printed(text: str) -> str:
     """``text`` as the program printed it: a JSON result read as its output
-    (``program_output``), colours and the stream a harness names before a line taken off, rows
-    a terminal broke at its width joined again (``terminal_wrap``)."""
-    return unwrapped(STREAM_PREFIX.sub("", _ANSI.sub("", program_output(text))))
+    (``program_output``), a JSON document whose strings hold logs read as their lines
+    (``json_text``), colours and the stream a harness names before a line taken off, rows a
+    terminal broke at its width joined again (``terminal_wrap``)."""
+    printed = json_text(program_output(text))
+    return unwrapped(STREAM_PREFIX.sub("", _ANSI.sub("", printed)))
 
 
 def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:

@@ -19,9 +19,9 @@ COLON = r"[ \u00a0]?[:\uff1a]"
 ``fatal\u00a0: ``, bash's ``%s : commande introuvable``), the fullwidth ``：`` in Chinese (git's
 ``错误：``, GCC's ``致命错误：``), the ASCII colon elsewhere."""
 SEPARATOR = r"(?:[ \u00a0]?: |\uff1a ?)"
-"""The colon between a program's name, what failed and why (``cat: x: No such file or
-directory``), as ``COLON`` writes it, with the space after it that only the fullwidth colon may
-go without (GCC's ``add.h：没有那个文件或目录``, bash's ``%s：指令找不到``)."""
+"""The colon after a program's name and after the word it names (``bash: jq: command not
+found``), as ``COLON`` writes it, then the space that only the fullwidth colon may go without
+(bash's zh_TW ``%s：指令找不到``, zh_CN ``第 %d 行：``)."""
 
 _GIT_PREFIXES = {
     # git's po/<lang>.po: usage.c prints a die() as _("fatal: ") and an error() as _("error: ")
@@ -154,7 +154,7 @@ FAILURE_WORDS = (
 )
 """Words that say something went wrong, as the catalogs above and the programs' own messages
 print them (git's tr "başarısız" in "Otomatik birleştirme başarısız", it "non riuscito" in
-"push … non riuscito", uk "не вдалося надіслати"), matched as whole words."""
+"push … non riuscito", uk "не вдалося надіслати"), matched as whole words in lower case."""
 FAILURE_CHARACTERS = "错误|錯誤|失败|失敗|エラー|오류|실패"
 """The same in Chinese, Japanese and Korean, matched anywhere: no word boundary separates
 characters there."""

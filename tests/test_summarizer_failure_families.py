@@ -189,9 +189,11 @@ FAMILIES = {
         "ls: Zugriff auf 'build' nicht möglich: Datei oder Verzeichnis nicht gefunden",
         "ls: Zugriff auf 'build' nicht möglich: Datei oder Verzeichnis nicht gefunden",
     ),
+    # git's fr.po writes both prefixes with a space before the colon ("fatal\u00a0: "); its die()
+    # line is picked as "fatal: not a git repository" is before "error: …" in English
     "french git": (
         "fatal : pas un dépôt git\nerreur : impossible de lire l'arbre",
-        "erreur : impossible de lire l'arbre",
+        "fatal : pas un dépôt git",
     ),
     "ruff full format": (
         "E501 Line too long (93 > 88)\n  --> tests/conftest.py:150:89\n    |\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from contextwarden.summarizers.failure_marks import SHELL_PREFIX, says_what_failed
+from contextwarden.summarizers.translated_marks import COMMAND_NOT_FOUND, SEPARATOR
 
 _READERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "jq", "echo"})
 """Programs that show text that exists already: a pipeline they start shows no program's run."""
@@ -189,7 +190,8 @@ SHELL_FAILURE = re.compile(
     rf"^{SHELL_PREFIX}"
     r"(?:(?:-c: )?(?:line \d+: )?(?:syntax|parse) error\b"  # bash -c, zsh
     r"|(?:command not found|no match(?:es found)?): (?P<named>.+?)"  # zsh names the word second
-    r"|(?P<word>[^:\n]+): (?:command not found|not found|unbound variable))\s*$",
+    rf"|(?P<word>[^:\uff1a\n]+){SEPARATOR}"
+    rf"(?:command not found|not found|unbound variable|{COMMAND_NOT_FOUND})\.?)\s*$",
     re.M,
 )
 """A line the shell itself prints when it cannot run a command, whatever the exit code a later

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.failure_marks import marks_a_failure
-from contextwarden.summarizers.failure_ranks import TRAILER_RANK, line_rank
+from contextwarden.summarizers.failure_ranks import TRAILER_RANK, WORD_RANK, line_rank
 from contextwarden.summarizers.failures import failure_lines, result_failure
 
 
@@ -112,16 +112,22 @@ def test_a_go_toolchain_too_old_is_a_failure_on_its_own() -> None:
     assert marks_a_failure(located)
 
 
-def test_task_runners_verdicts_fail_a_run_and_rank_last() -> None:
+def test_package_managers_verdicts_fail_a_run_and_rank_last() -> None:
     verdicts = (
-        'task: Failed to run task "build": exit status 1',  # go-task
         "error Command failed with exit code 2.",  # yarn 1
         " ELIFECYCLE  Command failed with exit code 1.",  # pnpm
-        "[build] ERROR task failed",  # mise, its output cut
     )
     for verdict in verdicts:
         assert marks_a_failure(f"building\n{verdict}\n"), verdict
         assert line_rank(verdict) == TRAILER_RANK, verdict
+
+
+def test_a_task_runners_line_naming_the_failed_task_fails_a_run() -> None:
+    """mise's and go-task's verdict names the task: it ranks by its words, before a bare
+    ``FAIL``, and is quoted when nothing else of the task is left."""
+    for verdict in ('task: Failed to run task "build": exit status 1', "[build] ERROR task failed"):
+        assert marks_a_failure(f"building\n{verdict}\n"), verdict
+        assert line_rank(verdict) == WORD_RANK, verdict
     assert _excerpt("mise run build 2>&1 | tail -1", "[build] ERROR task failed\n") == (
         "[build] ERROR task failed"
     )

@@ -11,23 +11,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-RUNNER_VERDICTS = (
+TASK_FAILED = re.compile(
     # mise: the first failed task's prefix, then "ERROR task failed" (jdx/mise,
     # src/task/task_results_display.rs, ``exit_if_failed``); with --continue-on-error first the
     # count ("ERROR 2 task(s) failed:", ``maybe_print_failure_summary``)
-    r"\[[^\]\n]+\] ERROR task failed\s*$|ERROR \d+ task\(s\) failed:\s*$"
+    r"^(?:\[[^\]\n]+\] ERROR task failed\s*$|ERROR \d+ task\(s\) failed:\s*$"
     # go-task: ``TaskRunError.Error`` (go-task/task, errors/errors_task.go):
     # task: Failed to run task "build": exit status 1
-    r'|task: Failed to run task "[^"\n]*": '
+    r'|task: Failed to run task "[^"\n]*": )',
+    re.M,
+)
+"""A task runner's line naming the task that failed, printed only when the runner exits
+non-zero: a failure, ranked by its words as just's ``error: Recipe `x` failed`` is by its
+prefix, since which task failed is what tells one run's failure from another's (mise's own
+lines carry no task prefix in its ``interleave`` output mode: then nothing else names it)."""
+SCRIPT_FAILED = (
     # yarn 1: its reporter's "error " and the ``commandFailedWithCode`` message
     # (yarnpkg/yarn, src/reporters/lang/en.js): "error Command failed with exit code 1."
-    r"|error Command failed with exit code \d+\.\s*$"
+    r"error Command failed with exit code \d+\.\s*$"
     # pnpm: its reporter's badge of the error code, then the message (" ELIFECYCLE  Command
     # failed with exit code 1.", the same message as yarn's ``commandFailedWithCode``)
     r"|\s*ELIFECYCLE\s+Command failed with exit code \d+\."
 )
-"""A task runner's line saying a task or script failed, and nothing of why: a run's verdict
-(``failure_marks.TRAILER``), printed only when the runner exits non-zero."""
+"""A package manager's line saying the script it ran failed, naming neither the script nor why:
+a run's verdict (``failure_marks.TRAILER``), printed only when it exits non-zero."""
 _MISE_TASK_FAILED = re.compile(r"^(?P<prefix>\[[^\]\n]+\]) ERROR task failed\s*$", re.M)
 """mise's verdict, the failing task's prefix first (``Task::prefix`` in src/task/mod.rs:
 ``[<name>]``, its name cut to 40 characters, the same prefix its output lines carry)."""

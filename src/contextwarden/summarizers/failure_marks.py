@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 from contextwarden.summarizers.os_errors import OS_ERRORS
+from contextwarden.summarizers.task_runners import SCRIPT_FAILED, TASK_FAILED
 from contextwarden.summarizers.toolchain_marks import (
+    GO_TOO_NEW,
     RUST_PANIC,
     RUSTFMT_DIFF,
     go_build_failed,
@@ -170,6 +172,7 @@ TRAILER = re.compile(
     r"|\s*\u00d7 Some errors were emitted while\b"  # Biome's verdict
     # git merge's and git pull's, under the CONFLICT lines naming the paths (builtin/merge.c)
     r"|Automatic merge failed; fix conflicts\b"
+    rf"|(?:{SCRIPT_FAILED})"  # a package manager's: yarn, pnpm (``task_runners``)
     r")",
     re.M,
 )
@@ -226,7 +229,7 @@ def says_what_failed(line: str) -> bool:
 def marks_a_failure(text: str) -> bool:
     """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
     telling line, a verdict): an output whose exit code was lost still failed."""
-    marks = (ERROR_LINE, TELLING, TRAILER, RUST_PANIC, RUSTFMT_DIFF)
+    marks = (ERROR_LINE, TELLING, TRAILER, RUST_PANIC, RUSTFMT_DIFF, GO_TOO_NEW, TASK_FAILED)
     marked = any(p.search(text) is not None for p in marks) or _failure_annotation(text)
     return marked or go_build_failed(text) or go_trace(text)
 

@@ -28,6 +28,7 @@ from contextwarden.summarizers.failure_marks import (
 from contextwarden.summarizers.runner_reports import COUNTED_VERDICT
 from contextwarden.summarizers.toolchain_marks import (
     GO_LOCATED,
+    GO_TOO_NEW,
     RUST_PANIC,
     RUSTC_ADVICE,
     RUSTFMT_DIFF,
@@ -174,7 +175,7 @@ def _rank(line: str) -> int | None:
         return None
     if TRAILER.match(line) and not COUNTED_VERDICT.match(line):  # a count says how much failed
         return TRAILER_RANK
-    located = (GO_LOCATED, _BIOME_HEADER, RUST_PANIC, RUSTFMT_DIFF)
+    located = (GO_LOCATED, GO_TOO_NEW, _BIOME_HEADER, RUST_PANIC, RUSTFMT_DIFF)
     if TELLING.search(line) or any(p.match(line) for p in located):
         return TELLING_RANK
     if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):

@@ -87,6 +87,7 @@ from contextwarden.summarizers.outputs import (
 )
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.remembered import Remembered
+from contextwarden.summarizers.task_runners import failed_task
 from contextwarden.summarizers.toolchain_marks import clippy_warning
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
@@ -204,7 +205,11 @@ def failure_excerpt(
         failed = _tool_says_it_failed(text)
     if not failed:
         return None
-    return most_telling_line(harness_message(text), status, shell=shell)
+    output = harness_message(text)
+    task = failed_task(output) if shell else None
+    if task is not None:  # a task runner's run: what the failing task printed says why
+        return clip(task.quoted(most_telling_line(task.output, status, shell=shell)))
+    return most_telling_line(output, status, shell=shell)
 
 
 def result_failure(call: ToolUseBlock | None, result: ToolResultBlock) -> str | None:
@@ -284,6 +289,11 @@ def _more(
     if command is not None and last_traceback(printed) is None:
         if viewed_errors(printed, command):
             return ()
+    task = failed_task(printed) if shell else None
+    if task is not None:  # the failing task's lines, not its siblings'
+        said = excerpt.removeprefix(task.quoted(""))
+        found = further_lines(task.output, said, limit, shell=shell)
+        return tuple(clip(task.quoted(line)) for line in found)
     if command is not None and _printed_job_log(text, command):
         text = LOG_PREFIX.sub("", text)
     return further_lines(text, excerpt, limit, shell=shell)

@@ -2,7 +2,8 @@
 the layouts their sources write, so ``failure_ranks`` can rank these lines with every other tool's.
 
 Go: the compiler's located diagnostic and the lines it continues on, the package header ``go``
-prints above a failed step's output, the runtime's goroutine trace. Rust: a thread's panic, the
+prints above a failed step's output, the runtime's goroutine trace, a toolchain too old for the
+module. Rust: a thread's panic, the
 label rustc writes under the code it shows and its closing advice, ``rustfmt --check``'s hunks,
 and the lints ``cargo clippy`` warns of. TypeScript: the lines of a ``tsc`` diagnostic's message
 chain, under its header. npm: the lines of one error after the line naming its code.
@@ -18,6 +19,22 @@ GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
 ``t.Error`` line. As telling as a located error once the run failed, but with no word saying
 error it does not by itself say one did: a passing verbose test run prints its ``t.Log`` lines,
 and linters their advice, the same way."""
+GO_TOO_NEW = re.compile(
+    # cmd/go's ``gover.TooNewError`` (src/cmd/go/internal/gover/toolchain.go, "%v requires go
+    # >= %v (running go %v%v)"), after the "go: " its errors open with:
+    # go: go.mod requires go >= 1.26 (running go 1.25; GOTOOLCHAIN=local)
+    r"^\s*go: .*\brequires go >= \S+ \(running go "
+    # the type checker's ``TooNew`` error (go/types and types2, check.go), located, as a tool
+    # built with an older Go (govulncheck, golangci-lint, gopls) reports a newer module:
+    # doc.go:18:1: package requires newer Go version go1.26 (application built with go1.25)
+    r"|^\s*\S+\.go:\d+(?::\d+)?: (?:package|file) requires newer Go version go\S+ "
+    r"\(application built with ",
+    re.M,
+)
+"""A Go toolchain older than the module asks for: the module did not build, or a tool built
+with an older Go could not load it (govulncheck's ``errGoVersionMismatch``, "Loading packages
+failed, possibly due to a mismatch between the Go version used to build govulncheck and the Go
+version on PATH", golang/vuln internal/scan/errors.go, over these lines)."""
 _GO_PACKAGE = re.compile(r"^# [\w.~-]+(?:/[\w.~@+-]+)*(?: \[[^\]\n]+\])?$")
 """The header ``go build``, ``go vet`` and ``go test`` print above the output of a step that
 printed any (cmd/go's ``Shell.reportCmd``: ``# github.com/x/y/internal/api``, ``# x [x.test]``

@@ -50,6 +50,7 @@ from contextwarden.summarizers.sentences import (
     sentences,
     weight,
 )
+from contextwarden.summarizers.verdicts import judges
 
 PLAN_LINES = 4
 """Lines after a line announcing a plan (``_PLAN``, a colon at its end) kept as decisions."""
@@ -351,6 +352,7 @@ def _signalled(unit: str) -> bool:
         or _VERDICT.search(unit) is not None
         or _MEASURED.search(unit) is not None
         or _negates_beside(unit)
+        or judges(unit)
     )
 
 
@@ -379,11 +381,25 @@ def narrates(unit: str) -> bool:
 
 
 def standing(decision: str) -> int:
-    """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
-    or the author labels it as the fix or the cause (the densest kind), 1 when it states a
-    diagnosis or a finding, 0 when it has no signal at all (a plan's step, what a message that
+    """How long a short budget keeps ``decision``: 2 when it gives a verdict on a hypothesis or
+    a fix (``verdicts``), or gives a reason or names a choice or the author labels it as the fix
+    or the cause (the densest kind), 1 when it states a diagnosis or a finding, or gives its
+    reason for a step it narrates ("Let me commit this separately so …": the step is done next,
+    the reason is the step's), 0 when it has no signal at all (a plan's step, what a message that
     edits a file says): the lower goes first. A step's stated approach ranks apart
     (``approach_only``)."""
-    if _REASONED.search(decision) or _DIRECTIVE.match(decision) or labelled(decision):
+    if judges(decision):
         return 2
+    if _REASONED.search(decision) or _DIRECTIVE.match(decision) or labelled(decision):
+        return 1 if _plans_next(decision) else 2
     return 1 if _signalled(decision) else 0
+
+
+def _plans_next(decision: str) -> bool:
+    """Whether a sentence of ``decision``, or a clause after its dash, says what the assistant
+    does next ("Builds clean. Let me commit …", "Good question — let me read …")."""
+    return any(
+        narrates(clause.strip())
+        for sentence in sentences(decision)
+        for clause in _CLAUSE_BREAK.split(sentence)
+    )

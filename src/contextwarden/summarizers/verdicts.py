@@ -8,6 +8,11 @@ hypothesis or theory said to be confirmed, right, wrong or incomplete; a confirm
 sentence; the piece found missing, or a lead found false (a "red herring"); a fix that would not
 help, or a cause that was not the one. Each language's own words for them: Russian, Spanish,
 Portuguese, French, German (words with spaces between them), Chinese, Japanese, Korean (none).
+A verdict under a condition ("If it succeeds → diagnosis confirmed") is not given yet.
+
+A verdict ranks a decision (``decisions.standing``); it makes no line a decision of its own:
+read so, the verdicts took room in every summary of a study set and pushed a finding at the
+findings' room's edge out (docs/benchmarks.md, "Verdicts over narration").
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ _WORDED = (
     r"|подтвержд\w*|неверн\w*|ошибочн\w*|неполн\w*|верн\w*)"
     r"|не (?:помож\w+|помог\w*)|ложный след|недостающ\w+ (?:звено|част\w*)"
     # Spanish, Portuguese
-    r"|(?:diagn[oó]stico|hip[oó]tesis|hip[oó]tese) (?:es |era |fue |est[aá] |é |foi )?"
+    r"|(?:diagn[oó]stico|hip[oó]tesis|hip[oó]tese)"
+    r" (?:es |era |fue |est[aá] |estaba |estava |é |foi )?"
     r"(?:confirmad\w*|validad\w*|correct\w*|corret\w*|incorrect\w*|incorret\w*|equivocad\w*"
     r"|errad\w*|incomplet\w*)"
     r"|no (?:ayudar[ií]a|ayuda|ayudar[aá]|ayud[oó])|n[aã]o (?:ajudaria|ajuda|ajudar[aá]|ajudou)"
@@ -60,7 +66,7 @@ _CONDITIONAL = re.compile(
 )
 """A condition before a verdict ("If it succeeds → hypothesis confirmed", "what you should see
 if my hypothesis is right"): the verdict is the one a test would give, not given yet."""
-VERDICT = re.compile(
+_VERDICT = re.compile(
     rf"\b(?:{_WORDED})\b|{_WIDE}|^\W*(?:{_OPENING})(?:\s*[\u2014\u2013:.!,]|\s+-\s)",
     re.I,
 )
@@ -70,7 +76,7 @@ VERDICT = re.compile(
 def judges(unit: str) -> bool:
     """Whether ``unit`` gives a verdict on a hypothesis or a fix."""
     return any(
-        (found := VERDICT.search(sentence)) is not None
+        (found := _VERDICT.search(sentence)) is not None
         and _CONDITIONAL.search(sentence, 0, found.start()) is None
         for sentence in sentences(unit)
     )

@@ -1,11 +1,11 @@
 """The person's answers to an agent's question tool are typed words, kept and never cleared.
 
 The results below are written in each tool's real wording (sources in ``summarizers.answers``):
-Claude Code's ``AskUserQuestion`` result text as its session JSONL records it, SpecStory v2.1.0's
-markdown export of it, Codex's ``request_user_input`` output as its rollout files record it, and
-Gemini CLI's ``ask_user`` output as ``docs/tools/ask-user.md`` documents it, qwen-code
-0.24's ``ask_user_question`` answer as its tool writes it, and Copilot CLI's ``ask_user`` result
-as its session files record it. The questions and answers are ours.
+Claude Code's ``AskUserQuestion`` result text as its session JSONL records it (in both
+wordings), SpecStory v2.1.0's markdown export of it, Codex's ``request_user_input`` output as its
+rollout files record it, and Gemini CLI's ``ask_user`` output as ``docs/tools/ask-user.md``
+documents it, qwen-code 0.24's ``ask_user_question`` answer as its tool writes it, and Copilot
+CLI's ``ask_user`` result as its session files record it. The questions and answers are ours.
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ CLAUDE_CODE_CALL = {
         {"question": "How should failures be reported?", "header": "Errors"},
     ]
 }
+CLAUDE_CODE_2026 = (
+    'Your questions have been answered: "Which release should be tagged?"="v1.4.0 (Recommended)", '
+    '"Update the changelog first?"="Yes". You can now continue with these answers in mind.'
+)
 CLAUDE_CODE_OTHER = (
     'User has answered your questions: "Which license?"="MIT, and add a NOTICE file" user notes: '
     "MIT, and add a NOTICE file. You can now continue with the user's answers in mind."
@@ -98,6 +102,13 @@ def test_claude_code_answers_are_kept_verbatim_with_their_questions() -> None:
         "Plan the service",
         '"Which database should the service use?"="SQLite", "How should failures be reported?"='
         '"Exit code and a one-line message" user notes: no stack traces',
+    ]
+
+
+def test_claude_code_2026_wording_is_read_as_the_earlier_one() -> None:
+    assert typed(asked("AskUserQuestion", CLAUDE_CODE_2026))[1:] == [
+        '"Which release should be tagged?"="v1.4.0 (Recommended)", '
+        '"Update the changelog first?"="Yes"'
     ]
 
 

@@ -5,7 +5,9 @@ result, so no user text block holds it; yet it is what the person said. Each age
 
 - Claude Code ``AskUserQuestion``: ``User has answered your questions: "<question>"="<answer>",
   …. You can now continue with the user's answers in mind.`` (the result text of its session
-  JSONL; an answer may go on with ``user notes:``, kept unless it repeats a typed answer as
+  JSONL; the transcripts of 2026's releases, claude-opus-4-7 and 4-8, word it ``Your questions
+  have been answered: "<question>"="<answer>", …. You can now continue with these answers in
+  mind.``; an answer may go on with ``user notes:``, kept unless it repeats a typed answer as
   Claude Code writes it for an "Other" reply, or ``selected markdown:`` and the chosen option's
   preview, which the agent wrote and is dropped). With the call, each question is named by its
   ``header``, the short label the dialog shows (Codex and Gemini CLI calls carry one too).
@@ -36,8 +38,8 @@ from collections.abc import Iterator, Mapping
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 
 _CLAUDE_CODE_RE = re.compile(
-    r"\AUser has answered your questions: (.+?)\.?\s*"
-    r"You can now continue with the user's answers in mind\.\s*\Z",
+    r"\A(?:User has answered your questions|Your questions have been answered): (.+?)\.?\s*"
+    r"You can now continue with (?:the user's|these) answers in mind\.\s*\Z",
     re.DOTALL,
 )
 _PREVIEW_RE = re.compile(r' selected markdown:\n.*?(?=, "[^"\n]*"="|\Z)', re.DOTALL)

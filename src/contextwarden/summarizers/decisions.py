@@ -50,6 +50,7 @@ from contextwarden.summarizers.sentences import (
     sentences,
     weight,
 )
+from contextwarden.summarizers.verdicts import judges
 
 PLAN_LINES = 4
 """Lines after a line announcing a plan (``_PLAN``, a colon at its end) kept as decisions."""
@@ -193,6 +194,15 @@ test"): of a message that edits a file, not a decision unless it gives a signal.
 _NARRATION = re.compile(rf"{_LEAD}(?:{_FIRST_PERSON}|I'm \w+ing\b|I am \w+ing\b)", re.I)
 """A sentence in which the assistant says what it does next ("Let me check …", "I'm reading
 the tests"); a bare imperative ("Replace X with Y.") is not one: in a plan it is a decision."""
+_STEP = re.compile(
+    rf"{_LEAD}(?:(?:let me|let's|let us|давай(?:те)?|vamos a|vamos|allons|lass (?:mich|uns))\b"
+    r"|让我|我们来)",
+    re.I,
+)
+"""A sentence that invites the next step ("Let me check …", "Давайте проверим", "Vamos a
+revisar", "Allons voir", "Lass mich prüfen", "让我看看"): what follows it is what the assistant
+does now, not what it concluded; an intention ("I'll keep X as the default because …") says a
+choice."""
 _PLAN = re.compile(
     r"\b(?:plan|approach|fix|solution|steps|план\w*|подход\w*|исправлени\w*|solución|enfoque"
     r"|solução|abordagem|correção|correctif|Lösung|Ansatz)\b|方案|计划|修复|計画|方針|修正|계획|해결",
@@ -379,11 +389,29 @@ def narrates(unit: str) -> bool:
 
 
 def standing(decision: str) -> int:
-    """How long a short budget keeps ``decision``: 2 when it gives a reason or names a choice
-    or the author labels it as the fix or the cause (the densest kind), 1 when it states a
-    diagnosis or a finding, 0 when it has no signal at all (a plan's step, what a message that
-    edits a file says): the lower goes first. A step's stated approach ranks apart
-    (``approach_only``)."""
-    if _REASONED.search(decision) or _DIRECTIVE.match(decision) or labelled(decision):
+    """How long a short budget keeps ``decision``: 2 when it gives a verdict on a hypothesis or
+    a fix (``verdicts``), or gives a reason or names a choice or the author labels it as the fix
+    or the cause (the densest kind), 1 when it states a diagnosis or a finding, or gives its
+    reason only for the step it invites ("Let me commit this separately so …": the reason is
+    the step's, and the step is done next), 0 when it has no signal at all (a plan's step, what
+    a message that edits a file says): the lower goes first. A step's stated approach ranks
+    apart (``approach_only``)."""
+    if (
+        judges(decision)
+        or _DIRECTIVE.match(decision)
+        or labelled(decision)
+        or _REASONED.search(_uninvited(decision))
+    ):
         return 2
     return 1 if _signalled(decision) else 0
+
+
+def _uninvited(decision: str) -> str:
+    """``decision`` without its sentences, or clauses after a dash or a semicolon, that invite
+    the next step (``_STEP``: "Builds clean. Let me commit …", "Good question — let me read …")."""
+    return " ".join(
+        clause
+        for sentence in sentences(decision)
+        for clause in _CLAUSE_BREAK.split(sentence)
+        if _STEP.match(clause.strip().replace("\u2019", "'")) is None
+    )

@@ -156,3 +156,29 @@ def test_snip_leaves_lines_just_over_the_limit_alone() -> None:
 )
 def test_has_long_line(text: str, threshold: int, expected: bool) -> None:
     assert has_long_line(text, threshold) is expected
+
+
+def failed_build(at: int) -> list[Message]:
+    """A failed ``make`` whose error line is printed after ``at`` of 5,000 log lines."""
+    lines = numbered(5_000).splitlines()
+    lines.insert(at, "error: linker `cc` not found")
+    output = "\n".join(lines)
+    call = ToolUseBlock("toolu_1", "Bash", {"command": "make"})
+    result = ToolResultBlock("toolu_1", output, is_error=True)
+    return [Message.user("build it"), Message.assistant([call]), Message("user", (result,))]
+
+
+def test_error_line_in_the_cut_middle_is_kept_after_the_note() -> None:
+    result = ToolResultBudget()(failed_build(2_500))
+    text = result_text(result.messages)
+    assert result.applied and len(text) <= 30_000
+    note_end = text.index("returns it.]")
+    kept = text[note_end:].index("error: linker `cc` not found") + note_end
+    assert kept < text.index("line 004999")  # after the note, before the tail
+    again = ToolResultBudget()(result.messages)
+    assert not again.applied  # the kept line counts against the limit: not cut again
+
+
+def test_error_line_the_head_holds_is_not_repeated() -> None:
+    text = result_text(ToolResultBudget()(failed_build(10)).messages)
+    assert text.count("error: linker `cc` not found") == 1

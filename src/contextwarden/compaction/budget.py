@@ -3,7 +3,9 @@
 A text-action agent's observation (``compaction.observations``) is budgeted like a result of an
 unnamed tool. Nothing is lost: the full text goes to the spill directory (named by its content id)
 when one is configured, and the history's log always keeps the original
-(``history.rehydrate(tool_use_id)``, or the content id for an observation).
+(``history.rehydrate(tool_use_id)``, or the content id for an observation). A failed call's error
+lines that fall in the cut middle are kept after the note, as microcompact keeps them after its
+marker, so the line that says what went wrong stays in the context.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from contextwarden.compaction.base import (
     unchanged,
     with_edits,
 )
+from contextwarden.compaction.microcompact import FAILED_LINES_NOTE, Kept, failure_lines_kept
 from contextwarden.compaction.observations import observation_texts, with_text
 from contextwarden.compaction.snip import snip_text
-from contextwarden.compaction.tools import results_with_names
+from contextwarden.compaction.tools import results_with_names, tool_calls
 from contextwarden.content_ids import content_id
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
@@ -50,6 +53,10 @@ SNAP_WINDOW = 0.1
 """Head and tail end at a line break when one lies within this share of their length."""
 MIN_PREVIEW_SAVING = 200
 """A result is cut only if that saves more than this many characters beyond the note's length."""
+CUT_LINE_CHOICES = 3
+"""A cut result's error lines are chosen among this many times as many as it keeps (the policy's
+``cleared_error_lines``, ``cleared_unflagged_lines``), so a line its head or tail already shows
+does not take the place of one the cut would hide."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,13 +157,14 @@ class ToolResultBudget:
     ) -> tuple[Message, list[Cut]]:
         """Cut to the per-tool limits, then shrink every result alike until the message fits."""
         factor = 1.0
-        new, cuts = self._cut_message(messages, i, rules, ctx, factor)
+        failed = _FailedLines(messages, i, ctx)
+        new, cuts = self._cut_message(messages, i, rules, ctx, factor, failed)
         for _ in range(FIT_ROUNDS):
             tokens = ctx.count(new)
             if tokens <= rules.message_tokens:
                 break
             factor *= rules.message_tokens / tokens * FIT_MARGIN
-            new, cuts = self._cut_message(messages, i, rules, ctx, factor)
+            new, cuts = self._cut_message(messages, i, rules, ctx, factor, failed)
         return new, cuts
 
     def _cut_message(
@@ -166,13 +174,15 @@ class ToolResultBudget:
         rules: _Limits,
         ctx: CompactionContext,
         factor: float,
+        failed: _FailedLines,
     ) -> tuple[Message, list[Cut]]:
         new = messages[i]
         cuts: list[Cut] = []
         for position, block, tool in results_with_names(messages, i):
             text = block.text
             limit = min(rules.of(tool), int(len(text) * factor))
-            found = self._cut_text(text, limit, ctx, block.tool_use_id)
+            lines = failed.of(block) if len(text) > limit else ()
+            found = self._cut_text(text, limit, ctx, block.tool_use_id, lines)
             if found is not None:
                 preview, kept, spill_id, path = found
                 new = with_result_text(new, position, preview)
@@ -187,12 +197,18 @@ class ToolResultBudget:
         return new, cuts
 
     def _cut_text(
-        self, text: str, limit: int, ctx: CompactionContext, tool_use_id: str | None = None
+        self,
+        text: str,
+        limit: int,
+        ctx: CompactionContext,
+        tool_use_id: str | None = None,
+        lines: Sequence[str] = (),
     ) -> tuple[str, int, str, str | None] | None:
         """``text`` cut to ``limit`` characters (note included): (preview, characters of the
         original kept, spill id, spill path);
         None when it is within the limit or the cut is not worth it. The note's rehydrate key is
-        ``tool_use_id`` when given, else the content id."""
+        ``tool_use_id`` when given, else the content id. Of ``lines`` (a heading, then the
+        result's error lines), those the head and tail do not hold follow the note."""
         if len(text) <= limit:
             return None
         spill_id = content_id(text)
@@ -202,9 +218,10 @@ class ToolResultBudget:
         note_args = {"spill_id": spill_id, "where": where, "key": tool_use_id or spill_id}
         # The note's own length counts against the limit, so a cut result is never cut again.
         probe = CUT_NOTE.format(cut=len(text), total=len(text), what=what, **note_args)
-        if len(text) <= len(probe) + MIN_PREVIEW_SAVING:
+        kept_lines = _kept_lines(_longest(lines, _room(lines, ctx)))
+        if len(text) <= len(probe) + len(kept_lines) + MIN_PREVIEW_SAVING:
             return None  # the note alone would be about as long as the result
-        keep = max(0, limit - len(probe))
+        keep = max(0, limit - len(probe) - len(kept_lines))
         head_len = int(keep * ctx.policy.result_head_ratio)
         # The preview's long lines are cut as Snip would: one pass, one count of the result.
         line_limit = ctx.policy.max_line_chars
@@ -215,7 +232,60 @@ class ToolResultBudget:
             note_args["where"] = ""
         cut = len(text) - len(head) - len(tail)
         note = CUT_NOTE.format(cut=cut, total=len(text), what=what, **note_args)
+        note += _kept_lines(_cut_out(lines, head, tail, _room(lines, ctx)))
         return head + note + tail, len(head) + len(tail), spill_id, path
+
+
+class _FailedLines:
+    """The error lines of the results of one message that a cut keeps, judged once per result:
+    the lines microcompact keeps after its marker (``failure_lines_kept``, bounded by the
+    policy's ``cleared_error_lines`` and ``cleared_unflagged_lines``), read with the call each
+    result answers. A result holding what the person typed keeps none here: the budget cuts it
+    as any other."""
+
+    def __init__(self, messages: Sequence[Message], i: int, ctx: CompactionContext) -> None:
+        policy = ctx.policy
+        self._calls = tool_calls(messages, i)
+        self._kept: Kept = failure_lines_kept(
+            policy.cleared_error_lines * CUT_LINE_CHOICES,
+            None,
+            policy.cleared_unflagged_lines * CUT_LINE_CHOICES,
+        )
+        self._found: dict[str, tuple[str, ...]] = {}
+
+    def of(self, block: ToolResultBlock) -> tuple[str, ...]:
+        found = self._found.get(block.tool_use_id)
+        if found is None:
+            lines = self._kept(block, self._calls.get(block.tool_use_id))
+            found = self._found[block.tool_use_id] = tuple(lines or ())
+        return found
+
+
+def _room(lines: Sequence[str], ctx: CompactionContext) -> int:
+    """How many of ``lines`` (a heading, then lines) a cut keeps: the policy's count for
+    microcompact's heading of a failed call or of one that only reads like a failure."""
+    if lines and lines[0] == FAILED_LINES_NOTE:
+        return ctx.policy.cleared_error_lines
+    return ctx.policy.cleared_unflagged_lines
+
+
+def _longest(lines: Sequence[str], room: int) -> tuple[str, ...]:
+    """The heading and the ``room`` longest lines: what the kept lines may take at most."""
+    if not lines:
+        return ()
+    return (lines[0], *sorted(lines[1:], key=len, reverse=True)[:room])
+
+
+def _cut_out(lines: Sequence[str], head: str, tail: str, room: int) -> tuple[str, ...]:
+    """The heading and the first ``room`` of the lines after it that neither ``head`` nor
+    ``tail`` holds (none of them: nothing)."""
+    gone = [line for line in lines[1:] if line not in head and line not in tail][:room]
+    return (lines[0], *gone) if gone else ()
+
+
+def _kept_lines(lines: Sequence[str]) -> str:
+    """The lines as they follow the note: one a line, then a blank line before the tail."""
+    return "\n".join(lines) + "\n\n" if lines else ""
 
 
 def with_result_text(message: Message, position: int, text: str) -> Message:

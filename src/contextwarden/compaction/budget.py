@@ -218,22 +218,47 @@ class ToolResultBudget:
         note_args = {"spill_id": spill_id, "where": where, "key": tool_use_id or spill_id}
         # The note's own length counts against the limit, so a cut result is never cut again.
         probe = CUT_NOTE.format(cut=len(text), total=len(text), what=what, **note_args)
-        kept_lines = _kept_lines(_longest(lines, _room(lines, ctx)))
-        if len(text) <= len(probe) + len(kept_lines) + MIN_PREVIEW_SAVING:
+        room = _room(lines, ctx)
+        reserved = _kept_lines(_longest(lines, room))
+        if len(text) <= len(probe) + len(reserved) + MIN_PREVIEW_SAVING:
             return None  # the note alone would be about as long as the result
-        keep = max(0, limit - len(probe) - len(kept_lines))
-        head_len = int(keep * ctx.policy.result_head_ratio)
-        # The preview's long lines are cut as Snip would: one pass, one count of the result.
-        line_limit = ctx.policy.max_line_chars
-        head = snip_text(head_of(text, head_len), line_limit)[0]
-        tail = snip_text(tail_of(text, keep - head_len), line_limit)[0]
+        head, tail, kept_lines = _ends(text, limit - len(probe), lines, room, ctx)
         path = _spill(spill_dir, spill_id, text) if spill_dir is not None else None
         if path is None:  # not written (or no directory): do not point at a missing file
             note_args["where"] = ""
         cut = len(text) - len(head) - len(tail)
         note = CUT_NOTE.format(cut=cut, total=len(text), what=what, **note_args)
-        note += _kept_lines(_cut_out(lines, head, tail, _room(lines, ctx)))
+        note += kept_lines
         return head + note + tail, len(head) + len(tail), spill_id, path
+
+
+def _ends(
+    text: str, chars: int, lines: Sequence[str], room: int, ctx: CompactionContext
+) -> tuple[str, str, str]:
+    """Head, tail and the kept lines (``_kept_lines``) of ``text`` within ``chars`` together.
+
+    Room is first set aside for the longest lines that may be kept; what the lines the cut then
+    hides do not take goes back to the head and tail, once, when the lines hidden then take no
+    more: a result with no error line in its cut middle is cut exactly as without any."""
+    reserved = _kept_lines(_longest(lines, room))
+    head, tail = _head_tail(text, max(0, chars - len(reserved)), ctx)
+    kept = _kept_lines(_cut_out(lines, head, tail, room))
+    if len(kept) < len(reserved):
+        wider_head, wider_tail = _head_tail(text, max(0, chars - len(kept)), ctx)
+        wider = _kept_lines(_cut_out(lines, wider_head, wider_tail, room))
+        if len(wider) <= len(kept):
+            return wider_head, wider_tail, wider
+    return head, tail, kept
+
+
+def _head_tail(text: str, keep: int, ctx: CompactionContext) -> tuple[str, str]:
+    """The head and tail of ``text`` within ``keep`` characters, their long lines cut as Snip
+    would (one pass, one count of the result)."""
+    head_len = int(keep * ctx.policy.result_head_ratio)
+    line_limit = ctx.policy.max_line_chars
+    head = snip_text(head_of(text, head_len), line_limit)[0]
+    tail = snip_text(tail_of(text, keep - head_len), line_limit)[0]
+    return head, tail
 
 
 class _FailedLines:

@@ -158,27 +158,41 @@ def test_has_long_line(text: str, threshold: int, expected: bool) -> None:
     assert has_long_line(text, threshold) is expected
 
 
-def failed_build(at: int) -> list[Message]:
-    """A failed ``make`` whose error line is printed after ``at`` of 5,000 log lines."""
+def failed_build(
+    *at: int, said: str = "error: linker `cc{n}` not found", failed: bool = True
+) -> list[Message]:
+    """A failed ``make`` whose error lines are printed after the given of 5,000 log lines."""
     lines = numbered(5_000).splitlines()
-    lines.insert(at, "error: linker `cc` not found")
+    for n, where in enumerate(sorted(at, reverse=True)):
+        lines.insert(where, said.format(n=n))
     output = "\n".join(lines)
     call = ToolUseBlock("toolu_1", "Bash", {"command": "make"})
-    result = ToolResultBlock("toolu_1", output, is_error=True)
+    result = ToolResultBlock("toolu_1", output, is_error=failed)
     return [Message.user("build it"), Message.assistant([call]), Message("user", (result,))]
 
 
 def test_error_line_in_the_cut_middle_is_kept_after_the_note() -> None:
     result = ToolResultBudget()(failed_build(2_500))
     text = result_text(result.messages)
-    assert result.applied and len(text) <= 30_000
+    assert result.applied and 29_000 < len(text) <= 30_000
     note_end = text.index("returns it.]")
-    kept = text[note_end:].index("error: linker `cc` not found") + note_end
+    kept = text[note_end:].index("error: linker `cc0` not found") + note_end
     assert kept < text.index("line 004999")  # after the note, before the tail
     again = ToolResultBudget()(result.messages)
     assert not again.applied  # the kept line counts against the limit: not cut again
 
 
-def test_error_line_the_head_holds_is_not_repeated() -> None:
-    text = result_text(ToolResultBudget()(failed_build(10)).messages)
-    assert text.count("error: linker `cc` not found") == 1
+def test_error_lines_the_head_shows_leave_their_places_to_hidden_ones() -> None:
+    # four error lines in the head, two in the cut middle: the cut keeps the hidden two
+    text = result_text(ToolResultBudget()(failed_build(1, 2, 3, 4, 2_500, 2_600)).messages)
+    hidden = [f"error: linker `cc{n}` not found" for n in (0, 1)]  # numbered from the last
+    assert all(line in text[text.index("returns it.]") :] for line in hidden)
+    assert all(text.count(f"error: linker `cc{n}` not found") == 1 for n in range(6))
+
+
+def test_a_cut_with_no_error_line_in_its_middle_is_cut_as_any_other() -> None:
+    # the room set aside for the error line, which the head shows, goes back to head and tail
+    failed = result_text(ToolResultBudget()(failed_build(10)).messages)
+    found = failed_build(10, said="notes: linker `cc{n}` was found", failed=False)  # as long
+    assert len(failed) == len(result_text(ToolResultBudget()(found).messages))
+    assert failed.count("error: linker `cc0` not found") == 1

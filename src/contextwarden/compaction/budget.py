@@ -3,9 +3,7 @@
 A text-action agent's observation (``compaction.observations``) is budgeted like a result of an
 unnamed tool. Nothing is lost: the full text goes to the spill directory (named by its content id)
 when one is configured, and the history's log always keeps the original
-(``history.rehydrate(tool_use_id)``, or the content id for an observation). A failed call's error
-lines that fall in the cut middle are kept after the note, as microcompact keeps them after its
-marker, so the line that says what went wrong stays in the context.
+(``history.rehydrate(tool_use_id)``, or the content id for an observation).
 """
 
 from __future__ import annotations
@@ -25,10 +23,9 @@ from contextwarden.compaction.base import (
     unchanged,
     with_edits,
 )
-from contextwarden.compaction.microcompact import FAILED_LINES_NOTE, Kept, failure_lines_kept
 from contextwarden.compaction.observations import observation_texts, with_text
 from contextwarden.compaction.snip import snip_text
-from contextwarden.compaction.tools import results_with_names, tool_calls
+from contextwarden.compaction.tools import results_with_names
 from contextwarden.content_ids import content_id
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import ContextPolicy
@@ -53,10 +50,6 @@ SNAP_WINDOW = 0.1
 """Head and tail end at a line break when one lies within this share of their length."""
 MIN_PREVIEW_SAVING = 200
 """A result is cut only if that saves more than this many characters beyond the note's length."""
-CUT_LINE_CHOICES = 3
-"""A cut result's error lines are chosen among this many times as many as it keeps (the policy's
-``cleared_error_lines``, ``cleared_unflagged_lines``), so a line its head or tail already shows
-does not take the place of one the cut would hide."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,14 +150,13 @@ class ToolResultBudget:
     ) -> tuple[Message, list[Cut]]:
         """Cut to the per-tool limits, then shrink every result alike until the message fits."""
         factor = 1.0
-        failed = _FailedLines(messages, i, ctx)
-        new, cuts = self._cut_message(messages, i, rules, ctx, factor, failed)
+        new, cuts = self._cut_message(messages, i, rules, ctx, factor)
         for _ in range(FIT_ROUNDS):
             tokens = ctx.count(new)
             if tokens <= rules.message_tokens:
                 break
             factor *= rules.message_tokens / tokens * FIT_MARGIN
-            new, cuts = self._cut_message(messages, i, rules, ctx, factor, failed)
+            new, cuts = self._cut_message(messages, i, rules, ctx, factor)
         return new, cuts
 
     def _cut_message(
@@ -174,15 +166,13 @@ class ToolResultBudget:
         rules: _Limits,
         ctx: CompactionContext,
         factor: float,
-        failed: _FailedLines,
     ) -> tuple[Message, list[Cut]]:
         new = messages[i]
         cuts: list[Cut] = []
         for position, block, tool in results_with_names(messages, i):
             text = block.text
             limit = min(rules.of(tool), int(len(text) * factor))
-            lines = failed.of(block) if len(text) > limit else ()
-            found = self._cut_text(text, limit, ctx, block.tool_use_id, lines)
+            found = self._cut_text(text, limit, ctx, block.tool_use_id)
             if found is not None:
                 preview, kept, spill_id, path = found
                 new = with_result_text(new, position, preview)
@@ -197,18 +187,12 @@ class ToolResultBudget:
         return new, cuts
 
     def _cut_text(
-        self,
-        text: str,
-        limit: int,
-        ctx: CompactionContext,
-        tool_use_id: str | None = None,
-        lines: Sequence[str] = (),
+        self, text: str, limit: int, ctx: CompactionContext, tool_use_id: str | None = None
     ) -> tuple[str, int, str, str | None] | None:
         """``text`` cut to ``limit`` characters (note included): (preview, characters of the
         original kept, spill id, spill path);
         None when it is within the limit or the cut is not worth it. The note's rehydrate key is
-        ``tool_use_id`` when given, else the content id. Of ``lines`` (a heading, then the
-        result's error lines), those the head and tail do not hold follow the note."""
+        ``tool_use_id`` when given, else the content id."""
         if len(text) <= limit:
             return None
         spill_id = content_id(text)
@@ -218,99 +202,20 @@ class ToolResultBudget:
         note_args = {"spill_id": spill_id, "where": where, "key": tool_use_id or spill_id}
         # The note's own length counts against the limit, so a cut result is never cut again.
         probe = CUT_NOTE.format(cut=len(text), total=len(text), what=what, **note_args)
-        room = _room(lines, ctx)
-        reserved = _kept_lines(_longest(lines, room))
-        if len(text) <= len(probe) + len(reserved) + MIN_PREVIEW_SAVING:
+        if len(text) <= len(probe) + MIN_PREVIEW_SAVING:
             return None  # the note alone would be about as long as the result
-        head, tail, kept_lines = _ends(text, limit - len(probe), lines, room, ctx)
+        keep = max(0, limit - len(probe))
+        head_len = int(keep * ctx.policy.result_head_ratio)
+        # The preview's long lines are cut as Snip would: one pass, one count of the result.
+        line_limit = ctx.policy.max_line_chars
+        head = snip_text(head_of(text, head_len), line_limit)[0]
+        tail = snip_text(tail_of(text, keep - head_len), line_limit)[0]
         path = _spill(spill_dir, spill_id, text) if spill_dir is not None else None
         if path is None:  # not written (or no directory): do not point at a missing file
             note_args["where"] = ""
         cut = len(text) - len(head) - len(tail)
         note = CUT_NOTE.format(cut=cut, total=len(text), what=what, **note_args)
-        note += kept_lines
         return head + note + tail, len(head) + len(tail), spill_id, path
-
-
-def _ends(
-    text: str, chars: int, lines: Sequence[str], room: int, ctx: CompactionContext
-) -> tuple[str, str, str]:
-    """Head, tail and the kept lines (``_kept_lines``) of ``text`` within ``chars`` together.
-
-    Room is first set aside for the longest lines that may be kept; what the lines the cut then
-    hides do not take goes back to the head and tail, once, when the lines hidden then take no
-    more: a result with no error line in its cut middle is cut exactly as without any."""
-    reserved = _kept_lines(_longest(lines, room))
-    head, tail = _head_tail(text, max(0, chars - len(reserved)), ctx)
-    kept = _kept_lines(_cut_out(lines, head, tail, room))
-    if len(kept) < len(reserved):
-        wider_head, wider_tail = _head_tail(text, max(0, chars - len(kept)), ctx)
-        wider = _kept_lines(_cut_out(lines, wider_head, wider_tail, room))
-        if len(wider) <= len(kept):
-            return wider_head, wider_tail, wider
-    return head, tail, kept
-
-
-def _head_tail(text: str, keep: int, ctx: CompactionContext) -> tuple[str, str]:
-    """The head and tail of ``text`` within ``keep`` characters, their long lines cut as Snip
-    would (one pass, one count of the result)."""
-    head_len = int(keep * ctx.policy.result_head_ratio)
-    line_limit = ctx.policy.max_line_chars
-    head = snip_text(head_of(text, head_len), line_limit)[0]
-    tail = snip_text(tail_of(text, keep - head_len), line_limit)[0]
-    return head, tail
-
-
-class _FailedLines:
-    """The error lines of the results of one message that a cut keeps, judged once per result:
-    the lines microcompact keeps after its marker (``failure_lines_kept``, bounded by the
-    policy's ``cleared_error_lines`` and ``cleared_unflagged_lines``), read with the call each
-    result answers. A result holding what the person typed keeps none here: the budget cuts it
-    as any other."""
-
-    def __init__(self, messages: Sequence[Message], i: int, ctx: CompactionContext) -> None:
-        policy = ctx.policy
-        self._calls = tool_calls(messages, i)
-        self._kept: Kept = failure_lines_kept(
-            policy.cleared_error_lines * CUT_LINE_CHOICES,
-            None,
-            policy.cleared_unflagged_lines * CUT_LINE_CHOICES,
-        )
-        self._found: dict[str, tuple[str, ...]] = {}
-
-    def of(self, block: ToolResultBlock) -> tuple[str, ...]:
-        found = self._found.get(block.tool_use_id)
-        if found is None:
-            lines = self._kept(block, self._calls.get(block.tool_use_id))
-            found = self._found[block.tool_use_id] = tuple(lines or ())
-        return found
-
-
-def _room(lines: Sequence[str], ctx: CompactionContext) -> int:
-    """How many of ``lines`` (a heading, then lines) a cut keeps: the policy's count for
-    microcompact's heading of a failed call or of one that only reads like a failure."""
-    if lines and lines[0] == FAILED_LINES_NOTE:
-        return ctx.policy.cleared_error_lines
-    return ctx.policy.cleared_unflagged_lines
-
-
-def _longest(lines: Sequence[str], room: int) -> tuple[str, ...]:
-    """The heading and the ``room`` longest lines: what the kept lines may take at most."""
-    if not lines:
-        return ()
-    return (lines[0], *sorted(lines[1:], key=len, reverse=True)[:room])
-
-
-def _cut_out(lines: Sequence[str], head: str, tail: str, room: int) -> tuple[str, ...]:
-    """The heading and the first ``room`` of the lines after it that neither ``head`` nor
-    ``tail`` holds (none of them: nothing)."""
-    gone = [line for line in lines[1:] if line not in head and line not in tail][:room]
-    return (lines[0], *gone) if gone else ()
-
-
-def _kept_lines(lines: Sequence[str]) -> str:
-    """The lines as they follow the note: one a line, then a blank line before the tail."""
-    return "\n".join(lines) + "\n\n" if lines else ""
 
 
 def with_result_text(message: Message, position: int, text: str) -> Message:

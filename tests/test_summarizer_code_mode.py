@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from contextwarden.compaction.tools import tool_calls
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.code_mode import nested_calls, script_answer
 from contextwarden.summarizers.facts import extract_facts
@@ -194,3 +195,27 @@ def test_a_scripts_failure_and_files_reach_the_summarys_facts() -> None:
     assert error.excerpt == "sed: packages/oidc/src/index.ts: No such file or directory"
     assert error.target == SEDS
     assert {file.path for file in facts.files} >= {"packages/oidc/src/verifier.ts"}
+
+
+RUNNING = "Script running with cell ID 3\nWall time 10.0 seconds\nOutput:\n"
+
+
+def test_a_wait_answer_is_read_as_the_script_it_waits_on() -> None:
+    # ``wait`` returns what a script still running showed since; it names the script's cell only
+    wait = ToolUseBlock(
+        id="w1", name="wait", input={"cell_id": "3", "yield_time_ms": 20000, "max_tokens": 30000}
+    )
+    messages = [
+        Message.user("Review the branch."),
+        Message("assistant", (_exec_command(SEDS),)),
+        Message("user", (_answer(RUNNING, ""),)),
+        Message("assistant", (wait,)),
+        Message("user", (_answer(HEADER, SEDS_OUTPUT, call_id="w1"),)),
+    ]
+    judged = tool_calls(messages, 4)["w1"]
+    assert (judged.id, shell_command(judged)) == ("w1", SEDS)
+    assert tool_calls(messages, 2)["c1"] == messages[1].tool_uses[0]
+    (error,) = extract_facts(messages).errors
+    assert error.excerpt == "sed: packages/oidc/src/index.ts: No such file or directory"
+    # a wait on a cell no answer named is read as itself
+    assert tool_calls(messages[3:], 1)["w1"] == wait

@@ -97,3 +97,35 @@ def test_logged_errors_reads_the_documented_layouts() -> None:
         "Error: start failed",
         "ERROR retry gave up",  # logged again by the restarted service: once
     )
+
+
+PGO_JOB = "build-tarball-macos-arm64\tbuild-tarball aarch64-apple-darwin\t2026-07-16T19:22:{}Z {}\n"
+LOG_FAILED = "".join(
+    PGO_JOB.format(at, line)
+    for at, line in (
+        ("33.2547170", "  train: pass 1"),
+        (
+            "33.4344160",
+            "LLVM Profile Error: Runtime and instrumentation version mismatch : "
+            "expected 10, but get 8",
+        ),
+        (
+            "34.4408240",
+            "ERROR: no .profraw files written to target/pgo-data/profraw after training",
+        ),
+        ("34.4408880", "  Training ran but the instrumented binary did not record profile data."),
+        ("59.1417880", "##[error]Final attempt failed. Child_process exited with error code 1"),
+    )
+)
+"""A failed release job's log as ``gh run view RUN --job JOB --log-failed`` prints it (cli/cli:
+job, step and timestamp before each line), trimmed from study set 30 (jdx/mise, MIT, session
+``c8-a0f662cd26``)."""
+
+
+def test_a_ci_runs_log_keeps_its_further_failure_lines() -> None:
+    # a CI job ran once: its other failure lines say what the service-log rule would drop
+    call = _bash("gh run view 29524504773 --job 87715021564 --log-failed")
+    kept = failure_lines(call, _result(LOG_FAILED), 4)
+    assert kept[0] == "ERROR: no .profraw files written to target/pgo-data/profraw after training"
+    assert any("LLVM Profile Error: Runtime and instrumentation" in line for line in kept[1:])
+    assert any("##[error]Final attempt failed." in line for line in kept[1:])

@@ -24,17 +24,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contextwarden.model import FrozenDict, ToolUseBlock, freeze
+from contextwarden.model import FrozenDict, Message, ToolUseBlock, freeze
 from contextwarden.summarizers.remembered import Remembered
 from contextwarden.toolnames import base_name
 
 CODE_MODE_TOOL = "exec"
 """Code mode's one tool (``PUBLIC_TOOL_NAME`` in ``codex-rs/code-mode``)."""
 SCRIPT_KEY = "input"
+"""Where Codex's loader keeps a free-form tool's input (``formats.codex_items``)."""
+WAIT_TOOL = "wait"
+"""Code mode's tool that waits on a script still running (``cell_id``), answered with what the
+script showed since, under the same header as a script's answer."""
 """Where Codex's loader keeps a free-form tool's input (``formats.codex_items``)."""
 
 _NESTED = re.compile(r"\btools\.([A-Za-z_$][\w$]*)\s*\(\s*")
@@ -47,6 +51,9 @@ _HEADER = re.compile(
 ``prepend_script_status``)."""
 SCRIPT_ERROR = "Script error:\n"
 """What Codex puts before the error of a script that threw (``handle_runtime_response``)."""
+_RUNNING = re.compile(r"\AScript running with cell ID (?P<cell>\S+)\n")
+"""The answer of a script that went on running (``format_script_status``): its cell ID is what a
+later ``wait`` names."""
 _BARE_KEY = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -213,3 +220,22 @@ def script_error(text: str) -> str:
 def thrown_error(text: str) -> str | None:
     """The first line of ``script_error``, or None when the script threw nothing."""
     return next((line.strip() for line in script_error(text).splitlines() if line.strip()), None)
+
+
+def as_waited_script(messages: Sequence[Message], index: int, call: ToolUseBlock) -> ToolUseBlock:
+    """``call`` (in ``messages[index]``) read as the script it waits on when it is a ``wait``
+    whose ``cell_id`` an earlier script's answer named (``Script running with cell ID N``): its
+    answer is the rest of that script's output, so it is judged with that script's commands (its
+    own id kept); else ``call`` itself."""
+    cell = call.input.get("cell_id") if isinstance(call.input, Mapping) else None
+    if base_name(call.name) != WAIT_TOOL or not isinstance(cell, str):
+        return call
+    for at in range(index, 0, -1):
+        scripts = {use.id: use for use in messages[at - 1].tool_uses if is_script(use)}
+        for result in messages[at].tool_results if scripts else ():
+            running = _RUNNING.match(result.text)
+            if running is not None and running.group("cell") == cell:
+                script = scripts.get(result.tool_use_id)
+                if script is not None:
+                    return ToolUseBlock(call.id, script.name, script.input)
+    return call

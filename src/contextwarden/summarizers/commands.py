@@ -34,13 +34,15 @@ _ECHOED_STATUS = re.compile(
 PowerShell's ``Write-Host "exit=$LASTEXITCODE"``): POSIX's ``$?`` and PowerShell's
 ``$LASTEXITCODE`` hold the last command's (a native program's) exit status, so the number the
 output shows after that label is that step's, whatever the list's own exit code."""
-LOG_VIEWER = re.compile(
-    r"\bgh run (?:view|watch)\b|\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
+SERVICE_LOG_VIEWER = re.compile(
+    r"\b(?:docker|podman|kubectl)(?: compose)? logs\b|\bjournalctl\b"
     r"|\blogread\b"  # OpenWrt's system log (logd's ring buffer)
 )
+"""A command showing a running service's log, which a session watches again and again."""
+LOG_VIEWER = re.compile(rf"\bgh run (?:view|watch)\b|{SERVICE_LOG_VIEWER.pattern}")
 """A command showing another run's log or status (``gh run view``, with ``--log`` or not, and
 ``gh run watch`` exit 0 when the run failed unless ``--exit-status``; cli/cli's ``run view``
-and ``run watch`` help): its own exit code says nothing of that run."""
+and ``run watch`` help; ``SERVICE_LOG_VIEWER``): its own exit code says nothing of that run."""
 LOG_PREFIX = re.compile(
     r"^(?:\d+[:-])?(?:[^\t\n]*\t){0,2}\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?[ \t]?",
     re.M,

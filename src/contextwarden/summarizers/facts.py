@@ -26,6 +26,7 @@ from contextwarden.summarizers.carry import (
     carried_hits,
     split_alias,
 )
+from contextwarden.summarizers.code_mode import as_waited_script
 from contextwarden.summarizers.commands import command_key
 from contextwarden.summarizers.concepts import identifiers, top_concepts
 from contextwarden.summarizers.decisions import decisions
@@ -168,7 +169,8 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
             for result in message.tool_results:
                 call = walk.open_calls.pop(result.tool_use_id, None)
                 if call is not None:
-                    _result(walk, call, result, index)
+                    judged = as_waited_script(messages, walk.call_index[call.id], call)
+                    _result(walk, call, judged, result, index)
     for call in walk.open_calls.values():  # calls still waiting for a result at the cut
         _add_files(walk, file_ops(call), walk.call_index[call.id])
     typed = user_messages(messages)
@@ -251,11 +253,14 @@ def _answered_after(message: Message) -> bool:
     return from_text and isinstance(last, TextBlock) and bool(last.text.strip())
 
 
-def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int) -> None:
+def _result(
+    walk: _Walk, call: ToolUseBlock, judged: ToolUseBlock, result: ToolResultBlock, index: int
+) -> None:
+    """What ``call`` did, its ``result`` judged as ``judged``'s (a ``wait``'s, as its script's)."""
     text = result.text
     ops = file_ops(call, text)
     command = shell_command(call)
-    excerpt = result_failure(call, result)
+    excerpt = result_failure(judged, result)
     if excerpt is not None:  # a failed call read or wrote nothing, but it tried
         ops = tuple(FileOp(op.path, f"{op.operation} (failed)") for op in ops)
     _add_files(walk, ops, walk.call_index[call.id])
@@ -264,7 +269,7 @@ def _result(walk: _Walk, call: ToolUseBlock, result: ToolResultBlock, index: int
         target = command_key(command)
     else:
         target = ops[0].path if ops else canonical_input(call)
-    more = () if excerpt is None else more_lines(call, result, excerpt, MAX_ERROR_LINES)
+    more = () if excerpt is None else more_lines(judged, result, excerpt, MAX_ERROR_LINES)
     # a harness that flags no refusal is known by its notice, quoted as the excerpt
     rejected = excerpt is not None and (is_rejection(result) or is_rejection_notice(excerpt))
     walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))

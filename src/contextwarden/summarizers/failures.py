@@ -262,11 +262,12 @@ def failure_lines(
 def more_lines(
     call: ToolUseBlock | None, result: ToolResultBlock, excerpt: str, limit: int
 ) -> tuple[str, ...]:
-    """``further_lines`` of a failed result; none after a log viewer's excerpt when it is the
-    first entry its service logged as an error (``log_levels``) and no traceback says where:
-    a session watches a log again and again, and each view's other entries repeat or follow
-    from that one. A failed CI job's log a command printed (``_printed_job_log``) is read
-    without its timestamps, so its lines rank by what they say."""
+    """``further_lines`` of a failed result; none after the excerpt of a service's log viewer
+    (``docker logs``, ``journalctl``) when it is the first entry its service logged as an error
+    (``log_levels``) and no traceback says where: a session watches a log again and again, and
+    each view's other entries repeat or follow from that one (a CI run's log is no service's).
+    A failed CI job's log a command printed (``_printed_job_log``) is read without its
+    timestamps, so its lines rank by what they say."""
     shell = call is not None and is_shell(call)
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
     command = shell_command(call) if call is not None and shell else None

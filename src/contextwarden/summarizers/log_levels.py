@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from contextwarden.summarizers.commands import LOG_VIEWER
+from contextwarden.summarizers.commands import SERVICE_LOG_VIEWER
 
 _LEVEL = re.compile(
     r"(?:^|[\s\]|:])(?:ERROR|FATAL|CRITICAL|PANIC)(?=[\s:\]|]|$)"
@@ -43,9 +43,11 @@ def logged_errors(text: str) -> tuple[str, ...]:
 
 
 def viewed_errors(text: str, command: str | None) -> tuple[str, ...]:
-    """``logged_errors`` of ``text`` when ``command`` is a log viewer (``commands.LOG_VIEWER``),
-    else none: what the run it shows logged as failed. Its warnings are not among them: they
-    say what a service retried or skipped, and a log holds many."""
-    if command is None or not LOG_VIEWER.search(command):
+    """``logged_errors`` of ``text`` when ``command`` shows a service's log
+    (``commands.SERVICE_LOG_VIEWER``), else none: what the service logged as failed. Its
+    warnings are not among them: they say what a service retried or skipped, and a log holds
+    many. A CI run's log (``gh run view --log-failed``) is no service's: its job ran once, and
+    its failure lines each say something else."""
+    if command is None or not SERVICE_LOG_VIEWER.search(command):
         return ()
     return logged_errors(text)

@@ -31,6 +31,7 @@
     python benchmarks/build_fresh_corpus.py --set 30 MIRRORS OUT   # the thirtieth, a study set
     python benchmarks/build_fresh_corpus.py --set 31 MIRRORS OUT   # the thirty-first, blind set
     python benchmarks/build_fresh_corpus.py --set 32 MIRRORS OUT   # the thirty-second, a study set
+    python benchmarks/build_fresh_corpus.py --set 33 MIRRORS OUT   # the thirty-third, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -920,6 +921,45 @@ SET32_CHECKPOINTS = (
      "37399e685aae38cb7a11ec62253bf7bcc07b01dbebd4d41d574d71985b710071"),
 )  # fmt: skip
 SET32 = tuple(checkpoint(*repo, folder, sha) for repo, folder, sha in SET32_CHECKPOINTS)
+# Set 33 (issue #26's thirty-third, blind set): repositories and people no earlier set used, and
+# agents and kinds of work the sets have little of. Two are the full.jsonl of a checkpoint on
+# obsessiondb/chkit's (MIT, its LICENSE) entire/checkpoints/v1 branch, read at that branch's tip,
+# the largest copy of its session: Claude Code on a ClickHouse schema CLI's npm release (a manual
+# publish script's error) and on failing GitHub Actions checks. Two are the full.jsonl of a
+# checkpoint ref of MandavkarPranjal/prsui (MIT, its LICENSE), each read at its ref's tip:
+# OpenCode sessions on a pull-request review UI. One is a Markdown file SpecStory saved of a Cursor
+# session on AmbidextrousCoatie/league_analyzer (MIT, its LICENSE), a bowling-league statistics
+# app: a pandas league table and its front end.
+CHKIT = ("obsessiondb/chkit", "8ae9093f4c23a92cc74a774bef7166e96a67a238")
+SET33_CHECKPOINTS = (
+    ("8e/c4ea04f81c/0", "3e7bb7b1f73def9e420e2f1a9614b9c3b5abe5fa96e5d1522a153985cc626967"),
+    ("d4/320fb4ea12/0", "8511364a66dc2c44a0f3d21a3adaf5edca9d6575936009498d5137a516452386"),
+)
+SET33_REFS = (
+    ("ZE/01KYP8H2MKMX8VFFT9NB9AVDZE", "8c13ec2d648ae7c66330482809f3f10e7ecf7ba6",
+     "4136a54f42606a96c50718ea86e395ea6616a16019b16b13965fb9401c76adbb"),
+    ("8A/01KZ3NV3TTQYK03FMHX9RSEZ8A", "665e6045624755c139018ba5e32b0548a6bea5ad",
+     "32e664812fdf706bc034d6531707a732c9eb247e53e44d9be789d026102ddba1"),
+)  # fmt: skip
+SET33 = (
+    *(checkpoint(*CHKIT, folder, sha) for folder, sha in SET33_CHECKPOINTS),
+    *(
+        Source(  # the tip of refs/entire/checkpoints/<ref>
+            "MandavkarPranjal/prsui",
+            commit,
+            "0/full.jsonl",
+            f"opencode/MandavkarPranjal__prsui__{ref.replace('/', '-')}-0.jsonl",
+            sha,
+        )
+        for ref, commit, sha in SET33_REFS
+    ),
+    specstory(
+        "AmbidextrousCoatie/league_analyzer",
+        "aad233ccb6d72a72bfec9fb916c06ea691d5225d",
+        "2025-10-05_15-35Z-issue-in-get-league-table-simple",
+        "2df0df3b9b694264f7281098f0297a5832b2ab22b9744d7fa900db86780aaeb1",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -952,6 +992,7 @@ SETS = {
     30: SET30,
     31: SET31,
     32: SET32,
+    33: SET33,
 }
 
 

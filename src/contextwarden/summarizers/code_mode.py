@@ -39,7 +39,6 @@ SCRIPT_KEY = "input"
 WAIT_TOOL = "wait"
 """Code mode's tool that waits on a script still running (``cell_id``), answered with what the
 script showed since, under the same header as a script's answer."""
-"""Where Codex's loader keeps a free-form tool's input (``formats.codex_items``)."""
 
 _NESTED = re.compile(r"\btools\.([A-Za-z_$][\w$]*)\s*\(\s*")
 _DECLARED = r"\b(?:const|let|var)\s+{name}\s*=\s*"

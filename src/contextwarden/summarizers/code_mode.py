@@ -58,9 +58,8 @@ _BARE_KEY = re.compile(r"[A-Za-z_$][\w$]*")
 
 @dataclass(frozen=True, slots=True)
 class ScriptAnswer:
-    """A code-mode script's answer: its status, what it showed, and what it threw (or "")."""
+    """A code-mode script's answer: what it showed, and what it threw (or "")."""
 
-    status: str
     shown: str
     error: str
 
@@ -83,6 +82,8 @@ def nested_calls(block: ToolUseBlock) -> tuple[ToolUseBlock, ...]:
 
 
 def _read_calls(script: str) -> tuple[tuple[str, FrozenDict], ...]:
+    """Each ``tools.<name>(…)`` call in ``script``: its name and its literal input (``_argument``;
+    {} when none is a literal)."""
     calls = []
     for found in _NESTED.finditer(script):
         value = _argument(script, found.end(), found.start())
@@ -199,14 +200,13 @@ def script_answer(text: str) -> ScriptAnswer | None:
     header = _HEADER.match(text)
     if header is None:
         return None
-    status = header.group("status").split(" ", 1)[0]
     body = text[header.end() :]
     error = ""
-    if status == "failed":
+    if header.group("status") == "failed":
         cut = body.rfind(SCRIPT_ERROR)
         if cut >= 0:
             body, error = body[:cut], body[cut + len(SCRIPT_ERROR) :]
-    return ScriptAnswer(status, body.strip("\n"), error.strip())
+    return ScriptAnswer(body.strip("\n"), error.strip())
 
 
 def script_error(text: str) -> str:

@@ -39,7 +39,6 @@ SCRIPT_KEY = "input"
 WAIT_TOOL = "wait"
 """Code mode's tool that waits on a script still running (``cell_id``), answered with what the
 script showed since, under the same header as a script's answer."""
-"""Where Codex's loader keeps a free-form tool's input (``formats.codex_items``)."""
 
 _NESTED = re.compile(r"\btools\.([A-Za-z_$][\w$]*)\s*\(\s*")
 _DECLARED = r"\b(?:const|let|var)\s+{name}\s*=\s*"
@@ -59,9 +58,8 @@ _BARE_KEY = re.compile(r"[A-Za-z_$][\w$]*")
 
 @dataclass(frozen=True, slots=True)
 class ScriptAnswer:
-    """A code-mode script's answer: its status, what it showed, and what it threw (or "")."""
+    """A code-mode script's answer: what it showed, and what it threw (or "")."""
 
-    status: str
     shown: str
     error: str
 
@@ -84,6 +82,8 @@ def nested_calls(block: ToolUseBlock) -> tuple[ToolUseBlock, ...]:
 
 
 def _read_calls(script: str) -> tuple[tuple[str, FrozenDict], ...]:
+    """Each ``tools.<name>(…)`` call in ``script``: its name and its literal input (``_argument``;
+    {} when none is a literal)."""
     calls = []
     for found in _NESTED.finditer(script):
         value = _argument(script, found.end(), found.start())
@@ -200,14 +200,13 @@ def script_answer(text: str) -> ScriptAnswer | None:
     header = _HEADER.match(text)
     if header is None:
         return None
-    status = header.group("status").split(" ", 1)[0]
     body = text[header.end() :]
     error = ""
-    if status == "failed":
+    if header.group("status") == "failed":
         cut = body.rfind(SCRIPT_ERROR)
         if cut >= 0:
             body, error = body[:cut], body[cut + len(SCRIPT_ERROR) :]
-    return ScriptAnswer(status, body.strip("\n"), error.strip())
+    return ScriptAnswer(body.strip("\n"), error.strip())
 
 
 def script_error(text: str) -> str:

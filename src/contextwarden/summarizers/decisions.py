@@ -39,6 +39,7 @@ from contextwarden.summarizers.approaches import states_approach
 from contextwarden.summarizers.labels import HEADING as _HEADING
 from contextwarden.summarizers.labels import LABELLED as _LABELLED
 from contextwarden.summarizers.labels import NAMES_CONCLUSION as _NAMES_CONCLUSION
+from contextwarden.summarizers.narration import FIRST_PERSON, LEAD, invites_step, narrates
 from contextwarden.summarizers.prose import prose_lines
 from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.sentences import (
@@ -177,32 +178,13 @@ _EMPHASIS = "*_"
 ("**Shall I apply it now?**") ends with them, after its question mark."""
 _REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
 _SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
-_LEAD = r"(?:(?:good|great|perfect|ok(?:ay)?|now|next|then|finally|also|first)\b[,!.]?\s*)*"
-_FIRST_PERSON = (
-    r"let me|let's|let us|I'll|I will|I need to|I'm going to|I am going to|time to|now\b"
-    # Russian, Spanish, Portuguese, French, German, Chinese, Japanese, Korean
-    r"|(?:теперь|давайте|сейчас|ahora|vamos a|voy a|agora|vou|maintenant|je vais|jetzt"
-    r"|ich werde)\b|现在|让我|接下来|では|次に|이제|다음"
-)
 _IMPERATIVES = (
     r"(?:add|update|fix|change|create|write|remove|replace|edit|apply|make|move|rename"
     r"|insert|implement|run|check|read|look)\b"
 )
-_ANNOUNCEMENT = re.compile(rf"{_LEAD}(?:{_FIRST_PERSON}|{_IMPERATIVES})", re.I)
+_ANNOUNCEMENT = re.compile(rf"{LEAD}(?:{FIRST_PERSON}|{_IMPERATIVES})", re.I)
 """A sentence that only says what comes next ("Now update the handler:", "Let me add the
 test"): of a message that edits a file, not a decision unless it gives a signal."""
-_NARRATION = re.compile(rf"{_LEAD}(?:{_FIRST_PERSON}|I'm \w+ing\b|I am \w+ing\b)", re.I)
-"""A sentence in which the assistant says what it does next ("Let me check …", "I'm reading
-the tests"); a bare imperative ("Replace X with Y.") is not one: in a plan it is a decision."""
-_STEP = re.compile(
-    rf"{_LEAD}(?:(?:let me|let's|let us|давай(?:те)?|vamos a|vamos|allons|lass (?:mich|uns))\b"
-    r"|让我|我们来)",
-    re.I,
-)
-"""A sentence that invites the next step ("Let me check …", "Давайте проверим", "Vamos a
-revisar", "Allons voir", "Lass mich prüfen", "让我看看"): what follows it is what the assistant
-does now, not what it concluded; an intention ("I'll keep X as the default because …") says a
-choice."""
 _PLAN = re.compile(
     r"\b(?:plan|approach|fix|solution|steps|план\w*|подход\w*|исправлени\w*|solución|enfoque"
     r"|solução|abordagem|correção|correctif|Lösung|Ansatz)\b|方案|计划|修复|計画|方針|修正|계획|해결",
@@ -382,12 +364,6 @@ def _negates_beside(unit: str) -> bool:
     )
 
 
-def narrates(unit: str) -> bool:
-    """Whether ``unit`` opens by saying what the assistant does next ("Let me check …", "Now
-    I'll run …", "I am reading …"); a curly apostrophe counts as a straight one."""
-    return _NARRATION.match(unit.replace("\u2019", "'")) is not None
-
-
 def standing(decision: str) -> int:
     """How long a short budget keeps ``decision``: 2 when it gives a verdict on a hypothesis or
     a fix (``verdicts``), or gives a reason or names a choice or the author labels it as the fix
@@ -408,10 +384,11 @@ def standing(decision: str) -> int:
 
 def _uninvited(decision: str) -> str:
     """``decision`` without its sentences, or clauses after a dash or a semicolon, that invite
-    the next step (``_STEP``: "Builds clean. Let me commit …", "Good question — let me read …")."""
+    the next step (``narration.invites_step``: "Builds clean. Let me commit …", "Good question —
+    let me read …")."""
     return " ".join(
         clause
         for sentence in sentences(decision)
         for clause in _CLAUSE_BREAK.split(sentence)
-        if _STEP.match(clause.strip().replace("\u2019", "'")) is None
+        if not invites_step(clause.strip())
     )

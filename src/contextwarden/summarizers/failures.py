@@ -8,7 +8,8 @@ exit code, not these lines). A visible exit code 0 wins over error-looking text 
 command handled its own error), unless it is not the program's: the command masked it
 (``|| true``, ``; echo $?``), piped the output into a pager (``| tail -20``) or shows another
 run's log (``gh run view --log``); or unless the program printed its error and stopped there
-(its last line an error line, or a whole traceback last: ``traceback.print_exc()``), or the
+(its last line an error line, or a whole traceback last: ``traceback.print_exc()``;
+``error_endings``), or the
 shell could not run one of the line's words (``bash: line 1: val: command not found``), a failed
 step that a later command's exit code 0 does not undo; a step's code the command printed after
 a label (``echo "exit: $?"``, ``Write-Host "exit=$LASTEXITCODE"``) shows it as plainly
@@ -58,6 +59,7 @@ from contextwarden.summarizers.commands import (
     shows_text,
 )
 from contextwarden.summarizers.diagnostics import error_diagnostics
+from contextwarden.summarizers.error_endings import stopped_at_error
 from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
@@ -75,7 +77,6 @@ from contextwarden.summarizers.failure_quotes import (
 from contextwarden.summarizers.failure_ranks import MARKED_RANKS, line_rank
 from contextwarden.summarizers.log_levels import logged_errors, viewed_errors
 from contextwarden.summarizers.outputs import (
-    EXIT_RES,
     FRAME_LINE,
     OUTPUT_WITHHELD,
     READ_REFUSED,
@@ -92,11 +93,6 @@ from contextwarden.summarizers.toolchain_marks import clippy_warning
 from contextwarden.summarizers.tools import CONTENT_KINDS, is_shell, shell_command
 from contextwarden.toolnames import canonical
 
-ENDING_LINES = 1
-"""An output whose exit code 0 is shown still failed when one of its last this-many lines is an
-error line (``Error: name 'x' is not defined``): where a program that gives up says why. Three
-lines also took in exploratory scripts' caught errors, and the unresolved errors they added
-pushed decisions out of the summary on the fit sessions."""
 OPENING_LINES = 3
 """Lines of a tool's own message (not a shell's) where a traceback says the tool failed."""
 
@@ -179,9 +175,7 @@ def failure_excerpt(
     if logged:  # a log viewer's run: what the service it watches logged failed
         return clip(logged[0])
     if not failed and shell and status == 0 and command is not None:
-        failed = not shows_text(MASKED_EXIT.sub("", command)) and (
-            _ends_in_error(text) or _ends_in_traceback(text)
-        )
+        failed = not shows_text(MASKED_EXIT.sub("", command)) and stopped_at_error(text)
     if not failed and shell and command is not None:
         refused = (
             shell_refused(text, command)
@@ -338,7 +332,7 @@ def _step_last_word(text: str) -> str | None:
     ``MARKED_RANKS``: an error line, a located one, an exception; not a run's count or verdict):
     the runner reports the exit code of the step's script, so what that script printed last
     is what stopped it (``error: script "publish" exited with code 1``), as a program that
-    gives up says why on its last line (``_ends_in_error``); None when another line is last."""
+    gives up says why on its last line (``error_endings``); None when another line is last."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     for before, line in pairwise(lines):
         if STEP_FAILED.match(line):
@@ -360,40 +354,6 @@ def _step_failed(text: str, command: str) -> bool:
     step's, and that step failed. ``diff a b`` alone prints the lines that differ, whatever
     they say."""
     return _STEPS.search(command) is not None and TELLING.search(text) is not None
-
-
-def _ends_in_error(text: str) -> bool:
-    """The last ``ENDING_LINES`` lines of a program's output hold an error line: a script that
-    caught its error, printed it and exited 0, or a failed step a later one hid."""
-    lines = [
-        line.strip()
-        for line in text.splitlines()
-        if line.strip()
-        and not is_status_line(line.strip())
-        and not any(p.search(line) for p in EXIT_RES)
-    ]
-    return any(ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
-
-
-def _ends_in_traceback(text: str) -> bool:
-    """A program's output ends with a whole Python traceback: after its last ``Traceback``
-    header come only indented frames and the exception line (``TypeError: …``) last. A script
-    that caught the error and printed it with ``traceback.print_exc()`` before exiting 0 stopped
-    where the error was, as an uncaught one would have; a traceback followed by further output
-    is one the program went on from."""
-    start = last_traceback(text)
-    if start is None:
-        return False
-    lines = [
-        line
-        for line in text[start:].splitlines()[1:]
-        if line.strip() and not is_status_line(line.strip())
-    ]
-    return (
-        len(lines) > 1
-        and all(line[0].isspace() for line in lines[:-1])
-        and EXCEPTION_LINE.match(lines[-1]) is not None
-    )
 
 
 def _tool_says_it_failed(text: str) -> bool:

@@ -14,7 +14,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from contextwarden.summarizers.decisions import asks, narrates
+from contextwarden.summarizers.decisions import asks
+from contextwarden.summarizers.narration import narrates
 from contextwarden.summarizers.restated import repeated_in, restated
 from contextwarden.summarizers.sentences import clipped, prose_runs, sentences, weight
 from contextwarden.tokens.base import TokenCounter

@@ -93,7 +93,7 @@ _JSON_OUTPUT = re.compile(r'^\{"[a-z_]+":', re.M)
 
 _SHOWN_RESULTS = re.compile(rf"{_JSON_OUTPUT.pattern}|^\[\{{\"[a-z_]+\":", re.M)
 """Where a code-mode script shows a command result, or an array of them, as JSON."""
-UNSTARTED = re.compile(r"exec_command failed for `.*`: (?P<why>.*)")
+_UNSTARTED = re.compile(r"exec_command failed for `.*`: (?P<why>.*)")
 """Codex's answer when it could not start a command (``exec_command failed for `CMD`: ERR``,
 ``ERR`` the error's Rust ``Debug`` form: ``codex-rs/core/src/tools/handlers/unified_exec.rs``),
 to a direct call or, thrown, to a code-mode script's: the command named again, then why. Only
@@ -105,9 +105,9 @@ user\\")``."""
 
 
 def unstarted(text: str) -> str | None:
-    """Why Codex could not start a command (``UNSTARTED``): a refusal's reason, else the error,
+    """Why Codex could not start a command (``_UNSTARTED``): a refusal's reason, else the error,
     the command it names left out; None for any other output."""
-    found = UNSTARTED.match(text.lstrip())
+    found = _UNSTARTED.match(text.lstrip())
     if found is None:
         return None
     rejected = _REJECTED.search(found.group("why"))

@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_MISE_VERDICT = r"(?P<prefix>\[[^\]\n]+\]) ERROR task failed\s*$"
+"""mise's verdict, the failing task's prefix first (``Task::prefix`` in src/task/mod.rs:
+``[<name>]``, its name cut to 40 characters, the same prefix its output lines carry)."""
 TASK_FAILED = re.compile(
     # mise: the first failed task's prefix, then "ERROR task failed" (jdx/mise,
-    # src/task/task_results_display.rs, ``exit_if_failed``); with --continue-on-error first the
-    # count ("ERROR 2 task(s) failed:", ``maybe_print_failure_summary``)
-    r"^(?:\[[^\]\n]+\] ERROR task failed\s*$|ERROR \d+ task\(s\) failed:\s*$"
+    # src/task/task_results_display.rs, ``exit_if_failed``, ``_MISE_VERDICT``); with
+    # --continue-on-error first the count ("ERROR 2 task(s) failed:",
+    # ``maybe_print_failure_summary``)
+    rf"^(?:{_MISE_VERDICT}|ERROR \d+ task\(s\) failed:\s*$"
     # go-task: ``TaskRunError.Error`` (go-task/task, errors/errors_task.go):
     # task: Failed to run task "build": exit status 1
     r'|task: Failed to run task "[^"\n]*": )',
@@ -35,9 +39,8 @@ SCRIPT_FAILED = (
 )
 """A package manager's line saying the script it ran failed, naming neither the script nor why:
 a run's verdict (``failure_marks.TRAILER``), printed only when it exits non-zero."""
-_MISE_TASK_FAILED = re.compile(r"^(?P<prefix>\[[^\]\n]+\]) ERROR task failed\s*$", re.M)
-"""mise's verdict, the failing task's prefix first (``Task::prefix`` in src/task/mod.rs:
-``[<name>]``, its name cut to 40 characters, the same prefix its output lines carry)."""
+_MISE_TASK_FAILED = re.compile(rf"^{_MISE_VERDICT}", re.M)
+"""``_MISE_VERDICT`` alone: the line ``failed_task`` reads the failing task's prefix from."""
 
 _MISE_ECHO = re.compile(r"\$ \S")
 """mise's own line before a task's, the script it runs after ``$ `` (src/task/task_executor.rs:

@@ -81,6 +81,7 @@ def shell_command(block: ToolUseBlock) -> str | None:
 
 
 def _own_command(block: ToolUseBlock) -> str | None:
+    """The command line of ``block`` itself when it is a shell tool's call (not a script's)."""
     if canonical(block.name) != "Bash" or is_script(block):
         return None
     args = plain_input(block)

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers import failure_marks, failures
+from contextwarden.summarizers import failure_marks, failures, outputs
 from contextwarden.summarizers.remembered import Remembered
 
 
@@ -86,3 +86,20 @@ def test_an_output_is_searched_for_a_failure_mark_once(monkeypatch: pytest.Monke
     assert not failure_marks.marks_a_failure(text)
     assert not failure_marks.marks_a_failure(copy)
     assert searched == [text]
+
+
+def test_an_output_s_exit_code_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codex's JSON result is read as the program's output (``program_output``) to find its
+    exit code; an equal result asked again is not read again."""
+    read: list[str] = []
+    program_output = outputs.program_output
+
+    def counted(text: str) -> str:
+        read.append(text)
+        return program_output(text)
+
+    monkeypatch.setattr(outputs, "program_output", counted)
+    said = _fresh("make: *** [build] Error 2")
+    text = f'{{"output":"{said}\\n","metadata":{{"exit_code":2,"duration_seconds":0.4}}}}'
+    assert outputs.exit_status(text) == outputs.exit_status("".join(list(text))) == 2
+    assert read == [text]

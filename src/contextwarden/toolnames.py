@@ -169,9 +169,11 @@ def _normalize(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
+@lru_cache(maxsize=4096)
 def base_name(name: str) -> str:
     """A tool name with its MCP or namespace prefix dropped, in lower case
-    (``mcp__files__Read_File`` → ``read_file``)."""
+    (``mcp__files__Read_File`` → ``read_file``); remembered, as ``_normalize``: every question
+    asked of a call (is it a code-mode script, a shell, an edit) starts here."""
     return name.rsplit("__", 1)[-1].lower()
 
 

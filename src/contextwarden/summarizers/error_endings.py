@@ -24,14 +24,20 @@ def stopped_at_error(text: str) -> bool:
 def _ends_in_error(text: str) -> bool:
     """The last ``ENDING_LINES`` lines of a program's output hold an error line: a script that
     caught its error, printed it and exited 0, or a failed step a later one hid."""
-    lines = [
-        line.strip()
-        for line in text.splitlines()
-        if line.strip()
-        and not is_status_line(line.strip())
-        and not any(p.search(line) for p in EXIT_RES)
-    ]
-    return any(ERROR_LINE.match(line) for line in lines[-ENDING_LINES:])
+    return any(ERROR_LINE.match(line) for line in _last_lines(text))
+
+
+def _last_lines(text: str) -> list[str]:
+    """The last ``ENDING_LINES`` lines of ``text`` that say something (no blank, status or exit
+    code line), stripped; read from the end, as a long output's others cannot count."""
+    found: list[str] = []
+    for line in reversed(text.splitlines()):
+        if len(found) == ENDING_LINES:
+            break
+        said = line.strip()
+        if said and not is_status_line(said) and not any(p.search(line) for p in EXIT_RES):
+            found.append(said)
+    return found[::-1]
 
 
 def _ends_in_traceback(text: str) -> bool:

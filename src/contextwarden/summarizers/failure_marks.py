@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from contextwarden.summarizers.os_errors import OS_ERRORS
+from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.task_runners import SCRIPT_FAILED, TASK_FAILED
 from contextwarden.summarizers.toolchain_marks import (
     GO_TOO_NEW,
@@ -229,9 +230,19 @@ def says_what_failed(line: str) -> bool:
 def marks_a_failure(text: str) -> bool:
     """True when ``text`` holds a line only a failing program prints (an error prefix's line, a
     telling line, a verdict): an output whose exit code was lost still failed."""
+    return _marked(text)
+
+
+def _marks(text: str) -> bool:
+    """``marks_a_failure``, worked out."""
     marks = (ERROR_LINE, TELLING, TRAILER, RUST_PANIC, RUSTFMT_DIFF, GO_TOO_NEW, TASK_FAILED)
     marked = any(p.search(text) is not None for p in marks) or _failure_annotation(text)
     return marked or go_build_failed(text) or go_trace(text)
+
+
+_marked = Remembered(_marks)
+"""A result is asked again at each compaction whose judgement reaches it, and ``TELLING`` scans
+every line of it (a result's lines, most of the time it takes): once per text is enough."""
 
 
 def _failure_annotation(text: str) -> bool:

@@ -13,6 +13,7 @@ import re
 
 from contextwarden.summarizers.code_mode import SCRIPT_ERROR, ScriptAnswer, script_answer
 from contextwarden.summarizers.gemini_shell import shell_result_output
+from contextwarden.summarizers.remembered import Remembered
 
 SCAN_CHARS = 600
 """Exit codes are looked for only this far from the start and from the end of an output, where
@@ -189,7 +190,13 @@ def _result_code(value: object) -> int | None:
 
 def exit_status(text: str) -> int | None:
     """The exit code an output shows near its start or end, or None when it shows none."""
-    return shown_status(program_output(text))
+    return _status(text)
+
+
+_status = Remembered(lambda text: shown_status(program_output(text)))
+"""An output's exit code is asked for by each reading of it (its failure, its files, its
+command's verdict) at every compaction; reading a JSON result or a code-mode answer as the
+program's output each time is most of what that costs."""
 
 
 def shown_status(text: str) -> int | None:

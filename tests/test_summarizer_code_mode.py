@@ -260,9 +260,22 @@ def test_a_write_stdin_poll_is_read_as_the_command_it_polls() -> None:
     assert (judged.id, shell_command(judged)) == ("p1", ACTIONLINT)
     facts = extract_facts(messages)
     (error,) = facts.errors
-    assert error.excerpt == "npm error could not determine executable to run"
+    assert (error.excerpt, error.target, error.fixed) == (
+        "npm error could not determine executable to run",
+        ACTIONLINT,
+        False,
+    )
     # the poll lists no command of its own: the command is the one that started it
     assert [command.command for command in facts.commands] == [ACTIONLINT]
+    # the same command run again and passing fixes the failure the poll showed
+    rerun = ToolUseBlock(id="e2", name="exec_command", input=start.input)
+    passed = "Chunk ID: 1f0a2b\nWall time: 2.1 seconds\nProcess exited with code 0\nOutput:\n"
+    fixed = [
+        *messages,
+        Message("assistant", (rerun,)),
+        Message("user", (ToolResultBlock("e2", (TextBlock(passed),)),)),
+    ]
+    assert [error.fixed for error in extract_facts(fixed).errors] == [True]
     # a poll of a session no answer named is read as itself
     assert tool_calls(messages[3:], 1)["p1"] == poll
 

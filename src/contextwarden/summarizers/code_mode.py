@@ -14,6 +14,14 @@ time 0.1 seconds`` and ``Output:``; a script that threw ends with ``Script error
 error's text (``handle_runtime_response``), a nested tool's error included: a tool that fails
 rejects its promise with its message (``runtime/module_loader.rs``, ``resolve_tool_response``).
 
+A call that only waits is read as the call it waits on: a ``wait`` as the script whose answer
+named its cell, and a unified exec ``write_stdin`` poll (``codex-rs/core/src/tools/handlers/
+unified_exec.rs``: ``session_id``, ``chars``; direct, or ``tools.write_stdin`` in a script) as the
+call whose answer named its session, ``Process running with session ID N`` in the text
+``ExecCommandToolOutput`` formats (``codex-rs/core/src/tools/context.rs``) or the ``session_id``
+of its ``code_mode_result``. The poll's answer is the rest of that command's output, and its
+exit code once the process exited.
+
 A call's input is read only where the script writes it as a literal (JSON, or a JavaScript
 object literal with bare keys and single quotes), a template literal with no substitution, or a
 name a ``const``/``let``/``var`` gave such a literal; any other argument is read as no input, the
@@ -53,6 +61,12 @@ SCRIPT_ERROR = "Script error:\n"
 _RUNNING = re.compile(r"\AScript running with cell ID (?P<cell>\S+)\n")
 """The answer of a script that went on running (``format_script_status``): its cell ID is what a
 later ``wait`` names."""
+POLL_TOOL = "write_stdin"
+"""Unified exec's tool that writes to (or, with ``chars: ""``, only polls) a process still running
+(``session_id``), answered with its output since and, once it exited, its exit code."""
+_SESSION_LINE = "Process running with session ID "
+"""The line of a unified exec answer whose process still runs (``ExecCommandToolOutput``):
+the session ID is what a later ``write_stdin`` names."""
 _BARE_KEY = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -222,10 +236,26 @@ def thrown_error(text: str) -> str | None:
 
 
 def as_waited_script(messages: Sequence[Message], index: int, call: ToolUseBlock) -> ToolUseBlock:
-    """``call`` (in ``messages[index]``) read as the script it waits on when it is a ``wait``
-    whose ``cell_id`` an earlier script's answer named (``Script running with cell ID N``): its
-    answer is the rest of that script's output, so it is judged with that script's commands (its
-    own id kept); else ``call`` itself."""
+    """``call`` (in ``messages[index]``) read as what it waits on: a ``wait`` as the script whose
+    answer named its ``cell_id`` (``Script running with cell ID N``), a ``write_stdin`` poll (a
+    direct call, or a script that only polls) as the call whose answer named its ``session_id``
+    (``_polled``). Its answer is the rest of that call's output, so it is judged with that call's
+    commands (its own id kept); else ``call`` itself."""
+    waited = _waited_script(messages, index, call)
+    session = _polled(waited)
+    if session is None:
+        return waited
+    for at in range(index, 0, -1):
+        calls = {use.id: use for use in messages[at - 1].tool_uses}
+        for result in messages[at].tool_results if calls else ():
+            origin = calls.get(result.tool_use_id)
+            if origin is not None and _polled(origin) is None and _names(result.text, session):
+                return ToolUseBlock(call.id, origin.name, origin.input)
+    return waited
+
+
+def _waited_script(messages: Sequence[Message], index: int, call: ToolUseBlock) -> ToolUseBlock:
+    """``call`` read as the script a ``wait`` waits on (``as_waited_script``), else itself."""
     cell = call.input.get("cell_id") if isinstance(call.input, Mapping) else None
     if base_name(call.name) != WAIT_TOOL or not isinstance(cell, str):
         return call
@@ -238,3 +268,22 @@ def as_waited_script(messages: Sequence[Message], index: int, call: ToolUseBlock
                 if script is not None:
                     return ToolUseBlock(call.id, script.name, script.input)
     return call
+
+
+def _polled(call: ToolUseBlock) -> int | None:
+    """The ``session_id`` that ``call`` polls: a ``write_stdin`` call's, or the one every
+    ``tools.write_stdin`` of a script that calls nothing else names; None when it polls none."""
+    polls = nested_calls(call) if is_script(call) else (call,)
+    sessions = {
+        poll.input.get("session_id") if base_name(poll.name) == POLL_TOOL else None
+        for poll in polls
+    }
+    session = sessions.pop() if len(sessions) == 1 else None
+    return session if isinstance(session, int) and not isinstance(session, bool) else None
+
+
+def _names(text: str, session: int) -> bool:
+    """``text`` is an answer that names ``session`` as a process still running: Codex's
+    ``Process running with session ID N`` line, or the ``"session_id":N`` a script showed of a
+    nested ``exec_command``'s result object (``JSON.stringify``)."""
+    return f"{_SESSION_LINE}{session}\n" in text or f'"session_id":{session},' in text

@@ -266,13 +266,16 @@ def _result(
     _add_files(walk, ops, walk.call_index[call.id])
     if command is not None:
         walk.commands.append(CommandFact(index, command, exit_status(text), excerpt is not None))
-        target = command_key(command)
+    # the attempt is the judged call's (a poll's, its command's), which a later run may fix
+    judged_command = command if judged is call else shell_command(judged)
+    if judged_command is not None:
+        target = command_key(judged_command)
     else:
-        target = ops[0].path if ops else canonical_input(call)
+        target = ops[0].path if ops else canonical_input(judged)
     more = () if excerpt is None else more_lines(judged, result, excerpt, MAX_ERROR_LINES)
     # a harness that flags no refusal is known by its notice, quoted as the excerpt
     rejected = excerpt is not None and (is_rejection(result) or is_rejection_notice(excerpt))
-    walk.attempts.append(_Attempt(index, call.name, target, excerpt, more, rejected))
+    walk.attempts.append(_Attempt(index, judged.name, target, excerpt, more, rejected))
     if excerpt is None:  # a plan the person approved, or wrote down (not one turned down)
         planned = plan_decisions(call)
         walk.decisions.extend((walk.call_index[call.id], s) for s in planned)

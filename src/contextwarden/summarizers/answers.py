@@ -133,7 +133,7 @@ def _json_answers(text: str, call: ToolUseBlock | None) -> Iterator[str]:
         return
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     if not isinstance(value, dict) or set(value) != {"answers"}:
         return

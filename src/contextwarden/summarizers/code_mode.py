@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contextwarden.errors import FormatError
 from contextwarden.model import FrozenDict, Message, ToolUseBlock, freeze
 from contextwarden.summarizers.remembered import Remembered
 from contextwarden.toolnames import base_name
@@ -49,7 +51,8 @@ WAIT_TOOL = "wait"
 script showed since, under the same header as a script's answer."""
 
 _NESTED = re.compile(r"\btools\.([A-Za-z_$][\w$]*)\s*\(\s*")
-_DECLARED = r"\b(?:const|let|var)\s+{name}\s*=\s*"
+_DECLARATION = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*")
+_COLON = re.compile(r"\s*:")
 _HEADER = re.compile(
     r"\AScript (?P<status>completed|failed|terminated|running with cell ID \S+)\n"
     r"Wall time [\d.]+ seconds\nOutput:\n"
@@ -96,14 +99,25 @@ def nested_calls(block: ToolUseBlock) -> tuple[ToolUseBlock, ...]:
 
 
 def _read_calls(script: str) -> tuple[tuple[str, FrozenDict], ...]:
-    """Each ``tools.<name>(…)`` call in ``script``: its name and its literal input (``_argument``;
-    {} when none is a literal)."""
+    """Each ``tools.<name>(…)`` call in ``script``: its name and its literal input (``_literal``;
+    {} when none is a literal, or when the script has spent its ``SCAN_PER_CHAR`` budget)."""
+    declared = _declarations(script)
+    budget = SCAN_PER_CHAR * len(script) + SCAN_FLOOR
+    read: dict[int, Any] = {}  # a literal's start: its value (a declaration named twice)
     calls = []
     for found in _NESTED.finditer(script):
-        value = _argument(script, found.end(), found.start())
+        at = _literal_at(script, found.end(), found.start(), declared)
+        if at is not None and at not in read and budget > 0:
+            read[at], end = _literal(script, at, min(len(script), at + budget))
+            budget -= max(end - at, 1)
+        value = read.get(at) if at is not None else None
         if isinstance(value, str):
             value = {SCRIPT_KEY: value}  # a free-form tool's input (``tools.apply_patch(patch)``)
-        calls.append((found.group(1), freeze(value if isinstance(value, dict) else {})))
+        try:
+            frozen = freeze(value if isinstance(value, dict) else {})
+        except FormatError:  # nested deeper than any real input
+            frozen = FrozenDict()
+        calls.append((found.group(1), frozen))
     return tuple(calls)
 
 
@@ -111,56 +125,78 @@ _calls_of = Remembered(_read_calls)
 """A script is read at every question asked of its call (is it a shell, which command, which
 files): once is enough."""
 
+SCAN_PER_CHAR = 4
+"""Characters the literals of one script may be scanned for, per character of the script (and
+``SCAN_FLOOR`` more): a real script's literals are read once each, within one pass; a hostile
+one (a thousand calls each opening a literal that never closes) is not read once per call."""
+SCAN_FLOOR = 65_536
 
-def _argument(script: str, at: int, before: int) -> Any:
-    """The literal value written at ``script[at:]``, or the literal a declaration before
-    ``before`` gave the name written there; None when neither is a literal."""
+
+def _declarations(script: str) -> dict[str, list[int]]:
+    """Where each name a ``const``/``let``/``var`` declares is given its value, in order."""
+    found: dict[str, list[int]] = {}
+    for declared in _DECLARATION.finditer(script):
+        found.setdefault(declared.group(1), []).append(declared.end())
+    return found
+
+
+def _literal_at(script: str, at: int, before: int, declared: dict[str, list[int]]) -> int | None:
+    """Where the literal a call passes starts: at ``script[at:]``, or, for a name, the value its
+    last declaration before ``before`` gave it; None for a name never declared there."""
     name = _BARE_KEY.match(script, at)
     if name is None:
-        return _literal(script, at)
-    declared = list(re.finditer(_DECLARED.format(name=re.escape(name.group(0))), script[:before]))
-    return _literal(script, declared[-1].end()) if declared else None
+        return at
+    ends = declared.get(name.group(0), [])
+    last = bisect_left(ends, before + 1) - 1
+    return ends[last] if last >= 0 else None
 
 
-def _literal(script: str, at: int) -> Any:
-    """The JSON, JavaScript object or template literal at ``script[at:]``, or None."""
+def _literal(script: str, at: int, stop: int) -> tuple[Any, int]:
+    """The JSON, JavaScript object or template literal at ``script[at:stop]``, or None, and where
+    its reading stopped."""
     if script.startswith("`", at):
-        end = _string_end(script, at)
+        end = _string_end(script, at, stop)
+        if end < 0:
+            return None, stop
         body = script[at + 1 : end]
-        return None if end < 0 or "${" in body else _unescaped(body)
+        return (None if "${" in body else _unescaped(body)), end + 1
+    if script.startswith(("{", "[", '"'), at):
+        try:
+            value, used = json.JSONDecoder().raw_decode(script[at:stop])
+            return value, at + used
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
+            pass
+    as_json, end = _as_json(script, at, stop)
     try:
-        return json.JSONDecoder().raw_decode(script, at)[0]
-    except ValueError:
-        pass
-    as_json = _as_json(script, at)
-    try:
-        return json.loads(as_json) if as_json is not None else None
-    except ValueError:
-        return None
+        return (json.loads(as_json) if as_json is not None else None), end
+    except (ValueError, RecursionError):
+        return None, end
 
 
-def _as_json(script: str, at: int) -> str | None:
-    """The JavaScript object or array literal at ``script[at:]`` written as JSON (bare keys
+def _as_json(script: str, at: int, stop: int) -> tuple[str | None, int]:
+    """The JavaScript object or array literal at ``script[at:stop]`` written as JSON (bare keys
     quoted, single-quoted and plain template strings double-quoted, trailing commas dropped), or
-    None when it holds anything else (a name, a call, a substitution)."""
+    None when it holds anything else (a name, a call, a substitution); and where reading stopped."""
     if not script.startswith(("{", "["), at):
-        return None
+        return None, at
     out: list[str] = []
+    last = ""  # the last part written that is not white space
     depth, i = 0, at
-    while i < len(script):
+    while i < stop:
         ch = script[i]
-        last = next((part for part in reversed(out) if not part.isspace()), "")
         if ch in "\"'`":
-            end = _string_end(script, i)
+            end = _string_end(script, i, stop)
             text = script[i + 1 : end]
             if end < 0 or (ch == "`" and "${" in text):
-                return None
-            out.append(script[i : end + 1] if ch == '"' else json.dumps(_unescaped(text)))
+                return None, (stop if end < 0 else end)
+            last = script[i : end + 1] if ch == '"' else json.dumps(_unescaped(text))
+            out.append(last)
             i = end + 1
             continue
         key = _BARE_KEY.match(script, i) if last in ("{", ",") else None
-        if key is not None and script[key.end() :].lstrip().startswith(":"):
-            out.append(json.dumps(key.group(0)))
+        if key is not None and _COLON.match(script, key.end(), stop):
+            last = json.dumps(key.group(0))
+            out.append(last)
             i = key.end()
             continue
         if ch in "}]":
@@ -170,17 +206,19 @@ def _as_json(script: str, at: int) -> str | None:
         elif ch in "{[":
             depth += 1
         out.append(ch)
+        if not ch.isspace():
+            last = ch
         i += 1
         if depth == 0:
-            return "".join(out)
-    return None
+            return "".join(out), i
+    return None, i
 
 
-def _string_end(script: str, at: int) -> int:
-    """Where the string literal opening at ``script[at]`` closes, or -1 (a quoted string does
-    not go past its line; a template literal may)."""
+def _string_end(script: str, at: int, stop: int) -> int:
+    """Where the string literal opening at ``script[at]`` closes before ``stop``, or -1 (a quoted
+    string does not go past its line; a template literal may)."""
     i = at + 1
-    while i < len(script):
+    while i < stop:
         if script[i] == "\\":
             i += 2
             continue

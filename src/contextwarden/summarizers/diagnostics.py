@@ -32,10 +32,13 @@ def error_diagnostics(text: str) -> list[str]:
     if _ERROR_SEVERITY.search(text) is None:
         return []
     found: list[str] = []
-    for value in _json_values(text):
-        for message in _error_messages(value):
-            if message not in found:
-                found.append(message)
+    try:
+        for value in _json_values(text):
+            for message in _error_messages(value):
+                if message not in found:
+                    found.append(message)
+    except RecursionError:  # JSON nested too deeply to parse or to walk: what was read so far
+        pass
     return found
 
 

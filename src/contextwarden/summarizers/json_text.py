@@ -41,11 +41,13 @@ def json_text(text: str) -> str:
     for found in islice(_DOCUMENT_START.finditer(text), DOCUMENT_STARTS):
         try:
             value = json.loads(text[found.start() :])
+            if not _holds_break(value):
+                return text
+            return text[: found.start()] + "\n".join(_value_lines("", value)) + "\n"
         except ValueError:
             continue
-        if not _holds_break(value):
+        except RecursionError:  # nested too deeply to parse or to walk: read as it is
             return text
-        return text[: found.start()] + "\n".join(_value_lines("", value)) + "\n"
     return text
 
 

@@ -139,7 +139,7 @@ def program_output(text: str) -> str:
         return text
     try:
         value = json.loads(text[found.start() :])
-    except ValueError:
+    except (ValueError, RecursionError):  # malformed, or nested too deeply for the parser
         return text
     code = _result_code(value)
     if code is None:
@@ -161,7 +161,7 @@ def _script_output(answer: ScriptAnswer) -> str:
             continue
         try:
             value, end = json.JSONDecoder().raw_decode(answer.shown, found.start())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         results = value if isinstance(value, list) else [value]
         found_codes = [_result_code(result) for result in results]

@@ -9,7 +9,7 @@ corpus they skip saying why, except in CI (``CI=true``), where a missing corpus 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -222,17 +222,28 @@ def schema(postgres_dsn: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def judged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The outputs ``failures.failure_excerpt`` judges while the test runs, in order: how a test
-    sees that a remembered reading (``summarizers.remembered``) is not worked out again."""
+def calls_to(monkeypatch: pytest.MonkeyPatch) -> Callable[[object, str], list[Any]]:
+    """``calls_to(module, name)``: the first argument of every call to ``module.name`` while the
+    test runs, in order: how a test sees that a reading is not worked out again (a remembered one,
+    ``summarizers.remembered``) or that only part of a text is read."""
+
+    def record(module: object, name: str) -> list[Any]:
+        seen: list[Any] = []
+        function = getattr(module, name)
+
+        def counted(first: Any, *args: Any, **kwargs: Any) -> Any:
+            seen.append(first)
+            return function(first, *args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+        return seen
+
+    return record
+
+
+@pytest.fixture
+def judged(calls_to: Callable[[object, str], list[Any]]) -> list[str]:
+    """The outputs ``failures.failure_excerpt`` judges while the test runs, in order."""
     from contextwarden.summarizers import failures
 
-    seen: list[str] = []
-    excerpt = failures.failure_excerpt
-
-    def counted(text: str, **flags: bool | str | None) -> str | None:
-        seen.append(text)
-        return excerpt(text, **flags)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(failures, "failure_excerpt", counted)
-    return seen
+    return calls_to(failures, "failure_excerpt")

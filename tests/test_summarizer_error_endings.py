@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
-import pytest
+from collections.abc import Callable
+from typing import Any
 
 from contextwarden.summarizers import error_endings
+
+CallsTo = Callable[[object, str], list[Any]]
+"""The ``calls_to`` fixture (conftest.py)."""
 
 _LOG = "\n".join(f"[{i:04}] fetched shard {i} of 4000" for i in range(4000))
 
@@ -20,15 +24,8 @@ def test_an_error_further_up_is_one_the_script_went_on_from() -> None:
     assert not error_endings.stopped_at_error(text)
 
 
-def test_only_the_ending_lines_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_the_ending_lines_are_read(calls_to: CallsTo) -> None:
     """A 4,000-line log is read from its end: the lines before its last are never looked at."""
-    read: list[str] = []
-    is_status_line = error_endings.is_status_line
-
-    def counted(line: str) -> bool:
-        read.append(line)
-        return is_status_line(line)
-
-    monkeypatch.setattr(error_endings, "is_status_line", counted)
+    read = calls_to(error_endings, "is_status_line")
     assert not error_endings.stopped_at_error(f"{_LOG}\nExit code: 0\n")
     assert read == ["Exit code: 0", "[3999] fetched shard 3999 of 4000"]

@@ -4,12 +4,15 @@ an equal text is not read again, and one read with other flags, or for another c
 from __future__ import annotations
 
 import uuid
-
-import pytest
+from collections.abc import Callable
+from typing import Any
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import failure_marks, failures, outputs
 from contextwarden.summarizers.remembered import Remembered
+
+CallsTo = Callable[[object, str], list[Any]]
+"""The ``calls_to`` fixture (conftest.py)."""
 
 
 def _fresh(text: str) -> str:
@@ -70,17 +73,11 @@ def test_the_same_output_is_judged_with_the_call_it_answers() -> None:
         assert judged == ([output, None] if make_first else [None, output])
 
 
-def test_an_output_is_searched_for_a_failure_mark_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_output_is_searched_for_a_failure_mark_once(calls_to: CallsTo) -> None:
     """``marks_a_failure`` scans every line of an output with each mark's pattern; a result is
     asked again at each compaction (and for each call that could have made it)."""
-    searched: list[str] = []
-    go_trace = failure_marks.go_trace  # the last mark looked for when none before matched
-
-    def counted(text: str) -> bool:
-        searched.append(text)
-        return go_trace(text)
-
-    monkeypatch.setattr(failure_marks, "go_trace", counted)
+    # go_trace: the last mark looked for when none before matched
+    searched = calls_to(failure_marks, "go_trace")
     text = _fresh("   Compiling demo v0.1.0 (/src/demo)\n    Finished `dev` profile in 0.52s")
     copy = "".join(list(text))
     assert not failure_marks.marks_a_failure(text)
@@ -88,17 +85,10 @@ def test_an_output_is_searched_for_a_failure_mark_once(monkeypatch: pytest.Monke
     assert searched == [text]
 
 
-def test_an_output_s_exit_code_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_output_s_exit_code_is_read_once(calls_to: CallsTo) -> None:
     """Codex's JSON result is read as the program's output (``program_output``) to find its
     exit code; an equal result asked again is not read again."""
-    read: list[str] = []
-    program_output = outputs.program_output
-
-    def counted(text: str) -> str:
-        read.append(text)
-        return program_output(text)
-
-    monkeypatch.setattr(outputs, "program_output", counted)
+    read = calls_to(outputs, "program_output")
     said = _fresh("make: *** [build] Error 2")
     text = f'{{"output":"{said}\\n","metadata":{{"exit_code":2,"duration_seconds":0.4}}}}'
     assert outputs.exit_status(text) == outputs.exit_status("".join(list(text))) == 2

@@ -1,7 +1,8 @@
 """Decision signals a summary missed: a purpose, a choice ruled out in hindsight or judged safer,
-a cause named by its verb, a mistake owned, a line labelled as the problem, a directive after
-"So", the same in Russian, Portuguese, Spanish, French and Chinese; and a question, which
-wonders rather than concludes, is none whatever its words."""
+a cause named by its verb, what turned out to be so, a mistake owned, a line labelled as the
+problem, a directive after "So", an option skipped or swapped (in a Markdown heading too), the
+same in Russian, Portuguese, Spanish, French and Chinese; and a question, which wonders rather
+than concludes, is none whatever its words."""
 
 from __future__ import annotations
 
@@ -28,6 +29,13 @@ from contextwarden.summarizers.decisions import decisions, standing
         ("I made a mistake earlier: the migration ran against the production schema.", 1),
         ("Unfortunately the decoder ignores the offset and reads the whole stream at once.", 1),
         ("**Too broad:** the rule blocks every path containing the word schema.", 1),
+        # what turned out to be so, in the past tense as in the present
+        ("The slow start turned out to be a DNS lookup for every plugin host.", 1),
+        # an option skipped or swapped, a directive; an option's Markdown heading says one too
+        ("Skip the retry wrapper for now. It adds a second queue for no measured gain.", 2),
+        ("- Swap the hand-written parser for `tomllib` on the read path.", 2),
+        ("### 2. Swap `os.walk` → `os.scandir` in the indexer's inner loop", 2),
+        ("## So don't cache the rendered page. Cache the parsed template.", 2),
         # the same in other languages the sessions use
         ("Строка читается один раз при загрузке, а не при каждом нажатии клавиши.", 2),  # noqa: RUF001
         ("`--dist=loadscope` distribui os testes por escopo de fixture (mais seguro).", 2),

@@ -1,10 +1,12 @@
-"""Decisions in a plan the agent presents or writes down, or an issue it files
-(``summarizers.plans``).
+"""Decisions in a plan the agent presents or writes down, an issue it files, or a fact it stores
+for later sessions (``summarizers.plans``).
 
 The calls are in the shapes the harnesses write: Claude Code's ``ExitPlanMode`` takes the plan as
 Markdown in ``{"plan": "..."}`` and answers "User has approved your plan." or, flagged an error,
 its rejection notice; Copilot CLI's agent writes ``plan.md`` in its session folder
-(``~/.copilot/session-state/<id>/plan.md``) with ``apply_patch``. The plans' text is invented,
+(``~/.copilot/session-state/<id>/plan.md``) with ``apply_patch``; Gemini CLI's ``save_memory``
+takes ``{"fact": "..."}``, Copilot CLI's ``store_memory`` the fact with its subject, citations and
+reason. The plans' text is invented,
 wrapped at a fixed width as agents often write them.
 """
 
@@ -123,3 +125,19 @@ def test_an_issue_filed_through_a_trackers_command_line_carries_its_title_and_de
 def test_an_issue_a_trackers_tool_files_carries_its_title() -> None:
     call = Use("i1", "mcp__linear__create_issue", {"title": "Nested tmux", "description": ISSUE})
     assert decisions_of(call, ToolResultBlock("i1", "Created issue DUAL-12"))[0] == "Nested tmux"
+
+
+def test_a_fact_the_agent_stores_for_later_sessions_is_a_decision() -> None:
+    fact = "The staging cluster reads its secrets from Vault; local runs read them from `.env`."
+    gemini = Use("m1", "save_memory", {"fact": fact})
+    saved = f'Okay, I\'ve remembered that: "{fact}"'
+    assert decisions_of(gemini, ToolResultBlock("m1", saved)) == [fact]
+    copilot = Use(
+        "m2",
+        "store_memory",
+        {"subject": "secrets", "fact": fact, "citations": "deploy/vault.tf:12", "reason": "x"},
+    )
+    assert decisions_of(copilot, ToolResultBlock("m2", "Memory stored.")) == [fact]
+    # a memory the tool failed to store is not kept
+    failed = ToolResultBlock("m1", "Error saving memory: disk full", is_error=True)
+    assert decisions_of(gemini, failed) == []

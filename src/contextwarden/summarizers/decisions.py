@@ -14,7 +14,8 @@ too, signal or not: they are the plan. So is what
 an agent says in the message that edits a file, signal or not ("X is correct - it should still
 check Y", "The rule is defined on line 651 as …"): it states the cause or the fix it is about to
 write; only its announcements ("Now update the handler:") are not. A plan's or a review's
-directive ("- Do not accept X", "Retain Y as …", "Replace X with Y") is a choice, and a finding set
+directive ("- Do not accept X", "Retain Y as …", "Replace X with Y", "Skip C for now"), an
+option's heading too ("### 1. Swap X → Y"), is a choice, and a finding set
 against what it is not ("X supports A, not B", "X starts, but Y") rules an alternative out, signal
 word or not. A sentence that refers back ("That is no longer true", or has no subject: "Must be
 handled in C") is kept with the one before it, and so is a verbless conclusion too short to stand
@@ -89,7 +90,7 @@ _DIAGNOSES = (
     # English
     r"(?:the|this|that|same|real|root) (?:\w+ )?"
     r"(?:issue|problem|bug|cause|culprit|reason|difference)"
-    r"|root cause|turns out|accidentally|by mistake|wrong|broken|overrid\w*|mismatch\w*"
+    r"|root cause|turn(?:s|ed) out|accidentally|by mistake|wrong|broken|overrid\w*|mismatch\w*"
     r"|conflict\w*|unrelated|missing|looks like|seems to|appears to|caused by"
     r"|comes from|never (?:called|set|reached|runs?|fires?|gets?|returns?|awaited|used)"
     r"|(?:is|was|are|were)(?:n't| not) (?:being |actually )?(?:called|set|passed|used|loaded"
@@ -129,12 +130,14 @@ _WIDE_DIAGNOSES = (
     r"|것 같|누락|충돌|잘못"
 )
 _DIRECTIVE = re.compile(
-    r"(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:\*\*)?(?:(?:so|then),?\s+)?"
-    r"(?:do not|don't|never|avoid|retain|keep|replace|remove|drop)\b",
+    r"(?:#{1,6}\s+)?(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:\*\*)?(?:(?:so|then),?\s+)?"
+    r"(?:do not|don't|never|avoid|retain|keep|replace|swap|remove|drop|skip)\b",
     re.I,
 )
 """A plan's or a review's directive ("- Do not accept X", "Retain Y as …", "Replace X with Y",
-"Remove …"): a choice made, an alternative ruled out, with no signal word."""
+"Swap X for Y", "Remove …", "Skip C for now"): a choice made, an alternative ruled out, with no
+signal word; an option's heading too ("### 1. Swap X → Y": a Markdown ATX heading opens with one
+to six ``#`` and a space, CommonMark 0.31 section 4.2)."""
 _CONTRAST = re.compile(r"\S,\s(?:not\s|but\s(?!I\b|I'|let\b|we'll\b|be careful))")
 """A finding set against what it is not ("X supports A, not B", "X supports A, but B"): the
 alternative it rules out or the limit it found; not the agent's own caution ("…, but I'll

@@ -1,4 +1,5 @@
-"""Decisions an agent puts in a plan: the one it presents for approval and the one it writes down.
+"""Decisions an agent puts in a plan: the one it presents for approval and the one it writes down;
+and the facts it stores for its later sessions.
 
 Claude Code's ``ExitPlanMode`` tool takes the plan the agent presents as Markdown in its ``plan``
 input, and Copilot CLI's ``exit_plan_mode`` a summary of it in ``summary``; the tool's result
@@ -18,6 +19,12 @@ tracker's command line, as a shell command: GitHub CLI's ``gh issue create``, ``
 title its first argument or ``--title``, the text ``--description``/``-d``: ``bd create --help``,
 github.com/steveyegge/beads); PowerShell's ``$url = gh issue create …`` keeps what the command
 prints, and files it the same.
+
+A fact the agent stores for its later sessions is a decision it writes down as well: Gemini CLI's
+``save_memory`` takes one ``fact``, "a clear, self-contained statement" (gemini-cli
+``docs/tools/memory.md``), and Copilot CLI's ``store_memory`` a ``fact`` with its ``subject``,
+``citations`` and ``reason`` (the tool's description in its sessions, 2026). The fact is kept
+whole, as an issue's title is: it is one statement, short by the tool's own rule.
 
 A plan is the agent's own words, so its lines are read as its text is (``decisions.decisions``)
 and ranked as its lines are (``decisions.standing``); of them only those that give a reason or
@@ -49,6 +56,8 @@ is named ``mcp__<server>__<tool>`` by Claude Code, ``<server>-<tool>`` by others
 _TRACKER_INPUTS = ("body", "description")
 """The inputs holding what an issue or a pull request says, as those servers name them."""
 _TITLE = "title"
+_MEMORY_INPUTS = {"save_memory": "fact", "store_memory": "fact"}
+"""The input holding the fact a memory tool stores: Gemini CLI's, Copilot CLI's."""
 _FILING_COMMANDS = frozenset(
     {
         ("gh", "issue", "create"),
@@ -89,15 +98,18 @@ _FENCE = re.compile(r"\s*(?:```|~~~)")
 
 
 def plan_decisions(call: ToolUseBlock) -> list[str]:
-    """The decisions of the plan ``call`` presents or writes, in order; the caller passes only
-    a call that succeeded (a presented plan the person approved)."""
+    """The decisions of the plan ``call`` presents or writes, in order, or the fact it stores;
+    the caller passes only a call that succeeded (a presented plan the person approved)."""
+    memory = _MEMORY_INPUTS.get(call.name)
+    if memory is not None:
+        return _whole(plain_input(call).get(memory))
     key = _PLAN_INPUTS.get(call.name)
     tracker = _TRACKER_TOOL.search(call.name) is not None
     keys = (key,) if key is not None else _TRACKER_INPUTS if tracker else ()
     if keys:
         inputs = plain_input(call)
         return [
-            *_titled(inputs.get(_TITLE) if tracker else None),
+            *_whole(inputs.get(_TITLE) if tracker else None),
             *(line for k in keys if isinstance(t := inputs.get(k), str) for line in _choices(t)),
         ]
     command = shell_command(call)
@@ -129,7 +141,7 @@ def _filed(command: str) -> list[str]:
                 said[_TITLE] = args[0]
         else:
             continue
-        return [*_titled(said.get(_TITLE)), *_choices(said.get("body", ""))]
+        return [*_whole(said.get(_TITLE)), *_choices(said.get("body", ""))]
     return []
 
 
@@ -143,10 +155,11 @@ def _flagged(args: list[str], flags: dict[str, str]) -> dict[str, str]:
     return said
 
 
-def _titled(title: object) -> list[str]:
-    """An issue's title, the problem or the change it names, as its one line; none if empty."""
-    said = title.strip() if isinstance(title, str) else ""
-    return [clipped(said)] if said else []
+def _whole(said: object) -> list[str]:
+    """A statement kept as its one line (an issue's title, the problem or the change it names; a
+    stored fact); none if empty."""
+    text = said.strip() if isinstance(said, str) else ""
+    return [clipped(text)] if text else []
 
 
 def _choices(plan: str) -> list[str]:

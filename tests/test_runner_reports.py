@@ -62,3 +62,41 @@ def test_a_failed_mocha_runs_kept_lines_name_every_failed_test() -> None:
     assert any(
         "1) should return the index" in line and "2) keeps the order" in line for line in kept
     )
+
+
+# pytest -v: a progress line per test, then the short test summary naming each failed test again
+PYTEST_VERBOSE = """\
+tests/test_shapes.py::test_area FAILED                                   [ 33%]
+tests/test_shapes.py::test_perimeter FAILED                              [ 66%]
+tests/test_shapes.py::test_name PASSED                                   [100%]
+
+=================================== FAILURES ===================================
+__________________________________ test_area ___________________________________
+
+    def test_area():
+>       assert area(2, 3) == 5
+E       assert 6 == 5
+E        +  where 6 = area(2, 3)
+
+tests/test_shapes.py:4: AssertionError
+_______________________________ test_perimeter _________________________________
+
+    def test_perimeter():
+>       assert perimeter(2, 3) == 12
+E       assert 10 == 12
+
+tests/test_shapes.py:8: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_shapes.py::test_area - assert 6 == 5
+FAILED tests/test_shapes.py::test_perimeter - assert 10 == 12
+========================= 2 failed, 1 passed in 0.05s ==========================
+"""
+
+
+def test_a_verbose_line_for_a_test_the_summary_names_takes_no_place() -> None:
+    """pytest -v's ``<id> FAILED`` line says nothing its short summary's ``FAILED <id> - …``
+    does not: the kept lines give that place to an assertion."""
+    call = ToolUseBlock("c", "Bash", FrozenDict({"command": "pytest -v"}))
+    kept = failure_lines(call, ToolResultBlock("c", PYTEST_VERBOSE + "Exit code 1", True), 4)
+    assert not any(line.endswith("FAILED") or "FAILED  " in line for line in kept)
+    assert any("assert 10 == 12" in line for line in kept)

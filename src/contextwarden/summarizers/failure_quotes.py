@@ -28,7 +28,7 @@ from contextwarden.summarizers.outputs import (
     is_status_line,
     program_output,
 )
-from contextwarden.summarizers.runner_reports import failing_tests, named_already
+from contextwarden.summarizers.runner_reports import failing_tests
 from contextwarden.summarizers.sentences import clipped
 from contextwarden.summarizers.terminal_wrap import unwrapped
 from contextwarden.summarizers.toolchain_marks import go_panicked_in
@@ -80,7 +80,7 @@ def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) ->
             break
         said = RUNNER_MARK.sub("", kept) in excerpt  # pytest's E-line, as its summary said it
         # a line a kept one holds (a diagnostic's message, kept with its header) says nothing new
-        told = any(kept in other for other in found) or named_already(kept, [excerpt, *found])
+        told = any(kept in other for other in found)
         if not told and not said and not _repeats(kept, excerpt):
             found.append(kept)
     return tuple(found)

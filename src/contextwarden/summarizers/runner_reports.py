@@ -4,14 +4,12 @@ documents, so a failed run's few kept lines name them rather than one assertion 
 Mocha's ``spec`` reporter (its default; mochajs.org, "Reporters"): each test under its suite,
 a failed one numbered in place of the tick (``    1) strips wrappers``), then the counts
 (``  45 passing (5s)``, ``  3 failing``), then one block per failure (``  1) Suite`` then the
-title indented, the error and its stack). pytest's closing count of what failed, and its verbose
-line for a failed test, which says no more than its short summary's line does.
+title indented, the error and its stack). pytest's closing count of what failed.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 _MOCHA_FAILING = re.compile(r"^ +([1-9]\d*) failing\s*$", re.M)
 """Mocha's count of failed tests, under the listing."""
@@ -42,24 +40,6 @@ its runs the slot goes to what a test logged, the error behind the failure. A te
 saved as a line may open with the blanks that padded the row before it (SpecStory's saves of
 Cursor's terminal, ``terminal_wrap``), so blanks may come before the frame. Rust libtest's count
 is one too (``_LIBTEST_COUNT``)."""
-
-
-_PYTEST_VERBOSE = re.compile(r"^\s*(?P<id>\S+::\S+) FAILED(?:\s+\[\s*\d+%\])?\s*$")
-"""pytest's line for a failed test under ``-v`` (its ``terminal`` plugin's progress:
-``tests/test_a.py::test_b FAILED  [ 50%]``): the test's node id and its outcome, nothing of
-why. Its short test summary (``-r``, ``f`` on by default since pytest 6) names the same test
-again with the message it failed with: ``FAILED tests/test_a.py::test_b - assert 1 == 2``."""
-
-
-def named_already(line: str, said: Sequence[str]) -> bool:
-    """``line`` is pytest's verbose line for a failed test (``_PYTEST_VERBOSE``) whose node id
-    a line of ``said`` names already (its short summary's ``FAILED <id> - <message>``): it says
-    nothing that line does not, and takes the place of an assertion's line."""
-    found = _PYTEST_VERBOSE.match(line)
-    if found is None:
-        return False
-    named = re.compile(rf"(?<!\S){re.escape(found.group('id'))}(?!\S)")
-    return any(named.search(other) for other in said)
 
 
 def failing_tests(text: str) -> tuple[str, ...]:

@@ -367,24 +367,6 @@ def test_a_tools_message_keeps_the_line_after_its_excerpt() -> None:
     )
 
 
-def test_a_tools_message_echoing_the_code_sent_keeps_no_line_of_that_code() -> None:
-    """The old string an edit looked for is code the agent wrote, echoed back after the
-    ``String:`` line: its lines are no failure's, whatever words they use (a Go signature's
-    ``) error {``, a ``raise_error("bad config")`` call)."""
-    old = 'func Load(path string) (\n\tcfg Config,\n) error {\n\traise_error("bad config")'
-    call = ToolUseBlock(id="e2", name="Edit", input={"file_path": "a.go", "old_string": old})
-    result = ToolResultBlock(
-        tool_use_id="e2",
-        content=f"<tool_use_error>String to replace not found in file.\nString: {old}"
-        "</tool_use_error>",
-        is_error=True,
-    )
-    assert failure_lines(call, result, 4) == (
-        "String to replace not found in file.",
-        "String: func Load(path string) (",
-    )
-
-
 def test_a_javascript_test_runner_keeps_why_each_test_failed() -> None:
     """Jest (and Vitest, Playwright) indent the error a test threw under its ``●`` title, or
     give only a message there: that line, not the suite's ``FAIL`` verdict alone, says why."""

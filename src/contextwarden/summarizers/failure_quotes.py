@@ -58,9 +58,7 @@ def as_printed(text: str) -> str:
     return unwrapped(STREAM_PREFIX.sub("", _ANSI.sub("", printed)))
 
 
-def further_lines(
-    text: str, excerpt: str, limit: int, *, shell: bool = True, sent: str = ""
-) -> tuple[str, ...]:
+def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:
     """Up to ``limit`` lines of a failed output, other than ``excerpt``, that say what went wrong,
     verbatim up to ``EXCERPT_CHARS``: a test run or compiler reports more than the one line a
     summary quotes first. Its failure lines come most telling first (``failure_ranks``: a
@@ -68,20 +66,15 @@ def further_lines(
     (``runner_reports``); a tool's own message (not ``shell``) then gives the
     line after its excerpt, which says what it was about (``String to replace not found in
     file.``, then the string), and an editor's reply its other error diagnostics only (its
-    JSON's lines are fields, not what failed). A line of what the call ``sent`` that the tool's
-    message echoes back (the string an edit looked for, code whose words may well say
-    ``error``) is the agent's, not the failure's. The summary and microcompact both keep these,
+    JSON's lines are fields, not what failed). The summary and microcompact both keep these,
     so a cleared result and a summary keep the same lines."""
     text = TOOL_ERROR_TAG.sub("", as_printed(text))
     diagnosed = [] if shell else error_diagnostics(text)
     lines = diagnosed or [*failing_tests(text), *(line for _, line in ranked_lines(text))]
     if not shell and not diagnosed:
         lines += _lines_after(text.splitlines(), excerpt)
-    echoed = {line.strip() for line in sent.splitlines()} - {""}
     found: list[str] = []
     for line in lines:
-        if line.strip() in echoed:
-            continue
         kept = clip(line)
         if len(found) >= limit:
             break

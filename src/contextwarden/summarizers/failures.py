@@ -265,25 +265,11 @@ def more_lines(
     shell = call is not None and is_shell(call)
     speaks = call is not None and not shell and canonical(call.name) not in CONTENT_KINDS
     command = shell_command(call) if call is not None and shell else None
-    sent = _sent(call) if call is not None and speaks else ""
-    return _further(result.text, excerpt, limit, shell, command, speaks, sent)
-
-
-def _sent(call: ToolUseBlock) -> str:
-    """The texts a tool's call sent (an edit's ``old_string``, a patch), one after the other:
-    what its error may echo back (Claude Code's Edit: ``String to replace not found in
-    file.`` then ``String: `` and the old string)."""
-    return "\n".join(value for value in call.input.values() if isinstance(value, str))
+    return _further(result.text, excerpt, limit, shell, command, speaks)
 
 
 def _more(
-    text: str,
-    excerpt: str,
-    limit: int,
-    shell: bool,
-    command: str | None,
-    speaks: bool,
-    sent: str,
+    text: str, excerpt: str, limit: int, shell: bool, command: str | None, speaks: bool
 ) -> tuple[str, ...]:
     """``more_lines`` of an output, read with what it takes of the call."""
     if _harness_answer(text, shell=shell) is not None:  # it says it; advice follows
@@ -305,7 +291,7 @@ def _more(
         return tuple(clip(task.quoted(line)) for line in found)
     if command is not None and _printed_job_log(text, command):
         text = LOG_PREFIX.sub("", text)
-    return further_lines(text, excerpt, limit, shell=shell, sent=sent)
+    return further_lines(text, excerpt, limit, shell=shell)
 
 
 _further = Remembered(_more)

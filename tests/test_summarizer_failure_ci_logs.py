@@ -107,7 +107,7 @@ def _job_log_session() -> list[Message]:
         for n, t in enumerate(tests)
     ]
     lines.append("2026-03-02T10:00:09.2000000Z ##[error]Process completed with exit code 1.")
-    call = _shell("sed -n '1,200p' /tmp/job.log")
+    call = _shell("sed -n '1,200p' ci/job.log")
     return [
         Message.user("Why did CI fail?"),
         Message("assistant", (call,)),

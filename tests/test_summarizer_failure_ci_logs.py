@@ -7,7 +7,9 @@ npm's layouts."""
 
 from __future__ import annotations
 
-from contextwarden.model import ToolResultBlock, ToolUseBlock
+from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers import StructuredSummarizer
+from contextwarden.summarizers.facts import MAX_ERROR_LINES, extract_facts
 from contextwarden.summarizers.failures import failure_lines, result_failure
 
 JOB_LOG = (
@@ -94,3 +96,31 @@ def test_npm_message_ends_at_its_debug_logs_path() -> None:
     assert excerpt == (
         "npm error code ENEEDAUTH npm error need auth This command requires you to be logged in"
     )
+
+
+def _job_log_session() -> list[Message]:
+    """A failed job's log, saved and read back: a test job with seven tests failing, each its
+    own failure, then the step's runner line."""
+    tests = ("parse", "render", "export", "import", "resize", "encode", "decode")
+    lines = [
+        f"2026-03-02T10:00:0{n}.1000000Z FAILED tests/test_img.py::test_{t} - ValueError: {t}"
+        for n, t in enumerate(tests)
+    ]
+    lines.append("2026-03-02T10:00:09.2000000Z ##[error]Process completed with exit code 1.")
+    call = _shell("sed -n '1,200p' ci/job.log")
+    return [
+        Message.user("Why did CI fail?"),
+        Message("assistant", (call,)),
+        Message("user", (_result("\n".join(lines)),)),
+    ]
+
+
+def test_a_failed_jobs_log_gives_the_summary_more_of_its_failures() -> None:
+    """A CI job's log holds many failures, not one program's: its error keeps two lines past
+    the four further lines of any other output, and a summary with room shows them."""
+    (error,) = extract_facts(_job_log_session()).errors
+    assert len(error.more) > MAX_ERROR_LINES
+    summary = StructuredSummarizer().summarize(_job_log_session())
+    errors = summary.sections[4]
+    assert "ValueError: import" in errors
+    assert "ValueError: resize" in errors

@@ -263,3 +263,29 @@ def test_what_a_matcher_expected_is_no_failure_what_it_received_may_be() -> None
     # "not found" in the expected value is the test's text; the code printed an error instead
     assert more[1] == "Received: \"error: Cannot find package 'commander' from '/w/src/cli.ts'\""
     assert not any(line.startswith("Expected to contain") for line in more)
+
+
+# An uncaught error under Node (V8's "Stack trace API" frames), then a JVM exception's frames
+# (Throwable.printStackTrace): the frames' function names use failure words
+NODE_FRAMES = (
+    "TypeError: Cannot read properties of undefined (reading 'id')\n"
+    "    at ErrorBoundary.handleError [as onError] (/w/src/boundary.js:12:9)\n"
+    "    at async failSafe (/w/src/retry.js:40:3)\n"
+    "    at new FailureLog (/w/src/log.js:7:11)\n"
+    "    at /w/src/errors.js:3:1\n"
+    "java.lang.IllegalStateException: queue closed\n"
+    "\tat com.acme.ErrorQueue.push(ErrorQueue.java:42)\n"
+    "\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)\n"
+)
+
+
+def test_a_stack_frame_is_never_a_failure_line_whatever_its_function_is_called() -> None:
+    """A frame says where the code was (``at ErrorBoundary.handleError (…)``), not what failed:
+    it ranks nowhere, so the kept lines are the errors themselves."""
+    assert all(line_rank(line) is None for line in NODE_FRAMES.splitlines() if "at " in line)
+    call = ToolUseBlock("c", "Bash", {"command": "node src/app.js"})
+    kept = failure_lines(call, ToolResultBlock("c", NODE_FRAMES + "Exit code 1", True), 4)
+    assert kept == (
+        "TypeError: Cannot read properties of undefined (reading 'id')",
+        "java.lang.IllegalStateException: queue closed",
+    )

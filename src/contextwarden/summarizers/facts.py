@@ -27,7 +27,7 @@ from contextwarden.summarizers.carry import (
     split_alias,
 )
 from contextwarden.summarizers.code_mode import as_waited_script
-from contextwarden.summarizers.commands import command_key
+from contextwarden.summarizers.commands import command_key, failed_job_log
 from contextwarden.summarizers.concepts import identifiers, top_concepts
 from contextwarden.summarizers.decisions import decisions
 from contextwarden.summarizers.failures import (
@@ -57,6 +57,13 @@ from contextwarden.toolnames import base_name
 
 MAX_ERROR_LINES = 4
 """Further lines kept per failed call, beyond its most telling one (a summary shows fewer)."""
+JOB_LOG_LINES = 2
+"""Further lines a failed CI job's log (``commands.failed_job_log``: the GitHub Actions
+runner's ``##[error]Process completed with exit code N.`` in it) gives past
+``MAX_ERROR_LINES``: such a log holds every step's and job's output, each failure its own (a
+test's, a build's, a later step's that read a file the failed one never wrote), where a
+program's output holds one. A summary shows them in the room its budget leaves
+(``structured_builder``)."""
 _EDITS = frozenset({"wrote", "edited", "deleted"})
 """File operations whose message's text says what the edit does and why (``decisions``)."""
 _EARLIER_RE = re.compile(rf"^(?:{EARLIER})+")
@@ -272,7 +279,8 @@ def _result(
         target = command_key(judged_command)
     else:
         target = ops[0].path if ops else canonical_input(judged)
-    more = () if excerpt is None else more_lines(judged, result, excerpt, MAX_ERROR_LINES)
+    limit = MAX_ERROR_LINES + (JOB_LOG_LINES if failed_job_log(text) else 0)
+    more = () if excerpt is None else more_lines(judged, result, excerpt, limit)
     # a harness that flags no refusal is known by its notice, quoted as the excerpt
     rejected = excerpt is not None and (is_rejection(result) or is_rejection_notice(excerpt))
     walk.attempts.append(_Attempt(index, judged.name, target, excerpt, more, rejected))
@@ -378,8 +386,9 @@ def _distinct(errors: Sequence[ErrorFact]) -> tuple[ErrorFact, ...]:
     same_failure: set[tuple[str, str, tuple[str, ...], bool, bool]] = set()
     kept: list[ErrorFact] = []
     for error in reversed(errors):
-        call = (error.tool, error.target, error.excerpt, error.more, error.rejected)
-        failure = (error.tool, error.excerpt, error.more, error.rejected, error.fixed)
+        said = error.more[:MAX_ERROR_LINES]  # a job log's lines past these: ``JOB_LOG_LINES``
+        call = (error.tool, error.target, error.excerpt, said, error.rejected)
+        failure = (error.tool, error.excerpt, said, error.rejected, error.fixed)
         if call not in same_call and failure not in same_failure:
             same_call.add(call)
             same_failure.add(failure)

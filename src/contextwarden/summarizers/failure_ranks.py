@@ -110,6 +110,15 @@ _EXPECTED_VALUE = re.compile(r"^\s*Expected\b")
 """Of those, the value the test asked for (jest-matcher-utils' ``printExpected``): words in it
 (an error message the code should print, ``Expected to contain: "Session 'x' not found."``)
 are the test author's, not a failure that happened; ``Received`` is what the code did."""
+_STACK_FRAME = re.compile(
+    r"^\s*at (?:async )?(?:new )?\S[^\n]*?(?:\([^()\s]*:\d+(?::\d+)?\)|\(native\)"
+    r"|\((?:Native Method|Unknown Source)\)|\S+:\d+:\d+)\s*$"
+)
+"""A frame of a stack trace as V8 prints it (v8.dev, "Stack trace API": ``    at
+Type.functionName [as methodName] (file.js:10:5)``, ``    at file.js:10:5``, ``at async f
+(…)``, ``at new C (…)``) and as the JVM's ``Throwable.printStackTrace`` does (``\tat
+com.x.Errors.check(Errors.java:42)``, ``(Native Method)``): where the code was, never what
+failed, whatever words its function's name uses (``at Reaction.error (…)``)."""
 TELLING_RANK = 0
 ERROR_RANK = 1
 EXCEPTION_RANK = 2
@@ -170,7 +179,7 @@ lines of at most this many characters."""
 
 def _rank(line: str) -> int | None:
     """``line_rank``, worked out."""
-    quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE)
+    quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE, _STACK_FRAME)
     if any(p.match(line) for p in quiet):
         return None
     if TRAILER.match(line) and not COUNTED_VERDICT.match(line):  # a count says how much failed

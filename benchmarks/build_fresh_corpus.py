@@ -32,6 +32,7 @@
     python benchmarks/build_fresh_corpus.py --set 31 MIRRORS OUT   # the thirty-first, blind set
     python benchmarks/build_fresh_corpus.py --set 32 MIRRORS OUT   # the thirty-second, a study set
     python benchmarks/build_fresh_corpus.py --set 33 MIRRORS OUT   # the thirty-third, blind set
+    python benchmarks/build_fresh_corpus.py --set 34 MIRRORS OUT   # the thirty-fourth, a study set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -77,7 +78,10 @@ Trusted Publishing on an Entire checkpoint ref, set 30's Codex desktop sessions 
 conflict and a Fedora packaging failure on an Entire checkpoint branch, and set 31's Codex
 desktop sessions of two discussion-reported bugs fixed through pull requests on an Entire
 checkpoint branch, with Claude Code sessions of Renovate and GitHub Actions design work for a
-Docker image on Entire checkpoint refs, copied byte for byte and checked against its SHA-256.
+Docker image on Entire checkpoint refs, and set 34's SpecStory histories of a Cursor session on
+a VS Code agent extension's profile bug, a Copilot session on a Business Central migration
+extension and a Cursor session on a Next.js report page, copied byte for byte and checked against
+its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -94,7 +98,9 @@ address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes24/`` (set 24), ``benchmarks/fresh_probes25/`` (set 25, a study
 set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (set 27),
 ``benchmarks/fresh_probes28/`` (set 28, a study set), ``benchmarks/fresh_probes29/`` (set 29),
-``benchmarks/fresh_probes30/`` (set 30, a study set) and ``benchmarks/fresh_probes31/`` (set 31);
+``benchmarks/fresh_probes30/`` (set 30, a study set), ``benchmarks/fresh_probes31/`` (set 31),
+``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33) and
+``benchmarks/fresh_probes34/`` (set 34, a study set);
 the README of each says where its sessions come from.
 """
 
@@ -960,6 +966,37 @@ SET33 = (
         "2df0df3b9b694264f7281098f0297a5832b2ab22b9744d7fa900db86780aaeb1",
     ),
 )
+# Set 34 (issue #26's thirty-fourth, a study set): Markdown files SpecStory saved, of agents and
+# work the sets have little of. One is a Cursor session on robin-collins/Roo-Cline (Apache-2.0, its
+# LICENSE at that commit), a fork of a VS Code coding-agent extension: a configuration-profile bug
+# diagnosed, fixed across the extension and its webview, then its type-check and lint failures; the
+# file is on no branch tip any more, so it is read at the one commit that added it. One is a VS Code
+# Copilot session on Hornsyld/economic-bc-connector (MIT, its LICENSE), a Business Central extension
+# in AL that migrates an e-conomic ledger: compile and runtime errors, JSON shapes of the e-conomic
+# REST API, a codeunit split and posting entries by voucher. One is a Cursor session with tool calls
+# on robin-collins/next-ppdb (MIT, its LICENSE), a Next.js front end: a report page built from a
+# mock-up, and every padding utility found zeroed by a universal CSS reset. Each is read at its
+# repository's tip, which holds both the file and the licence.
+SET34 = (
+    specstory(
+        "robin-collins/Roo-Cline",
+        "b21edece2756bc8e3e8ddf1c3f845b278d73bc82",
+        "debugging-configuration-profile-issues-in-roo-cline",
+        "658678f44317c0adff0210fa6aabbcba2656b905bffa0c661e2209848a1ac73c",
+    ),
+    specstory(
+        "Hornsyld/economic-bc-connector",
+        "1880787f26a84d53e4163a34f5640a43f4b233ca",
+        "2025-10-03_06-42Z-consolidating-duplicate-objects-in-business-central-extension",
+        "62b167ff44c75ddc6a86640914a1acdec471b01529dc45d201101af1eb82e8e7",
+    ),
+    specstory(
+        "robin-collins/next-ppdb",
+        "1ccee7a00ac69ebd521ea7901f69802f33259ca2",
+        "2025-11-17_12-40Z-implement-daily-totals-page-in-next-js",
+        "4ac3a183bb70898f09deac4220d2985eae6161aa9ca7c39f19732c8e0b9450b2",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -993,6 +1030,7 @@ SETS = {
     31: SET31,
     32: SET32,
     33: SET33,
+    34: SET34,
 }
 
 

@@ -289,3 +289,11 @@ def test_a_stack_frame_is_never_a_failure_line_whatever_its_function_is_called()
         "TypeError: Cannot read properties of undefined (reading 'id')",
         "java.lang.IllegalStateException: queue closed",
     )
+
+
+@pytest.mark.timeout(10)
+def test_a_long_line_that_opens_like_a_frame_is_ranked_in_linear_time() -> None:
+    """A minified bundle's line after ``at `` (or a hostile one) is read once, not once per
+    position: 400,000 characters took minutes when the frame's location was matched as a run."""
+    assert line_rank("  at " + "a" * 400_000 + " failed") is not None  # no location: not a frame
+    assert line_rank("    at f (" + "a" * 400_000 + ":1:2)") is None

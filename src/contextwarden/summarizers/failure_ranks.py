@@ -112,13 +112,15 @@ _EXPECTED_VALUE = re.compile(r"^\s*Expected\b")
 are the test author's, not a failure that happened; ``Received`` is what the code did."""
 _STACK_FRAME = re.compile(
     r"^\s*at (?:async )?(?:new )?\S[^\n]*?(?:\([^()\s]*:\d+(?::\d+)?\)|\(native\)"
-    r"|\((?:Native Method|Unknown Source)\)|\S+:\d+:\d+)\s*$"
+    r"|\((?:Native Method|Unknown Source)\)|\S:\d+:\d+)\s*$"
 )
 """A frame of a stack trace as V8 prints it (v8.dev, "Stack trace API": ``    at
 Type.functionName [as methodName] (file.js:10:5)``, ``    at file.js:10:5``, ``at async f
 (…)``, ``at new C (…)``) and as the JVM's ``Throwable.printStackTrace`` does (``\tat
 com.x.Errors.check(Errors.java:42)``, ``(Native Method)``): where the code was, never what
-failed, whatever words its function's name uses (``at Reaction.error (…)``)."""
+failed, whatever words its function's name uses (``at Reaction.error (…)``). The location
+is matched from its one character before the colon, not from a run of them: a run would be
+scanned again from every position of a long line (quadratic in its length)."""
 TELLING_RANK = 0
 ERROR_RANK = 1
 EXCEPTION_RANK = 2

@@ -37,6 +37,7 @@ from contextwarden.summarizers.failures import (
 from contextwarden.summarizers.file_facts import EARLIER, FileFact, carried_operations, file_facts
 from contextwarden.summarizers.file_op import FileOp
 from contextwarden.summarizers.findings import FOLDED, findings, folded_findings
+from contextwarden.summarizers.named_files import NAMED, named_file_ops
 from contextwarden.summarizers.outputs import exit_status
 from contextwarden.summarizers.plans import plan_decisions
 from contextwarden.summarizers.rejections import is_rejection, is_rejection_notice
@@ -180,6 +181,10 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
                     _result(walk, call, judged, result, index)
     for call in walk.open_calls.values():  # calls still waiting for a result at the cut
         _add_files(walk, file_ops(call), walk.call_index[call.id])
+    if not walk.tool_counts and all(op.operation == NAMED for _, op in walk.file_ops):
+        # an export that kept no call (nor did the span an earlier summary read): the files it
+        # names are its record; a span of prose in a session whose tools worked is not
+        walk.file_ops.extend(named_file_ops(messages))
     typed = user_messages(messages)
     prose = [m.text for m in messages if m.role == "assistant"] + [m.text for m in typed]
     prose += [s for m in messages for call in m.tool_uses for s in strings(call.input)]

@@ -88,6 +88,18 @@ class ErrorFact:
     """Further lines of the output that say what went wrong, in order (not the excerpt)."""
     rejected: bool = False
 
+    @property
+    def further(self) -> tuple[str, ...]:
+        """The further lines every failure gives (``MAX_ERROR_LINES``): with the excerpt, what
+        tells one failure from another."""
+        return self.more[:MAX_ERROR_LINES]
+
+    @property
+    def job_log(self) -> tuple[str, ...]:
+        """The further lines past those, which only a failed CI job's log gives
+        (``JOB_LOG_LINES``)."""
+        return self.more[MAX_ERROR_LINES:]
+
 
 @dataclass(frozen=True, slots=True)
 class CommandFact:
@@ -391,9 +403,8 @@ def _distinct(errors: Sequence[ErrorFact]) -> tuple[ErrorFact, ...]:
     same_failure: set[tuple[str, str, tuple[str, ...], bool, bool]] = set()
     kept: list[ErrorFact] = []
     for error in reversed(errors):
-        said = error.more[:MAX_ERROR_LINES]  # a job log's lines past these: ``JOB_LOG_LINES``
-        call = (error.tool, error.target, error.excerpt, said, error.rejected)
-        failure = (error.tool, error.excerpt, said, error.rejected, error.fixed)
+        call = (error.tool, error.target, error.excerpt, error.further, error.rejected)
+        failure = (error.tool, error.excerpt, error.further, error.rejected, error.fixed)
         if call not in same_call and failure not in same_failure:
             same_call.add(call)
             same_failure.add(failure)

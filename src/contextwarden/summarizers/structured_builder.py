@@ -22,7 +22,7 @@ from contextwarden.summarizers.carry import (
     format_more,
 )
 from contextwarden.summarizers.decisions import approach_only, standing
-from contextwarden.summarizers.facts import MAX_ERROR_LINES, Facts
+from contextwarden.summarizers.facts import Facts
 from contextwarden.summarizers.findings import FOLDED, chosen
 from contextwarden.summarizers.sections import Item, head_tail, held_in
 from contextwarden.summarizers.structured_lines import (
@@ -172,7 +172,7 @@ class SectionBuilder:
             # Under its error; dropped after decisions, before any error line itself (7 < 8).
             if more:
                 items.append(Item(format_more(more), (7, error.index), "further error lines"))
-            job_log = error.more[MAX_ERROR_LINES:] if more and not error.fixed else ()
+            job_log = error.job_log if more and not error.fixed else ()
             if job_log:  # a CI job's further failures, in the room left: first of findings to go
                 rank = (FINDINGS_RANK, error.index - _STANDING_STEP)
                 items.append(Item(format_more(job_log), rank, "further error lines"))

@@ -130,6 +130,21 @@ def checkpoint(
     return Source(repository, commit, f"{folder}/full.jsonl", f"{agent}/{name}.jsonl", sha256)
 
 
+def checkpoint_ref(
+    repository: str,
+    commit: str,
+    ref: str,
+    sha256: str,
+    agent: str = "claude-code",
+    session: str = "-0",
+) -> Source:
+    """A session on a checkpoint ref the Entire CLI pushed (``refs/entire/checkpoints/<ref>``),
+    read at the ref's tip: its ``0/full.jsonl``, written as
+    ``<agent>/<owner>__<name>__<ref with dashes><session>.jsonl``."""
+    name = f"{repository.replace('/', '__')}__{ref.replace('/', '-')}{session}"
+    return Source(repository, commit, "0/full.jsonl", f"{agent}/{name}.jsonl", sha256)
+
+
 def specstory(repository: str, commit: str, stem: str, sha256: str, folder: str = "") -> Source:
     """A Markdown file SpecStory saved: ``<folder>.specstory/history/<stem>.md``, written as
     ``specstory/<owner>__<name>__<stem>.md``."""
@@ -221,12 +236,12 @@ OH_MY_POSH_CHECKPOINTS = (
 )
 SET4 = (
     *(checkpoint(*OH_MY_POSH, folder, sha) for folder, sha in OH_MY_POSH_CHECKPOINTS),
-    Source(  # the tip of refs/entire/checkpoints/7E/01KXYAY6X6AX6YHS3EQP27BY7E
+    checkpoint_ref(
         "JeffreyCA/azure-dev",
         "091d53d91dc455da47b6b9179ad1ad25368b9288",
-        "0/full.jsonl",
-        "copilot/JeffreyCA__azure-dev__7E-01KXYAY6X6AX6YHS3EQP27BY7E-0.jsonl",
+        "7E/01KXYAY6X6AX6YHS3EQP27BY7E",
         "7bad78bce86dee5df8262b3a0a318c8bd6b9161df42cbd2097a4d986f539b5f7",
+        "copilot",
     ),
 )
 # Set 5 (issue #26's fifth, blind set): repositories and developers none of the earlier sets used,
@@ -570,12 +585,12 @@ SET18_SESSIONS = (
 )  # fmt: skip
 SET18 = (
     *(specstory(*MINSKY, stem, sha) for stem, sha in SET18_SESSIONS),
-    Source(  # the tip of refs/entire/checkpoints/3K/01M0A849X503RG701VEF101N3K
+    checkpoint_ref(
         "Nomos-N4s/nomos",
         "3095047da99408de083896c7c11905198bac328d",
-        "0/full.jsonl",
-        "claude-code/Nomos-N4s__nomos__3K-01M0A849X503RG701VEF101N3K.jsonl",
+        "3K/01M0A849X503RG701VEF101N3K",
         "118f0c42dd0a592f7e7d6fc12c30b525e88bdf11c682aa7209ba0a21d544a4fc",
+        session="",
     ),
 )
 # Set 19 (issue #26's nineteenth, blind set): sessions none of sets 1-18 took (no session id of
@@ -848,11 +863,10 @@ SET29_CHECKPOINTS = (
 )
 SET29 = (
     *(checkpoint(*HK, folder, sha, "codex") for folder, sha in SET29_CHECKPOINTS),
-    Source(  # the tip of refs/entire/checkpoints/BC/01KZXPDDY1Q0GK62J7YH9P75BC
+    checkpoint_ref(
         "keparlak/NumWordify",
         "a8dde7c9754928f3eb7e3feec93114bccc33ff1d",
-        "0/full.jsonl",
-        "claude-code/keparlak__NumWordify__BC-01KZXPDDY1Q0GK62J7YH9P75BC-0.jsonl",
+        "BC/01KZXPDDY1Q0GK62J7YH9P75BC",
         "825b752a0061e3d8fa5b3c1f095aeec888590dbc63043fe6940a97cc381cd843",
     ),
 )
@@ -896,16 +910,7 @@ SET31_REFS = (
 )  # fmt: skip
 SET31 = (
     *(checkpoint(*FNOX, folder, sha, "codex") for folder, sha in SET31_CHECKPOINTS),
-    *(
-        Source(  # the tip of refs/entire/checkpoints/<ref>
-            FLUTTER_DOCKER,
-            commit,
-            "0/full.jsonl",
-            f"claude-code/gmeligio__flutter-docker-image__{ref.replace('/', '-')}-0.jsonl",
-            sha,
-        )
-        for ref, commit, sha in SET31_REFS
-    ),
+    *(checkpoint_ref(FLUTTER_DOCKER, commit, ref, sha) for ref, commit, sha in SET31_REFS),
 )
 # Set 32 (issue #26's thirty-second set, a STUDY set): Claude Code sessions of three people on
 # two repositories no earlier set used, each the full.jsonl of a checkpoint on the repository's
@@ -950,13 +955,7 @@ SET33_REFS = (
 SET33 = (
     *(checkpoint(*CHKIT, folder, sha) for folder, sha in SET33_CHECKPOINTS),
     *(
-        Source(  # the tip of refs/entire/checkpoints/<ref>
-            "MandavkarPranjal/prsui",
-            commit,
-            "0/full.jsonl",
-            f"opencode/MandavkarPranjal__prsui__{ref.replace('/', '-')}-0.jsonl",
-            sha,
-        )
+        checkpoint_ref("MandavkarPranjal/prsui", commit, ref, sha, "opencode")
         for ref, commit, sha in SET33_REFS
     ),
     specstory(

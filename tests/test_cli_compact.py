@@ -77,6 +77,22 @@ def test_claude_code_is_written_back_as_claude_code(
     assert again[0]["summary"]["text"] == original[0]["summary"]["text"]
 
 
+def test_compact_says_what_left_the_context(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "session.json"
+    args = ("compact", str(CLAUDE), "-o", str(out), "--to", "anthropic", "--window", WINDOW)
+    data = run_json(capsys, *args)
+    lost = data["lost"]
+    removed = [i for i in lost["items"] if i["kind"] == "message"]
+    assert removed and lost["tokens"] >= sum(i["tokens"] for i in removed) > 0
+    assert all(i["index"] < data["messages_before"] for i in removed)
+    code, text, _ = run_cli(capsys, *args)
+    flat = " ".join(text.split())
+    assert code == 0 and "What left the context (the input file still holds all of it):" in flat
+    assert f"1. summarize (manual): {lost['tokens']:,} tokens; " in flat
+
+
 def test_a_format_we_cannot_write_becomes_anthropic(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -122,6 +122,34 @@ def test_a_compacted_session_shows_what_was_sent_and_the_full_log(
     assert f"{sent['tokens']['total']:,} tokens" in flat  # type: ignore[index]
 
 
+def test_inspect_says_what_the_agents_own_compaction_removed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Claude Code's own compaction, read from its file: every message before the boundary left
+    the context, and each thing typed there that its summary does not quote is named."""
+    from contextwarden.formats import load
+    from contextwarden.summarizers.facts import extract_facts
+
+    (compaction,) = load(COMPACTED).source.metadata["compactions"]  # type: ignore[union-attr]
+    before = load(COMPACTED).messages[: compaction["messages_before"]]
+    summary = compaction["summary"]["text"]
+    (own,) = run_json(capsys, str(COMPACTED))["compactions_lost"]  # type: ignore[misc]
+    assert own["strategy"] == "claude-code compaction" and own["trigger"] == compaction["trigger"]
+    items = own["lost"]["items"]
+    removed = [i for i in items if i["kind"] in ("message", "text")]
+    assert sorted(i["index"] for i in removed) == list(range(len(before)))
+    typed = {m.text for m in extract_facts(before).user_messages if m.text not in summary}
+    named = [i for i in items if i["kind"] == "user_text"]
+    assert typed and len(named) == len(typed)
+    said = " ".join(" ".join(text.split()) for text in typed)  # excerpts are on one line
+    assert all(i["refs"] and i["what"].rstrip("…") in said for i in named)
+    with pytest.raises(SystemExit):
+        main(["inspect", str(COMPACTED)])
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "1 compaction(s) recorded; what each removed:" in flat
+    assert f"1. claude-code compaction (auto): {own['lost']['tokens']:,} tokens" in flat
+
+
 def test_long_metadata_is_cut_with_how_much_was_left_out(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

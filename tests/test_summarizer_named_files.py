@@ -60,3 +60,22 @@ def test_the_named_files_are_lines_of_the_summary_and_survive_a_resummary() -> N
     files = again.text.split("3. Files and Code Sections:")[1].split("4. Errors")[0]
     for path in ("lib/widgets/Panel.vue", "settings.toml", "CHANGES.rst", "docs/intro.md"):
         assert f"`{path}`" in files
+
+
+def test_an_attribute_a_call_or_a_host_spelled_like_a_file_is_no_file() -> None:
+    """Without a folder, only a file's extension (or a file every project of its kind has) says
+    a dotted word names a file: ``self.name`` is an attribute, ``Math.sin`` a call."""
+    said = (
+        "Set `self.name` from `process.env`, call `Math.sin` and `jest.mock`, see "
+        "`api.example.com` and `os.path.join`; the code is in `widget_panel.py`, `App.tsx`, "
+        "`Cod50100.Setup.al` and `go.mod`, the log in `audit.log`, and `src/odd.thing` too."
+    )
+    facts = extract_facts([Message.user("Fix it."), Message.assistant(said)])
+    assert [f.path for f in facts.files] == [
+        "widget_panel.py",
+        "App.tsx",
+        "Cod50100.Setup.al",
+        "go.mod",
+        "audit.log",
+        "src/odd.thing",
+    ]

@@ -23,6 +23,7 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.cli.losses import show_losses
 from contextwarden.cli.sessions import load_input
 from contextwarden.errors import UsageError
 from contextwarden.fileio import write_atomically
@@ -248,6 +249,7 @@ def _summary(
             for a in report.actions
         ],
         "note": note,
+        "lost": report.lost.as_json(),
     }
 
 
@@ -264,6 +266,10 @@ def _show(result: dict[str, Any]) -> None:
         out.print(f"  {mark} {action['name']}: {action['description']}")
     if not result["compacted"]:
         out.print("[yellow]Nothing was compacted; the session was written unchanged.[/]")
+    if result["lost"]["items"]:
+        applied = "+".join(a["name"] for a in result["actions"] if a["applied"])
+        lost = [{"strategy": applied, "trigger": "manual", "lost": result["lost"]}]
+        show_losses(lost, "What left the context (the input file still holds all of it):")
     if result["over_window"]:
         out.print(
             f"[red]Still over the window: {after:,} tokens > {result['effective_window']:,} "

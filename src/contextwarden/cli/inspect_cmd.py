@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +22,7 @@ from contextwarden.cli.common import (
     progress_enabled,
     status,
 )
+from contextwarden.cli.losses import show_losses
 from contextwarden.cli.sessions import (
     is_store,
     load_input,
@@ -31,7 +31,7 @@ from contextwarden.cli.sessions import (
     sessions_table,
     summaries,
 )
-from contextwarden.compaction.loss import FACT_KINDS, log_losses
+from contextwarden.compaction.loss import log_losses, losses
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
 from contextwarden.history import ConversationHistory
@@ -71,10 +71,13 @@ def run(args: argparse.Namespace) -> int:
     )
     result = summary(history, parts)
     result["sent_context"] = _sent_summary(history, counter)
-    result["compactions_lost"] = [
-        {"strategy": b.strategy, "trigger": b.trigger, "lost": lost.as_json()}
-        for b, lost in log_losses(history.log, counter)
-    ]
+    with status(
+        "Comparing the context before and after each compaction…", enabled=progress_enabled(args)
+    ):
+        result["compactions_lost"] = _recorded_losses(history, counter) + [
+            {"strategy": b.strategy, "trigger": b.trigger, "lost": lost.as_json()}
+            for b, lost in log_losses(history.log, counter)
+        ]
     if args.json:
         print_json(result, args)
     else:
@@ -161,6 +164,37 @@ def sent_context(history: ConversationHistory) -> tuple[dict[str, Any], tuple[Me
     return last, (head, *tail)
 
 
+def _recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:
+    """What each compaction the agent recorded in its file (Claude Code's ``/compact``, qwen-code's
+    compression, ours written by ``compact``) took out of the context: the context it replaced
+    (the previous summary, then every message since) against the one it left (its summary, then
+    the messages it kept verbatim)."""
+    found = history.source.metadata.get("compactions") if history.source else None
+    agent = history.source.format if history.source else "recorded"
+    out: list[dict[str, Any]] = []
+    summary: tuple[Message, ...] = ()
+    start = 0
+    for entry in (c for c in found or [] if _has_summary(c)):
+        kept, end = _kept_span(entry)
+        before = summary + history.messages[start:end]
+        summary = (Message.user(entry["summary"]["text"]),)
+        lost = losses(before, summary + history.messages[kept:end], counter)
+        trigger = entry.get("trigger") if isinstance(entry.get("trigger"), str) else "recorded"
+        out.append({"strategy": f"{agent} compaction", "trigger": trigger, "lost": lost.as_json()})
+        start = kept
+    return out
+
+
+def _kept_span(entry: dict[str, Any]) -> tuple[int, int]:
+    """Where the messages a recorded compaction kept verbatim start, and where the context it
+    compacted ended: at its boundary, or after the segment a partial compaction preserved."""
+    kept = entry["messages_before"]
+    segment = entry.get("preserved_segment")
+    if isinstance(segment, dict) and segment.get("in_view"):
+        return kept, int(segment["last_message"]) + 1
+    return kept, kept
+
+
 def _has_summary(entry: Any) -> bool:
     return (
         isinstance(entry, dict)
@@ -203,38 +237,14 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
             f"messages, [bold]{sent['tokens']['total']:,}[/] tokens. The tables below count the "
             f"full log ({result['messages']:,} messages, {parts.total:,} tokens)."
         )
-    _show_losses(result["compactions_lost"])
+    if result["compactions_lost"]:
+        n = len(result["compactions_lost"])
+        show_losses(result["compactions_lost"], f"{n} compaction(s) recorded; what each removed:")
     out.print(_category_table(parts))
     if parts.tool_results_by_tool:
         out.print(_tool_table(parts))
     out.print(_largest_table(result["largest_messages"]))
     _show_problems(result)
-
-
-FACTS_SHOWN = 5
-"""Facts a compaction took out of the context that ``inspect`` names (``--json`` has them all)."""
-
-
-def _show_losses(compactions: list[dict[str, Any]]) -> None:
-    """What each recorded compaction took out of the context: tokens, items, the facts gone."""
-    if not compactions:
-        return
-    out = console()
-    out.print(f"[bold]{len(compactions)} compaction(s) recorded[/]; what each removed:")
-    for n, compaction in enumerate(compactions, start=1):
-        items = compaction["lost"]["items"]
-        kinds = Counter(item["kind"] for item in items)
-        listed = ", ".join(f"{count} {kind}" for kind, count in kinds.items()) or "nothing"
-        out.print(
-            f"  {n}. {compaction['strategy']} ({compaction['trigger']}): "
-            f"{compaction['lost']['tokens']:,} tokens; {listed}"
-        )
-        facts = [i for i in items if i["kind"] in FACT_KINDS]
-        for item in facts[:FACTS_SHOWN]:
-            refs = f" (recall {item['refs'][0]})" if item["refs"] else ""
-            out.print(f"     {item['kind']}: {item['what']}{refs}", markup=False)
-        if len(facts) > FACTS_SHOWN:
-            out.print(f"     … and {len(facts) - FACTS_SHOWN} more (see --json)")
 
 
 def _cost_text(cost: dict[str, Any]) -> str:

@@ -17,8 +17,29 @@ NAMED = "named"
 """The operation of a file the assistant only named: no tool call says what was done to it."""
 _CODE_SPAN = re.compile(r"`([^`\s]+)`")
 """A Markdown code span (CommonMark 6.1) holding one word."""
-_FILE_NAME = re.compile(r"(?:[\w@.-]+/)*[\w@-][\w@.-]*\.[a-z][a-z0-9]{0,4}")
+_FILE_NAME = re.compile(r"(?P<folders>(?:[\w@.-]+/)*)[\w@-][\w@.-]*\.(?P<ext>[a-z][a-z0-9]{0,4})")
 """A file's path or name: folders, then a name with an extension (lower case, as most are)."""
+_KNOWN_EXTENSIONS = frozenset(
+    # source code and its build files
+    "al bash bat c cc cjs cpp cs css cts cxx dart go h hpp hs java jl js jsx kt kts less lua mjs "
+    "ml mts php ps1 psm1 py pyi rb rs sass scala scss sh sql swift tf ts tsx vb vue zig zsh "
+    # configuration, documents and agents' rule files
+    "adoc cfg conf csv diff htm html ini ipynb json jsonc jsonl md mdc mdx nix patch plist proto "
+    "rst srt svg tex toml tsv txt vtt xml yaml yml "
+    # data, media, archives, models and binaries
+    "bin ckpt db dll exe gif gz h5 ico jar jpeg jpg log mp3 mp4 npy npz onnx pdf pkl png pt pth "
+    "so tar tgz wasm wav webm webp whl zip".split()
+)
+"""Extensions a bare name must end in to be taken for a file: common languages' sources and the
+configuration, document, data and media files they work with. With a folder the spelling says
+it is a path; without one, ``self.name``, ``Math.sin``, ``jest.mock`` or ``api.example.com`` are
+spelled like a file but are an attribute, a call or a host. Extensions that are as often an
+attribute (``self.lock``, ``process.env``, ``cmd``) are left out; the files of theirs every
+project has are named in ``_KNOWN_NAMES``."""
+_KNOWN_NAMES = frozenset(
+    "Cargo.lock Gemfile.lock bun.lock flake.lock go.mod go.sum poetry.lock uv.lock "
+    "yarn.lock".split()
+)
 
 
 def named_file_ops(messages: Sequence[Message]) -> Iterator[tuple[int, FileOp]]:
@@ -28,5 +49,13 @@ def named_file_ops(messages: Sequence[Message]) -> Iterator[tuple[int, FileOp]]:
             continue
         texts = (b.text for b in message.content if isinstance(b, TextBlock))
         spans = (m[1] for text in texts for m in _CODE_SPAN.finditer(text))
-        for path in dict.fromkeys(s for s in spans if _FILE_NAME.fullmatch(s)):
+        for path in dict.fromkeys(s for s in spans if _names_a_file(s)):
             yield index, FileOp(path, NAMED)
+
+
+def _names_a_file(span: str) -> bool:
+    """A code span spelled as a path (with a folder), or as a name with a file's extension."""
+    spelled = _FILE_NAME.fullmatch(span)
+    return spelled is not None and bool(
+        spelled["folders"] or spelled["ext"] in _KNOWN_EXTENSIONS or span in _KNOWN_NAMES
+    )

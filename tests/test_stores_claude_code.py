@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import session_params
+from conftest import fixture_path, session_params
 from test_stores import added, compaction, transcript
 
 from contextwarden.formats import detect_format, load
@@ -162,3 +162,23 @@ def test_the_kept_tail_is_named_by_position_when_messages_repeat(tmp_path: Path)
     back = load(path)
     assert back.source is not None
     assert back.source.metadata["compactions"][0]["messages_before"] == 9
+
+
+def test_what_the_agent_injected_is_written_as_its_own_meta_record(tmp_path: Path) -> None:
+    """A slash command's expansion rides in an ``isMeta`` record after the typed command: read
+    back, it is still the agent's, not the person's, and the message is the same."""
+    from contextwarden.summarizers.facts import extract_facts
+
+    original = load(fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl"))
+    assert original.messages[0].meta.extra.get("injected_texts")
+    path = write_claude_code(list(original.log), tmp_path / "out.jsonl", session_id="s")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [r.get("isMeta", False) for r in records[:2]] == [False, True]
+    back = load(path)
+    assert list(back.messages) == list(original.messages)
+    injected = [m.meta.extra.get("injected_texts") for m in back.messages]
+    assert injected == [m.meta.extra.get("injected_texts") for m in original.messages]
+    typed = extract_facts(back.messages).user_messages
+    assert [m.text for m in typed] == [
+        m.text for m in extract_facts(original.messages).user_messages
+    ]

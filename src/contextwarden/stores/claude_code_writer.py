@@ -1,14 +1,16 @@
 """Write a stored session in Claude Code's session JSONL, so tools that read those logs open it.
 
 Every message the session ever added is written once, as ``user``/``assistant`` records linked by
-``uuid``/``parentUuid``. A compaction with a summary becomes what Claude Code writes for a partial
-compaction: a ``system`` record with ``subtype: "compact_boundary"`` (``parentUuid: null``,
-``logicalParentUuid`` → the record before, ``compactMetadata`` whose ``preservedSegment`` names the
-first and last record of the tail kept verbatim) and a ``user`` record with ``isCompactSummary:
-true`` holding the summary message as sent. One without a summary (a tool-result budget, snip,
-microcompact) becomes a ``microcompact_boundary``. So the file read back gives the context as sent:
-the summary, then the kept tail and everything after it. Records the format has no place for
-(preamble, usage anchors, metadata) are not written.
+``uuid``/``parentUuid`` (what the agent injected into a user message, a slash command's expansion
+or a reminder, in ``isMeta`` records of its own, as Claude Code writes it). A compaction with a
+summary becomes what Claude Code writes for a partial compaction: a ``system`` record with
+``subtype: "compact_boundary"`` (``parentUuid: null``, ``logicalParentUuid`` → the record before,
+``compactMetadata`` whose ``preservedSegment`` names the first and last record of the tail kept
+verbatim) and a ``user`` record with ``isCompactSummary: true`` holding the summary message as
+sent. One without a summary (a tool-result budget, snip, microcompact) becomes a
+``microcompact_boundary``. So the file read back gives the context as sent: the summary, then the
+kept tail and everything after it. Records the format has no place for (preamble, usage anchors,
+metadata) are not written.
 
 A session loaded from Claude Code's own log keeps its compactions only as loader metadata (the view
 spans the whole session); passed as ``prior_compactions`` they are written back where they were,
@@ -31,7 +33,7 @@ from typing import Any
 
 from contextwarden.fileio import write_atomically
 from contextwarden.log import CompactionBoundary, LogEntry, MessageAdded
-from contextwarden.model import JSON, Message, TextBlock, thaw
+from contextwarden.model import JSON, Block, Message, TextBlock, thaw
 from contextwarden.repair import merge_messages
 from contextwarden.stores.base import UNDO_STRATEGY, validate_session_id
 from contextwarden.wire.anthropic import block_to_wire, message_to_wire
@@ -122,14 +124,20 @@ class _Writer:
 
     def message(self, entry: MessageAdded) -> None:
         message = entry.message
-        wire = message_to_wire(message)
         if message.role == "assistant":
             if not (entry.merge and self.reply_id):
                 self.reply_id = "msg_" + uuid.uuid5(_NAMESPACE, self.uuid()).hex[:24]
-            wire = {"id": self.reply_id, "type": "message", **wire, **_reply_fields(message)}
+            wire = {"id": self.reply_id, "type": "message", **message_to_wire(message)}
+            wire.update(_reply_fields(message))
+            written: Records = (
+                self.record("assistant", {"message": wire}, message.meta.timestamp),
+            )
         else:
             self.reply_id = None
-        written = (self.record(message.role, {"message": wire}, message.meta.timestamp),)
+            written = tuple(
+                self.record(message.role, {"message": part, **flags}, message.meta.timestamp)
+                for part, flags in _user_records(message)
+            )
         if entry.merge and self.view:
             self.view[-1] = merge_messages(self.view[-1], message)
             self.slots[-1] += written
@@ -328,6 +336,27 @@ def _parse_iso(value: object) -> float | None:
     except ValueError:
         return None
     return moment.timestamp() if moment.tzinfo is not None else None
+
+
+def _user_records(message: Message) -> list[tuple[JSON, dict[str, JSON]]]:
+    """A user message as Claude Code writes it: the texts the agent injected (a slash command's
+    expansion, a hook's reminder; ``meta.extra["injected_texts"]``) in ``isMeta`` records of their
+    own, the rest in records around them, so the file read back tells them from what was typed.
+    A message with nothing injected is one record."""
+    injected = set(message.meta.extra.get("injected_texts") or ())
+    runs: list[tuple[bool, list[Block]]] = []
+    for block in message.content:
+        meta = isinstance(block, TextBlock) and block.text in injected
+        if runs and runs[-1][0] == meta:
+            runs[-1][1].append(block)
+        else:
+            runs.append((meta, [block]))
+    if len(runs) <= 1 and not (runs and runs[0][0]):
+        return [(message_to_wire(message), {})]
+    return [
+        (message_to_wire(Message(message.role, tuple(blocks))), {"isMeta": True} if meta else {})
+        for meta, blocks in runs
+    ]
 
 
 def _iso(timestamp: float) -> str:

@@ -21,14 +21,18 @@ _FILE_NAME = re.compile(r"(?P<folders>(?:[\w@.-]+/)*)[\w@-][\w@.-]*\.(?P<ext>[a-
 """A file's path or name: folders, then a name with an extension (lower case, as most are)."""
 _KNOWN_EXTENSIONS = frozenset(
     # source code and its build files
-    "al bash bat c cc cjs cpp cs css cts cxx dart go h hpp hs java jl js jsx kt kts less lua mjs "
-    "ml mts php ps1 psm1 py pyi rb rs sass scala scss sh sql swift tf ts tsx vb vue zig zsh "
+    "al asm astro bash bat bzl c cc cjs clj cljs cmake cpp cs css cts cu cuh cxx dart edn ejs erb "
+    "erl f90 glsl go h hbs hcl hlsl hpp hrl hs java jl js jsx kt kts lean less lua mjs mk ml mts "
+    "nim php ps1 psm1 pug py pyi rb rs sass scala scss sh sln sol sql swift tf ts tsx vb vue wgsl "
+    "xaml zig zsh "
     # configuration, documents and agents' rule files
-    "adoc cfg conf csv diff htm html ini ipynb json jsonc jsonl md mdc mdx nix patch plist proto "
-    "rst srt svg tex toml tsv txt vtt xml yaml yml "
-    # data, media, archives, models and binaries
-    "bin ckpt db dll exe gif gz h5 ico jar jpeg jpg log mp3 mp4 npy npz onnx pdf pkl png pt pth "
-    "so tar tgz wasm wav webm webp whl zip".split()
+    "adoc bib cfg conf csv diff docx epub htm html ini ipynb json jsonc jsonl md mdc mdx mmd nix "
+    "odt patch plist pptx proto puml qmd rmd rst srt sty svg tex toml tsv txt vtt xls xlsx xml "
+    "yaml yml "
+    # data, media, fonts, archives, models, certificates and binaries
+    "avi bin bmp bz2 ckpt crt csr db deb dll dmg exe flac gguf gif gpx gz h5 ico jar jpeg jpg kml "
+    "log m4a mkv mov mp3 mp4 msi npy npz ogg onnx otf p12 pdf pem pfx pkl png psd pt pth rar rpm "
+    "so tar tgz tif tiff ttf wasm wav webm webp whl woff woff2 xz zip zst".split()
 )
 """Extensions a bare name must end in to be taken for a file: common languages' sources and the
 configuration, document, data and media files they work with. With a folder the spelling says

@@ -64,8 +64,8 @@ from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
     HTTP_ERROR_HEADING,
-    TELLING,
     marks_a_failure,
+    tells,
 )
 from contextwarden.summarizers.failure_quotes import (
     as_printed,
@@ -358,7 +358,7 @@ def _step_failed(text: str, command: str) -> bool:
     before the search: a search that found nothing printed nothing, so the line is an earlier
     step's, and that step failed. ``diff a b`` alone prints the lines that differ, whatever
     they say."""
-    return _STEPS.search(command) is not None and TELLING.search(text) is not None
+    return _STEPS.search(command) is not None and tells(text)
 
 
 def _tool_says_it_failed(text: str) -> bool:

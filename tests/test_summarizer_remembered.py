@@ -8,12 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from contextwarden.model import ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers import failure_marks, failures, outputs, restated
-from contextwarden.summarizers.remembered import (
-    REMEMBERED_LINE_CHARS,
-    Remembered,
-    RememberedLines,
-)
+from contextwarden.summarizers import failure_marks, failures, outputs
+from contextwarden.summarizers.remembered import Remembered
 
 CallsTo = Callable[[object, str], list[Any]]
 """The ``calls_to`` fixture (conftest.py)."""
@@ -97,27 +93,3 @@ def test_an_output_s_exit_code_is_read_once(calls_to: CallsTo) -> None:
     text = f'{{"output":"{said}\\n","metadata":{{"exit_code":2,"duration_seconds":0.4}}}}'
     assert outputs.exit_status(text) == outputs.exit_status("".join(list(text))) == 2
     assert read == [text]
-
-
-def test_a_short_line_is_read_once_and_a_long_one_every_time() -> None:
-    read: list[str] = []
-    remembered = RememberedLines(lambda line: read.append(line) or frozenset(line.split()))
-    short, long = _fresh("disk full"), _fresh("x" * REMEMBERED_LINE_CHARS)
-    for line in (short, "".join(list(short)), long, "".join(list(long))):
-        assert remembered(line) == frozenset(line.split())
-    assert read == [short, long, long]  # a long line is not kept alive
-
-
-def test_what_is_kept_of_lines_stays_bounded() -> None:
-    remembered = RememberedLines(len, size=100)
-    for n in range(250):
-        assert remembered(f"line {n}") == len(f"line {n}")
-    assert len(remembered) == 100
-
-
-def test_the_words_of_a_line_are_the_ones_a_fresh_reading_finds() -> None:
-    """``said_once`` and the findings compare a session's lines again at every compaction: the
-    words of each are found once, and are those a fresh reading finds."""
-    line = _fresh("Switched to `polling` because the webhook DROPS events")
-    assert restated.words(line) == restated._words(line) >= {"polling", "drops", "because"}
-    assert restated.words("".join(list(line))) is restated.words(line)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from contextwarden.summarizers.browser_log import browser_logged
 from contextwarden.summarizers.failure_marks import (
@@ -24,7 +25,6 @@ from contextwarden.summarizers.failure_marks import (
     gh_annotation_level,
     says_what_failed,
 )
-from contextwarden.summarizers.remembered import RememberedLines
 from contextwarden.summarizers.runner_reports import COUNTED_VERDICT
 from contextwarden.summarizers.toolchain_marks import (
     GO_LOCATED,
@@ -167,10 +167,16 @@ def line_rank(line: str) -> int | None:
     nowhere, and a verdict alone ranks last even though it uses a failure word; the shell's own
     warning (``SHELL_WARNING``) ranks with the lines that use one.
 
-    A line of ordinary length is ranked once per process (``RememberedLines``): a failed
-    result is ranked again at every compaction of its session, some thirty patterns a line each
-    time."""
-    return _remembered_rank(line)
+    A line of ordinary length is ranked once per process (``_RANKED_LINES``): a failed result is
+    ranked again at every compaction of its session, some thirty patterns a line each time."""
+    return _remembered_rank(line) if len(line) <= _REMEMBERED_CHARS else _rank(line)
+
+
+_RANKED_LINES = 8192
+"""How many lines' ranks are remembered, the least recently ranked forgotten first."""
+_REMEMBERED_CHARS = 1000
+"""Only lines this long or shorter are remembered, so the memory stays small: ``_RANKED_LINES``
+lines of at most this many characters."""
 
 
 def _rank(line: str) -> int | None:
@@ -192,7 +198,7 @@ def _rank(line: str) -> int | None:
     return WORD_RANK if says_what_failed(line) or SHELL_WARNING.match(line) else None
 
 
-_remembered_rank = RememberedLines(_rank)
+_remembered_rank = lru_cache(maxsize=_RANKED_LINES)(_rank)
 
 
 def _points_at(lines: list[str], index: int) -> bool:

@@ -8,8 +8,6 @@ import math
 import re
 from collections.abc import Sequence
 
-from contextwarden.summarizers.remembered import RememberedLines
-
 RESTATED_SHARE = 0.8
 """A line whose distinct words are at least this share of another line's words says nothing
 that line does not (case, punctuation and layout aside)."""
@@ -17,14 +15,9 @@ that line does not (case, punctuation and layout aside)."""
 _WORD = re.compile(r"\w+")
 
 
-def _words(text: str) -> frozenset[str]:
+def words(text: str) -> frozenset[str]:
     """The distinct words of ``text``, lowercased."""
     return frozenset(w.lower() for w in _WORD.findall(text))
-
-
-words = RememberedLines(_words)
-"""``_words``, a short line's remembered (``RememberedLines``): the decisions and findings of
-a session are compared again at every compaction, and the lines they are compared with too."""
 
 
 def restates(short: frozenset[str], long: frozenset[str]) -> bool:

@@ -4,9 +4,10 @@ rules one out by its first letter, several times as fast over a long list of wor
 
 The two agree wherever the text's letters are ASCII: Python's ``re`` matches a letter of the
 pattern case-insensitively by its lower case, and the only other characters it takes for an
-ASCII letter (the dotless i, the long s, the Kelvin sign: ``re._casefix``) are not ASCII. A
-character with no case (a dash, an arrow, CJK) is itself in either; a text with any other letter
-(``É``, ``Я``, ``İ``, whose lower case is two characters) is searched with ``re.IGNORECASE``.
+ASCII letter (the dotless i, ``İ``, the long s, the Kelvin sign: ``re._casefix`` and simple case
+mapping) are cased letters beyond ASCII. A character with no case (a dash, an arrow, CJK) is
+itself in either; a text with a cased letter beyond ASCII (``É``, ``Я``, ``İ``, whose lower case
+``str.lower`` makes two characters) is searched with ``re.IGNORECASE``.
 """
 
 from __future__ import annotations

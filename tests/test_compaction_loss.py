@@ -3,6 +3,7 @@ removed it, and every id it names gets the original back."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from pathlib import Path
 
@@ -10,7 +11,16 @@ import pytest
 from rich.console import Console
 
 from contextwarden.cli.chat_ui import lost_table
-from contextwarden.compaction.loss import CONTENT_KINDS, FACT_KINDS, LossReport, log_losses, losses
+from contextwarden.compaction import loss
+from contextwarden.compaction.loss import (
+    CLIPPED,
+    CONTENT_KINDS,
+    EXCERPT_CHARS,
+    FACT_KINDS,
+    LossReport,
+    log_losses,
+    losses,
+)
 from contextwarden.compaction.truncate import Truncate
 from contextwarden.eval.probes import default_probes, reasoning_probes
 from contextwarden.formats import load
@@ -184,3 +194,28 @@ def test_a_later_compaction_reads_no_output_again(judged: list[str]) -> None:
     assert [(item.what, item.index, item.refs) for item in error] == [
         (f"error: cannot find module {module}", 2, ("t2",))
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "short",
+        "  FAILED  tests/test_a.py::test_x\n\n\tAssertionError:\u00a0assert 1 == 2  ",
+        "word " * 30,  # 149 characters: clipped
+        "x" * 200,  # one word longer than an excerpt
+        "a" * 119 + " b",  # 121 characters: clipped after the space
+        "\u3000".join(["行"] * 100),  # an ideographic space between words
+        " \n\t ",
+    ],
+)
+def test_an_excerpt_is_the_text_s_words_clipped(text: str) -> None:
+    flat = " ".join(text.split())
+    expected = flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + CLIPPED
+    assert loss._excerpt(text) == expected
+
+
+def test_a_long_output_s_excerpt_reads_only_its_head() -> None:
+    text = "error: boom\n" + "line of output\n" * 1_000_000
+    started = time.perf_counter()
+    assert loss._excerpt(text).startswith("error: boom line of output")
+    assert time.perf_counter() - started < 0.05

@@ -12,8 +12,13 @@ wrapped at a fixed width as agents often write them.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
+from typing import Any
+
 from contextwarden.model import Message, ToolResultBlock
 from contextwarden.model import ToolUseBlock as Use
+from contextwarden.summarizers import plans
 from contextwarden.summarizers.facts import extract_facts
 
 PLAN = (
@@ -141,3 +146,18 @@ def test_a_fact_the_agent_stores_for_later_sessions_is_a_decision() -> None:
     # a memory the tool failed to store is not kept
     failed = ToolResultBlock("m1", "Error saving memory: disk full", is_error=True)
     assert decisions_of(gemini, failed) == []
+
+
+def test_a_filed_issue_s_command_is_split_into_words_once(
+    calls_to: Callable[[object, str], list[Any]],
+) -> None:
+    """Every compaction reads a session's calls again; what a command files is the same each
+    time, and ``shlex`` (most of the cost) runs once per command."""
+    split = calls_to(plans, "shell_words")
+    title = f"Nested tmux sessions, seen {uuid.uuid4().hex}"
+    call = Use("g3", "Bash", {"command": f"gh issue create --title '{title}' --body '{ISSUE}'"})
+    first = plans.plan_decisions(call)
+    again = plans.plan_decisions(Use("g4", "Bash", dict(call.input)))
+    assert first == again
+    assert first[0] == title
+    assert len(split) == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from contextwarden.compaction.summarize import CONTINUATION_NOTE
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers import StructuredSummarizer, extract_facts
+from contextwarden.summarizers import StructuredSummarizer, extract_facts, spellings
 from contextwarden.summarizers.carry import FINDING_PREFIX
 from contextwarden.summarizers.sections import head_tail, held_in
 from contextwarden.summarizers.spellings import (
@@ -215,3 +215,20 @@ def test_two_spellings_an_earlier_summary_listed_apart_are_one_file_counted_once
     assert line.endswith(
         "— also `d:/PaperBites/apps/web/app/feed-data.ts`; read (3), searched; last: searched"
     )
+
+
+def test_the_paths_of_prose_are_found_word_by_word_as_in_the_whole() -> None:
+    """Only the words holding a ``/`` are searched for paths: the same paths as searching the
+    whole prose, whatever white space (a tab, a no-break space, an ideographic space) is
+    between them."""
+    prose = (
+        PROSE
+        + "\tsee [the page](../apps/web/app/[slug]/page.tsx),\u00a0`src/a.ts`;\u3000and"
+        + " <docs/guide.md> or (/etc/hosts) | tests/*.py 'lib/x.js' \"pkg/a.go\"\n"
+    )
+    whole: set[str] = set()
+    for found in spellings._SLASHED.findall(prose):
+        parts = found.split("/")
+        whole.update("/".join(parts[i:]) for i in range(len(parts) - 1) if parts[i])
+    assert slashed_tails(prose) == whole
+    assert {"apps/web/app/[slug]/page.tsx", "src/a.ts", "docs/guide.md"} <= whole

@@ -9,6 +9,7 @@ its tokens, so "what did you forget?" has an exact answer.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -185,7 +186,7 @@ def _refs(message: Message) -> tuple[str, ...]:
 
 
 def _removed(message: Message, index: int, counter: TokenCounter) -> LostItem:
-    text = " ".join(message_text(message).replace(SEPARATOR, " ").split())
+    text = message_text(message).replace(SEPARATOR, " ")
     return LostItem(
         "message",
         f"{message.role}: {_excerpt(text)}",
@@ -222,8 +223,21 @@ def _tokens(counter: TokenCounter, message: Message, block: Block) -> int:
 
 
 def _excerpt(text: str) -> str:
-    flat = " ".join(text.split())
+    """``text``'s words joined by single spaces, clipped to ``EXCERPT_CHARS``: only the words
+    the excerpt shows are split off (``\\S``, as ``str.split``, is what ``str.isspace`` is not),
+    where a removed result's excerpt split all of its output each time."""
+    shown: list[str] = []
+    size = -1
+    for word in _WORD.finditer(text):
+        shown.append(word.group())
+        size += 1 + len(shown[-1])
+        if size > EXCERPT_CHARS:
+            break
+    flat = " ".join(shown)
     return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + CLIPPED
+
+
+_WORD = re.compile(r"\S+")
 
 
 # ------------------------------------------------------------------------------ facts

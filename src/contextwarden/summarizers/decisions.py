@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass
 
 from contextwarden.summarizers.approaches import states_approach
+from contextwarden.summarizers.caseless import Caseless
 from contextwarden.summarizers.labels import HEADING as _HEADING
 from contextwarden.summarizers.labels import LABELLED as _LABELLED
 from contextwarden.summarizers.labels import NAMES_CONCLUSION as _NAMES_CONCLUSION
@@ -106,8 +107,8 @@ _DIAGNOSES = (
     r"|indicat(?:es|ing) that|it seems"
     # Russian, Spanish, Portuguese, French, German
     r"|причин\w*|проблем\w*|ошибк\w*|баг\w*|оказалось|похоже|видимо|значит"  # noqa: RUF001
-    r"|la causa|a causa|el problema|o problema|la cause|le problème|Ursache|das Problem"
-    r"|der Fehler|parece que|resulta que|il semble|on dirait|scheint|sieht so aus|liegt an"
+    r"|la causa|a causa|el problema|o problema|la cause|le problème|ursache|das problem"
+    r"|der fehler|parece que|resulta que|il semble|on dirait|scheint|sieht so aus|liegt an"
     # … and what the evidence shows: "confirms", "suggests", "indicates"
     r"|подтвержда\w*|указывает на|confirma que|sugiere|sugere|indica que|confirme que|suggère"
     r"|bestätigt|deutet darauf hin"
@@ -179,8 +180,8 @@ _EMPHASIS = "*_"
 """The characters that open and close emphasis in Markdown (CommonMark 0.31, section 6.2:
 "emphasis and strong emphasis" are delimited by runs of ``*`` or ``_``): a question set in bold
 ("**Shall I apply it now?**") ends with them, after its question mark."""
-_REASONED = re.compile(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}", re.I)
-_SIGNALS = re.compile(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}", re.I)
+_REASONED = Caseless(rf"\b(?:{_REASONS})\b|{_WIDE_REASONS}")
+_SIGNALS = Caseless(rf"\b(?:{_REASONS}|{_DIAGNOSES})\b|{_WIDE_REASONS}|{_WIDE_DIAGNOSES}")
 _IMPERATIVES = (
     r"(?:add|update|fix|change|create|write|remove|replace|edit|apply|make|move|rename"
     r"|insert|implement|run|check|read|look)\b"
@@ -188,10 +189,9 @@ _IMPERATIVES = (
 _ANNOUNCEMENT = re.compile(rf"{LEAD}(?:{FIRST_PERSON}|{_IMPERATIVES})", re.I)
 """A sentence that only says what comes next ("Now update the handler:", "Let me add the
 test"): of a message that edits a file, not a decision unless it gives a signal."""
-_PLAN = re.compile(
+_PLAN = Caseless(
     r"\b(?:plan|approach|fix|solution|steps|план\w*|подход\w*|исправлени\w*|solución|enfoque"
-    r"|solução|abordagem|correção|correctif|Lösung|Ansatz)\b|方案|计划|修复|計画|方針|修正|계획|해결",
-    re.I,
+    r"|solução|abordagem|correção|correctif|lösung|ansatz)\b|方案|计划|修复|計画|方針|修正|계획|해결"
 )
 
 
@@ -296,9 +296,9 @@ def _add(found: list[_Unit], unit: _Unit) -> None:
 def _announces(line: str) -> bool:
     """Whether the lines after ``line`` are a plan's steps or its conclusions: it introduces a
     plan or a fix (a colon at its end), or it is a heading naming a plan, a cause or a choice."""
-    if line.endswith(":") and _PLAN.search(line) is not None:
+    if line.endswith(":") and _PLAN.search(line):
         return True
-    named = _PLAN.search(line) is not None or _NAMES_CONCLUSION.search(line) is not None
+    named = _PLAN.search(line) or _NAMES_CONCLUSION.search(line)
     return named and _HEADING.match(line) is not None
 
 
@@ -339,7 +339,7 @@ def _signalled(unit: str) -> bool:
     """Whether ``unit`` gives a signal of a decision; a question gives none, whatever its
     words ("Maybe `x` adds it regardless?"): it wonders, it has not concluded."""
     return not asks(unit) and (
-        _SIGNALS.search(unit) is not None
+        _SIGNALS.search(unit)
         or _DIRECTIVE.match(unit) is not None
         or labelled(unit)
         or _CONTRAST.search(unit) is not None

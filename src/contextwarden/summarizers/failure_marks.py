@@ -67,7 +67,7 @@ Jest's heading of an error in its configuration (jest-validate's ``● Validatio
 message on the next line: ``Watch plugin x cannot be found.``; jest-config's ``● Multiple
 configurations found:`` over the files it found, then ``Implicit config resolution does not
 allow multiple configuration files.``, exit code 1), after which no test ran."""
-TELLING = re.compile(
+_TELLING_LINE = (
     r"^\s*(?:"
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
     # (path(line,col): error TS2352: / error CS1002:), tsc --pretty, its default on a terminal
@@ -115,15 +115,40 @@ TELLING = re.compile(
     # "(eval):1: parse error near `)'"
     r"|[\w.+/()-]+(?::\d+)?: (?:(?:[^\s:'\"`]+|line \d+): )*(?:[Ss]yntax|parse) error\b"
     r")"
-    r"|\bundefined reference to\b"  # GNU ld
-    r"|\bis not recognized as (?:an internal or external command|(?:the|a) name of a cmdlet)"
-    rf"|: (?:{OS_ERRORS})\b"  # cp: cannot stat 'x': No such file or directory
+)
+"""A line opening so names what failed and where (``TELLING``)."""
+_TELLING_WORDS = {
+    "undefined reference to": r"\bundefined reference to\b",  # GNU ld
+    "is not recognized as ": (
+        r"\bis not recognized as (?:an internal or external command|(?:the|a) name of a cmdlet)"
+    ),
+}
+"""… and so do these words anywhere in a line, each pattern by a string its matches hold."""
+_TELLING_OS_ERROR = (
+    rf": (?:{OS_ERRORS})\b"  # cp: cannot stat 'x': No such file or directory
     # … after a fullwidth colon, GCC's zh_CN "x.h", U+FF1A, then glibc's zh_CN ENOENT; apart,
     # so that the engine rules most places out by the ASCII colon alone
-    rf"|\uff1a ?(?:{OS_ERRORS})\b",
-    re.M,
+    rf"|\uff1a ?(?:{OS_ERRORS})\b"
 )
+"""… and an OS error message after a colon."""
+TELLING = re.compile("|".join([_TELLING_LINE, *_TELLING_WORDS.values(), _TELLING_OS_ERROR]), re.M)
 """A line that names what failed and where: most telling of all."""
+_TELLING_PARTS = (
+    (re.compile(_TELLING_LINE, re.M), ""),
+    *((re.compile(pattern), word) for word, pattern in _TELLING_WORDS.items()),
+    (re.compile(_TELLING_OS_ERROR), ""),
+)
+"""``TELLING``'s parts, each with a string every match of it holds ("" when none is needed)."""
+
+
+def tells(text: str) -> bool:
+    """Whether a line of ``text`` is ``TELLING``: its parts looked for one at a time, the words
+    only in a text that holds them. In one pattern the engine tries every part at every place
+    of a long output; apart, the OS errors' part is found by its colon, and a word is looked
+    for as a string, a fast scan in C."""
+    return any(word in text and part.search(text) is not None for part, word in _TELLING_PARTS)
+
+
 SHELL_PREFIX = (
     rf"(?:(?:/[\w/]+/)?(?:ba|da|k|z)?sh(?:: (?:line \d+|{SCRIPT_LINE})|: ?\d+)?|\(eval\):\d+)"
     rf"{SEPARATOR}"
@@ -235,8 +260,9 @@ def marks_a_failure(text: str) -> bool:
 
 def _marks(text: str) -> bool:
     """``marks_a_failure``, worked out."""
-    marks = (ERROR_LINE, TELLING, TRAILER, RUST_PANIC, RUSTFMT_DIFF, GO_TOO_NEW, TASK_FAILED)
-    marked = any(p.search(text) is not None for p in marks) or _failure_annotation(text)
+    marks = (ERROR_LINE, TRAILER, RUST_PANIC, RUSTFMT_DIFF, GO_TOO_NEW, TASK_FAILED)
+    marked = tells(text) or any(p.search(text) is not None for p in marks)
+    marked = marked or _failure_annotation(text)
     return marked or go_build_failed(text) or go_trace(text)
 
 

@@ -23,10 +23,12 @@ from contextwarden.summarizers.json_text import json_text
 from contextwarden.summarizers.outputs import (
     EXIT_RES,
     FRAME_LINE,
+    STREAM_MARK,
     STREAM_PREFIX,
     TOOL_ERROR_TAG,
     is_status_line,
     program_output,
+    without,
 )
 from contextwarden.summarizers.runner_reports import failing_tests
 from contextwarden.summarizers.sentences import clipped
@@ -40,6 +42,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]\x0f?|\^\[\[[0-9;]+m")
 reset on some terminals (``\\E[m\\017``, as rustfmt's coloured diff prints it); or a colour
 (SGR) code in caret notation, its escape shown as ``^[`` (``cat -v``, ``less``, a log that
 passed through them)."""
+_ANSI_MARKS = ("\x1b[", "^[[")
+"""What every ``_ANSI`` code holds (``outputs.without``)."""
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):?\s*$", re.M)
 """Python's, and IPython's in a notebook cell (``NameError   Traceback (most recent call
 last)``, no colon)."""
@@ -55,7 +59,8 @@ def as_printed(text: str) -> str:
     (``json_text``), colours and the stream a harness names before a line taken off, rows a
     terminal broke at its width joined again (``terminal_wrap``)."""
     printed = json_text(program_output(text))
-    return unwrapped(STREAM_PREFIX.sub("", _ANSI.sub("", printed)))
+    plain = without(_ANSI, printed, *_ANSI_MARKS)
+    return unwrapped(without(STREAM_PREFIX, plain, STREAM_MARK))
 
 
 def further_lines(text: str, excerpt: str, limit: int, *, shell: bool = True) -> tuple[str, ...]:

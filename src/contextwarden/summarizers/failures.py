@@ -64,8 +64,8 @@ from contextwarden.summarizers.failure_marks import (
     ERROR_LINE,
     EXCEPTION_LINE,
     HTTP_ERROR_HEADING,
-    TELLING,
     marks_a_failure,
+    tells,
 )
 from contextwarden.summarizers.failure_quotes import (
     as_printed,
@@ -85,6 +85,7 @@ from contextwarden.summarizers.outputs import (
     is_status_line,
     shown_status,
     unstarted,
+    without,
 )
 from contextwarden.summarizers.rejections import refusal
 from contextwarden.summarizers.remembered import Remembered
@@ -98,12 +99,16 @@ OPENING_LINES = 3
 
 _FIELD_PREFIX = re.compile(r"^(?:Output|Stdout|Stderr): (?=\S)", re.M)
 """Gemini CLI's shell tool puts its output after a field name (``Output: FAIL src/a.test.ts``)."""
+_FIELD_MARKS = ("Output: ", "Stdout: ", "Stderr: ")
+"""What every ``_FIELD_PREFIX`` holds (``outputs.without``)."""
 _EMPTY_FIELD = re.compile(
     r"^(?:Error|Output|Stdout|Stderr|Signal|Background PIDs|Process Group PGID): "
     r"\((?:none|empty)\)\n?",
     re.M,
 )
 """… and says ``Error: (none)`` when nothing failed: a field, not an error line."""
+_EMPTY_MARK = ": ("
+"""What every ``_EMPTY_FIELD`` holds."""
 _TOOL_FAILURE = re.compile(
     r"^(?:[\w.-]+ )?(?:verification |validation )?failed\b"  # apply_patch verification failed:
     r"|^(?:failed|unable|cannot|can't|could not|no such|invalid)\b"
@@ -152,7 +157,7 @@ def failure_excerpt(
     """
     # a coloured traceback or test run says the same without colour
     text = as_printed(text)
-    text = _EMPTY_FIELD.sub("", _FIELD_PREFIX.sub("", text))
+    text = without(_EMPTY_FIELD, without(_FIELD_PREFIX, text, *_FIELD_MARKS), _EMPTY_MARK)
     status = shown_status(text)
     echoed = echoed_status(text, command) if command is not None and shell else None
     status = echoed or status  # the step it echoed failed, whatever the echo's own code
@@ -353,7 +358,7 @@ def _step_failed(text: str, command: str) -> bool:
     before the search: a search that found nothing printed nothing, so the line is an earlier
     step's, and that step failed. ``diff a b`` alone prints the lines that differ, whatever
     they say."""
-    return _STEPS.search(command) is not None and TELLING.search(text) is not None
+    return _STEPS.search(command) is not None and tells(text)
 
 
 def _tool_says_it_failed(text: str) -> bool:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from contextwarden.summarizers.caseless import Caseless
+
 _ENGLISH = (
     r"cause|fix|decision|verdict|conclusion|diagnosis|solution|approach|strategy|choice|problem"
     r"|issue"
@@ -57,14 +59,13 @@ author's own word."""
 HEADING = re.compile(r"#{1,6}\s|(?:\*\*|__)[^*_]+(?:\*\*|__)[:\uff1a]?$")
 """A Markdown heading, or a line that is bold only ("**Root cause**"): it names what the lines
 under it are about, and says nothing itself unless a signal does (not a plan's step)."""
-NAMES_CONCLUSION = re.compile(
+NAMES_CONCLUSION = Caseless(
     r"\b(?:(?:root\s)?causes?|diagnos\w+|decisions?|decided|conclusions?|verdict|findings?|why"
     # Russian, Portuguese, Spanish, French, German: cause, conclusion, decision, diagnosis, why
     r"|причин\w*|вывод\w*|решени\w*|почему|causas?|conclus\w+|decis\w+|d[eé]cision\w*|diagn\w+"
-    r"|por ?qu[eé]|pourquoi|Ursache\w*|Fazit|Entscheidung\w*|warum)\b"
+    r"|por ?qu[eé]|pourquoi|ursache\w*|fazit|entscheidung\w*|warum)\b"
     # Chinese, Japanese, Korean
-    r"|原因|根因|结论|結論|决定|決定|诊断|診断|为什么|なぜ|원인|결론|결정",
-    re.I,
+    r"|原因|根因|结论|結論|决定|決定|诊断|診断|为什么|なぜ|원인|결론|결정"
 )
 """What a heading names when the lines under it state a cause or a choice ("## Root cause",
 "### Decided approach", "**Why it fails**", "## Причина", "## 结论"), beside a plan's words."""

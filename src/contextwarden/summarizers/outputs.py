@@ -51,6 +51,8 @@ _STATUS_LINES = (
 STREAM_PREFIX = re.compile(r"^\[std(?:err|out)\] ", re.M)
 """The stream a harness names before a background command's line (Claude Code's task output:
 ``[stderr] jq: parse error: …``): not the program's."""
+STREAM_MARK = "[std"
+"""What every ``STREAM_PREFIX`` holds (``without``)."""
 RESULT_HEAD = re.compile(r"^(?:\*\*)?Result:(?:\*\*)?$")
 FRAME_LINE = re.compile(rf"^```[\w-]*$|{RESULT_HEAD.pattern}")
 """How an export frames a tool's message (SpecStory's Markdown: ``Result:`` or
@@ -220,3 +222,11 @@ def harness_message(text: str) -> str:
     else ``text`` without the tag."""
     tagged = TOOL_ERROR.findall(text)
     return tagged[-1] if tagged else TOOL_ERROR_TAG.sub("", text)
+
+
+def without(pattern: re.Pattern[str], text: str, *marks: str) -> str:
+    """``text`` with ``pattern``'s matches taken out, where ``marks`` are strings one of which
+    every match holds: a text holding none of them is returned as it is, unscanned. A pattern
+    anchored at each line's start is tried at every place of a long output; looking for a
+    string is a fast scan in C."""
+    return pattern.sub("", text) if any(mark in text for mark in marks) else text

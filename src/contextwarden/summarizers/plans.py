@@ -41,6 +41,7 @@ import re
 
 from contextwarden.model import ToolUseBlock
 from contextwarden.summarizers.decisions import decisions, standing
+from contextwarden.summarizers.remembered import Remembered
 from contextwarden.summarizers.sentences import clipped
 from contextwarden.summarizers.shell_syntax import pipeline_heads, shell_words
 from contextwarden.summarizers.tools import file_ops, plain_input, shell_command
@@ -116,7 +117,7 @@ def plan_decisions(call: ToolUseBlock) -> list[str]:
     if command is not None:
         if _FILING_PROGRAM.search(command) is None:
             return []
-        return [line for head in pipeline_heads(command) for line in _filed(head)]
+        return [line for head in pipeline_heads(command) for line in _filings(head)]
     found: list[str] = []
     for op in file_ops(call):
         if op.operation in _WRITES and _PLAN_FILE.search(op.path):
@@ -124,7 +125,7 @@ def plan_decisions(call: ToolUseBlock) -> list[str]:
     return found
 
 
-def _filed(command: str) -> list[str]:
+def _filed(command: str) -> tuple[str, ...]:
     """The title and the choices of what ``command`` files through a tracker's command line
     (``_FILING_COMMANDS``), or none."""
     words = shell_words(command.strip())
@@ -141,8 +142,13 @@ def _filed(command: str) -> list[str]:
                 said[_TITLE] = args[0]
         else:
             continue
-        return [*_whole(said.get(_TITLE)), *_choices(said.get("body", ""))]
-    return []
+        return (*_whole(said.get(_TITLE)), *_choices(said.get("body", "")))
+    return ()
+
+
+_filings = Remembered(_filed)
+"""A successful call's command is read for what it files at every compaction of its session,
+and splitting it into words (``shlex``) is most of what that costs: once is enough."""
 
 
 def _flagged(args: list[str], flags: dict[str, str]) -> dict[str, str]:

@@ -59,13 +59,20 @@ back what it took: one pass over a long word, not one per character of it."""
 
 def slashed_tails(prose: str) -> frozenset[str]:
     """Every forward-slash path ``prose`` writes, and each of its tails after a ``/`` that
-    still names a folder (``./apps/web/a.ts``: ``apps/web/a.ts``, ``web/a.ts``)."""
+    still names a folder (``./apps/web/a.ts``: ``apps/web/a.ts``, ``web/a.ts``).
+
+    A path holds a ``/`` and no white space (what ``str.split`` splits at is what ``\\s``
+    matches), so only the words holding a ``/`` are searched, each as a whole: the pattern
+    tried every place of the prose, and most words hold none."""
     tails: set[str] = set()
-    for found in _SLASHED.findall(prose):
-        if len(found) > MAX_PATH_CHARS:
+    for word in prose.split():
+        if "/" not in word:
             continue
-        parts = found.split("/")
-        tails.update("/".join(parts[i:]) for i in range(len(parts) - 1) if parts[i])
+        for found in _SLASHED.findall(word):
+            if len(found) > MAX_PATH_CHARS:
+                continue
+            parts = found.split("/")
+            tails.update("/".join(parts[i:]) for i in range(len(parts) - 1) if parts[i])
     return frozenset(tails)
 
 

@@ -159,12 +159,13 @@ _VERDICT = re.compile(
 end-to-end")."""
 _MEASURED = re.compile(
     r"\bfrom\s(?:\S+\s){0,2}?~?\d[\d.,]*(?:%|[^\W\d_]+)[^.;]{0,40}?\bto\s(?:\S+\s){0,2}?~?\d"
-    r"|\d[\d.,]*(?:%|[^\W\d_]+)\s?(?:\u2192|->)\s?~?\d",
+    r"|(?<!\d)(?<!\d[.,])\d[\d.,]*(?:%|[^\W\d_]+)\s?(?:\u2192|->)\s?~?\d",
     re.I,
 )
 """A quantity measured before and after a change, its unit on the number ("took it from a 47s
 wedge to a 2s pass", "3.1s → 0.4s", "from 40% to 5%"); a bare range ("from 1 to 50") is not
-one."""
+one. The arrow's number starts where a number does (not after a digit, nor after a digit and
+its separator), so a run of digits is read once, not once from each of its digits."""
 _BACK_REFERENCE = re.compile(
     r"(?:That|This|It|Which)\b|(?:Must|Should|Cannot|Can't|Needs? to|Has to|Have to)\s"
     # the same pronouns in the sessions' other languages: Russian, Spanish, Portuguese, French,

@@ -104,8 +104,12 @@ _TELLING_LINE = (
     # pnpm audit's table of an advisory opens with its severity and title, and lists only
     # those at or above --audit-level: "│ high │ Undici: Malicious WebSocket … │"
     r"|\u2502 (?:critical|high|moderate|low) +\u2502 \S"
-    r"|(?:[\w.-]+: )+.*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
-    r"|subcommand)\b"  # a command's usage error: "cat: illegal option -- A"
+    # a command's usage error: "cat: illegal option -- A", "tar: unrecognized option '--x'",
+    # after its program's name and any further "name: " prefixes, which ".*" takes in too
+    # (one "name: " then ".*": each line tried once, where "(?:name: )+.*" tried the rest of the
+    # line again for every prefix it gave back, quadratic in a line of "x: x: x: …")
+    r"|[\w.-]+: .*\b(?:illegal|invalid|unrecognized|unknown) (?:option|argument|command"
+    r"|subcommand)\b"
     r"|\[?ERR_[A-Z][A-Z0-9_]{3,}\b"  # npm, pnpm ([ERR_PNPM_…]) and Node error codes
     r"|curl: \(\d+\) "  # curl's error and its exit code (curl(1), EXIT CODES)
     r"|jq: error \(at [^)\n]*\): "  # jq's runtime error: "jq: error (at <stdin>:3): …"

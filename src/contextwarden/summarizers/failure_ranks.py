@@ -62,10 +62,11 @@ with where it was called), indented under it: what the code printed, passing or 
 a test failed, so it ranks after every line that says that; an entry's label
 (``console.error``) says nothing."""
 _CONSOLE_ENTRY = re.compile(r"^\s*console\.\w+\s*$")
-_CODE_FRAME = re.compile(r"^\s*>?\s*\d+(?:\s+\d+)?\s*[|\u2502]")
+_CODE_FRAME = re.compile(r"^\s*+(?:>\s*+)?\d+(?:\s+\d+)?\s*[|\u2502]")
 """A line of source shown around an error (``> 30 |     const r = await fetch(url)``: Babel's
 code frame in Jest, Vitest and Playwright, ``355 │`` in Biome's, ``221 221 │`` in the diff
-Biome's formatter shows, old and new line numbers): code, never what failed."""
+Biome's formatter shows, old and new line numbers): code, never what failed. The blanks before
+and after the ``>`` are taken whole (possessive), so a line of blanks is read once."""
 _BIOME_HEADER = re.compile(
     r"^\s*(?:at )?\S+?(?::\d+:\d+)? [a-z]\w*(?:/\w+)*(?:\s+[A-Z]+)*\s+\u2501+\s*$"
 )
@@ -87,11 +88,12 @@ _POINTER = re.compile(r"^\s*--> \S+?:\d+")
 _HINT = re.compile(r"^\s*(?:hint|note|help|info|warning|tip):", re.I)
 """Advice a tool prints after its error (git's ``hint:``, rustc's ``help:``): never the error."""
 _NONE_FAILED = re.compile(
-    r"^\s*(?:[\w ]+:\s*)?0 (?:fail(?:ed|s|ures?)?|errors?)\b|^\s*test result: ok\.", re.I
+    r"^\s*+(?:[\w ]+:\s*)?0 (?:fail(?:ed|s|ures?)?|errors?)\b|^\s*test result: ok\.", re.I
 )
 """A run's count of its failures when there were none (bun's `` 0 fail``, ``Errors: 0 errors``,
 Rust's libtest ``test result: ok. 24 passed; 0 failed; 0 ignored; …``): it uses a failure word
-and says nothing failed."""
+and says nothing failed. The leading blanks are taken whole (possessive): given back to the
+label one at a time, a line of blanks was read again for each."""
 _PASSED_TEST = re.compile(r"^\s*[\u2713\u2714\u221a] ")
 """A test runner's mark for a test that passed (bun's and Vitest's ``✓``, Jest's and Mocha's
 ``✓``/``✔``, ``√`` on Windows consoles): its title may use a failure word (``✓ throws on an

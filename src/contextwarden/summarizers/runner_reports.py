@@ -25,7 +25,7 @@ in its ``formatters/pretty.rs``: ``test result: FAILED. 0 passed; 1 failed; 0 ig
 own line (``test src/lib.rs - (line 12) ... FAILED``) says nothing of how much of its binary
 failed, and this one does (``0 passed``: none of it ran clean), so even one failure counts."""
 COUNTED_VERDICT = re.compile(
-    r"^\s*=*\s*(?=[^\n]*\b(?:[2-9]|[1-9]\d+) (?:failed|errors)\b)"
+    r"^\s*+=*+\s*+(?=[^\n]*\b(?:[2-9]|[1-9]\d+) (?:failed|errors)\b)"
     r"(?:\d+ (?:failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun)"
     r"(?:, |(?= in )))+ in [\d.]+s\b"  # pytest: "==== 8 failed, 6 passed in 1.00s ===="
     rf"|{_LIBTEST_COUNT}"
@@ -39,7 +39,9 @@ to the second exception it raised. Jest's ``Tests:`` count is left a line with a
 its runs the slot goes to what a test logged, the error behind the failure. A terminal's row
 saved as a line may open with the blanks that padded the row before it (SpecStory's saves of
 Cursor's terminal, ``terminal_wrap``), so blanks may come before the frame. Rust libtest's count
-is one too (``_LIBTEST_COUNT``)."""
+is one too (``_LIBTEST_COUNT``). The frame is taken whole (possessive: a count opens with a
+digit, never with a ``=`` or a blank given back), so a line of ``=`` is read once, not once per
+``=`` it holds."""
 
 
 def failing_tests(text: str) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench_summary_speed import check_versions, session_folders, sessions, versions_parser
+from bench_summary_speed import in_child, session_folders, sessions, versions_parser
 
 
 def child(folders: list[Path]) -> dict[str, Any]:
@@ -52,10 +52,8 @@ def main() -> None:
     parser = versions_parser(__doc__.split("\n\n")[0])
     args = parser.parse_args()
     folders = session_folders(parser, args)
-    if args.child:
-        print(json.dumps(child(folders)))
+    if in_child(parser, args, folders, child):
         return
-    check_versions(parser, args)
     before, after = spans_of(args.before, folders), spans_of(args.after, folders)
     dropped, added = sorted(set(before) - set(after)), sorted(set(after) - set(before))
     print(f"distinct spans listed as files: {len(before):,} → {len(after):,}")

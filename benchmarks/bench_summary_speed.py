@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,15 +105,28 @@ def check_versions(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             parser.error(f"{src} holds no contextwarden package (pass a checkout's src folder)")
 
 
+def in_child(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    folders: list[Path],
+    child: Callable[[list[Path]], Any],
+) -> bool:
+    """In a version's child process (``--child``), print ``child(folders)`` as JSON and say so;
+    in the parent, check that both versions are given (``check_versions``) and say not."""
+    if args.child:
+        print(json.dumps(child(folders)))
+        return True
+    check_versions(parser, args)
+    return False
+
+
 def main() -> None:
     parser = versions_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="alternated runs of each version")
     args = parser.parse_args()
     folders = session_folders(parser, args)
-    if args.child:
-        print(json.dumps(child(folders)))
+    if in_child(parser, args, folders, child):
         return
-    check_versions(parser, args)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}

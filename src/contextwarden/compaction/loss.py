@@ -222,6 +222,9 @@ def _tokens(counter: TokenCounter, message: Message, block: Block) -> int:
     return counter.count_message(replace(message, content=(block,)))
 
 
+_WORD = re.compile(r"\S+")
+
+
 def _excerpt(text: str) -> str:
     """``text``'s words joined by single spaces, clipped to ``EXCERPT_CHARS``: only the words
     the excerpt shows are split off (``\\S``, as ``str.split``, is what ``str.isspace`` is not),
@@ -235,9 +238,6 @@ def _excerpt(text: str) -> str:
             break
     flat = " ".join(shown)
     return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + CLIPPED
-
-
-_WORD = re.compile(r"\S+")
 
 
 # ------------------------------------------------------------------------------ facts

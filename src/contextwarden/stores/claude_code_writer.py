@@ -351,7 +351,7 @@ def _user_records(message: Message) -> list[tuple[JSON, dict[str, JSON]]]:
             runs[-1][1].append(block)
         else:
             runs.append((meta, [block]))
-    if len(runs) <= 1 and not (runs and runs[0][0]):
+    if not any(meta for meta, _ in runs):
         return [(message_to_wire(message), {})]
     return [
         (message_to_wire(Message(message.role, tuple(blocks))), {"isMeta": True} if meta else {})

@@ -20,10 +20,10 @@ from contextwarden.summarizers.failure_marks import (
     INDENTED_EXCEPTION,
     SERVER_LOG_ERROR,
     SHELL_WARNING,
-    TELLING,
     TRAILER,
     gh_annotation_level,
     says_what_failed,
+    tells,
 )
 from contextwarden.summarizers.runner_reports import COUNTED_VERDICT
 from contextwarden.summarizers.toolchain_marks import (
@@ -189,7 +189,7 @@ def _rank(line: str) -> int | None:
     if TRAILER.match(line) and not COUNTED_VERDICT.match(line):  # a count says how much failed
         return TRAILER_RANK
     located = (GO_LOCATED, GO_TOO_NEW, _BIOME_HEADER, RUST_PANIC, RUSTFMT_DIFF)
-    if TELLING.search(line) or any(p.match(line) for p in located):
+    if tells(line) or any(p.match(line) for p in located):
         return TELLING_RANK
     if ERROR_LINE.match(line) or SERVER_LOG_ERROR.match(line) or HTTP_ERROR_HEADING.match(line):
         return ERROR_RANK

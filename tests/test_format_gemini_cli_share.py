@@ -354,7 +354,8 @@ def test_a_damaged_icon_first_export_loads_with_each_problem_reported_by_line(
     assert "holds no text and no tool part" in empty.message
     assert empty.line == _line_of(damaged, "✨ ## MODEL\n\n" + SEPARATOR)
     assert '"new_string": "cp -r pkg dist/' in history.messages[3].text  # kept as text
-    assert validate(history.messages) == []  # its response answers no call: kept, not lost
+    assert "Successfully modified file" in history.messages[4].text  # its response, as text
+    assert validate(history.messages) == []
 
 
 def test_text_before_the_first_heading_is_kept_aside_and_the_export_still_loads(
@@ -376,3 +377,13 @@ def test_text_before_the_first_heading_is_kept_aside_and_the_export_still_loads(
 def test_a_replay_of_an_icon_first_export_in_a_small_window_compacts_it_validly() -> None:
     run = replay(load(ICON_FIRST), ("ladder",), window=ICON_FIRST_WINDOW).runs["ladder"]
     assert run.compactions and run.invalid_requests == 0 and run.over_window == 0
+
+
+def test_qwen_codes_setup_context_in_an_icon_first_export_is_not_read_as_typed(
+    tmp_path: Path,
+) -> None:
+    """Qwen Code, Gemini CLI's fork, shares in the icon-first layout, its setup naming itself."""
+    text = ICON_FIRST.read_text(encoding="utf-8").replace("the Gemini CLI.", "the Qwen Code.", 1)
+    first = load(_written(tmp_path, text)).messages[0]
+    assert first.meta.extra["injected_texts"][0].startswith("This is the Qwen Code.")
+    assert not any(t.startswith("This is the Qwen Code.") for t in typed_texts(first))

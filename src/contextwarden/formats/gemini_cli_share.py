@@ -14,7 +14,7 @@ is read back as the content it was: its text, and each fenced JSON as the part i
 marks a result an error).
 
 Mapping rules: ``USER`` sections are user messages, ``MODEL`` sections assistant messages. The
-first content is the CLI's own setup context (``SETUP_OPENING``): marked injected. A user text's
+first content is the CLI's own setup context (``SETUP_OPENINGS``): marked injected. A user text's
 ``--- Content from referenced files ---`` tail is what the CLI read for an ``@file`` reference: a
 text of its own, listed in ``meta.extra["injected_texts"]``. A fence whose JSON does not parse
 stays text, reported by line; an empty section (a content of parts the export does not write) is
@@ -62,7 +62,11 @@ PART = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n")
 JSON_END = "\n}\n```"
 """Where a part's JSON (``JSON.stringify(part, null, 2)``) and its fence end: the object's closing
 brace is the only one at the start of a line."""
-SETUP_OPENING = "This is the Gemini CLI. We are setting up the context for our chat."
+SETUP_OPENINGS = tuple(
+    f"This is the {agent}. We are setting up the context for our chat."
+    for agent in ("Gemini CLI", "Qwen Code")
+)
+"""How the setup context opens, as Gemini CLI and its fork Qwen Code write it."""
 REFERENCED = "\n--- Content from referenced files ---"
 """Where the CLI appends the files an ``@path`` in the prompt names."""
 ROLES = {"USER": "user", "MODEL": "model"}
@@ -212,7 +216,7 @@ def _json(text: str) -> Any:
 def _with_meta(message: Message, section: _Section, *, first: bool) -> Message:
     texts = [b.text for b in message.content if isinstance(b, TextBlock)]
     extra: dict[str, Any] = {"lines": (section.line,)}
-    if message.role == "user" and first and texts and texts[0].startswith(SETUP_OPENING):
+    if message.role == "user" and first and texts and texts[0].startswith(SETUP_OPENINGS):
         extra.update(injected=True, injected_texts=tuple(texts))
     elif message.role == "user":
         files = tuple(t for t in texts if t.startswith(REFERENCED.lstrip("\n")))

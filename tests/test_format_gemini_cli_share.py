@@ -22,6 +22,11 @@ EXPORT = FIXTURES_DIR / "gemini-cli-share/jimpelton__trackgen__research-chat1.md
 FENCED = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n(.*?\n\})\n```", re.DOTALL)
 SMALL_WINDOW = 700
 """Below the ~1,100 tokens of the trimmed export, above its largest message."""
+ICON_FIRST = FIXTURES_DIR / "gemini-cli-share/jaymcortest__unidoku__rut.md"
+"""An export in the layout Gemini CLI wrote from v0.7.0 to v0.20: ``🧑‍💻 ## USER`` /
+``✨ ## MODEL``, the icon before the role."""
+ICON_FIRST_WINDOW = 1_200
+"""Below the ~2,100 tokens of the trimmed icon-first export, above its largest message (~650)."""
 
 
 def _fenced(kind: str) -> list[dict[str, object]]:
@@ -29,13 +34,20 @@ def _fenced(kind: str) -> list[dict[str, object]]:
     return [json.loads(body) for k, body in FENCED.findall(text) if k == kind]
 
 
-def test_the_real_export_is_detected_and_loads_with_no_rule_broken() -> None:
-    assert detect_format(EXPORT) == "gemini-cli-share"
-    history = load(EXPORT)
+@pytest.mark.parametrize(
+    ("export", "sections", "turns"),
+    [(EXPORT, 9, 4), (ICON_FIRST, 11, 5)],
+    ids=["icon-last", "icon-first"],
+)
+def test_the_real_export_is_detected_and_loads_with_no_rule_broken(
+    export: Path, sections: int, turns: int
+) -> None:
+    assert detect_format(export) == "gemini-cli-share"
+    history = load(export)
     assert validate(history.messages) == []
     report = history.source
-    assert report is not None and report.issues == [] and report.records == 9
-    assert [m.role for m in history.messages] == ["user", "assistant"] * 4
+    assert report is not None and report.issues == [] and report.records == sections
+    assert [m.role for m in history.messages] == ["user", "assistant"] * turns
 
 
 def test_every_tool_command_is_a_call_answered_by_its_response() -> None:
@@ -89,8 +101,13 @@ def test_a_heading_inside_a_text_is_not_a_section(tmp_path: Path) -> None:
         detect_format(path)
 
 
-def test_a_replay_in_a_small_window_compacts_it_validly() -> None:
-    run = replay(load(EXPORT), ("ladder",), window=SMALL_WINDOW).runs["ladder"]
+@pytest.mark.parametrize(
+    ("export", "window"),
+    [(EXPORT, SMALL_WINDOW), (ICON_FIRST, ICON_FIRST_WINDOW)],
+    ids=["icon-last", "icon-first"],
+)
+def test_a_replay_in_a_small_window_compacts_it_validly(export: Path, window: int) -> None:
+    run = replay(load(export), ("ladder",), window=window).runs["ladder"]
     assert run.compactions and run.invalid_requests == 0 and run.over_window == 0
 
 
@@ -257,11 +274,6 @@ def test_two_masked_copies_answer_the_call_with_the_first(tmp_path: Path) -> Non
     assert validate(history.messages) == []
 
 
-ICON_FIRST = FIXTURES_DIR / "gemini-cli-share/jaymcortest__unidoku__rut.md"
-"""An export in the layout Gemini CLI wrote from v0.7.0 to v0.20: ``🧑‍💻 ## USER`` /
-``✨ ## MODEL``, the icon before the role."""
-ICON_FIRST_WINDOW = 1_200
-"""Below the ~2,100 tokens of the trimmed icon-first export, above its largest message (~650)."""
 ICON_LAST = {"🧑‍💻 ## USER": "## USER 🧑‍💻", "✨ ## MODEL": "## MODEL ✨"}
 SEPARATOR = "\n\n---\n\n"
 
@@ -276,14 +288,8 @@ def _line_of(text: str, needle: str) -> int:
     return text[: text.index(needle)].count("\n") + 1
 
 
-def test_an_icon_first_export_is_detected_and_loads_with_no_rule_broken() -> None:
-    assert detect_format(ICON_FIRST) == "gemini-cli-share"
-    history = load(ICON_FIRST)
-    assert validate(history.messages) == []
-    report = history.source
-    assert report is not None and report.issues == [] and report.records == 11
-    assert [m.role for m in history.messages] == ["user", "assistant"] * 5
-    first = history.messages[0]
+def test_an_icon_first_exports_setup_is_the_clis_own() -> None:
+    first = load(ICON_FIRST).messages[0]
     assert first.meta.extra["lines"] == (1, 41)  # the setup and the next user section, merged
     assert first.meta.extra["injected_texts"][0].startswith("This is the Gemini CLI.")
 
@@ -372,11 +378,6 @@ def test_text_before_the_first_heading_is_kept_aside_and_the_export_still_loads(
     (issue,) = report.issues
     assert issue.line == 1 and "before the first section" in issue.message
     assert history.messages[0].meta.extra["lines"] == (5, 45)
-
-
-def test_a_replay_of_an_icon_first_export_in_a_small_window_compacts_it_validly() -> None:
-    run = replay(load(ICON_FIRST), ("ladder",), window=ICON_FIRST_WINDOW).runs["ladder"]
-    assert run.compactions and run.invalid_requests == 0 and run.over_window == 0
 
 
 def test_qwen_codes_setup_context_in_an_icon_first_export_is_not_read_as_typed(

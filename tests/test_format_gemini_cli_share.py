@@ -22,6 +22,11 @@ EXPORT = FIXTURES_DIR / "gemini-cli-share/jimpelton__trackgen__research-chat1.md
 FENCED = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n(.*?\n\})\n```", re.DOTALL)
 SMALL_WINDOW = 700
 """Below the ~1,100 tokens of the trimmed export, above its largest message."""
+ICON_FIRST = FIXTURES_DIR / "gemini-cli-share/jaymcortest__unidoku__rut.md"
+"""An export in the layout Gemini CLI wrote from v0.7.0 to v0.20: ``🧑‍💻 ## USER`` /
+``✨ ## MODEL``, the icon before the role."""
+ICON_FIRST_WINDOW = 1_200
+"""Below the ~2,100 tokens of the trimmed icon-first export, above its largest message (~650)."""
 
 
 def _fenced(kind: str) -> list[dict[str, object]]:
@@ -29,13 +34,20 @@ def _fenced(kind: str) -> list[dict[str, object]]:
     return [json.loads(body) for k, body in FENCED.findall(text) if k == kind]
 
 
-def test_the_real_export_is_detected_and_loads_with_no_rule_broken() -> None:
-    assert detect_format(EXPORT) == "gemini-cli-share"
-    history = load(EXPORT)
+@pytest.mark.parametrize(
+    ("export", "sections", "turns"),
+    [(EXPORT, 9, 4), (ICON_FIRST, 11, 5)],
+    ids=["icon-last", "icon-first"],
+)
+def test_the_real_export_is_detected_and_loads_with_no_rule_broken(
+    export: Path, sections: int, turns: int
+) -> None:
+    assert detect_format(export) == "gemini-cli-share"
+    history = load(export)
     assert validate(history.messages) == []
     report = history.source
-    assert report is not None and report.issues == [] and report.records == 9
-    assert [m.role for m in history.messages] == ["user", "assistant"] * 4
+    assert report is not None and report.issues == [] and report.records == sections
+    assert [m.role for m in history.messages] == ["user", "assistant"] * turns
 
 
 def test_every_tool_command_is_a_call_answered_by_its_response() -> None:
@@ -89,8 +101,13 @@ def test_a_heading_inside_a_text_is_not_a_section(tmp_path: Path) -> None:
         detect_format(path)
 
 
-def test_a_replay_in_a_small_window_compacts_it_validly() -> None:
-    run = replay(load(EXPORT), ("ladder",), window=SMALL_WINDOW).runs["ladder"]
+@pytest.mark.parametrize(
+    ("export", "window"),
+    [(EXPORT, SMALL_WINDOW), (ICON_FIRST, ICON_FIRST_WINDOW)],
+    ids=["icon-last", "icon-first"],
+)
+def test_a_replay_in_a_small_window_compacts_it_validly(export: Path, window: int) -> None:
+    run = replay(load(export), ("ladder",), window=window).runs["ladder"]
     assert run.compactions and run.invalid_requests == 0 and run.over_window == 0
 
 
@@ -255,3 +272,119 @@ def test_two_masked_copies_answer_the_call_with_the_first(tmp_path: Path) -> Non
     (result, *_) = [r for m in history.messages for r in m.tool_results]
     assert "/tmp/1.txt" in str(result.content) and "/tmp/2.txt" not in history.messages[4].text
     assert validate(history.messages) == []
+
+
+ICON_LAST = {"🧑‍💻 ## USER": "## USER 🧑‍💻", "✨ ## MODEL": "## MODEL ✨"}
+SEPARATOR = "\n\n---\n\n"
+
+
+def _written(tmp_path: Path, text: str, name: str = "chat.md") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))  # as given: no newline translation
+    return path
+
+
+def _line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_an_icon_first_exports_setup_is_the_clis_own() -> None:
+    first = load(ICON_FIRST).messages[0]
+    assert first.meta.extra["lines"] == (1, 41)  # the setup and the next user section, merged
+    assert first.meta.extra["injected_texts"][0].startswith("This is the Gemini CLI.")
+
+
+def test_icon_first_tool_commands_are_calls_answered_by_their_responses() -> None:
+    history = load(ICON_FIRST)
+    text = ICON_FIRST.read_text(encoding="utf-8")
+    fenced = [(kind, json.loads(body)) for kind, body in FENCED.findall(text)]
+    uses = [b for m in history.messages for b in m.content if isinstance(b, ToolUseBlock)]
+    commands = [value for kind, value in fenced if kind == "Command"]
+    assert len(uses) == 2
+    assert [(u.name, dict(u.input)) for u in uses] == [(c["name"], c["args"]) for c in commands]
+    results = [r for m in history.messages for r in m.tool_results]
+    assert [r.tool_use_id for r in results] == [u.id for u in uses]
+    responses = [value["response"]["output"] for kind, value in fenced if kind == "Response"]
+    assert [r.content for r in results] == responses and not any(r.is_error for r in results)
+
+
+def test_every_text_of_an_icon_first_export_is_a_text_of_its_messages_in_order() -> None:
+    text = ICON_FIRST.read_text(encoding="utf-8")
+    expected = []
+    for section in text.split(SEPARATOR):
+        body = section.split("\n", 2)[2]  # under the heading and its blank line
+        expected += [piece for piece in FENCED.split(body)[::3] if piece.strip()]
+    texts = [b.text for m in load(ICON_FIRST).messages for b in m.content if b.type == "text"]
+    assert texts == expected
+
+
+def test_the_two_layouts_of_one_export_load_alike(tmp_path: Path) -> None:
+    """A layout is its heading and nothing else: the same export with the icons moved to the
+    end of the heading, as v0.21.0 writes it, loads to the same messages."""
+    text = ICON_FIRST.read_text(encoding="utf-8")
+    for old, new in ICON_LAST.items():
+        text = text.replace(old, new)
+    icon_last = load(_written(tmp_path, text))
+    assert [(m.role, m.content) for m in icon_last.messages] == [
+        (m.role, m.content) for m in load(ICON_FIRST).messages
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("🧑‍💻 ##", "🧑💻 ##"), ("\n", "\r\n"), (" ## MODEL\n", " ## MODEL \n")],
+    ids=["icon-without-joiner", "crlf", "trailing-space"],
+)
+def test_an_icon_first_heading_is_read_in_its_variants(tmp_path: Path, old: str, new: str) -> None:
+    path = _written(tmp_path, ICON_FIRST.read_text(encoding="utf-8").replace(old, new))
+    assert detect_format(path) == "gemini-cli-share"
+    history = load(path)
+    assert history.source is not None and history.source.issues == []
+    assert [m.role for m in history.messages] == ["user", "assistant"] * 5
+
+
+def test_a_damaged_icon_first_export_loads_with_each_problem_reported_by_line(
+    tmp_path: Path,
+) -> None:
+    text = ICON_FIRST.read_text(encoding="utf-8")
+    reply = "✨ ## MODEL\n\nThe deployment script has been corrected."
+    damaged = text.replace(reply, "✨ ## MODEL\n\n" + SEPARATOR + reply, 1).replace(
+        '"cp -r pkg dist/"', '"cp -r pkg dist/', 1
+    )
+    path = _written(tmp_path, damaged)
+    history = load(path)
+    assert history.source is not None
+    fence, empty = history.source.issues
+    assert "Tool Command JSON does not parse" in fence.message
+    assert fence.line == _line_of(damaged, "deploy.yml` file.**Tool Command**")
+    assert "holds no text and no tool part" in empty.message
+    assert empty.line == _line_of(damaged, "✨ ## MODEL\n\n" + SEPARATOR)
+    assert '"new_string": "cp -r pkg dist/' in history.messages[3].text  # kept as text
+    assert "Successfully modified file" in history.messages[4].text  # its response, as text
+    assert validate(history.messages) == []
+
+
+def test_text_before_the_first_heading_is_kept_aside_and_the_export_still_loads(
+    tmp_path: Path,
+) -> None:
+    """An export pasted into a write-up: the notes before it are not a section, the first
+    section (the setup here) is still one, and the notes are kept in the report."""
+    notes = "# Fixing the deploy\n\nThe chat, as Gemini CLI shared it:\n\n"
+    path = _written(tmp_path, notes + ICON_FIRST.read_text(encoding="utf-8"))
+    history, original = load(path, "gemini-cli-share"), load(ICON_FIRST)
+    assert [m.content for m in history.messages] == [m.content for m in original.messages]
+    report = history.source
+    assert report is not None and report.metadata["preamble"] == notes
+    (issue,) = report.issues
+    assert issue.line == 1 and "before the first section" in issue.message
+    assert history.messages[0].meta.extra["lines"] == (5, 45)
+
+
+def test_qwen_codes_setup_context_in_an_icon_first_export_is_not_read_as_typed(
+    tmp_path: Path,
+) -> None:
+    """Qwen Code, Gemini CLI's fork, shares in the icon-first layout, its setup naming itself."""
+    text = ICON_FIRST.read_text(encoding="utf-8").replace("the Gemini CLI.", "the Qwen Code.", 1)
+    first = load(_written(tmp_path, text)).messages[0]
+    assert first.meta.extra["injected_texts"][0].startswith("This is the Qwen Code.")
+    assert not any(t.startswith("This is the Qwen Code.") for t in typed_texts(first))

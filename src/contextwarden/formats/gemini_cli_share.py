@@ -1,16 +1,20 @@
 """Gemini CLI's ``/chat share FILE.md`` export (the conversation as Markdown) into a history.
 
 The layout (the CLI's ``serializeHistoryToMarkdown``): one section per content of the model's
-history, ``## USER 🧑‍💻`` or ``## MODEL ✨`` then a blank line and the content's parts joined with
-nothing between them, sections separated by ``\\n\\n---\\n\\n``. A text part is written as it is;
-a ``functionCall`` part as ``**Tool Command**:`` and its JSON (indented by 2) in a ```` ```json ````
-fence, a ``functionResponse`` part as ``**Tool Response**:`` and its JSON likewise; any other part
-(thoughts' signatures, images) is not written at all. So a section is read back as the content it
-was: its text, and each fenced JSON as the part it holds, through ``wire.gemini`` (calls paired
-with responses by id, else by name in call order; ``{"error": …}`` marks a result an error).
+history, a heading then a blank line and the content's parts joined with nothing between them,
+sections separated by ``\\n\\n---\\n\\n``. The heading is the role in capitals and its icon:
+``## USER 🧑‍💻`` / ``## MODEL ✨`` since v0.21.0, ``🧑‍💻 ## USER`` / ``✨ ## MODEL`` (icon first)
+from v0.7.0, which added the icons, to v0.20 (``LAYOUTS``); the rest was written alike in both,
+and Qwen Code, a fork, writes the icon-first layout too (its calls carry their ids). A text part
+is written as it is; a ``functionCall`` part as ``**Tool Command**:`` and its JSON (indented by
+2) in a ```` ```json ```` fence, a ``functionResponse`` part as ``**Tool Response**:`` and its
+JSON likewise; any other part (thoughts' signatures, images) is not written at all. So a section
+is read back as the content it was: its text, and each fenced JSON as the part it holds, through
+``wire.gemini`` (calls paired with responses by id, else by name in call order; ``{"error": …}``
+marks a result an error).
 
 Mapping rules: ``USER`` sections are user messages, ``MODEL`` sections assistant messages. The
-first content is the CLI's own setup context (``SETUP_OPENING``): marked injected. A user text's
+first content is the CLI's own setup context (``SETUP_OPENINGS``): marked injected. A user text's
 ``--- Content from referenced files ---`` tail is what the CLI read for an ``@file`` reference: a
 text of its own, listed in ``meta.extra["injected_texts"]``. A fence whose JSON does not parse
 stays text, reported by line; an empty section (a content of parts the export does not write) is
@@ -19,8 +23,9 @@ reported. A model section that opens with the thought summaries a resumed sessio
 back as the thought parts they were (unknown blocks, text as exported, not read as the reply;
 ``gemini_cli_thoughts`` says where each ends; the sections are listed in the load report's
 ``metadata["thought_sections"]``). A response the CLI sent again (word for word, or with one
-copy's output masked) answers its call once (``gemini_cli_repeats``). Problems are reported by
-the line the section starts on.
+copy's output masked) answers its call once (``gemini_cli_repeats``). Text before the first
+heading (an export pasted into notes) is kept in ``metadata["preamble"]``, not read as a turn.
+Problems are reported by the line the section starts on.
 """
 
 from __future__ import annotations
@@ -44,15 +49,24 @@ from contextwarden.wire.common import loads
 from contextwarden.wire.gemini import CallIds, content_message
 
 NAME = "gemini-cli-share"
-EXPECTED = "a Gemini CLI /chat share Markdown export: '## USER 🧑‍💻' / '## MODEL ✨' sections"
-HEADING = re.compile(r"^## (USER|MODEL) [^\w\s]+[ \t]*$", re.MULTILINE)
-"""A section's heading: the role in capitals and its icon (🧑‍💻, ✨)."""
+EXPECTED = (
+    "a Gemini CLI /chat share Markdown export: '## USER 🧑‍💻' / '## MODEL ✨' sections "
+    "(or, from before v0.21, '🧑‍💻 ## USER' / '✨ ## MODEL')"
+)
+LAYOUTS = (r"## (USER|MODEL) [^\w\s]++", r"[^\w\s]++ ## (USER|MODEL)")
+"""A section's heading in each layout: the role in capitals and its icon (🧑‍💻, ✨, with or
+without the joiner), the icon last (v0.21.0 on) or first (v0.7.0 to v0.20)."""
+HEADING = re.compile(rf"^(?:{'|'.join(LAYOUTS)})[ \t]*$", re.MULTILINE)
 SEPARATOR = "\n\n---\n\n"
 PART = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n")
 JSON_END = "\n}\n```"
 """Where a part's JSON (``JSON.stringify(part, null, 2)``) and its fence end: the object's closing
 brace is the only one at the start of a line."""
-SETUP_OPENING = "This is the Gemini CLI. We are setting up the context for our chat."
+SETUP_OPENINGS = tuple(
+    f"This is the {agent}. We are setting up the context for our chat."
+    for agent in ("Gemini CLI", "Qwen Code")
+)
+"""How the setup context opens, as Gemini CLI and its fork Qwen Code write it."""
 REFERENCED = "\n--- Content from referenced files ---"
 """Where the CLI appends the files an ``@path`` in the prompt names."""
 ROLES = {"USER": "user", "MODEL": "model"}
@@ -81,7 +95,7 @@ def read(
 ) -> ConversationHistory:
     """Read one exported conversation (merge mode); see the module docstring for the rules."""
     require_single(index, "a Gemini CLI share export", path)
-    sections = _sections(read_text(path, report).replace("\r\n", "\n"))
+    sections = _sections(read_text(path, report).replace("\r\n", "\n"), report)
     report.records += len(sections)
     history = ConversationHistory(mode="merge", counter=counter)
     ids = CallIds()
@@ -104,10 +118,13 @@ def read(
     return history
 
 
-def _sections(text: str) -> list[_Section]:
-    """The sections, each with the line its heading is on; text before the first is not one."""
-    headings = HEADING.finditer(text)
-    found = [m for m in headings if m.start() == 0 or text.endswith(SEPARATOR, 0, m.start())]
+def _sections(text: str, report: LoadReport) -> list[_Section]:
+    """The sections, each with the line its heading is on: the first heading opens one
+    wherever it stands, each later one only after a separator (else it is a section's text)."""
+    headings = list(HEADING.finditer(text))
+    found = [m for n, m in enumerate(headings) if n == 0 or text.endswith(SEPARATOR, 0, m.start())]
+    if found:
+        _keep_preamble(text[: found[0].start()], report)
     sections = []
     line, counted = 1, 0
     for n, match in enumerate(found):
@@ -115,8 +132,23 @@ def _sections(text: str) -> list[_Section]:
         body = text[match.end() : end].removeprefix("\n\n")
         line += text.count("\n", counted, match.start())  # each stretch counted once
         counted = match.start()
-        sections.append(_Section(line, ROLES[match.group(1)], body))
+        role = next(name for name in match.groups() if name)  # the layout's one role group
+        sections.append(_Section(line, ROLES[role], body))
     return sections
+
+
+def _keep_preamble(text: str, report: LoadReport) -> None:
+    """Text before the first section (an export pasted into notes) is no part of the
+    conversation: kept whole in ``metadata["preamble"]`` and reported at its first line."""
+    if not text.strip():
+        return
+    report.metadata["preamble"] = text
+    line = 1 + text.count("\n", 0, len(text) - len(text.lstrip()))
+    report.skip(
+        "text before the first section heading is not part of the export; kept in "
+        "metadata['preamble']",
+        line=line,
+    )
 
 
 def _parts(
@@ -184,7 +216,7 @@ def _json(text: str) -> Any:
 def _with_meta(message: Message, section: _Section, *, first: bool) -> Message:
     texts = [b.text for b in message.content if isinstance(b, TextBlock)]
     extra: dict[str, Any] = {"lines": (section.line,)}
-    if message.role == "user" and first and texts and texts[0].startswith(SETUP_OPENING):
+    if message.role == "user" and first and texts and texts[0].startswith(SETUP_OPENINGS):
         extra.update(injected=True, injected_texts=tuple(texts))
     elif message.role == "user":
         files = tuple(t for t in texts if t.startswith(REFERENCED.lstrip("\n")))

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     with status(
         "Comparing the context before and after each compaction…", enabled=progress_enabled(args)
     ):
-        result["compactions_lost"] = _recorded_losses(history, counter) + [
+        result["compactions_lost"] = recorded_losses(history, counter) + [
             {"strategy": b.strategy, "trigger": b.trigger, "lost": lost.as_json()}
             for b, lost in log_losses(history.log, counter)
         ]
@@ -173,7 +173,7 @@ def sent_context(history: ConversationHistory) -> tuple[dict[str, Any], tuple[Me
     return last, (head, *tail)
 
 
-def _recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:
+def recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:
     """What each compaction the agent recorded in its file (Claude Code's ``/compact``, qwen-code's
     compression, Codex CLI's, ours written by ``compact``) took out of the context: the context it
     replaced (the previous summary, then every message since) against the one it left (its

@@ -322,3 +322,26 @@ def test_codex_local_compaction_is_compared_with_its_summary(
         main(["inspect", str(CODEX_LOCAL)])
     out = capsys.readouterr().out
     assert "1. codex local compaction (recorded)" in out and "word for word" not in out
+
+
+def test_codex_record_without_replacement_is_left_out_and_the_next_compared_from_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An older Codex wrote a local compaction as its summary alone (``replacement_history``
+    absent): what it kept cannot be told, so it is not listed, and the compaction after it is
+    compared from it on, not charged with what the older one removed."""
+    lines = CODEX_LOCAL.read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(lines) if '"type":"compacted"' in line)
+    older = json.loads(lines[at])
+    del older["payload"]["replacement_history"]
+    first_output = next(n for n, line in enumerate(lines) if "function_call_output" in line)
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "\n".join([*lines[: first_output + 1], json.dumps(older), *lines[first_output + 1 :]]),
+        encoding="utf-8",
+    )
+    lost = _codex_lost(capsys, path)
+    refs = {ref for item in lost["lost"]["items"] for ref in item["refs"]}
+    first_call = json.loads(lines[first_output])["payload"]["call_id"]
+    assert lost["summary"] == "read" and first_call not in refs
+    assert {"call_run_tests", "call_rerun_tests"} <= refs

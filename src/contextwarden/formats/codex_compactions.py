@@ -33,20 +33,20 @@ def contexts(
 ) -> list[CompactionContext]:
     """Each compaction that recorded a replacement history, with the context it replaced and the
     one it left. An older Codex recorded only the summary text (and an empty replacement reads
-    the same in the loader); with no replacement to read, what it kept is unknown, so such a
-    record is left out."""
+    the same in the loader): what it kept is unknown, so such a record is left out, and the next
+    compaction is compared from it on, not charged again with what it removed."""
     out = []
     carried: tuple[Message, ...] = ()  # the last replacement and the part of a message after it
     start = 0
     for entry in compactions:
-        items = entry.get("replacement_history")
-        if not (items and isinstance(entry.get("messages_before"), int)):
-            continue
         end = entry["messages_before"]
         head, tail = _cut(messages, entry)
-        span = messages[start : end - 1] if head else messages[start:end]
-        after = replacement_messages(items)
-        out.append(CompactionContext(entry, by_block((*carried, *span, *head)), by_block(after)))
+        items = entry.get("replacement_history")
+        after = replacement_messages(items or ())
+        if items:
+            span = messages[start : end - 1] if head else messages[start:end]
+            before = by_block((*carried, *span, *head))
+            out.append(CompactionContext(entry, before, by_block(after)))
         carried, start = (*after, *tail), end
     return out
 

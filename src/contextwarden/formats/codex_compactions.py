@@ -6,7 +6,10 @@ a message the record falls inside cut at its ``blocks_before``) and the replacem
 loader's own item reading. Compared block by block on the user side (``by_block``): Codex carries
 the typed user messages into the replacement as separate items, where the view merged them with
 the tool outputs or injected context of their turn. Not exact: a user block's tokens count one
-message overhead each; a summary Codex encrypted may still say some of what is reported gone.
+message overhead each; a user text that left and sits at the place of a new replacement message
+(the summary, a changed initial context) is read as cut into it, as ``losses`` reads an in-place
+edit, so only the tokens it had over that message count (none of the 13 real compactions
+measured has one); a summary Codex encrypted may still say some of what is reported gone.
 """
 
 from __future__ import annotations

@@ -6,11 +6,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from contextwarden.breakdown import CATEGORIES
 from contextwarden.cli import main
+from contextwarden.content_ids import content_id
 from tests.conftest import fixture_path
 
 SMALL = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
@@ -225,3 +227,121 @@ def test_an_empty_file_and_a_wrong_format_say_so(
             main(["inspect", *argv])
         assert info.value.code == 2
         assert says in capsys.readouterr().err
+
+
+CODEX_REMOTE = fixture_path(
+    "codex/EntityProcess__agentv__0034f597b72d-s1-codex-spark-2compactions.jsonl"
+)
+CODEX_LOCAL = Path(__file__).parent / "data" / "codex" / "handwritten-local-compaction.jsonl"
+
+
+def _rollout_before(path: Path) -> list[dict[str, object]]:
+    """The payloads of a rollout's records before its first ``compacted`` record."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    line = next(n for n, r in enumerate(records) if r["type"] == "compacted")
+    return [r["payload"] for r in records[:line]]
+
+
+def _codex_lost(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, Any]:
+    (lost,) = run_json(capsys, str(path))["compactions_lost"]  # type: ignore[misc]
+    return lost  # type: ignore[no-any-return]
+
+
+def _texts(payloads: list[dict[str, Any]], role: str) -> list[str]:
+    return [
+        part["text"]
+        for p in payloads
+        if p.get("type") == "message" and p["role"] == role
+        for part in p["content"]
+    ]
+
+
+def test_codex_remote_compaction_lists_what_left_and_says_its_summary_is_encrypted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Codex's own remote compaction, read from the rollout: every tool result and assistant text
+    before it left (the replacement holds none), the typed messages it carried did not, and the
+    report says its summary is encrypted, so what it lists was not kept word for word."""
+    before = _rollout_before(CODEX_REMOTE)
+    lost = _codex_lost(capsys, CODEX_REMOTE)
+    assert (lost["strategy"], lost["summary"]) == ("codex remote compaction", "encrypted")
+    items = lost["lost"]["items"]
+    refs = {ref for item in items for ref in item["refs"]}
+    outputs = {p["call_id"] for p in before if p.get("type") == "function_call_output"}
+    said = {content_id(text) for text in _texts(before, "assistant")}
+    assert outputs and said and outputs | said <= refs
+    typed = {content_id(p["message"]) for p in before if p.get("type") == "user_message"}
+    assert len(typed) > 1 and not typed & refs
+    assert not [i for i in items if i["kind"] == "user_text"]
+    with pytest.raises(SystemExit):
+        main(["inspect", str(CODEX_REMOTE)])
+    flat = " ".join(capsys.readouterr().out.split())
+    tokens = lost["lost"]["tokens"]
+    assert f"1. codex remote compaction (recorded): {tokens:,} tokens" in flat
+    assert "not kept word for word: the agent's summary is encrypted" in flat
+
+
+def test_codex_compaction_without_summary_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The same rollout with the compaction item taken out of its record, as Codex sometimes
+    writes it (a real session of the corpus has two such): the summary is absent."""
+    lines = CODEX_REMOTE.read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(lines) if '"type":"compacted"' in line)
+    record = json.loads(lines[at])
+    items = record["payload"]["replacement_history"]
+    record["payload"]["replacement_history"] = [i for i in items if i["type"] != "compaction"]
+    lines[at] = json.dumps(record)
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lost = _codex_lost(capsys, path)
+    assert (lost["strategy"], lost["summary"]) == ("codex compaction without summary", "absent")
+    with pytest.raises(SystemExit):
+        main(["inspect", str(path)])
+    assert "the agent kept no summary of what it removed" in capsys.readouterr().out
+
+
+def test_codex_local_compaction_is_compared_with_its_summary(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A local compaction as Codex writes one (``compact.rs``: the summary as ``message`` and as
+    the replacement's last user message): the tool results left, what the summary quotes did not,
+    and the typed message merged into the same view message after the record is not counted."""
+    before = _rollout_before(CODEX_LOCAL)
+    lost = _codex_lost(capsys, CODEX_LOCAL)
+    assert (lost["strategy"], lost["summary"]) == ("codex local compaction", "read")
+    items = lost["lost"]["items"]
+    outputs = [p["call_id"] for p in before if p.get("type") == "function_call_output"]
+    assert [i["refs"] for i in items if i["what"].startswith("user:")] == [[c] for c in outputs]
+    errors = [i["what"] for i in items if i["kind"] == "error"]
+    assert errors == ["E ValueError: day is out of range for month"]
+    text = " ".join(i["what"] for i in items)
+    assert "leap-year" not in text and "old message text" not in text
+    assert not [i for i in items if i["kind"] == "file" and i["what"] == "src/dates.py"]
+    with pytest.raises(SystemExit):
+        main(["inspect", str(CODEX_LOCAL)])
+    out = capsys.readouterr().out
+    assert "1. codex local compaction (recorded)" in out and "word for word" not in out
+
+
+def test_codex_record_without_replacement_is_left_out_and_the_next_compared_from_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An older Codex wrote a local compaction as its summary alone (``replacement_history``
+    absent): what it kept cannot be told, so it is not listed, and the compaction after it is
+    compared from it on, not charged with what the older one removed."""
+    lines = CODEX_LOCAL.read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(lines) if '"type":"compacted"' in line)
+    older = json.loads(lines[at])
+    del older["payload"]["replacement_history"]
+    first_output = next(n for n, line in enumerate(lines) if "function_call_output" in line)
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "\n".join([*lines[: first_output + 1], json.dumps(older), *lines[first_output + 1 :]]),
+        encoding="utf-8",
+    )
+    lost = _codex_lost(capsys, path)
+    refs = {ref for item in lost["lost"]["items"] for ref in item["refs"]}
+    first_call = json.loads(lines[first_output])["payload"]["call_id"]
+    assert lost["summary"] == "read" and first_call not in refs
+    assert {"call_run_tests", "call_rerun_tests"} <= refs

@@ -454,3 +454,33 @@ def test_a_rollout_of_newer_codex_records_loads_without_issues() -> None:
     routes = [r for m in history.messages for r in m.meta.extra.get("agent_messages", ())]
     assert len(routes) == 1
     assert validate(history.messages) == []
+
+
+def test_a_compaction_inside_a_merged_message_names_its_blocks_and_its_summary() -> None:
+    """A hand-written local compaction (the layout of Codex's ``compact.rs``) falls between a tool
+    output and the next typed message, which the view merges into one user message: the record
+    names the blocks read before it, and that its summary is readable."""
+    path = Path(__file__).parent / "data" / "codex" / "handwritten-local-compaction.jsonl"
+    history = load(path)
+    assert history.source is not None
+    (entry,) = history.source.metadata["compactions"]
+    message = history.messages[entry["messages_before"] - 1]
+    head = [b for n, b in enumerate(message.content) if n in entry["blocks_before"]]
+    tail = [b for n, b in enumerate(message.content) if n not in entry["blocks_before"]]
+    (_, compacted), *_ = payloads(path, "compacted")
+    (last_output, *_) = [
+        p
+        for _, p in reversed(payloads(path, "response_item"))
+        if p["type"] == "function_call_output"
+    ]
+    assert [getattr(b, "tool_use_id", None) for b in head] == [last_output["call_id"]]
+    typed_after = [
+        p["message"]
+        for n, p in payloads(path, "event_msg")
+        if p["type"] == "user_message" and n > entry["line"]
+    ]
+    assert [getattr(b, "text", None) for b in tail] == typed_after
+    assert entry["summary_state"] == "read" and compacted["message"].startswith("Another")
+    remote = loaded(COMPACTED).source
+    assert remote is not None
+    assert [c["summary_state"] for c in remote.metadata["compactions"]] == ["encrypted"]

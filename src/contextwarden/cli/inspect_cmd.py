@@ -31,15 +31,24 @@ from contextwarden.cli.sessions import (
     sessions_table,
     summaries,
 )
-from contextwarden.compaction.loss import log_losses, losses
+from contextwarden.compaction.loss import LossReport, log_losses, losses
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
+from contextwarden.formats.codex import NAME as CODEX
+from contextwarden.formats.codex_compactions import contexts
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.rules import validate
 from contextwarden.tokens.base import TokenCounter
 
 MAX_LISTED = 20
+CODEX_KINDS = {
+    "read": "local compaction",
+    "encrypted": "remote compaction",
+    "absent": "compaction without summary",
+}
+"""Codex's compaction by what it kept of its summary: a local one writes it as a user message, a
+remote one (OpenAI's server) sends it back encrypted; some records carry neither."""
 MAX_METADATA_CHARS = 200
 """A metadata value longer than this is shown as its head and how much was left out (a
 trajectory's ``submission`` can be a whole 868 KB diff)."""
@@ -74,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     with status(
         "Comparing the context before and after each compaction…", enabled=progress_enabled(args)
     ):
-        result["compactions_lost"] = _recorded_losses(history, counter) + [
+        result["compactions_lost"] = recorded_losses(history, counter) + [
             {"strategy": b.strategy, "trigger": b.trigger, "lost": lost.as_json()}
             for b, lost in log_losses(history.log, counter)
         ]
@@ -164,11 +173,14 @@ def sent_context(history: ConversationHistory) -> tuple[dict[str, Any], tuple[Me
     return last, (head, *tail)
 
 
-def _recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:
+def recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:
     """What each compaction the agent recorded in its file (Claude Code's ``/compact``, qwen-code's
-    compression, ours written by ``compact``) took out of the context: the context it replaced
-    (the previous summary, then every message since) against the one it left (its summary, then
-    the messages it kept verbatim)."""
+    compression, Codex CLI's, ours written by ``compact``) took out of the context: the context it
+    replaced (the previous summary, then every message since) against the one it left (its
+    summary, then the messages it kept verbatim). ``summary`` says whether that summary could be
+    read; where not, what is listed was not kept verbatim, and the summary may still carry it."""
+    if history.source is not None and history.source.format == CODEX:
+        return _codex_losses(history, counter)
     found = history.source.metadata.get("compactions") if history.source else None
     agent = history.source.format if history.source else "recorded"
     out: list[dict[str, Any]] = []
@@ -180,9 +192,25 @@ def _recorded_losses(history: ConversationHistory, counter: TokenCounter) -> lis
         summary = (Message.user(entry["summary"]["text"]),)
         lost = losses(before, summary + history.messages[kept:end], counter)
         trigger = entry.get("trigger") if isinstance(entry.get("trigger"), str) else "recorded"
-        out.append({"strategy": f"{agent} compaction", "trigger": trigger, "lost": lost.as_json()})
+        out.append(_recorded(f"{agent} compaction", trigger, "read", lost))
         start = kept
     return out
+
+
+def _codex_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:
+    """Codex CLI's compactions, each its replaced context against its replacement history
+    (``formats.codex_compactions`` says what is exact); its record names no trigger."""
+    found = history.source.metadata.get("compactions") if history.source else None
+    out = []
+    for context in contexts(history.messages, found or []):
+        state = context.entry["summary_state"]
+        lost = losses(context.before, context.after, counter)
+        out.append(_recorded(f"codex {CODEX_KINDS[state]}", "recorded", state, lost))
+    return out
+
+
+def _recorded(strategy: str, trigger: str, summary: str, lost: LossReport) -> dict[str, Any]:
+    return {"strategy": strategy, "trigger": trigger, "summary": summary, "lost": lost.as_json()}
 
 
 def _kept_span(entry: dict[str, Any]) -> tuple[int, int]:

@@ -12,11 +12,18 @@ from contextwarden.compaction.loss import FACT_KINDS
 
 FACTS_SHOWN = 5
 """Facts a compaction took out of the context that are named (``--json`` has them all)."""
+SUMMARY_NOTES = {
+    "encrypted": "not kept word for word: the agent's summary is encrypted (only the model "
+    "provider's server can read it), so it may still carry some of this",
+    "absent": "the agent kept no summary of what it removed",
+}
+"""What a user needs to know about a compaction whose summary cannot be read (``summary``)."""
 
 
 def show_losses(compactions: list[dict[str, Any]], heading: str) -> None:
-    """Each compaction (``strategy``, ``trigger``, ``lost``: ``LossReport.as_json()``) under
-    ``heading``: tokens, items by kind, the facts gone."""
+    """Each compaction (``strategy``, ``trigger``, ``lost``: ``LossReport.as_json()``, and for an
+    agent's own ``summary``: read, encrypted or absent) under ``heading``: tokens, items by kind,
+    what an unreadable summary means, the facts gone."""
     out = console()
     out.print(f"[bold]{heading}[/]")
     for n, compaction in enumerate(compactions, start=1):
@@ -28,6 +35,9 @@ def show_losses(compactions: list[dict[str, Any]], heading: str) -> None:
             f"{compaction['lost']['tokens']:,} tokens; {listed}",
             markup=False,
         )
+        note = SUMMARY_NOTES.get(compaction.get("summary", "read"))
+        if note:
+            out.print(f"     {note}", markup=False)
         facts = [i for i in items if i["kind"] in FACT_KINDS]
         for item in facts[:FACTS_SHOWN]:
             refs = f" (recall {item['refs'][0]})" if item["refs"] else ""

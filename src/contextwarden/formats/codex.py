@@ -37,7 +37,14 @@ Mapping rules (facts from the real files and the shared corpus's ``transcripts/N
   it as a user message where the provider lacks the item; its route in
   ``meta.extra["agent_messages"]``.
 - ``compacted`` records (Codex's own replacement history) → ``metadata["compactions"]`` with line
-  numbers; they do not change the view.
+  numbers; they do not change the view. Each has ``messages_before`` (view messages that start
+  before it) and, when it falls inside the last of them (a merged message: tool outputs, then the
+  text of the next turn), that message's ``blocks_before``: the indices of its blocks read before
+  the record.
+  ``summary_state`` says what Codex kept of the summary: ``read`` (a local compaction: the
+  ``message`` text, also the replacement's last user message), ``encrypted`` (a remote
+  compaction: a ``compaction`` item whose ``encrypted_content`` only OpenAI reads) or
+  ``absent``. ``replacement_messages`` reads a replacement history as this loader reads items.
 - ``event_msg`` records are UI events that duplicate the items (``user_message``,
   ``agent_message``, tool end events); they are not added again. A ``user_message`` or
   ``agent_message`` with no matching item is reported and kept in
@@ -92,6 +99,9 @@ RECORD_TYPES = frozenset(
     }
 )
 _TYPE_NAMES = tuple(RECORD_TYPES)  # compared with ==, so a list-valued "type" cannot crash sniff
+COMPACTION_ITEM = "compaction"
+"""The replacement item of a remote compaction (``ResponseItem::Compaction``): the summary OpenAI's
+server wrote, sent back to it as ``encrypted_content`` that only it reads."""
 _WINDOW_KEYS = ("window_number", "window_id", "previous_window_id", "first_window_id")
 
 
@@ -220,8 +230,18 @@ class _Scan:
         users = sum(1 for h in history if isinstance(h, Mapping) and h.get("role") == "user")
         entry = {k: payload.get(k) for k in ("message", *_WINDOW_KEYS)}
         entry.update(line=line, timestamp=timestamp, replacement_items=len(history))
+        entry.update(summary_state=_summary_state(payload.get("message"), history))
         entry.update(replacement_user_messages=users, replacement_history=history)
         self.compactions.append(entry)
+
+
+def _summary_state(message: Any, history: Sequence[Any]) -> str:
+    """What a compacted record kept of its summary (see the module docstring)."""
+    if isinstance(message, str) and message.strip():
+        return "read"
+    if any(isinstance(h, Mapping) and h.get("type") == COMPACTION_ITEM for h in history):
+        return "encrypted"
+    return "absent"
 
 
 def _communication_item(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -332,6 +352,33 @@ def _message(turn: Sequence[Item]) -> Message:
     return Message(merged.role, merged.content, meta)
 
 
+def _split(
+    entry: dict[str, Any], turns: Sequence[Sequence[Item]], messages: Sequence[Message]
+) -> None:
+    """When the record falls inside a merged message (its first item before the record, a later
+    one after), name the blocks of that message (the last of ``messages_before``) read before.
+    A message the history changed on adding (a repair) is not split."""
+    at = entry["messages_before"] - 1
+    if at < 0 or at >= len(turns) or turns[at][-1].line < entry["line"]:
+        return
+    merged = _message(turns[at]).content
+    if merged != messages[at].content:
+        return
+    head = {id(b) for i in turns[at] if i.line < entry["line"] for b in i.message.content}
+    entry["blocks_before"] = [n for n, block in enumerate(merged) if id(block) in head]
+
+
+def replacement_messages(items: Sequence[Any]) -> tuple[Message, ...]:
+    """A compacted record's ``replacement_history`` as messages, read item by item and grouped
+    into turns exactly as a rollout's items are; an item with no message mapping (the encrypted
+    ``compaction`` item) is left out, as it would be from the view."""
+    scan = _Scan(LoadReport(None, NAME))
+    for item in items:
+        if isinstance(item, Mapping):
+            scan.add(0, {"type": "response_item", "payload": item})
+    return tuple(_message(turn) for turn in _turns(scan.items, scan.report))
+
+
 def read(
     path: Path,
     report: LoadReport,
@@ -346,9 +393,14 @@ def read(
         scan.add(record.line, record.value)
     _match_events(scan)
     history = ConversationHistory(system=scan.system, mode="merge", counter=counter)
+    added: list[list[Item]] = []  # the turn of each view message
     for turn in _turns(scan.items, report):
+        size = len(history.messages)
         add_or_report(history, _message(turn), report)
+        added.extend([turn] * (len(history.messages) - size))
     place_by_line(scan.compactions, history.messages)
+    for entry in scan.compactions:
+        _split(entry, added, history.messages)
     report.metadata["compactions"] = scan.compactions
     report.metadata["event_types"] = dict(scan.event_types)
     report.metadata["side_records"] = dict(scan.side_records)

@@ -33,6 +33,7 @@
     python benchmarks/build_fresh_corpus.py --set 32 MIRRORS OUT   # the thirty-second, a study set
     python benchmarks/build_fresh_corpus.py --set 33 MIRRORS OUT   # the thirty-third, blind set
     python benchmarks/build_fresh_corpus.py --set 34 MIRRORS OUT   # the thirty-fourth, a study set
+    python benchmarks/build_fresh_corpus.py --set 35 MIRRORS OUT   # the thirty-fifth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -80,8 +81,10 @@ desktop sessions of two discussion-reported bugs fixed through pull requests on 
 checkpoint branch, with Claude Code sessions of Renovate and GitHub Actions design work for a
 Docker image on Entire checkpoint refs, and set 34's SpecStory histories of a Cursor session on
 a VS Code agent extension's profile bug, a Copilot session on a Business Central migration
-extension and a Cursor session on a Next.js report page, copied byte for byte and checked against
-its SHA-256.
+extension and a Cursor session on a Next.js report page, and set 35's Claude Code sessions of a
+Rust project's failing CI (a coverage ratchet, open PRs triaged, a sub-agent swarm fixing them and
+an auto-merge script's jq errors) on an Entire checkpoint branch, copied byte for byte and checked
+against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -99,8 +102,8 @@ address in a log line or in the paths); the probes written for them are
 set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (set 27),
 ``benchmarks/fresh_probes28/`` (set 28, a study set), ``benchmarks/fresh_probes29/`` (set 29),
 ``benchmarks/fresh_probes30/`` (set 30, a study set), ``benchmarks/fresh_probes31/`` (set 31),
-``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33) and
-``benchmarks/fresh_probes34/`` (set 34, a study set);
+``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33),
+``benchmarks/fresh_probes34/`` (set 34, a study set) and ``benchmarks/fresh_probes35/`` (set 35);
 the README of each says where its sessions come from.
 """
 
@@ -996,6 +999,20 @@ SET34 = (
         "4ac3a183bb70898f09deac4220d2985eae6161aa9ca7c39f19732c8e0b9450b2",
     ),
 )
+# Set 35 (issue #26's thirty-fifth, blind set): Claude Code sessions (glm-4.7 behind it) of one
+# person on anchapin/ironclaw (MIT, its LICENSE), a Rust orchestrator of Firecracker micro-VMs
+# with a Python agent, each the full.jsonl of a checkpoint on its entire/checkpoints/v1 branch, read
+# at that branch's tip, the largest copy of its session: 17 open PRs triaged against failing CI and
+# Windows dropped from the matrix; a Rust coverage ratchet chased with tarpaulin through rustc, test
+# and rustfmt failures until the ratchet is lowered; a swarm of sub-agents fixing 15 PRs in git
+# worktrees, then a merge plan, a tracking issue and an auto-merge script's jq and bash errors.
+IRONCLAW = ("anchapin/ironclaw", "92e8098665c34465f268f4d3613a4a07a5c70eab")
+SET35_CHECKPOINTS = (
+    ("bd/f40454b1a2/0", "0b214c5c48a2daa9de1cc750fdefc70ab1ee7f0b8990f6b17d60841e1b4883e0"),
+    ("5f/44571a6da0/0", "bc858ab458bcb001812af8efa7e888bbba4bafdbcd3198ffd47868f832cc8d6f"),
+    ("5f/44571a6da0/1", "0b2528d483372366c8b21e79a56ddc7e9f6da2876c91b79c2235c6b57579e92b"),
+)
+SET35 = tuple(checkpoint(*IRONCLAW, folder, sha) for folder, sha in SET35_CHECKPOINTS)
 SETS = {
     1: SET1,
     3: SET3,
@@ -1030,6 +1047,7 @@ SETS = {
     32: SET32,
     33: SET33,
     34: SET34,
+    35: SET35,
 }
 
 

@@ -217,12 +217,17 @@ def shell_refused(text: str, command: str) -> str | None:
     no failure, and the step must not be one the command line handles (``a || b``: ``b`` runs
     when ``a`` fails: ``gawk --version || awk --version`` asked which there is); a syntax error
     names no word, and counts unless the command only shows text."""
+    handled: dict[int, bool] = {}  # by where the word is: each step is read once per command
     for found in SHELL_FAILURE.finditer(text):
         named = found.group("named") or found.group("word")
         if named is None and not shows_text(command):
             return found.group(0)
         at = command.find(named.strip()) if named is not None else -1
-        if at >= 0 and not HANDLED_STEP.match(command, at):
+        if at < 0:
+            continue
+        if at not in handled:
+            handled[at] = HANDLED_STEP.match(command, at) is not None
+        if not handled[at]:
             return found.group(0)
     return None
 

@@ -34,6 +34,7 @@
     python benchmarks/build_fresh_corpus.py --set 33 MIRRORS OUT   # the thirty-third, blind set
     python benchmarks/build_fresh_corpus.py --set 34 MIRRORS OUT   # the thirty-fourth, a study set
     python benchmarks/build_fresh_corpus.py --set 35 MIRRORS OUT   # the thirty-fifth, blind set
+    python benchmarks/build_fresh_corpus.py --set 36 MIRRORS OUT   # the thirty-sixth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -81,10 +82,12 @@ desktop sessions of two discussion-reported bugs fixed through pull requests on 
 checkpoint branch, with Claude Code sessions of Renovate and GitHub Actions design work for a
 Docker image on Entire checkpoint refs, and set 34's SpecStory histories of a Cursor session on
 a VS Code agent extension's profile bug, a Copilot session on a Business Central migration
-extension and a Cursor session on a Next.js report page, and set 35's Claude Code sessions of a
+extension and a Cursor session on a Next.js report page, set 35's Claude Code sessions of a
 Rust project's failing CI (a coverage ratchet, open PRs triaged, a sub-agent swarm fixing them and
-an auto-merge script's jq errors) on an Entire checkpoint branch, copied byte for byte and checked
-against its SHA-256.
+an auto-merge script's jq errors) on an Entire checkpoint branch, and set 36's SpecStory histories
+of a VS Code Copilot session on a manga reader's Electron front end, a Codex CLI session on an
+e-mail rewriting companion's model discovery and a Cursor session on a municipal register's .NET
+and Blazor workflows, each copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -103,7 +106,8 @@ set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (s
 ``benchmarks/fresh_probes28/`` (set 28, a study set), ``benchmarks/fresh_probes29/`` (set 29),
 ``benchmarks/fresh_probes30/`` (set 30, a study set), ``benchmarks/fresh_probes31/`` (set 31),
 ``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33),
-``benchmarks/fresh_probes34/`` (set 34, a study set) and ``benchmarks/fresh_probes35/`` (set 35);
+``benchmarks/fresh_probes34/`` (set 34, a study set), ``benchmarks/fresh_probes35/`` (set 35) and
+``benchmarks/fresh_probes36/`` (set 36);
 the README of each says where its sessions come from.
 """
 
@@ -1013,6 +1017,34 @@ SET35_CHECKPOINTS = (
     ("5f/44571a6da0/1", "0b2528d483372366c8b21e79a56ddc7e9f6da2876c91b79c2235c6b57579e92b"),
 )
 SET35 = tuple(checkpoint(*IRONCLAW, folder, sha) for folder, sha in SET35_CHECKPOINTS)
+# Set 36 (issue #26's thirty-sixth, blind set): Markdown files SpecStory saved, from people and
+# repositories no earlier set used, each read at its repository's tip, which holds the file and the
+# licence. A VS Code Copilot session on Firedogs2x/Houdoku-2 (MIT, its LICENSE), a manga reader's
+# Electron and React front end: a button that scans a folder of series into the library, through
+# several failures. A Codex CLI session on IngoS11/EmailBuddy (MIT, its LICENSE), a Gmail rewriting
+# companion: why Claude fell back to Ollama, then model discovery for every provider. A Cursor IDE
+# session on JobiJoba/SchaerbeekMunicipality (MIT, its LICENSE), a .NET and Blazor population
+# register: pasted exceptions, search filters and closing cases opened in error.
+SET36 = (
+    specstory(
+        "Firedogs2x/Houdoku-2",
+        "eaeba1ff73239814cceaebf921bf968251725c18",
+        "2025-11-30_10-21Z-implementing-series-auto-feature-with-validations",
+        "abafa94ce34d65ce8249eb7c22b8451779830d9808f5456775c37f884e7298c5",
+    ),
+    specstory(
+        "IngoS11/EmailBuddy",
+        "7c6a638cbca024c7f3c2df3eb5628e39e73a5f4e",
+        "2026-03-07_00-05-24Z-i-added-a-claude",
+        "8d44d2ebfc0c4c261a734edafdc099b5db1085d2bb5ec1b33d5b233ea8e76edf",
+    ),
+    specstory(
+        "JobiJoba/SchaerbeekMunicipality",
+        "0a9678d5a709517c461fd72158ab37705befd3be",
+        "2026-07-20_07-14-35Z-unsupported-workflow-error",
+        "9a91e84f2edad4ce60a6ff8630a8085274e1efa37baefd02889d7c58e21235b5",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -1048,6 +1080,7 @@ SETS = {
     33: SET33,
     34: SET34,
     35: SET35,
+    36: SET36,
 }
 
 

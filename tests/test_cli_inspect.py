@@ -345,3 +345,25 @@ def test_codex_record_without_replacement_is_left_out_and_the_next_compared_from
     first_call = json.loads(lines[first_output])["payload"]["call_id"]
     assert lost["summary"] == "read" and first_call not in refs
     assert {"call_run_tests", "call_rerun_tests"} <= refs
+
+
+def test_codex_context_as_sent_is_the_replacement_then_what_followed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """After a Codex compaction the agent sends its replacement history, then what followed it,
+    not the whole log: the sent context counts those, and says its summary is encrypted (not
+    counted) where the replacement holds one only OpenAI's server reads."""
+    from contextwarden.formats import load
+    from contextwarden.formats.codex import replacement_messages
+
+    out = run_json(capsys, str(CODEX_REMOTE))
+    sent = out["sent_context"]
+    (compaction,) = load(CODEX_REMOTE).source.metadata["compactions"]  # type: ignore[union-attr]
+    replaced = replacement_messages(compaction["replacement_history"])
+    assert sent["summary"] == "encrypted" and sent["replacement_messages"] == len(replaced) > 0
+    assert sent["messages"] == len(replaced) + out["messages"] - compaction["messages_before"]
+    assert 0 < sent["tokens"]["total"] < out["tokens"]["total"]  # type: ignore[index]
+    with pytest.raises(SystemExit):
+        main(["inspect", str(CODEX_REMOTE)])
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "its replacement (1 message and an encrypted summary, not counted)" in flat

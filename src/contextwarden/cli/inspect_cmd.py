@@ -35,7 +35,7 @@ from contextwarden.compaction.loss import LossReport, log_losses, losses
 from contextwarden.cost.prices import default_prices
 from contextwarden.cost.recorded import recorded_cost
 from contextwarden.formats.codex import NAME as CODEX
-from contextwarden.formats.codex_compactions import contexts
+from contextwarden.formats.codex_compactions import contexts, sent_after_last
 from contextwarden.history import ConversationHistory
 from contextwarden.model import Message
 from contextwarden.rules import validate
@@ -159,18 +159,30 @@ def _public_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
 
 def sent_context(history: ConversationHistory) -> tuple[dict[str, Any], tuple[Message, ...]]:
     """What the agent really sent after the session's last compaction: that compaction's summary
-    as the first user message, then every message after it. The loaded view is the whole log
-    (nothing said is dropped), so without this a compacted session looks over its window.
-    Empty when the loader recorded no compaction with a summary."""
+    as the first user message, then every message after it (Codex: its replacement history, then
+    every message after it; ``codex_compactions.sent_after_last``). The loaded view is the whole
+    log (nothing said is dropped), so without this a compacted session looks over its window.
+    Empty when the loader recorded no compaction with a summary (Codex: with a replacement)."""
+    entry, head, tail = _sent(history)
+    return entry, (*head, *tail)
+
+
+def _sent(
+    history: ConversationHistory,
+) -> tuple[dict[str, Any], tuple[Message, ...], tuple[Message, ...]]:
+    """``sent_context`` as the compaction, what stood for the context it replaced, and the rest."""
     found = history.source.metadata.get("compactions") if history.source else None
+    if history.source is not None and history.source.format == CODEX:
+        entry, kept, after = sent_after_last(history.messages, found or [])
+        return dict(entry), kept, after
     last = next((c for c in reversed(found or []) if _has_summary(c)), None)
     if last is None:
-        return {}, ()
+        return {}, (), ()
     head = Message.user(last["summary"]["text"])
     tail = history.messages[last["messages_before"] :]
     if tail and tail[0].role == "user":  # the summary and the next user turn are one message
         head, tail = replace(tail[0], content=head.content + tail[0].content), tail[1:]
-    return last, (head, *tail)
+    return last, (head,), tail
 
 
 def recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:
@@ -233,14 +245,17 @@ def _has_summary(entry: Any) -> bool:
 
 
 def _sent_summary(history: ConversationHistory, counter: TokenCounter) -> dict[str, Any] | None:
-    compaction, messages = sent_context(history)
-    if not messages:
+    compaction, head, tail = _sent(history)
+    if not head and not tail:
         return None
+    messages = (*head, *tail)
     parts = breakdown(messages, counter, system=history.system, tools=history.tools, largest=0)
     return {
         "after_compaction_at_line": compaction.get("line"),
         "compactions": len(history.source.metadata["compactions"]) if history.source else 0,
         "messages": len(messages),
+        "replacement_messages": len(head),
+        "summary": compaction.get("summary_state", "read"),
         "tokens": {"total": parts.total, "by_category": parts.by_category},
     }
 
@@ -261,9 +276,10 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
     if sent is not None:
         out.print(
             f"[bold]Context as sent after the last of {sent['compactions']} compaction(s)[/] "
-            f"(line {sent['after_compaction_at_line']}): its summary + {sent['messages'] - 1:,} "
-            f"messages, [bold]{sent['tokens']['total']:,}[/] tokens. The tables below count the "
-            f"full log ({result['messages']:,} messages, {parts.total:,} tokens)."
+            f"(line {sent['after_compaction_at_line']}): {_replacement_text(sent)} + "
+            f"{sent['messages'] - sent['replacement_messages']:,} messages, "
+            f"[bold]{sent['tokens']['total']:,}[/] tokens. The tables below count the full log "
+            f"({result['messages']:,} messages, {parts.total:,} tokens)."
         )
     if result["compactions_lost"]:
         n = len(result["compactions_lost"])
@@ -273,6 +289,16 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
         out.print(_tool_table(parts))
     out.print(_largest_table(result["largest_messages"]))
     _show_problems(result)
+
+
+def _replacement_text(sent: dict[str, Any]) -> str:
+    """What stood for the compacted context in the sent one, in words."""
+    if sent["replacement_messages"] == 1 and sent["summary"] == "read":
+        return "its summary"
+    unread = {"encrypted": " and an encrypted summary, not counted", "absent": ", no summary"}
+    n = sent["replacement_messages"]
+    replaced = f"its replacement ({n} message{'' if n == 1 else 's'}"
+    return f"{replaced}{unread.get(sent['summary'], '')})"
 
 
 def _cost_text(cost: dict[str, Any]) -> str:

@@ -54,6 +54,22 @@ def contexts(
     return out
 
 
+def sent_after_last(
+    messages: Sequence[Message], compactions: Sequence[Mapping[str, Any]]
+) -> tuple[Mapping[str, Any], tuple[Message, ...], tuple[Message, ...]]:
+    """What Codex sent after its last compaction that recorded a replacement: that compaction's
+    entry, its replacement as messages, and what followed (the part of the message the record
+    fell inside that came after it, then every later message). Empty when none recorded one. An
+    encrypted summary is not in the replacement messages: only OpenAI's server reads it, so its
+    tokens cannot be counted."""
+    last = next((c for c in reversed(compactions) if c.get("replacement_history")), None)
+    if last is None:
+        return {}, (), ()
+    _, tail = _cut(messages, last)
+    after = (*tail, *messages[last["messages_before"] :])
+    return last, replacement_messages(last["replacement_history"]), after
+
+
 def _cut(
     messages: Sequence[Message], entry: Mapping[str, Any]
 ) -> tuple[tuple[Message, ...], tuple[Message, ...]]:

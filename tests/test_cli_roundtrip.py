@@ -102,6 +102,24 @@ def test_a_name_that_promises_another_format_is_refused(
     assert not out.exists()
 
 
+def test_a_markdown_name_for_a_session_not_written_back_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Markdown export compacted to ``out.md`` would have been Anthropic JSON under a Markdown
+    name: refused, saying what ``compact`` writes; ``--to`` writes it under that name anyway."""
+    share = Path(__file__).parent / "data" / "gemini-cli-share" / "jaymcortest__unidoku__rut.md"
+    out = tmp_path / "out.md"
+    code, _, err = run_cli(capsys, "compact", str(share), "-o", str(out))
+    assert code == 2 and not out.exists()
+    assert (
+        f"{out}: gemini-cli-share files cannot be written back, and compact writes JSON "
+        "(anthropic, openai) or JSON Lines (claude-code), not what a .md name promises"
+    ) in " ".join(err.split())
+    code, _, err = run_cli(capsys, "compact", str(share), "-o", str(out), "--to", "openai")
+    assert code == 0, err
+    assert json.loads(out.read_text(encoding="utf-8"))["messages"]
+
+
 @pytest.mark.parametrize("path", session_params())
 def test_every_session_compacted_to_claude_code_reads_back_as_reported(
     path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -121,15 +121,23 @@ def run(args: argparse.Namespace) -> int:
 def output_format(wanted: str | None, source_format: str, output: Path) -> str:
     """``--to``, else the format the output's name asks for (``.jsonl``: Claude Code; ``.json``:
     the input's JSON format, or Anthropic), else the input's when we can write it, else
-    Anthropic. A name that says JSONL for one JSON object, or JSON for JSONL, is refused."""
+    Anthropic. A name that says JSONL for one JSON object, or JSON for JSONL, is refused, and so
+    is any other name (``out.md``) for an input we cannot write back."""
     suffix = output.suffix.lower()
     if wanted is None:
         if suffix == ".jsonl":
             wanted = JSONL_FORMAT
         elif source_format in WRITABLE and (suffix, source_format) != (".json", JSONL_FORMAT):
             wanted = source_format
-        else:
+        elif suffix in ("", ".json"):
             wanted = FALLBACK_FORMAT
+        else:
+            raise UsageError(
+                f"{output}: {source_format} files cannot be written back, and compact writes "
+                f"JSON ({', '.join(f for f in WRITABLE if f != JSONL_FORMAT)}) or JSON Lines "
+                f"({JSONL_FORMAT}), not what a {suffix} name promises; name the output *.json "
+                "or *.jsonl, or choose --to"
+            )
     lines = wanted == JSONL_FORMAT
     if (suffix == ".jsonl" and not lines) or (suffix == ".json" and lines):
         kind = "JSON Lines" if lines else "one JSON object"

@@ -153,3 +153,38 @@ def test_detection_is_by_shape_not_by_the_first_lines(tmp_path: Path) -> None:
     assert report.metadata["session_facts"]["ai-title"] == {"aiTitle": "package.json analysis"}
     notes = [i for i in report.issues if "'hologram' is new" in i.message]
     assert [i.line for i in notes] == [7]
+
+
+def test_newer_claude_code_side_records_are_kept_not_reported(tmp_path: Path) -> None:
+    """Record types Claude Code added in 2026, seen on real checkpoint branches: the pull request
+    a session is linked to, a file's backup between snapshots, the remote bridge's session id.
+    None is conversation; none is a problem; what they say is kept. A type still unknown is
+    kept whole with its line, not dropped."""
+    records = [json.loads(line) for line in CLAUDE.read_text(encoding="utf-8").splitlines()]
+    session = records[1]["sessionId"]
+    new = [
+        {"type": "pr-link", "sessionId": session, "prNumber": 171, "prRepository": "o/r",
+         "prUrl": "https://github.com/o/r/pull/171", "timestamp": "2026-02-21T00:25:38.567Z"},
+        {"type": "file-history-delta", "messageId": "m1", "snapshotMessageId": "m0",
+         "trackingPath": "CLAUDE.md", "backup": {"backupFileName": "ae8d@v1", "version": 1}},
+        {"type": "bridge-session", "sessionId": session, "bridgeSessionId": "cse_01",
+         "lastSequenceNum": 0},
+        {"type": "hologram", "sessionId": session, "beam": 3},
+    ]  # fmt: skip
+    path = tmp_path / "newer.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [*records, *new]) + "\n")
+    history = load(path)
+    assert history.messages == load(CLAUDE).messages
+    report = history.source
+    assert report is not None
+    assert report.metadata["pull_requests"] == [
+        {"line": len(records) + 1, "timestamp": "2026-02-21T00:25:38.567Z", "number": 171,
+         "url": "https://github.com/o/r/pull/171", "repository": "o/r"}
+    ]  # fmt: skip
+    facts = report.metadata["session_facts"]["bridge-session"]
+    assert facts == {"bridgeSessionId": "cse_01", "lastSequenceNum": 0}
+    assert report.metadata["unknown_records"] == [{"line": len(records) + 4, "record": new[3]}]
+    assert [(i.line, i.message) for i in report.issues] == [
+        (len(records) + 4, "record type 'hologram' is new to this loader; it is not conversation: "
+         "kept in metadata['unknown_records']")
+    ]  # fmt: skip

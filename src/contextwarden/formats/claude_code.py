@@ -15,9 +15,11 @@ Mapping rules (format facts: the shared corpus's ``transcripts/NOTES.md``):
   by a resume) are not in the view: each is reported and its text kept in
   ``metadata["off_thread"]``.
 - Detection is by shape, not by record type: most head records carry a string ``type`` and one of
-  ``sessionId``/``parentUuid``/``leafUuid``/``messageId``. Record types new to this loader are
-  skipped with a note; settings and titles (``permission-mode``, ``ai-title``, ``custom-title``,
-  ``agent-name``, ``mode``, ``last-prompt``) → ``metadata["session_facts"]`` (latest of each);
+  ``sessionId``/``parentUuid``/``leafUuid``/``messageId``. A record of a type new to this loader
+  is kept whole in ``metadata["unknown_records"]`` with its line, and reported; settings and
+  titles (``permission-mode``, ``ai-title``, ``custom-title``, ``agent-name``, ``mode``,
+  ``last-prompt``, ``bridge-session``) → ``metadata["session_facts"]`` (latest of each); the pull
+  requests a session is linked to (``pr-link``) → ``metadata["pull_requests"]``;
   ``attachment`` records (context Claude Code attached, shown to the model inside later
   records) → ``metadata["attachments"]``.
 - ``compact_boundary`` records with the ``isCompactSummary`` record after each (Claude Code's own

@@ -24,10 +24,21 @@ from contextwarden.model import (
 from contextwarden.wire.anthropic import message_from_wire
 from contextwarden.wire.common import as_mapping
 
-SIDE_RECORDS = frozenset({"file-history-snapshot", "progress", "queue-operation"})
-"""Record types that never carry conversation (file snapshots, hook and subagent progress)."""
+SIDE_RECORDS = frozenset(
+    {"file-history-snapshot", "file-history-delta", "progress", "queue-operation"}
+)
+"""Record types that never carry conversation (file snapshots and the backups of one file
+between them, hook and subagent progress)."""
 SESSION_FACTS = frozenset(
-    {"permission-mode", "ai-title", "agent-name", "custom-title", "mode", "last-prompt"}
+    {
+        "permission-mode",
+        "ai-title",
+        "agent-name",
+        "custom-title",
+        "mode",
+        "last-prompt",
+        "bridge-session",
+    }
 )
 """Record types holding a session setting or title: the latest of each is kept in
 ``metadata["session_facts"]``."""
@@ -111,9 +122,17 @@ class Scan:
             item = {"line": line, "uuid": value.get("uuid")}
             item["kind"] = as_mapping(value.get("attachment")).get("type")
             metadata.setdefault("attachments", []).append(item)
+        elif kind == "pr-link":
+            # The pull request the session opened or worked on, as Claude Code links it.
+            item = {"line": line, "timestamp": value.get("timestamp")}
+            item.update(number=value.get("prNumber"), url=value.get("prUrl"))
+            item["repository"] = value.get("prRepository")
+            metadata.setdefault("pull_requests", []).append(item)
         elif kind not in SIDE_RECORDS and any(k in value for k in MARKER_KEYS):
+            metadata.setdefault("unknown_records", []).append({"line": line, "record": value})
             self.report.skip(
-                f"record type {kind!r} is new to this loader; it is not conversation, skipped",
+                f"record type {kind!r} is new to this loader; it is not conversation: kept in "
+                "metadata['unknown_records']",
                 line=line,
             )
         elif kind not in SIDE_RECORDS:

@@ -14,13 +14,19 @@ Link = tuple[int, str | None]
 
 
 def walk_back(
-    last: str, links: Mapping[str, Link], bridgeable: Sequence[tuple[int, str]], report: LoadReport
+    last: str,
+    links: Mapping[str, Link],
+    bridgeable: Sequence[tuple[int, str]],
+    report: LoadReport,
+    *,
+    roots_end: bool = False,
 ) -> list[str]:
     """The uuids from ``last`` back through ``links``, newest first. Where the chain stops before
     the file does (a record with no parent, a parent not in the file, a link back into the chain)
     the walk goes on at the last of ``bridgeable`` (``(line, uuid)`` in line order) before it not
     yet walked, noted in ``report.metadata["chain_breaks"]``: what came before is still the
-    conversation, as a file written without gaps would say."""
+    conversation, as a file written without gaps would say. With ``roots_end`` a record with no
+    parent ends the walk instead: the format starts a new branch from nothing that way (pi)."""
     chain: list[str] = []
     seen: set[str] = set()
     current: str | None = last
@@ -30,6 +36,8 @@ def walk_back(
         line, parent = links[current]
         if parent is not None and parent in links and parent not in seen:
             current = parent
+        elif parent is None and roots_end:
+            current = None
         else:
             current = _bridge(line, parent, bridgeable, seen, report)
     return chain

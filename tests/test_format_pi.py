@@ -162,6 +162,18 @@ def test_a_missing_parent_is_bridged_and_reported(tmp_path: Path) -> None:
     assert len(history.messages) == len(load(PRSUI).messages)
 
 
+def test_a_repeated_id_links_to_the_later_entry_the_earlier_kept(tmp_path: Path) -> None:
+    records = _records()
+    copy = {**records[-1], "message": {"role": "user", "content": "an earlier copy"}}
+    records.insert(len(records) - 1, copy)
+    history = load(_write(tmp_path / "repeated.jsonl", records))
+    assert history.source is not None
+    assert f"repeats line {len(records) - 1}" in _issues(history)[len(records)]
+    assert history.source.metadata["shadowed_entries"][0]["message"]["content"] == "an earlier copy"
+    assert "an earlier copy" not in _texts(history)
+    assert len(history.messages) == len(load(PRSUI).messages)
+
+
 def test_a_damaged_line_is_reported_with_its_number_the_rest_loads(tmp_path: Path) -> None:
     path = tmp_path / "damaged.jsonl"
     lines = PRSUI.read_text(encoding="utf-8").splitlines()

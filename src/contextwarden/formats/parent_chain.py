@@ -1,5 +1,5 @@
-"""The walk back through ``parentUuid`` links that Claude Code and qwen-code both resume from,
-bridging the gaps a file may hold so that nothing before a gap is lost.
+"""The walk back through parent links that Claude Code and qwen-code (``parentUuid``) and pi
+(``parentId``) resume from, bridging the gaps a file may hold so that nothing before a gap is lost.
 """
 
 from __future__ import annotations
@@ -65,3 +65,13 @@ def _bridge(
     breaks = report.metadata.setdefault("chain_breaks", [])
     breaks.append(dict(line=line, missing_parent=parent, reason=reason, continued_at_line=at))
     return uuid
+
+
+def report_breaks(report: LoadReport, what: str) -> None:
+    """Report each gap the walk bridged (``metadata["chain_breaks"]``) on its line, saying where
+    the ``what`` (the thread, the branch) goes on."""
+    for gap in report.metadata.get("chain_breaks", ()):
+        report.skip(
+            f"{gap['reason']}; the {what} goes on at line {gap['continued_at_line']}",
+            line=gap["line"],
+        )

@@ -48,7 +48,7 @@ from contextwarden.formats.base import (
     read_jsonl,
     require_single,
 )
-from contextwarden.formats.parent_chain import walk_back
+from contextwarden.formats.parent_chain import report_breaks, walk_back
 from contextwarden.formats.pi_messages import convert
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
@@ -120,7 +120,7 @@ def read(
 def _entries(path: Path, report: LoadReport) -> list[Entry]:
     """The file's entries in order; the header goes to the metadata."""
     entries: list[Entry] = []
-    by_id: dict[str, int] = {}
+    by_id: dict[str, Entry] = {}
     legacy: bool | None = None  # no header yet: entries without ids are version 1's
     for item in read_jsonl(path, report):
         value = item.value
@@ -129,19 +129,24 @@ def _entries(path: Path, report: LoadReport) -> list[Entry]:
             report.reject(why, value, line=item.line)
         elif value["type"] == "session":
             legacy = _header(value, item.line, report, legacy)
-        else:
-            entry = _entry(item.line, value, entries, legacy, report)
-            if entry is None:
-                continue
+        elif (entry := _entry(item.line, value, entries, legacy, report)) is not None:
             if entry.id in by_id:
-                report.skip(
-                    f"entry id {entry.id!r} repeats line {by_id[entry.id]}; the later entry "
-                    "is the one its children link to",
-                    line=item.line,
-                )
-            by_id[entry.id] = item.line
+                _shadow(by_id[entry.id], entry, entries, report)
+            by_id[entry.id] = entry
             entries.append(entry)
     return entries
+
+
+def _shadow(earlier: Entry, later: Entry, entries: list[Entry], report: LoadReport) -> None:
+    """Two entries with one id: pi's index keeps the later, so children link to it; the
+    earlier is reported and kept whole in ``metadata["shadowed_entries"]``."""
+    report.skip(
+        f"entry id {later.id!r} repeats line {earlier.line}; the earlier entry is kept in "
+        "metadata['shadowed_entries'], the later is the one its children link to",
+        line=later.line,
+    )
+    report.metadata.setdefault("shadowed_entries", []).append(_kept(earlier))
+    entries.remove(earlier)
 
 
 def _header(
@@ -185,11 +190,7 @@ def _branch(entries: Sequence[Entry], report: LoadReport) -> list[Entry]:
     links = {e.id: (e.line, e.parent) for e in by_id.values()}
     bridgeable = [(e.line, e.id) for e in by_id.values()]
     walked = walk_back(entries[-1].id, links, sorted(bridgeable), report, roots_end=True)
-    for gap in report.metadata.get("chain_breaks", ()):
-        report.skip(
-            f"{gap['reason']}; the branch goes on at line {gap['continued_at_line']}",
-            line=gap["line"],
-        )
+    report_breaks(report, "branch")
     return [by_id[entry_id] for entry_id in reversed(walked)]
 
 

@@ -63,6 +63,24 @@ def test_files_of_another_kind_are_refused_by_detection(tmp_path: Path) -> None:
         assert info.value.path == str(path)
 
 
+@pytest.mark.parametrize("name", ["events.jsonl", "events.json", "events.log"])
+def test_json_lines_no_loader_knows_cannot_be_told_whatever_their_roles_and_blocks(
+    tmp_path: Path, name: str
+) -> None:
+    """Records of a made-up log that quote roles and content blocks: no request body (one JSON
+    document) is JSON Lines, so detection says it cannot tell instead of a loader claiming the
+    file and failing on its second line ("malformed JSON: Extra data")."""
+    records = [
+        {"event": "say", "who": {"role": "user"}, "parts": [{"type": "text", "text": "hi"}]},
+        {"event": "say", "who": {"role": "model"}, "parts": [{"type": "tool_use", "id": "t"}]},
+    ]
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    with pytest.raises(FormatError, match="could not tell the format") as info:
+        load(path)
+    assert info.value.path == str(path) and "Extra data" not in str(info.value)
+
+
 def test_the_wrong_format_names_what_it_expected_and_the_first_record_it_found() -> None:
     with pytest.raises(FormatError) as info:
         load(CLAUDE, "codex")

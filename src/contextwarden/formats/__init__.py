@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "qwen-code": "contextwarden.formats.qwen_code",
     "claude-code": "contextwarden.formats.claude_code",
     "codex": "contextwarden.formats.codex",
+    "pi": "contextwarden.formats.pi",
     "copilot": "contextwarden.formats.copilot",
     "entire": "contextwarden.formats.entire",
     "gemini-cli": "contextwarden.formats.gemini_cli",

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from contextwarden.errors import ContextWardenError
-from contextwarden.formats.base import parse_json, read_text, request_messages
+from contextwarden.formats.base import holds_json_lines, parse_json, read_text, request_messages
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.tokens.base import TokenCounter
@@ -21,7 +21,9 @@ _BLOCK_TYPES = re.compile(r'"type"\s*:\s*"(tool_use|tool_result|text|thinking)"'
 
 def sniff(path: Path, head: str) -> bool:
     start = head.lstrip()[:1]
-    return start in "[{" and '"role"' in head and bool(_BLOCK_TYPES.search(head))
+    if start not in "[{" or holds_json_lines(head):  # a request body is one JSON document
+        return False
+    return '"role"' in head and bool(_BLOCK_TYPES.search(head))
 
 
 def read(

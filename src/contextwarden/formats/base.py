@@ -129,6 +129,19 @@ def head_values(head: str, limit: int = SNIFF_LINES) -> Iterator[Mapping[str, An
             return
 
 
+def holds_json_lines(head: str) -> bool:
+    """True when the head is JSON Lines: its first line is a whole JSON value and more follows.
+    No single JSON document (a request body, a list of messages) starts so, however printed."""
+    first, _, rest = head.lstrip("\ufeff \t\r\n").partition("\n")
+    if not rest.strip():
+        return False
+    try:
+        loads(first)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
 def request_messages(
     document: Any, path: str | None, report: LoadReport, keys: Sequence[str]
 ) -> tuple[Mapping[str, Any], list[Any]]:

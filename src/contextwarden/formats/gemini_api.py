@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from contextwarden.errors import ContextWardenError, FormatError
-from contextwarden.formats.base import parse_json, read_text
+from contextwarden.formats.base import holds_json_lines, parse_json, read_text
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
 from contextwarden.tokens.base import TokenCounter
@@ -25,7 +25,9 @@ _GEMINI_ONLY = re.compile(r'"(contents|systemInstruction|functionCall|functionRe
 
 
 def sniff(path: Path, head: str) -> bool:
-    return head.lstrip()[:1] in "[{" and bool(_PARTS.search(head) and _GEMINI_ONLY.search(head))
+    if head.lstrip()[:1] not in "[{" or holds_json_lines(head):  # a body is one JSON document
+        return False
+    return bool(_PARTS.search(head) and _GEMINI_ONLY.search(head))
 
 
 def read(

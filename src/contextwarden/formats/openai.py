@@ -27,6 +27,7 @@ from contextwarden.formats import swe_agent
 from contextwarden.formats.base import (
     JsonLine,
     build_history,
+    holds_json_lines,
     iter_jsonl,
     parse_json,
     read_text,
@@ -95,6 +96,8 @@ def sniff(path: Path, head: str) -> bool:
             return False
         return isinstance(record, dict) and isinstance(record.get("role"), str)
     if start not in ("[", "{") or not _CHAT_ROLE.search(head) or _OTHER_LOG.search(head):
+        return False
+    if holds_json_lines(head):  # a request body is one JSON document
         return False
     if start == "{" and not re.search(r'"messages"\s*:\s*\[', head):
         return False

@@ -41,7 +41,7 @@ from contextwarden.formats.base import (
     read_jsonl,
     require_single,
 )
-from contextwarden.formats.parent_chain import walk_back
+from contextwarden.formats.parent_chain import report_breaks, walk_back
 from contextwarden.formats.qwen_code_records import Record, convert, parts_of
 from contextwarden.history import ConversationHistory
 from contextwarden.loadreport import LoadReport
@@ -170,11 +170,7 @@ def _thread(records: list[Record], report: LoadReport) -> list[Record]:
     by_uuid = {r.uuid: r for r in records}
     links = {r.uuid: (r.lines[0], r.parent) for r in records}
     walked = walk_back(ends[-1].uuid, links, [(r.lines[0], r.uuid) for r in records], report)
-    for gap in report.metadata.get("chain_breaks", ()):
-        report.skip(
-            f"{gap['reason']}; the thread goes on at line {gap['continued_at_line']}",
-            line=gap["line"],
-        )
+    report_breaks(report, "thread")
     return [by_uuid[uuid] for uuid in reversed(walked)]
 
 

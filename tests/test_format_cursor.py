@@ -130,6 +130,16 @@ def test_only_the_user_query_counts_as_typed_and_cursor_context_is_marked() -> N
     assert reminder.meta.extra["injected"] is False
 
 
+def test_a_bare_prompt_with_no_wrapper_is_typed(tmp_path: Path) -> None:
+    records = [
+        {"role": "user", "message": {"content": [{"type": "text", "text": "fix the build"}]}},
+        {"role": "assistant", "message": {"content": [{"type": "text", "text": "Done."}]}},
+    ]
+    history = load(_write(tmp_path, records))
+    assert [t.text for t in user_messages(history.messages)] == ["fix the build"]
+    assert "injected_texts" not in history.messages[0].meta.extra
+
+
 def test_a_proxied_request_reads_the_user_query_alike() -> None:
     text = _records(IDE)[7]["message"]["content"][0]["text"]
     assert clean_typed_text(text) == _queries(IDE)[1]

@@ -15,8 +15,9 @@ Mapping rules (real files from Entire checkpoint branches, and what public reade
   call is reported and kept in ``metadata["unanswered_results"]``.
 - Cursor wraps what the person typed in ``<user_query>``; the context it adds goes in the same
   text before it (``<attached_files>``, ``<external_links>``…), and the typed part is the
-  element's content (``summarizers.typed`` rule 4). A user text with no ``<user_query>`` is
-  Cursor's own: listed in ``meta.extra["injected_texts"]`` (``injected`` when nothing is typed).
+  element's content (``summarizers.typed`` rule 4). A user text made of elements with no
+  ``<user_query>`` among them is Cursor's own: listed in ``meta.extra["injected_texts"]``
+  (``injected`` when nothing is typed). A bare text (no element at all) counts as typed.
 - A user text's ``<timestamp>Monday, Aug 3, 2026, 9:00 AM (UTC+2)</timestamp>`` (newer
   versions) is the message's timestamp; assistant lines have none.
 - ``{"type": "turn_ended", "status"}`` lines → ``metadata["turns_ended"]`` (line, status, and
@@ -58,7 +59,7 @@ EXPECTED = (
 ROLES = ("user", "assistant")
 TURN_ENDED = "turn_ended"
 QUERY_TAG = "<user_query>"
-"""Cursor's wrapper around a typed prompt: a user text without it is Cursor's context."""
+"""Cursor's wrapper around a typed prompt: a user text of elements without it is its context."""
 METADATA = "metadata"
 _TIMESTAMP_RE = re.compile(r"<timestamp>([^<]{1,100})</timestamp>")
 _LOCAL_TIME_RE = re.compile(r"(.{1,80}) \(UTC(?:([+-])(\d{1,2})(?::(\d{2}))?)?\)")
@@ -180,10 +181,17 @@ def _kind(part: Any) -> Any:
 
 def _injected(blocks: tuple[Block, ...]) -> dict[str, Any]:
     texts = [b.text for b in blocks if isinstance(b, TextBlock) and b.text.strip()]
-    injected = tuple(t for t in texts if QUERY_TAG not in t)
+    injected = tuple(t for t in texts if _context_only(t))
     if not injected:
         return {}
     return {"injected_texts": injected, "injected": len(injected) == len(texts)}
+
+
+def _context_only(text: str) -> bool:
+    """True for a text made of Cursor's elements (``<system_reminder>…</system_reminder>``)
+    with no prompt among them; a bare text with no element is typed (older builds)."""
+    stripped = text.strip()
+    return QUERY_TAG not in text and stripped.startswith("<") and stripped.endswith(">")
 
 
 def _other(value: Any, line: int, report: LoadReport) -> None:

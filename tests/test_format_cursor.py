@@ -58,6 +58,15 @@ def test_it_is_told_by_detection_and_its_rules_hold(path: Path) -> None:
     assert roles[0] == "user" and all(a != b for a, b in itertools.pairwise(roles))
 
 
+def test_a_chat_of_failed_turns_is_told_too(tmp_path: Path) -> None:
+    failed = {"type": "turn_ended", "status": "error", "error": "usage limit reached"}
+    prompt = {"role": "user", "message": {"content": "<user_query>\nretry\n</user_query>"}}
+    records = [_records(IDE)[0], prompt, failed, prompt, failed]
+    path = _write(tmp_path, records)
+    assert detect_format(path) == "cursor"
+    assert [e["status"] for e in load(path).source.metadata["turns_ended"]] == ["error"] * 2
+
+
 def test_every_line_is_a_message_of_its_role_in_order() -> None:
     loaded = [(m.meta.extra["lines"][0], m.role) for m in load(IDE).messages if m.meta.extra]
     recorded = [(n, r["role"]) for n, r in enumerate(_records(IDE), start=1) if "role" in r]

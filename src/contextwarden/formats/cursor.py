@@ -72,7 +72,7 @@ def sniff(path: Path, head: str) -> bool:
     """True when the head holds transcript lines and most head records are Cursor's."""
     records = list(head_values(head))
     lines = sum(map(_is_line, records))
-    ours = lines + sum(1 for r in records if r.get("type") == TURN_ENDED and len(r) <= 2)
+    ours = lines + sum(1 for r in records if r.get("type") in (TURN_ENDED, METADATA))
     return lines > 0 and 2 * ours > len(records)
 
 

@@ -27,6 +27,7 @@ JSON_SAMPLES = {
     "qwen-code": "qwen-code/qwen-code-0.24.4__resumed-compressed-session.jsonl",
     "codex": "codex/EntityProcess__agentv__8d1ecb6dc628-web-search.jsonl",
     "pi": "pi/MandavkarPranjal__prsui__mouse-follow.jsonl",
+    "cursor": "cursor/constructed__ide-transcript.jsonl",
     "copilot": "copilot/EntityProcess__agentv__269e1b9e5502-events.jsonl",
     "entire": "entire/entireio__cli__copilot_expected.jsonl",
     "gemini-cli": "gemini-cli/Mai0313__VibeCodingTracker__session-2025-10.json",

@@ -32,6 +32,9 @@ FORMATS: dict[str, str] = {
     "claude-code": "contextwarden.formats.claude_code",
     "codex": "contextwarden.formats.codex",
     "pi": "contextwarden.formats.pi",
+    # Its lines hold a role and a message but no type, unlike Claude Code's records; before the
+    # request bodies, whose loose roles and blocks its lines hold too.
+    "cursor": "contextwarden.formats.cursor",
     "copilot": "contextwarden.formats.copilot",
     "entire": "contextwarden.formats.entire",
     "gemini-cli": "contextwarden.formats.gemini_cli",

@@ -36,7 +36,10 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    ``<environment_context>``, ``<user_instructions>``, ``<permissions instructions>``, its
    ``*_instructions``, ``<collaboration_mode>``, ``<personality_spec>``, ``<turn_aborted>``, and
    ``# AGENTS.md instructions for <dir>`` with its ``<INSTRUCTIONS>`` element; and Copilot CLI's
-   ``<current_datetime>`` and ``<system_reminder>`` around what the person typed.
+   ``<current_datetime>`` and ``<system_reminder>`` around what the person typed. Cursor wraps
+   what the person typed in ``<user_query>`` and puts its own context (``<attached_files>``,
+   ``<external_links>``, ``<timestamp>``) beside it in the same text: a text holding a
+   ``<user_query>`` is read as the content of its ``<user_query>`` elements only.
 5. Text an agent harness writes in the user role is not typed: markers such as ``[Request
    interrupted by user…]``, the tool answers Cline and its forks write as user text (``[read_file
    for 'x'] Result:``, also after a call made in XML in the assistant's text) and their ``[TASK
@@ -125,6 +128,8 @@ _COMMAND_RE = re.compile(
 )
 _ARGS_RE = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _BASH_INPUT_RE = re.compile(r"<bash-input>(.*?)</bash-input>", re.DOTALL)
+_QUERY_OPEN, _QUERY_CLOSE = "<user_query>", "</user_query>"
+"""Cursor's wrapping of a typed prompt (rule 4)."""
 _TOOL_MARKER_RE = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
 _HARNESS_TEXT_RE = re.compile(
     r"\A<returncode>-?\d+</returncode>"  # mini-swe-agent
@@ -187,13 +192,28 @@ def _injected_texts(message: Message) -> frozenset[str] | None:
 
 def clean_typed_text(text: str) -> str:
     """The part of ``text`` the person typed (rule 4 and 5 above); '' when nothing is left."""
-    text = _DROP_RE.sub("", text)
+    text = _DROP_RE.sub("", _queries(text))
     text = _COMMAND_RE.sub(_typed_command, text)
     text = _ARGS_RE.sub(lambda m: m.group(1).strip(), text)
     text = _BASH_INPUT_RE.sub(lambda m: "! " + m.group(1).strip(), text).strip()
     if text.startswith(INJECTED_REFERENCE):
         return ""
     return "" if _TOOL_MARKER_RE.match(text) or _HARNESS_TEXT_RE.search(text) else text
+
+
+def _queries(text: str) -> str:
+    """The content of Cursor's ``<user_query>`` elements when ``text`` holds one, else ``text``
+    (found with ``str.find``: linear however many openings are left unclosed)."""
+    start = text.find(_QUERY_OPEN)
+    if start < 0:
+        return text
+    found: list[str] = []
+    while start >= 0:
+        start += len(_QUERY_OPEN)
+        end = text.find(_QUERY_CLOSE, start)
+        found.append(text[start:] if end < 0 else text[start:end])
+        start = -1 if end < 0 else text.find(_QUERY_OPEN, end)
+    return "\n".join(part.strip() for part in found)
 
 
 def is_injected_block(message: Message, block: TextBlock) -> bool:

@@ -155,6 +155,13 @@ def test_a_proxied_request_reads_the_user_query_alike() -> None:
     assert clean_typed_text("<user_query>\none\n</user_query>\n<user_query>two") == "one\ntwo"
 
 
+def test_a_person_quoting_the_tag_keeps_every_word() -> None:
+    """Someone writing about Cursor's files in any agent quotes the tag in their own words: what
+    they typed is theirs whole, not cut down to the element's content."""
+    text = "Parse lines like <user_query>fix it</user_query> and keep the rest of the prompt."
+    assert clean_typed_text(text) == text
+
+
 def test_the_timestamp_cursor_writes_in_the_prompt_is_the_messages_time() -> None:
     first = load(IDE).messages[0]
     assert first.meta.timestamp == 1_785_740_400.0  # Monday, Aug 3, 2026, 9:00 AM (UTC+2)

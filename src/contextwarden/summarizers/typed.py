@@ -38,8 +38,9 @@ The rule (every summary keeps these verbatim, so it is stated once, here):
    ``# AGENTS.md instructions for <dir>`` with its ``<INSTRUCTIONS>`` element; and Copilot CLI's
    ``<current_datetime>`` and ``<system_reminder>`` around what the person typed. Cursor wraps
    what the person typed in ``<user_query>`` and puts its own context (``<attached_files>``,
-   ``<external_links>``, ``<timestamp>``) beside it in the same text: a text holding a
-   ``<user_query>`` is read as the content of its ``<user_query>`` elements only.
+   ``<external_links>``, ``<timestamp>``) beside it in the same text: a text that opens with an
+   element and holds a ``<user_query>`` is read as the content of its ``<user_query>`` elements
+   only (prose that quotes the tag stays whole).
 5. Text an agent harness writes in the user role is not typed: markers such as ``[Request
    interrupted by user…]``, the tool answers Cline and its forks write as user text (``[read_file
    for 'x'] Result:``, also after a call made in XML in the assistant's text) and their ``[TASK
@@ -202,10 +203,11 @@ def clean_typed_text(text: str) -> str:
 
 
 def _queries(text: str) -> str:
-    """The content of Cursor's ``<user_query>`` elements when ``text`` holds one, else ``text``
-    (found with ``str.find``: linear however many openings are left unclosed)."""
+    """The content of Cursor's ``<user_query>`` elements when ``text`` is Cursor's (it opens
+    with an element) and holds one, else ``text``: a person's words that quote the tag are
+    theirs whole (found with ``str.find``: linear however many openings are left unclosed)."""
     start = text.find(_QUERY_OPEN)
-    if start < 0:
+    if start < 0 or not text.lstrip().startswith("<"):
         return text
     found: list[str] = []
     while start >= 0:

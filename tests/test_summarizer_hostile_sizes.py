@@ -1,0 +1,28 @@
+"""A session large in one dimension (an output of many lines, many calls, many files, many
+decisions) is summarized, and its loss report made, in time linear in its size: no step reads
+the whole of one thing again for each item of another."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.structured import StructuredSummarizer
+
+MANY_LINES = 300_000
+
+
+@pytest.mark.timeout(60)
+def test_an_output_of_many_failure_lines_is_ranked_in_linear_time() -> None:
+    """Each failure line looked ahead at a copy of every line after it (the next non-blank
+    one, a matcher's values, a rustc label): minutes for a long failed build's output."""
+    lines = ["error: x"] * MANY_LINES
+    output = "\n".join(["Exit code 1", *lines, "error: linker failed for target app"])
+    messages = [
+        Message.user("Build it."),
+        Message.assistant([ToolUseBlock("t1", "Bash", {"command": "make app"})]),
+        Message.user([ToolResultBlock("t1", output, is_error=True)]),
+        Message.user("Try again."),
+    ]
+    summary = StructuredSummarizer().summarize(messages).text
+    assert "error: linker failed for target app" in summary

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.structured import StructuredSummarizer
 
 MANY_LINES = 300_000
@@ -26,3 +27,24 @@ def test_an_output_of_many_failure_lines_is_ranked_in_linear_time() -> None:
     ]
     summary = StructuredSummarizer().summarize(messages).text
     assert "error: linker failed for target app" in summary
+
+
+MANY_CALLS = 80_000
+
+
+@pytest.mark.timeout(60)
+def test_many_failures_of_one_command_are_judged_in_linear_time() -> None:
+    """Whether a failure was fixed was asked of every attempt after it: minutes for a session
+    that ran one failing command tens of thousands of times. The last run worked: every
+    failure before it is fixed."""
+    messages = [Message.user("Test it.")]
+    for i in range(MANY_CALLS):
+        failed = i < MANY_CALLS - 1
+        output = "Exit code 1\nError: the tests failed" if failed else "All tests passed"
+        messages += [
+            Message.assistant([ToolUseBlock(f"t{i}", "Bash", {"command": "npm test"})]),
+            Message.user([ToolResultBlock(f"t{i}", output, is_error=failed)]),
+        ]
+    facts = extract_facts(messages)
+    assert facts.errors and all(error.fixed for error in facts.errors)
+

@@ -368,14 +368,18 @@ def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
 
 
 def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
+    """The failed ``attempts``, each ``fixed`` when the same tool later worked on its target.
+
+    The attempts are read once, last first, with the calls that worked so far: each failure
+    read every attempt after it, minutes for a session that ran one failing command
+    thousands of times."""
+    worked: set[tuple[str, str]] = set()
     errors = []
-    for i, attempt in enumerate(attempts):
+    for attempt in reversed(attempts):
         if attempt.excerpt is None:
+            worked.add((attempt.tool, attempt.target))
             continue
-        fixed = not attempt.rejected and any(
-            later.excerpt is None and later.tool == attempt.tool and later.target == attempt.target
-            for later in attempts[i + 1 :]
-        )
+        fixed = not attempt.rejected and (attempt.tool, attempt.target) in worked
         errors.append(
             ErrorFact(
                 attempt.index,
@@ -387,7 +391,7 @@ def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
                 attempt.rejected,
             )
         )
-    return tuple(errors)
+    return tuple(reversed(errors))
 
 
 def _distinct(errors: Sequence[ErrorFact]) -> tuple[ErrorFact, ...]:

@@ -48,3 +48,22 @@ def test_many_failures_of_one_command_are_judged_in_linear_time() -> None:
     facts = extract_facts(messages)
     assert facts.errors and all(error.fixed for error in facts.errors)
 
+
+MANY_FILES = 20_000
+
+
+@pytest.mark.timeout(60)
+def test_many_files_are_told_apart_in_linear_time() -> None:
+    """Which spellings name one file was asked of every pair of paths: minutes for a session
+    that read twenty thousand files. The relative spelling of one of them is still folded
+    into its full path."""
+    paths = [f"/repo/src/pkg{i % 50}/module_{i}.py" for i in range(MANY_FILES)]
+    messages = [Message.user("Read them all.")]
+    for i, path in enumerate([*paths, "src/pkg7/module_7.py"]):
+        messages += [
+            Message.assistant([ToolUseBlock(f"r{i}", "Read", {"file_path": path})]),
+            Message.user([ToolResultBlock(f"r{i}", "     1\timport os\n")]),
+        ]
+    files = extract_facts(messages).files
+    assert [f.path for f in files] == paths
+    assert files[7].operations == ("read", "read")

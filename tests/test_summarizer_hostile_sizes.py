@@ -67,3 +67,30 @@ def test_many_files_are_told_apart_in_linear_time() -> None:
     files = extract_facts(messages).files
     assert [f.path for f in files] == paths
     assert files[7].operations == ("read", "read")
+
+
+MANY_POLLS = 15_000
+
+
+@pytest.mark.timeout(60)
+def test_many_polls_of_one_process_are_read_in_linear_time() -> None:
+    """Each ``write_stdin`` poll looked for the command it polls through every answer before
+    it: minutes for a session that polled one long build thousands of times. The build's
+    failure, in the last poll's answer, is still the build's."""
+    start = ToolUseBlock("c0", "exec_command", {"cmd": "npm run build"})
+    messages = [
+        Message.user("Build it."),
+        Message.assistant([start]),
+        Message.user([ToolResultBlock("c0", "Process running with session ID 7\nbuilding…")]),
+    ]
+    for i in range(MANY_POLLS):
+        last = i == MANY_POLLS - 1
+        output = "Process exited with code 1\nerror: build failed" if last else f"step {i}"
+        messages += [
+            Message.assistant([ToolUseBlock(f"p{i}", "write_stdin", {"session_id": 7})]),
+            Message.user([ToolResultBlock(f"p{i}", output)]),
+        ]
+    errors = extract_facts(messages).errors
+    assert [(e.tool, e.target, e.excerpt) for e in errors] == [
+        ("exec_command", "npm run build", "error: build failed")
+    ]

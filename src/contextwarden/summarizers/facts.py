@@ -26,7 +26,7 @@ from contextwarden.summarizers.carry import (
     carried_hits,
     split_alias,
 )
-from contextwarden.summarizers.code_mode import as_waited_script
+from contextwarden.summarizers.code_mode import WaitedCalls
 from contextwarden.summarizers.commands import command_key, failed_job_log
 from contextwarden.summarizers.concepts import identifiers, top_concepts
 from contextwarden.summarizers.decisions import decisions
@@ -180,6 +180,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     messages = as_native_calls(messages)
     messages = as_action_calls(messages)
     walk = _Walk()
+    waited = WaitedCalls(messages)
     for index, message in enumerate(messages):
         walk.decisions.extend((index, s) for s in aside_decisions(message))
         if message.role == "assistant":
@@ -189,7 +190,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
             for result in message.tool_results:
                 call = walk.open_calls.pop(result.tool_use_id, None)
                 if call is not None:
-                    judged = as_waited_script(messages, walk.call_index[call.id], call)
+                    judged = waited.judged(walk.call_index[call.id], call)
                     _result(walk, call, judged, result, index)
     for call in walk.open_calls.values():  # calls still waiting for a result at the cut
         _add_files(walk, file_ops(call), walk.call_index[call.id])

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from contextwarden.compaction.loss import losses
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.structured import StructuredSummarizer
+from contextwarden.tokens.heuristic import HeuristicCounter
 
 MANY_LINES = 300_000
 
@@ -94,3 +96,23 @@ def test_many_polls_of_one_process_are_read_in_linear_time() -> None:
     assert [(e.tool, e.target, e.excerpt) for e in errors] == [
         ("exec_command", "npm run build", "error: build failed")
     ]
+
+
+MANY_REQUESTS = 25_000
+
+
+@pytest.mark.timeout(60)
+def test_a_loss_report_of_many_facts_is_made_in_linear_time() -> None:
+    """Each fact (here each request the person typed) was looked for in the whole text of the
+    view before, then of the view after: minutes for a long session summarized at once. Every
+    request but the last, which the view after keeps, is reported lost."""
+    note = "The rest of this note repeats the plan in words. " * 20
+    messages = []
+    for i in range(MANY_REQUESTS):
+        messages += [
+            Message.user(f"Request {i}: rename the helper in module_{i}. {note}"),
+            Message.assistant(f"Renamed it ({i})."),
+        ]
+    after = [Message.user("<summary>Earlier work.</summary>"), *messages[-2:]]
+    lost = losses(messages, after, HeuristicCounter()).of("user_text")
+    assert [item.index for item in lost] == list(range(0, 2 * MANY_REQUESTS - 2, 2))

@@ -279,11 +279,6 @@ def thrown_error(text: str) -> str | None:
     return next((line.strip() for line in script_error(text).splitlines() if line.strip()), None)
 
 
-def as_waited_script(messages: Sequence[Message], index: int, call: ToolUseBlock) -> ToolUseBlock:
-    """``call`` (in ``messages[index]``) read as what it waits on (``WaitedCalls.judged``)."""
-    return WaitedCalls(messages).judged(index, call)
-
-
 Origins = dict[str, list[tuple[int, ToolUseBlock]]]
 """A cell or session (as its answer writes it) → the messages whose answers named it, each with
 the call it answered, in message order (a message's first such answer only)."""

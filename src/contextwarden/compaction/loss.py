@@ -258,30 +258,55 @@ def _lost_facts(
         *(("error", e.excerpt.removesuffix(CLIPPED), start + e.index) for e in facts.errors),
         *(("decision", text, start + index) for index, text in facts.decisions),
     ]
+    texts = _Texts(before)
+    kept = set(after)
     items = []
     seen: set[str] = set()
     for kind, text, index in candidates:
-        if not text.strip() or text in seen or text not in had or text in has:
+        if not text.strip() or text in seen:
             continue
+        at = texts.holder(index, text)
+        if at is not None and at >= start:  # the view before holds it: is it still held?
+            if before[at] in kept or text in has:
+                continue
+        elif text not in had or text in has:
+            continue
+        elif at is None:
+            at = index if index is not None and index < len(before) else None
         seen.add(text)
-        index = _holder(before, index, text)
-        refs = _refs(before[index]) if index is not None else ()
+        refs = _refs(before[at]) if at is not None else ()
         # A path is a name to act on (read it again): clipped, it names nothing.
         what = text if kind == "file" else _excerpt(text)
-        items.append(LostItem(kind, what, counter.count_text(text), index, refs))
+        items.append(LostItem(kind, what, counter.count_text(text), at, refs))
     return items
 
 
-def _holder(before: Sequence[Message], index: int | None, text: str) -> int | None:
-    """The message of ``before`` that holds a fact's ``text``: the fact's own, or the one before
-    it (a call read from an assistant's text, as a SpecStory export writes a Cursor turn, has
-    its answer read into the next message: ``summarizers/textcalls``), so its refs recall it."""
-    if index is None:
+class _Texts:
+    """The searchable text of each message of a view, made once. A fact is looked for in its
+    own message first, where the whole view's text was searched for each fact (minutes for a
+    session of many facts): what that message holds the view holds, and so does a view that
+    kept the message unchanged."""
+
+    def __init__(self, before: Sequence[Message]) -> None:
+        self._before = before
+        self._texts: dict[int, str] = {}
+
+    def holder(self, index: int | None, text: str) -> int | None:
+        """The message that holds a fact's ``text``: the fact's own (``index``), or the one
+        before it (a call read from an assistant's text, as a SpecStory export writes a Cursor
+        turn, has its answer read into the next message: ``summarizers/textcalls``), so its
+        refs recall it; None when neither does."""
+        if index is None:
+            return None
+        for at in (index, index - 1):
+            if 0 <= at < len(self._before) and text in self._text(at):
+                return at
         return None
-    for at in (index, index - 1):
-        if 0 <= at < len(before) and text in message_text(before[at]):
-            return at
-    return index if index < len(before) else None
+
+    def _text(self, at: int) -> str:
+        if at not in self._texts:
+            self._texts[at] = message_text(self._before[at])
+        return self._texts[at]
 
 
 def _shift(start: int, index: int | None) -> int | None:

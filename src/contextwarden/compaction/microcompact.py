@@ -32,6 +32,7 @@ from contextwarden.compaction.observations import (
 from contextwarden.compaction.tools import ToolMatcher, matcher_for, results_with_names, tool_calls
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.actions import action_call
+from contextwarden.summarizers.code_mode import WaitedCalls
 from contextwarden.summarizers.failures import failure_lines
 from contextwarden.summarizers.typed import typed_in_result
 from contextwarden.summarizers.unflagged import unflagged_lines
@@ -129,6 +130,7 @@ def clear_old_results(
     old = [slot for slot in found[: max(0, len(found) - keep_recent)] if slot[0] < unseen]
     by_message: dict[int, dict[int, str]] = {}
     calls: dict[int, dict[str, ToolUseBlock]] = {}
+    waited = WaitedCalls(messages)
     for i, pos in old:
         block = messages[i].content[pos]
         if is_cleared(block, marker):
@@ -145,7 +147,7 @@ def clear_old_results(
         assert isinstance(block, ToolResultBlock)
         lines = ()
         if kept is not None:
-            answered = calls.setdefault(i, tool_calls(messages, i))
+            answered = calls.setdefault(i, tool_calls(messages, i, waited))
             lines = kept(block, answered.get(block.tool_use_id))
         if lines is None:
             continue

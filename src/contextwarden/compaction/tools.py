@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
-from contextwarden.summarizers.code_mode import as_waited_script
+from contextwarden.summarizers.code_mode import WaitedCalls
 from contextwarden.toolnames import ALIASES, normalize
 
 
@@ -59,13 +59,17 @@ def _aliases_of(name: str, aliases: Mapping[str, Sequence[str]]) -> Sequence[str
     return ()
 
 
-def tool_calls(messages: Sequence[Message], index: int) -> dict[str, ToolUseBlock]:
+def tool_calls(
+    messages: Sequence[Message], index: int, waited: WaitedCalls | None = None
+) -> dict[str, ToolUseBlock]:
     """tool_use id → the call that ``messages[index]``'s tool results answer (a code-mode
-    ``wait`` read as the script it waits on: ``code_mode.as_waited_script``)."""
+    ``wait`` read as the script it waits on: ``code_mode.WaitedCalls``; pass one ``waited``
+    of ``messages`` when asking of many of its messages, so its answers are read once)."""
     previous = messages[index - 1] if index > 0 else None
     if previous is None or previous.role != "assistant":
         return {}
-    return {use.id: as_waited_script(messages, index - 1, use) for use in previous.tool_uses}
+    waited = waited if waited is not None else WaitedCalls(messages)
+    return {use.id: waited.judged(index - 1, use) for use in previous.tool_uses}
 
 
 def tool_names(previous: Message | None) -> dict[str, str]:

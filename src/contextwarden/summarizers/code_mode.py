@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +70,12 @@ POLL_TOOL = "write_stdin"
 _SESSION_LINE = "Process running with session ID "
 """The line of a unified exec answer whose process still runs (``ExecCommandToolOutput``):
 the session ID is what a later ``write_stdin`` names."""
+_SESSION_NAMED = re.compile(
+    rf"{re.escape(_SESSION_LINE)}(?P<line>-?[0-9]+)\n|\"session_id\":(?P<json>-?[0-9]+),"
+)
+"""An answer naming a process still running by its session ID: Codex's ``Process running
+with session ID N`` line, or the ``"session_id":N`` a script showed of a nested
+``exec_command``'s result object (``JSON.stringify``)."""
 _BARE_KEY = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -273,39 +279,72 @@ def thrown_error(text: str) -> str | None:
     return next((line.strip() for line in script_error(text).splitlines() if line.strip()), None)
 
 
-def as_waited_script(messages: Sequence[Message], index: int, call: ToolUseBlock) -> ToolUseBlock:
-    """``call`` (in ``messages[index]``) read as what it waits on: a ``wait`` as the script whose
-    answer named its ``cell_id`` (``Script running with cell ID N``), a ``write_stdin`` poll (a
-    direct call, or a script that only polls) as the call whose answer named its ``session_id``
-    (``_polled``). Its answer is the rest of that call's output, so it is judged with that call's
-    commands (its own id kept); else ``call`` itself."""
-    waited = _waited_script(messages, index, call)
-    session = _polled(waited)
-    if session is None:
-        return waited
-    for at in range(index, 0, -1):
-        calls = {use.id: use for use in messages[at - 1].tool_uses}
-        for result in messages[at].tool_results if calls else ():
-            origin = calls.get(result.tool_use_id)
-            if origin is not None and _polled(origin) is None and _names(result.text, session):
-                return ToolUseBlock(call.id, origin.name, origin.input)
-    return waited
+Origins = dict[str, list[tuple[int, ToolUseBlock]]]
+"""A cell or session (as its answer writes it) → the messages whose answers named it, each with
+the call it answered, in message order (a message's first such answer only)."""
 
 
-def _waited_script(messages: Sequence[Message], index: int, call: ToolUseBlock) -> ToolUseBlock:
-    """``call`` read as the script a ``wait`` waits on (``as_waited_script``), else itself."""
-    cell = call.input.get("cell_id") if isinstance(call.input, Mapping) else None
-    if base_name(call.name) != WAIT_TOOL or not isinstance(cell, str):
-        return call
-    for at in range(index, 0, -1):
-        scripts = {use.id: use for use in messages[at - 1].tool_uses if is_script(use)}
-        for result in messages[at].tool_results if scripts else ():
-            running = _RUNNING.match(result.text)
-            if running is not None and running.group("cell") == cell:
-                script = scripts.get(result.tool_use_id)
-                if script is not None:
-                    return ToolUseBlock(call.id, script.name, script.input)
-    return call
+class WaitedCalls:
+    """What the calls of ``messages`` wait on, the answers naming a cell or a session read once
+    (at the first call that waits) and looked up by bisection: each poll read every earlier
+    answer again, minutes for a session that polled one process thousands of times."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+        self._origins: tuple[Origins, Origins] | None = None
+
+    def judged(self, index: int, call: ToolUseBlock) -> ToolUseBlock:
+        """``call`` (in ``messages[index]``) read as what it waits on: a ``wait`` as the script
+        whose answer named its ``cell_id`` (``Script running with cell ID N``), a
+        ``write_stdin`` poll (a direct call, or a script that only polls) as the call whose
+        answer named its ``session_id`` (``_polled``), the latest such answer before it. Its
+        answer is the rest of that call's output, so it is judged with that call's commands
+        (its own id kept); else ``call`` itself."""
+        cell = call.input.get("cell_id") if isinstance(call.input, Mapping) else None
+        waited = call
+        if base_name(call.name) == WAIT_TOOL and isinstance(cell, str):
+            script = _latest(self._named()[0], cell, index)
+            waited = call if script is None else ToolUseBlock(call.id, script.name, script.input)
+        session = _polled(waited)
+        origin = None if session is None else _latest(self._named()[1], str(session), index)
+        return waited if origin is None else ToolUseBlock(call.id, origin.name, origin.input)
+
+    def _named(self) -> tuple[Origins, Origins]:
+        """The scripts each running cell's answer named, and the calls (no polls) each
+        session's answer named."""
+        if self._origins is None:
+            cells: Origins = {}
+            sessions: Origins = {}
+            for at in range(1, len(self._messages)):
+                uses = self._messages[at - 1].tool_uses
+                calls = {use.id: use for use in uses}
+                scripts = {use.id: use for use in uses if is_script(use)}
+                for result in self._messages[at].tool_results if calls else ():
+                    running = _RUNNING.match(result.text)
+                    script = scripts.get(result.tool_use_id)
+                    if running is not None and script is not None:
+                        _name(cells, running.group("cell"), at, script)
+                    origin = calls.get(result.tool_use_id)
+                    if origin is not None and _polled(origin) is None:
+                        for found in _SESSION_NAMED.finditer(result.text):
+                            _name(sessions, found.group("line") or found.group("json"), at, origin)
+            self._origins = (cells, sessions)
+        return self._origins
+
+
+def _name(origins: Origins, key: str, at: int, call: ToolUseBlock) -> None:
+    """Record that message ``at`` named ``key`` in the answer to ``call``, unless an earlier
+    answer of that message did."""
+    places = origins.setdefault(key, [])
+    if not places or places[-1][0] != at:
+        places.append((at, call))
+
+
+def _latest(origins: Origins, key: str, index: int) -> ToolUseBlock | None:
+    """The call whose answer named ``key`` last at or before message ``index``, or None."""
+    places = origins.get(key, [])
+    found = bisect_right(places, index, key=lambda place: place[0])
+    return places[found - 1][1] if found else None
 
 
 def _polled(call: ToolUseBlock) -> int | None:
@@ -318,10 +357,3 @@ def _polled(call: ToolUseBlock) -> int | None:
     }
     session = sessions.pop() if len(sessions) == 1 else None
     return session if isinstance(session, int) and not isinstance(session, bool) else None
-
-
-def _names(text: str, session: int) -> bool:
-    """``text`` is an answer that names ``session`` as a process still running: Codex's
-    ``Process running with session ID N`` line, or the ``"session_id":N`` a script showed of a
-    nested ``exec_command``'s result object (``JSON.stringify``)."""
-    return f"{_SESSION_LINE}{session}\n" in text or f'"session_id":{session},' in text

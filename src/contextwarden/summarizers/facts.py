@@ -26,7 +26,7 @@ from contextwarden.summarizers.carry import (
     carried_hits,
     split_alias,
 )
-from contextwarden.summarizers.code_mode import as_waited_script
+from contextwarden.summarizers.code_mode import WaitedCalls
 from contextwarden.summarizers.commands import command_key, failed_job_log
 from contextwarden.summarizers.concepts import identifiers, top_concepts
 from contextwarden.summarizers.decisions import decisions
@@ -180,6 +180,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
     messages = as_native_calls(messages)
     messages = as_action_calls(messages)
     walk = _Walk()
+    waited = WaitedCalls(messages)
     for index, message in enumerate(messages):
         walk.decisions.extend((index, s) for s in aside_decisions(message))
         if message.role == "assistant":
@@ -189,7 +190,7 @@ def extract_facts(messages: Sequence[Message]) -> Facts:
             for result in message.tool_results:
                 call = walk.open_calls.pop(result.tool_use_id, None)
                 if call is not None:
-                    judged = as_waited_script(messages, walk.call_index[call.id], call)
+                    judged = waited.judged(walk.call_index[call.id], call)
                     _result(walk, call, judged, result, index)
     for call in walk.open_calls.values():  # calls still waiting for a result at the cut
         _add_files(walk, file_ops(call), walk.call_index[call.id])
@@ -368,14 +369,18 @@ def _track_tasks(walk: _Walk, call: ToolUseBlock, result_text: str) -> None:
 
 
 def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
+    """The failed ``attempts``, each ``fixed`` when the same tool later worked on its target.
+
+    The attempts are read once, last first, with the calls that worked so far: each failure
+    read every attempt after it, minutes for a session that ran one failing command
+    thousands of times."""
+    worked: set[tuple[str, str]] = set()
     errors = []
-    for i, attempt in enumerate(attempts):
+    for attempt in reversed(attempts):
         if attempt.excerpt is None:
+            worked.add((attempt.tool, attempt.target))
             continue
-        fixed = not attempt.rejected and any(
-            later.excerpt is None and later.tool == attempt.tool and later.target == attempt.target
-            for later in attempts[i + 1 :]
-        )
+        fixed = not attempt.rejected and (attempt.tool, attempt.target) in worked
         errors.append(
             ErrorFact(
                 attempt.index,
@@ -387,7 +392,7 @@ def _errors(attempts: list[_Attempt]) -> tuple[ErrorFact, ...]:
                 attempt.rejected,
             )
         )
-    return tuple(errors)
+    return tuple(reversed(errors))
 
 
 def _distinct(errors: Sequence[ErrorFact]) -> tuple[ErrorFact, ...]:

@@ -33,6 +33,7 @@ from contextwarden.summarizers.toolchain_marks import (
     RUSTC_ADVICE,
     RUSTFMT_DIFF,
     go_continuation,
+    lines_after,
     npm_message,
     rustc_label,
     rustfmt_diffed,
@@ -221,9 +222,9 @@ def with_what_follows(lines: list[str], index: int) -> str:
     lines it goes on over (what it got and wanted), a rustc diagnostic with the label under
     its code, npm's code line with what the code means (``toolchain_marks``)."""
     line = lines[index].strip()
-    following = next((n.strip() for n in lines[index + 1 :] if n.strip()), "")
+    following = next((n.strip() for n in lines_after(lines, index) if n.strip()), "")
     if _MATCHER_HINT.search(line):
-        return " ".join([line, *_compared_values(lines[index + 1 :])])
+        return " ".join([line, *_compared_values(lines, index + 1)])
     if GO_LOCATED.match(line):
         return " ".join([line, *go_continuation(lines, index)])
     npm = npm_message(lines, index)
@@ -231,7 +232,7 @@ def with_what_follows(lines: list[str], index: int) -> str:
         return " ".join([line, *npm])
     if RUSTFMT_DIFF.match(line):  # its colon introduces the hunk's code, not words
         return line
-    label = rustc_label(lines[index + 1 :]) if _points_at(lines, index) else None
+    label = rustc_label(lines, index + 1) if _points_at(lines, index) else None
     if label is not None and says_more(label, line):
         return f"{line}: {label}"
     if _BIOME_HEADER.match(line):
@@ -245,10 +246,11 @@ def with_what_follows(lines: list[str], index: int) -> str:
     return f"{line} {following}"
 
 
-def _compared_values(lines: list[str]) -> list[str]:
-    """The ``Expected``/``Received`` lines (``_MATCHER_VALUE``) that open ``lines``, blank lines
-    skipped: what a failed assertion compared, which tells one failure of a run from another."""
-    return [lines[at].strip() for at in _value_positions(lines, 0)]
+def _compared_values(lines: list[str], start: int) -> list[str]:
+    """The ``Expected``/``Received`` lines (``_MATCHER_VALUE``) that open ``lines[start:]``, blank
+    lines skipped: what a failed assertion compared, which tells one failure of a run from
+    another."""
+    return [lines[at].strip() for at in _value_positions(lines, start)]
 
 
 def _value_positions(lines: list[str], start: int) -> list[int]:

@@ -6,6 +6,7 @@ spelling as a file of its own spends its room on the same path twice.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 
 _SEPARATORS = ("/", "\\")
@@ -22,11 +23,12 @@ def same_files(paths: Sequence[str]) -> dict[str, str]:
     the working folder's, on the chain): when two folders hold a ``pkg/a.go``, which one a
     relative ``pkg/a.go`` meant is unknown, and both stay. A spelling that the longest does
     not hold word for word (``./pkg/a.go``) stays listed."""
+    ends = _Endings(paths)
     folded: dict[str, str] = {}
     for path in paths:
         if not any(sep in path.strip("/\\") for sep in _SEPARATORS):
             continue
-        longer = [other for other in paths if _ends_with(other, path)]
+        longer = ends.ending_with(*(sep + path for sep in _SEPARATORS))
         if not longer:
             continue
         target = max(longer, key=len)
@@ -38,6 +40,28 @@ def same_files(paths: Sequence[str]) -> dict[str, str]:
 def _here(path: str) -> str:
     """``path`` without a leading ``./``: the working folder's file, the chain's own."""
     return path[2:] if path.startswith(_HERE) else path
+
+
+class _Endings:
+    """Which of some paths end with a given tail, found by bisection among the paths written
+    backwards (sorted, those ending with a tail are one run): each path asked of every other
+    made a session of thousands of files take minutes."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self._paths = paths
+        self._order = sorted(range(len(paths)), key=lambda i: paths[i][::-1])
+        self._backwards = [paths[i][::-1] for i in self._order]
+
+    def ending_with(self, *tails: str) -> list[str]:
+        """The paths that end with one of ``tails``, in their order."""
+        found: list[int] = []
+        for tail in tails:
+            start = tail[::-1]
+            at = bisect_left(self._backwards, start)
+            while at < len(self._backwards) and self._backwards[at].startswith(start):
+                found.append(self._order[at])
+                at += 1
+        return [self._paths[i] for i in sorted(set(found))]
 
 
 def _ends_with(longer: str, path: str) -> bool:
@@ -80,14 +104,15 @@ def slash_folds(paths: Sequence[str]) -> dict[str, str]:
     """Each of ``paths`` written with ``/`` that spells a Windows path of ``paths`` with ``/``
     for ``\\`` (the whole of it, or a tail with a folder in it), mapped to that path: one
     file (``slash_spelling``). Only when exactly one Windows path ends so."""
-    windows = [(p, p.replace("\\", "/")) for p in paths if "\\" in p and "/" not in p]
+    windows = {p.replace("\\", "/"): p for p in paths if "\\" in p and "/" not in p}
+    ends = _Endings(list(windows))
     folded: dict[str, str] = {}
     for path in paths:
         if "\\" in path or "/" not in path.strip("/"):
             continue
-        spelled = [w for w, slashed in windows if slashed == path or slashed.endswith("/" + path)]
+        spelled = ([path] if path in windows else []) + ends.ending_with("/" + path)
         if len(spelled) == 1:
-            folded[path] = spelled[0]
+            folded[path] = windows[spelled[0]]
     return folded
 
 

@@ -12,6 +12,7 @@ chain, under its header. npm: the lines of one error after the line naming its c
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import pairwise
 
 GO_LOCATED = re.compile(r"^\s*(?:[\w.-]+: )?\S+\.go:\d+(?::\d+)?: (?!warning)")
@@ -106,6 +107,14 @@ label (``expected `u32`, found `String```, ``two arguments of type `X` and `Y` a
 what rustc found wrong there, in words its header does not use."""
 
 
+def lines_after(lines: list[str], index: int) -> Iterator[str]:
+    """The lines after ``lines[index]``, in order, read in place: a copy of the rest
+    (``lines[index + 1 :]``) for each line that looks ahead made a long output's reading
+    quadratic."""
+    for at in range(index + 1, len(lines)):
+        yield lines[at]
+
+
 def go_build_failed(text: str) -> bool:
     """Whether ``text`` holds a Go package's header with a located diagnostic under it
     (``_GO_PACKAGE``): the package did not build, or vet found a problem in it."""
@@ -133,17 +142,17 @@ def go_continuation(lines: list[str], index: int) -> list[str]:
     if not GO_LOCATED.match(lines[index]):
         return []
     going_on: list[str] = []
-    for line in lines[index + 1 :]:
+    for line in lines_after(lines, index):
         if not _GO_CONTINUED.match(line):
             break
         going_on.append(line.strip())
     return going_on
 
 
-def rustc_label(lines: list[str]) -> str | None:
-    """The first label rustc wrote under the code it shows (``_RUSTC_LABEL``), ``lines`` starting
-    at the diagnostic's ``-->`` location; None when the code shown has none."""
-    for line in lines[1:]:
+def rustc_label(lines: list[str], index: int) -> str | None:
+    """The first label rustc wrote under the code it shows (``_RUSTC_LABEL``), ``lines[index]``
+    the diagnostic's ``-->`` location; None when the code shown has none."""
+    for line in lines_after(lines, index):
         if not _RUSTC_SNIPPET.match(line):
             return None
         found = _RUSTC_LABEL.match(line)
@@ -207,7 +216,7 @@ def npm_message(lines: list[str], index: int) -> list[str]:
         return []
     said: list[str] = []
     groups = 0
-    for line in lines[index + 1 :]:
+    for line in lines_after(lines, index):
         found = _NPM_LINE.match(line)
         if found is None or _NPM_CODE.match(line):
             break

@@ -1,0 +1,118 @@
+"""A session large in one dimension (an output of many lines, many calls, many files, many
+decisions) is summarized, and its loss report made, in time linear in its size: no step reads
+the whole of one thing again for each item of another."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextwarden.compaction.loss import losses
+from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.structured import StructuredSummarizer
+from contextwarden.tokens.heuristic import HeuristicCounter
+
+MANY_LINES = 300_000
+
+
+@pytest.mark.timeout(60)
+def test_an_output_of_many_failure_lines_is_ranked_in_linear_time() -> None:
+    """Each failure line looked ahead at a copy of every line after it (the next non-blank
+    one, a matcher's values, a rustc label): minutes for a long failed build's output."""
+    lines = ["error: x"] * MANY_LINES
+    output = "\n".join(["Exit code 1", *lines, "error: linker failed for target app"])
+    messages = [
+        Message.user("Build it."),
+        Message.assistant([ToolUseBlock("t1", "Bash", {"command": "make app"})]),
+        Message.user([ToolResultBlock("t1", output, is_error=True)]),
+        Message.user("Try again."),
+    ]
+    summary = StructuredSummarizer().summarize(messages).text
+    assert "error: linker failed for target app" in summary
+
+
+MANY_CALLS = 80_000
+
+
+@pytest.mark.timeout(60)
+def test_many_failures_of_one_command_are_judged_in_linear_time() -> None:
+    """Whether a failure was fixed was asked of every attempt after it: minutes for a session
+    that ran one failing command tens of thousands of times. The last run worked: every
+    failure before it is fixed."""
+    messages = [Message.user("Test it.")]
+    for i in range(MANY_CALLS):
+        failed = i < MANY_CALLS - 1
+        output = "Exit code 1\nError: the tests failed" if failed else "All tests passed"
+        messages += [
+            Message.assistant([ToolUseBlock(f"t{i}", "Bash", {"command": "npm test"})]),
+            Message.user([ToolResultBlock(f"t{i}", output, is_error=failed)]),
+        ]
+    facts = extract_facts(messages)
+    assert facts.errors and all(error.fixed for error in facts.errors)
+
+
+MANY_FILES = 20_000
+
+
+@pytest.mark.timeout(60)
+def test_many_files_are_told_apart_in_linear_time() -> None:
+    """Which spellings name one file was asked of every pair of paths: minutes for a session
+    that read twenty thousand files. The relative spelling of one of them is still folded
+    into its full path."""
+    paths = [f"/repo/src/pkg{i % 50}/module_{i}.py" for i in range(MANY_FILES)]
+    messages = [Message.user("Read them all.")]
+    for i, path in enumerate([*paths, "src/pkg7/module_7.py"]):
+        messages += [
+            Message.assistant([ToolUseBlock(f"r{i}", "Read", {"file_path": path})]),
+            Message.user([ToolResultBlock(f"r{i}", "     1\timport os\n")]),
+        ]
+    files = extract_facts(messages).files
+    assert [f.path for f in files] == paths
+    assert files[7].operations == ("read", "read")
+
+
+MANY_POLLS = 15_000
+
+
+@pytest.mark.timeout(60)
+def test_many_polls_of_one_process_are_read_in_linear_time() -> None:
+    """Each ``write_stdin`` poll looked for the command it polls through every answer before
+    it: minutes for a session that polled one long build thousands of times. The build's
+    failure, in the last poll's answer, is still the build's."""
+    start = ToolUseBlock("c0", "exec_command", {"cmd": "npm run build"})
+    messages = [
+        Message.user("Build it."),
+        Message.assistant([start]),
+        Message.user([ToolResultBlock("c0", "Process running with session ID 7\nbuilding…")]),
+    ]
+    for i in range(MANY_POLLS):
+        last = i == MANY_POLLS - 1
+        output = "Process exited with code 1\nerror: build failed" if last else f"step {i}"
+        messages += [
+            Message.assistant([ToolUseBlock(f"p{i}", "write_stdin", {"session_id": 7})]),
+            Message.user([ToolResultBlock(f"p{i}", output)]),
+        ]
+    errors = extract_facts(messages).errors
+    assert [(e.tool, e.target, e.excerpt) for e in errors] == [
+        ("exec_command", "npm run build", "error: build failed")
+    ]
+
+
+MANY_REQUESTS = 25_000
+
+
+@pytest.mark.timeout(60)
+def test_a_loss_report_of_many_facts_is_made_in_linear_time() -> None:
+    """Each fact (here each request the person typed) was looked for in the whole text of the
+    view before, then of the view after: minutes for a long session summarized at once. Every
+    request but the last, which the view after keeps, is reported lost."""
+    note = "The rest of this note repeats the plan in words. " * 20
+    messages = []
+    for i in range(MANY_REQUESTS):
+        messages += [
+            Message.user(f"Request {i}: rename the helper in module_{i}. {note}"),
+            Message.assistant(f"Renamed it ({i})."),
+        ]
+    after = [Message.user("<summary>Earlier work.</summary>"), *messages[-2:]]
+    lost = losses(messages, after, HeuristicCounter()).of("user_text")
+    assert [item.index for item in lost] == list(range(0, 2 * MANY_REQUESTS - 2, 2))

@@ -8,8 +8,11 @@ import pytest
 
 from contextwarden.compaction.loss import losses
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
+from contextwarden.summarizers.carry import DECISION_PREFIX
 from contextwarden.summarizers.facts import extract_facts
+from contextwarden.summarizers.findings import chosen
 from contextwarden.summarizers.structured import StructuredSummarizer
+from contextwarden.summarizers.structured_builder import CARRIED_RANK, REPEATED_RANK
 from contextwarden.tokens.heuristic import HeuristicCounter
 
 MANY_LINES = 300_000
@@ -116,3 +119,69 @@ def test_a_loss_report_of_many_facts_is_made_in_linear_time() -> None:
     after = [Message.user("<summary>Earlier work.</summary>"), *messages[-2:]]
     lost = losses(messages, after, HeuristicCounter()).of("user_text")
     assert [item.index for item in lost] == list(range(0, 2 * MANY_REQUESTS - 2, 2))
+
+
+MANY_SENTENCES = 50_000
+
+
+@pytest.mark.timeout(60)
+def test_a_text_of_many_sentences_is_read_in_linear_time() -> None:
+    """Each sentence of a text was looked for in every decision read from it, to keep it
+    apart from its neighbours: minutes for one text of tens of thousands of sentences. A
+    sentence that is a decision still stands alone among the findings."""
+    body = " ".join(
+        f"The bug in module_{i}.py is caused by the stale cache entry {i}."
+        if i % 2 == 0
+        else f"Module number {i} reads the value {i * 3} from table_{i % 17} and writes it back."
+        for i in range(MANY_SENTENCES)
+    )
+    messages = [Message.user("Explain the build."), Message.assistant(body)]
+    found = [unit for _, _, unit in extract_facts(messages).findings]
+    assert "The bug in module_4.py is caused by the stale cache entry 4." in found
+
+
+MANY_DECISIONS = 10_000
+
+
+@pytest.mark.timeout(60)
+def test_many_decisions_among_many_requests_are_ranked_in_linear_time() -> None:
+    """Each decision was looked for in every message the person typed (one a request quotes
+    back goes first): minutes for a session of thousands of both. A decision no request quotes
+    is still listed, and one a request quotes goes before it."""
+    note = "The rest of this request repeats the plan in other words. " * 10
+    messages = []
+    for i in range(MANY_DECISIONS):
+        quoted = f"We should keep the lock in worker_{i - 1} to avoid a race on its queue."
+        messages += [
+            Message.user(f"Request {i}: you said {quoted} {note}"),
+            Message.assistant(
+                f"I chose to rebuild `cache_{i}` because the old index {i * 7} is wrong.\n"
+                f"We should keep the lock in worker_{i} to avoid a race on its queue."
+            ),
+        ]
+    sections, _ = StructuredSummarizer().layout(extract_facts(messages))
+    ranks = {item.text: item.drop_rank for item in sections[5]}
+    said = f"{DECISION_PREFIX}We should keep the lock in worker_{{}} to avoid a race on its queue."
+    assert ranks[said.format(0)] == (REPEATED_RANK, 1)
+    last = MANY_DECISIONS - 2  # the last one listed: section 8 quotes the last message
+    chose = f"{DECISION_PREFIX}I chose to rebuild `cache_{last}` because the old index"
+    assert ranks[f"{chose} {last * 7} is wrong."][0] == CARRIED_RANK
+
+
+MANY_FINDINGS = 60_000
+
+
+@pytest.mark.timeout(60)
+def test_many_findings_are_chosen_in_linear_time() -> None:
+    """Each finding was looked for in the whole of the rest of the summary, and compared with
+    every later finding sharing one of its common words: minutes for a session of tens of
+    thousands of findings. Each finding a later one restates still goes, and so does each
+    the rest of the summary holds."""
+    units = [
+        f"The handler in module_{i}.py reads the table and writes 4 rows back to the store."
+        for i in range(MANY_FINDINGS)
+    ]
+    held = "\n".join(f"- said: {unit}" for unit in units[1::2])
+    candidates = [(i, 0, unit) for i, unit in enumerate(units)]
+    found = chosen(candidates, held, 1_000_000, HeuristicCounter())
+    assert [unit for _, _, unit in found] == units[-2:-1]

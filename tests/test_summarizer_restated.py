@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.findings import chosen
 from contextwarden.summarizers.restated import (
     RESTATED_SHARE,
+    Holders,
     repeated_in,
     restated,
     restates,
@@ -117,3 +121,21 @@ def test_a_decision_said_in_two_turns_is_listed_once() -> None:
     assert [text for _, text in extract_facts(messages).decisions] == [again]
     full = StructuredSummarizer().summarize(messages).text
     assert full.count("SQLite store as the default") == 1
+
+
+_PROSE = st.text(alphabet="aAbÉ_1 .\n-", max_size=40)
+
+
+@given(st.lists(_PROSE, max_size=6), st.lists(_PROSE, max_size=6), st.data())
+def test_holders_answer_as_reading_every_text_would(
+    texts: list[str], pieces: list[str], data: st.DataObject
+) -> None:
+    """Asking only the lines that hold a piece's rarest inner word answers as ``piece in
+    text`` over every text does: for pieces cut from the texts (at any character, so words
+    at their ends are cut too) and for others."""
+    for text in texts:
+        start = data.draw(st.integers(0, len(text)))
+        pieces.append(text[start : data.draw(st.integers(start, len(text)))])
+    holders = Holders(texts)
+    for piece in pieces:
+        assert holders.hold(piece) == any(piece in text for text in texts), piece

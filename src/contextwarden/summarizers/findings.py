@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from contextwarden.summarizers.decisions import asks
 from contextwarden.summarizers.narration import narrates
-from contextwarden.summarizers.restated import repeated_in, restated
+from contextwarden.summarizers.restated import Holders, repeated_in, restated
 from contextwarden.summarizers.sentences import clipped, prose_runs, sentences, weight
 from contextwarden.tokens.base import TokenCounter
 
@@ -77,9 +77,7 @@ def findings(text: str, decided: Sequence[str] = (), *, folded: bool = False) ->
         says = weight(kept) >= MIN_FINDING_WEIGHT and not _introduces(kept) and not _wonders(kept)
         return kept if says and not narrates(kept) else None
 
-    def apart(unit: str) -> bool:
-        return any(unit in decision for decision in decided)
-
+    apart = Holders(decided).hold
     return [clipped(run) for run in prose_runs(text, finding, apart, folded=folded)]
 
 
@@ -88,7 +86,8 @@ def folded_findings(text: str, decided: Sequence[str], own: Sequence[str]) -> li
     layout: the one place it names the files the search found, ``specstory_bubbles``), not the
     assistant's words ``own`` (``findings(text, decided)``): listed after every other finding
     (``FOLDED``), where a summary has room left."""
-    return [unit for unit in findings(text, decided, folded=True) if unit not in own]
+    said = set(own)  # a list asked once per unit would be read whole for each
+    return [unit for unit in findings(text, decided, folded=True) if unit not in said]
 
 
 def _introduces(unit: str) -> bool:
@@ -129,7 +128,8 @@ def chosen(
     for _, place, unit in candidates:
         ranked_at = LEAD_FINDINGS + 1 if place == FOLDED else min(place, LEAD_FINDINGS)
         places[unit] = min(ranked_at, places.get(unit, ranked_at))
-    fresh = [(i, unit) for i, unit in enumerate(places) if unit not in held]
+    said = Holders([held])
+    fresh = [(i, unit) for i, unit in enumerate(places) if not said.hold(unit)]
     units = [unit for _, unit in fresh]
     again = restated(units) | repeated_in(units, held.split("\n"))
     fresh = [c for position, c in enumerate(fresh) if position not in again]

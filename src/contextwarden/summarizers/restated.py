@@ -4,6 +4,7 @@ a finding a listed decision says in all its words takes none."""
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Sequence
@@ -40,10 +41,48 @@ def restated(units: Sequence[str]) -> set[int]:
         # lines holding one of the rarest few are compared (pairwise, a long session is slow).
         spare = len(mine) - math.ceil(RESTATED_SHARE * len(mine))
         rarest = sorted(mine, key=lambda w: (len(where[w]), w))[: spare + 1]
-        later = {j for word in rarest for j in where[word] if j > i}
+        # Each word's lines after this one, read only until one restates it: lines sharing a
+        # common word would otherwise all be gathered for each line.
+        later = (
+            found[k]
+            for word in rarest
+            for found in (where[word],)
+            for k in range(bisect.bisect_right(found, i), len(found))
+        )
         if any(len(sets[j]) >= len(mine) and restates(mine, sets[j]) for j in later):
             gone.add(i)
     return gone
+
+
+class Holders:
+    """Which of ``texts`` holds a piece character for character, asked of many pieces: each
+    asks only the lines holding the rarest of its inner words (``_inner_words``), so a session
+    of many pieces and many texts is not read once per piece."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._texts = texts
+        self._lines = [line for text in texts for line in text.split("\n")]
+        self._where: dict[str, list[int]] = {}
+        for position, line in enumerate(self._lines):
+            for word in words(line):
+                self._where.setdefault(word, []).append(position)
+
+    def hold(self, piece: str) -> bool:
+        """Whether one of the texts holds ``piece`` (``piece in text``)."""
+        inner = _inner_words(piece)
+        if "\n" in piece or not inner:  # across lines, or no word whole: every text is read
+            return any(piece in text for text in self._texts)
+        lines = min((self._where.get(word, []) for word in inner), key=len)
+        return any(piece in self._lines[n] for n in lines)
+
+
+def _inner_words(piece: str) -> set[str]:
+    """The words of ``piece`` (lowercased) with a character of no word on both sides: a text
+    holding ``piece`` holds them as words of its own (its first and last may end or begin a
+    longer word there)."""
+    return {
+        m.group().lower() for m in _WORD.finditer(piece) if m.start() > 0 and m.end() < len(piece)
+    }
 
 
 def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
@@ -55,8 +94,10 @@ def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
             where.setdefault(word, set()).add(position)
     gone: set[int] = set()
     for i, unit in enumerate(units):
-        mine = words(unit)
-        if mine and set.intersection(*(where.get(word, set()) for word in mine)):
+        # The rarest word's lines first: each step then reads no more than they are (lines
+        # sharing common words would otherwise be intersected whole for each unit).
+        holding = sorted((where.get(word, set()) for word in words(unit)), key=len)
+        if holding and set.intersection(*holding):
             gone.add(i)
     return gone
 

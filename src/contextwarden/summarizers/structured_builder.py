@@ -24,6 +24,7 @@ from contextwarden.summarizers.carry import (
 from contextwarden.summarizers.decisions import approach_only, standing
 from contextwarden.summarizers.facts import Facts
 from contextwarden.summarizers.findings import FOLDED, chosen
+from contextwarden.summarizers.restated import Holders
 from contextwarden.summarizers.sections import Item, head_tail, held_in
 from contextwarden.summarizers.structured_lines import (
     clip,
@@ -82,6 +83,7 @@ class SectionBuilder:
         self, facts: Facts, users: list[str], policy: StructuredPolicy, counter: TokenCounter
     ) -> None:
         self.facts, self.users, self.policy, self.counter = facts, users, policy, counter
+        self.quoted = Holders(users)  # what section 6 quotes, asked of each decision
         # Section 8's excerpt of the last assistant message, never dropped: a decision or a
         # finding it quotes is not listed again (the next summary reads it back from there).
         self.current = head_tail(facts.last_assistant_text, policy.current_work_tokens, counter)
@@ -245,7 +247,7 @@ class SectionBuilder:
         re-reading it) goes with the excerpts section 6 holds (``REPEATED_RANK``): dropping it
         loses nothing; a step's stated approach with the requests' excerpts; the others by
         their standing, oldest first."""
-        if any(text in quoted for quoted in self.users):
+        if self.quoted.hold(text):
             return (REPEATED_RANK, index)
         if approach_only(text):
             return (EXCERPTS_RANK, index - _STANDING_STEP)

@@ -53,6 +53,14 @@ class LoadReport:
     def skip(self, message: str, *, line: int | None = None, index: int | None = None) -> None:
         self.issues.append(LoadIssue(message, line, index))
 
+    def set_aside(
+        self, key: str, item: Any, why: str, *, line: int | None = None, index: int | None = None
+    ) -> None:
+        """Keep ``item`` in ``metadata[key]`` (a list) and report why it is not in the view, with
+        where it is kept: nothing a loader does not use is lost."""
+        self.metadata.setdefault(key, []).append(item)
+        self.skip(f"{why}; kept in metadata[{key!r}]", line=line, index=index)
+
     def reject(
         self, message: str, value: Any, *, line: int | None = None, index: int | None = None
     ) -> None:

@@ -61,6 +61,8 @@ TURN_ENDED = "turn_ended"
 QUERY_TAG = "<user_query>"
 """Cursor's wrapper around a typed prompt: a user text of elements without it is its context."""
 METADATA = "metadata"
+UNKNOWN = "unknown_records"
+"""Where a record this loader cannot use is kept whole, with its line."""
 _TIMESTAMP_RE = re.compile(r"<timestamp>([^<]{1,100})</timestamp>")
 _LOCAL_TIME_RE = re.compile(r"(.{1,80}) \(UTC(?:([+-])(\d{1,2})(?::(\d{2}))?)?\)")
 _LOCAL_TIME_FORMAT = "%A, %b %d, %Y, %I:%M %p"
@@ -204,16 +206,13 @@ def _other(value: Any, line: int, report: LoadReport) -> None:
         item = {"line": line, "metadata": value.get(METADATA)}
         report.metadata.setdefault("transcript_metadata", []).append(item)
         return
-    report.metadata.setdefault("unknown_records", []).append({"line": line, "record": value})
     if isinstance(value, Mapping) and isinstance(value.get("type"), str):
-        report.skip(
-            f"record type {value['type']!r} is new to this loader; kept in "
-            "metadata['unknown_records']",
-            line=line,
-        )
+        why = f"record type {value['type']!r} is new to this loader"
+        report.set_aside(UNKNOWN, {"line": line, "record": value}, why, line=line)
     else:
+        report.metadata.setdefault(UNKNOWN, []).append({"line": line, "record": value})
         report.reject(
-            "not a Cursor transcript line; kept in metadata['unknown_records']", value, line=line
+            f"not a Cursor transcript line; kept in metadata[{UNKNOWN!r}]", value, line=line
         )
 
 
@@ -235,10 +234,8 @@ def read(
         try:
             message = _message(item.value, item.line, calls)
         except FormatError as exc:
-            report.metadata.setdefault("unknown_records", []).append(
-                {"line": item.line, "record": item.value}
-            )
-            report.skip(f"{exc}; kept in metadata['unknown_records']", line=item.line)
+            kept = {"line": item.line, "record": item.value}
+            report.set_aside(UNKNOWN, kept, str(exc), line=item.line)
             continue
         add_or_report(history, message, report)
     _report_unanswered(calls, report)

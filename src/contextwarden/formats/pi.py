@@ -154,8 +154,7 @@ def _header(
 ) -> bool | None:
     """Keep the session header; whether its entries predate the tree (no ids), as it says."""
     if "session" in report.metadata:
-        report.skip("a second session header; kept in metadata['headers']", line=line)
-        report.metadata.setdefault("headers", []).append({"line": line, **value})
+        report.set_aside("headers", {"line": line, **value}, "a second session header", line=line)
         return legacy
     report.metadata["session"] = {"line": line, **value}
     version = value.get("version")
@@ -200,20 +199,16 @@ def _add(history: ConversationHistory, entry: Entry, report: LoadReport) -> None
         raw = _agent_message(entry)
         message = convert(raw, entry.id, entry.line, entry.raw.get("timestamp"))
     except ContextWardenError as exc:
-        report.skip(f"{exc}; kept in metadata['unusable_entries']", line=entry.line)
-        report.metadata.setdefault("unusable_entries", []).append(_kept(entry))
+        report.set_aside("unusable_entries", _kept(entry), str(exc), line=entry.line)
         return
     stop = raw.get("stopReason") if raw.get("role") == "assistant" else None
     if stop in FAILED_STOPS:
         why = f"reply ended with stopReason {stop!r} ({raw.get('errorMessage') or 'no message'})"
-        report.skip(
-            f"{why}: pi never sends it again; kept in metadata['failed_replies']", line=entry.line
-        )
-        report.metadata.setdefault("failed_replies", []).append(_kept(entry))
+        why = f"{why}: pi never sends it again"
+        report.set_aside("failed_replies", _kept(entry), why, line=entry.line)
     elif message is None or is_blank(message):
         why = _empty_reason(raw, entry.kind)
-        report.skip(f"{why}; kept in metadata['empty_messages']", line=entry.line)
-        report.metadata.setdefault("empty_messages", []).append(_kept(entry))
+        report.set_aside("empty_messages", _kept(entry), why, line=entry.line)
     else:
         add_or_report(history, message, report)
 
@@ -311,12 +306,8 @@ def _keep_file_wide(entries: Sequence[Entry], report: LoadReport) -> None:
         elif entry.kind == "custom":
             report.metadata.setdefault("custom_entries", []).append(_kept(entry))
         elif entry.kind not in KNOWN_ENTRIES:
-            report.skip(
-                f"entry type {entry.kind!r} is new to this loader; kept in "
-                "metadata['unknown_entries']",
-                line=entry.line,
-            )
-            report.metadata.setdefault("unknown_entries", []).append(_kept(entry))
+            why = f"entry type {entry.kind!r} is new to this loader"
+            report.set_aside("unknown_entries", _kept(entry), why, line=entry.line)
     report.metadata["labels"] = labels
 
 

@@ -172,7 +172,7 @@ def _sent(
 ) -> tuple[dict[str, Any], tuple[Message, ...], tuple[Message, ...]]:
     """``sent_context`` as the compaction, what stood for the context it replaced, and the rest."""
     found = history.source.metadata.get("compactions") if history.source else None
-    if history.source is not None and history.source.format == CODEX:
+    if _is_codex(history):
         entry, kept, after = sent_after_last(history.messages, found or [])
         return dict(entry), kept, after
     last = next((c for c in reversed(found or []) if _has_summary(c)), None)
@@ -191,7 +191,7 @@ def recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list
     replaced (the previous summary, then every message since) against the one it left (its
     summary, then the messages it kept verbatim). ``summary`` says whether that summary could be
     read; where not, what is listed was not kept verbatim, and the summary may still carry it."""
-    if history.source is not None and history.source.format == CODEX:
+    if _is_codex(history):
         return _codex_losses(history, counter)
     found = history.source.metadata.get("compactions") if history.source else None
     agent = history.source.format if history.source else "recorded"
@@ -207,6 +207,12 @@ def recorded_losses(history: ConversationHistory, counter: TokenCounter) -> list
         out.append(_recorded(f"{agent} compaction", trigger, "read", lost))
         start = kept
     return out
+
+
+def _is_codex(history: ConversationHistory) -> bool:
+    """Codex records a compaction as the replacement history it sent, not as a summary text:
+    its sent context and losses are rebuilt from that (``formats.codex_compactions``)."""
+    return history.source is not None and history.source.format == CODEX
 
 
 def _codex_losses(history: ConversationHistory, counter: TokenCounter) -> list[dict[str, Any]]:

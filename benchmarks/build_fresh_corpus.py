@@ -35,6 +35,7 @@
     python benchmarks/build_fresh_corpus.py --set 34 MIRRORS OUT   # the thirty-fourth, a study set
     python benchmarks/build_fresh_corpus.py --set 35 MIRRORS OUT   # the thirty-fifth, blind set
     python benchmarks/build_fresh_corpus.py --set 36 MIRRORS OUT   # the thirty-sixth, blind set
+    python benchmarks/build_fresh_corpus.py --set 37 MIRRORS OUT   # the thirty-seventh, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -87,7 +88,10 @@ Rust project's failing CI (a coverage ratchet, open PRs triaged, a sub-agent swa
 an auto-merge script's jq errors) on an Entire checkpoint branch, and set 36's SpecStory histories
 of a VS Code Copilot session on a manga reader's Electron front end, a Codex CLI session on an
 e-mail rewriting companion's model discovery and a Cursor session on a municipal register's .NET
-and Blazor workflows, each copied byte for byte and checked against its SHA-256.
+and Blazor workflows, and set 37's SpecStory histories of a Claude Code session on a Minecraft
+mod checked against its description, a Cursor session on a desktop app's failing Windows
+installer and auto-update and a Cursor session reviewing an authentication service, each copied
+byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -106,8 +110,8 @@ set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (s
 ``benchmarks/fresh_probes28/`` (set 28, a study set), ``benchmarks/fresh_probes29/`` (set 29),
 ``benchmarks/fresh_probes30/`` (set 30, a study set), ``benchmarks/fresh_probes31/`` (set 31),
 ``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33),
-``benchmarks/fresh_probes34/`` (set 34, a study set), ``benchmarks/fresh_probes35/`` (set 35) and
-``benchmarks/fresh_probes36/`` (set 36);
+``benchmarks/fresh_probes34/`` (set 34, a study set), ``benchmarks/fresh_probes35/`` (set 35),
+``benchmarks/fresh_probes36/`` (set 36) and ``benchmarks/fresh_probes37/`` (set 37);
 the README of each says where its sessions come from.
 """
 
@@ -1045,6 +1049,33 @@ SET36 = (
         "9a91e84f2edad4ce60a6ff8630a8085274e1efa37baefd02889d7c58e21235b5",
     ),
 )
+# Set 37 (issue #26's thirty-seventh, blind set): Markdown files SpecStory saved, from people and
+# repositories no earlier set used, each read at its repository's default branch tip, which holds
+# the file and the licence. A Claude Code session (minimaxai/minimax-m3 behind it) on
+# Excellencedev/yin-minecraft-mod (CC0-1.0, its LICENSE), a Minecraft mod checked against its
+# description. A Cursor IDE session on Itsme23476/App-interface (MIT, its LICENSE), a desktop file
+# organiser whose Windows installer and auto-update fail. A Cursor IDE session on 0-auth/zero-auth
+# (MIT, its LICENSE), a line-by-line review of an authentication service.
+SET37 = (
+    specstory(
+        "Excellencedev/yin-minecraft-mod",
+        "ec30bbf7c341a6577044fdf206b628031ae94535",
+        "2026-07-26_15-24-38Z-analyze-the-code-files",
+        "d84d23bb92e73710928d87c3ae07b6c12dac6607d03da47ab10f8c82844182ff",
+    ),
+    specstory(
+        "Itsme23476/App-interface",
+        "da6fd1b57925917dae0001baab8b4c82eb084041",
+        "2026-04-19_23-14-06Z-github-repository-code-download",
+        "f34e0829a581737014eb8163bc3d1b62cdce3f1cbf4377a1b10b90b937dd00b3",
+    ),
+    specstory(
+        "0-auth/zero-auth",
+        "77eb9fded6b200f8c8efc813aa46d05869ea16d2",
+        "2026-08-06_21-16-53Z-codebase-review-and-improvements",
+        "150b742aab2b9d64167c902ebfc99c1af1a12fd292d5d44b41f8b51f5e27a322",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -1081,6 +1112,7 @@ SETS = {
     34: SET34,
     35: SET35,
     36: SET36,
+    37: SET37,
 }
 
 

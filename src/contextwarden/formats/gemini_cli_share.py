@@ -5,10 +5,13 @@ history, a heading then a blank line and the content's parts joined with nothing
 sections separated by ``\\n\\n---\\n\\n``. The heading is the role in capitals and its icon:
 ``## USER 🧑‍💻`` / ``## MODEL ✨`` since v0.21.0, ``🧑‍💻 ## USER`` / ``✨ ## MODEL`` (icon first)
 from v0.7.0, which added the icons, to v0.20 (``LAYOUTS``); the rest was written alike in both,
-and Qwen Code, a fork, writes the icon-first layout too (its calls carry their ids). A text part
-is written as it is; a ``functionCall`` part as ``**Tool Command**:`` and its JSON (indented by
-2) in a ```` ```json ```` fence, a ``functionResponse`` part as ``**Tool Response**:`` and its
-JSON likewise; any other part (thoughts' signatures, images) is not written at all. So a section
+and Qwen Code, a fork, writes the icon-first layout too (its calls carry their ids). v0.6, the
+first to share, headed a section ``**user**:`` / ``**model**:`` and wrote a content's text parts
+alone: a turn of calls, or of their responses, is an empty section there, reported once with its
+lines in ``metadata["unwritten_sections"]``. From v0.7 a text part is written as it is; a
+``functionCall`` part as ``**Tool Command**:`` and its JSON (indented by 2) in a ```` ```json ````
+fence, a ``functionResponse`` part as ``**Tool Response**:`` and its JSON likewise; any other
+part (thoughts' signatures, images) is not written at all. So a section
 is read back as the content it was: its text, and each fenced JSON as the part it holds, through
 ``wire.gemini`` (calls paired with responses by id, else by name in call order; ``{"error": …}``
 marks a result an error).
@@ -24,8 +27,9 @@ back as the thought parts they were (unknown blocks, text as exported, not read 
 ``gemini_cli_thoughts`` says where each ends; the sections are listed in the load report's
 ``metadata["thought_sections"]``). A response the CLI sent again (word for word, or with one
 copy's output masked) answers its call once (``gemini_cli_repeats``). Text before the first
-heading (an export pasted into notes) is kept in ``metadata["preamble"]``, not read as a turn.
-Problems are reported by the line the section starts on.
+heading (an export pasted into notes, detected when the head holds two sections) is kept in
+``metadata["preamble"]``, not read as a turn. Problems are reported by the line the section
+starts on.
 """
 
 from __future__ import annotations
@@ -51,12 +55,16 @@ from contextwarden.wire.gemini import CallIds, content_message
 NAME = "gemini-cli-share"
 EXPECTED = (
     "a Gemini CLI /chat share Markdown export: '## USER 🧑‍💻' / '## MODEL ✨' sections "
-    "(or, from before v0.21, '🧑‍💻 ## USER' / '✨ ## MODEL')"
+    "(or, from before v0.21, '🧑‍💻 ## USER' / '✨ ## MODEL'; in v0.6, '**user**:' / '**model**:')"
 )
-LAYOUTS = (r"## (USER|MODEL) [^\w\s]++", r"[^\w\s]++ ## (USER|MODEL)")
+LAYOUTS = (r"## (USER|MODEL) [^\w\s]++", r"[^\w\s]++ ## (USER|MODEL)", r"\*\*(user|model)\*\*:")
 """A section's heading in each layout: the role in capitals and its icon (🧑‍💻, ✨, with or
-without the joiner), the icon last (v0.21.0 on) or first (v0.7.0 to v0.20)."""
+without the joiner), the icon last (v0.21.0 on) or first (v0.7.0 to v0.20); or, in v0.6, the
+role as the history names it, in bold, and a colon (``**user**:``)."""
 HEADING = re.compile(rf"^(?:{'|'.join(LAYOUTS)})[ \t]*$", re.MULTILINE)
+PLAIN_ROLE = len(LAYOUTS)
+"""The group of ``HEADING`` holding a v0.6 heading's role: a file's sections are headed in one
+layout, v0.6's or the icons' (``_layout``); a heading of the other is text."""
 SEPARATOR = "\n\n---\n\n"
 PART = re.compile(r"\*\*Tool (Command|Response)\*\*:\n```json\n")
 JSON_END = "\n}\n```"
@@ -69,14 +77,18 @@ SETUP_OPENINGS = tuple(
 """How the setup context opens, as Gemini CLI and its fork Qwen Code write it."""
 REFERENCED = "\n--- Content from referenced files ---"
 """Where the CLI appends the files an ``@path`` in the prompt names."""
-ROLES = {"USER": "user", "MODEL": "model"}
+ROLES = {"USER": "user", "MODEL": "model", "user": "user", "model": "model"}
 KINDS = {"Command": "functionCall", "Response": "functionResponse"}
 
 
 def sniff(path: Path, head: str) -> bool:
-    """True when the file opens with a section heading."""
-    first = head.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
-    return HEADING.fullmatch(first.rstrip("\r")) is not None
+    """True when the file opens with an icon heading, or when the head holds two sections: a
+    v0.6 export (``**user**:`` alone is too common a line to tell), or one pasted below notes."""
+    text = head.lstrip("\ufeff \t\r\n")
+    first = HEADING.fullmatch(text.split("\n", 1)[0].rstrip("\r"))
+    if first is not None and first.group(PLAIN_ROLE) is None:
+        return True
+    return len(_headings(text.replace("\r\n", "\n"), enough=2)) == 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +96,8 @@ class _Section:
     line: int
     role: str
     text: str
+    plain: bool
+    """Headed in v0.6's layout, which wrote no tool parts at all."""
 
 
 def read(
@@ -101,9 +115,13 @@ def read(
     ids = CallIds()
     thoughts = _thoughts(sections, report)
     found = [(s.line, _parts(s, t, report)) for s, t in zip(sections, thoughts, strict=True)]
+    unwritten: list[int] = []
     for n, (section, parts) in enumerate(zip(sections, unrepeated(found, report), strict=True)):
         if not parts and found[n][1]:
             continue  # only repeated responses, reported
+        if not parts and section.plain:
+            unwritten.append(section.line)
+            continue
         if not parts:
             report.skip(
                 "section holds no text and no tool part; nothing to load", line=section.line
@@ -115,14 +133,14 @@ def read(
             report.skip(f"{exc}; section skipped", line=section.line)
             continue
         add_or_report(history, _with_meta(message, section, first=n == 0), report)
+    _report_unwritten(unwritten, report)
     return history
 
 
 def _sections(text: str, report: LoadReport) -> list[_Section]:
     """The sections, each with the line its heading is on: the first heading opens one
     wherever it stands, each later one only after a separator (else it is a section's text)."""
-    headings = list(HEADING.finditer(text))
-    found = [m for n, m in enumerate(headings) if n == 0 or text.endswith(SEPARATOR, 0, m.start())]
+    found = _headings(text)
     if found:
         _keep_preamble(text[: found[0].start()], report)
     sections = []
@@ -133,8 +151,50 @@ def _sections(text: str, report: LoadReport) -> list[_Section]:
         line += text.count("\n", counted, match.start())  # each stretch counted once
         counted = match.start()
         role = next(name for name in match.groups() if name)  # the layout's one role group
-        sections.append(_Section(line, ROLES[role], body))
+        sections.append(_Section(line, ROLES[role], body, _plain(match)))
     return sections
+
+
+def _headings(text: str, *, enough: int | None = None) -> list[re.Match[str]]:
+    """The headings that open sections (the first ``enough`` of them): the first of the file's
+    layout wherever it stands, each later one of that layout only after a separator."""
+    plain = _layout(text)
+    found: list[re.Match[str]] = []
+    for match in HEADING.finditer(text):
+        if len(found) == enough:
+            break
+        if _plain(match) == plain and (not found or text.endswith(SEPARATOR, 0, match.start())):
+            found.append(match)
+    return found
+
+
+def _layout(text: str) -> bool | None:
+    """Whether the file's sections are headed as in v0.6: as the first heading after a separator
+    is (notes above an export seldom hold one), else as the first heading (None: there is none)."""
+    first = None
+    for match in HEADING.finditer(text):
+        if text.endswith(SEPARATOR, 0, match.start()):
+            return _plain(match)
+        first = _plain(match) if first is None else first
+    return first
+
+
+def _plain(heading: re.Match[str]) -> bool:
+    return heading.group(PLAIN_ROLE) is not None
+
+
+def _report_unwritten(lines: list[int], report: LoadReport) -> None:
+    """v0.6 wrote a content's text parts alone, so a turn of calls or of their responses is an
+    empty section: expected, not a fault of the file, but what it held is lost; said once."""
+    if not lines:
+        return
+    report.metadata["unwritten_sections"] = lines
+    report.skip(
+        f"{len(lines)} section(s) hold no text: Gemini CLI v0.6 wrote no tool calls or "
+        "responses into a share export, so the turns they were are missing (their lines are "
+        "in metadata['unwritten_sections'])",
+        line=lines[0],
+    )
 
 
 def _keep_preamble(text: str, report: LoadReport) -> None:

@@ -203,6 +203,6 @@ def test_newer_claude_code_side_records_are_kept_not_reported(tmp_path: Path) ->
     assert facts == {"bridgeSessionId": "cse_01", "lastSequenceNum": 0}
     assert report.metadata["unknown_records"] == [{"line": len(records) + 4, "record": new[3]}]
     assert [(i.line, i.message) for i in report.issues] == [
-        (len(records) + 4, "record type 'hologram' is new to this loader; it is not conversation: "
+        (len(records) + 4, "record type 'hologram' is new to this loader; it is not conversation; "
          "kept in metadata['unknown_records']")
     ]  # fmt: skip

@@ -129,12 +129,8 @@ class Scan:
             item["repository"] = value.get("prRepository")
             metadata.setdefault("pull_requests", []).append(item)
         elif kind not in SIDE_RECORDS and any(k in value for k in MARKER_KEYS):
-            metadata.setdefault("unknown_records", []).append({"line": line, "record": value})
-            self.report.skip(
-                f"record type {kind!r} is new to this loader; it is not conversation: kept in "
-                "metadata['unknown_records']",
-                line=line,
-            )
+            why = f"record type {kind!r} is new to this loader; it is not conversation"
+            self.report.set_aside("unknown_records", {"line": line, "record": value}, why, line=line)
         elif kind not in SIDE_RECORDS:
             self.report.reject(
                 f"not a Claude Code record (type {kind!r}); line skipped", value, line=line

@@ -36,6 +36,7 @@
     python benchmarks/build_fresh_corpus.py --set 35 MIRRORS OUT   # the thirty-fifth, blind set
     python benchmarks/build_fresh_corpus.py --set 36 MIRRORS OUT   # the thirty-sixth, blind set
     python benchmarks/build_fresh_corpus.py --set 37 MIRRORS OUT   # the thirty-seventh, blind set
+    python benchmarks/build_fresh_corpus.py --set 39 MIRRORS OUT   # the thirty-ninth, study set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -111,7 +112,8 @@ set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (s
 ``benchmarks/fresh_probes30/`` (set 30, a study set), ``benchmarks/fresh_probes31/`` (set 31),
 ``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33),
 ``benchmarks/fresh_probes34/`` (set 34, a study set), ``benchmarks/fresh_probes35/`` (set 35),
-``benchmarks/fresh_probes36/`` (set 36) and ``benchmarks/fresh_probes37/`` (set 37);
+``benchmarks/fresh_probes36/`` (set 36), ``benchmarks/fresh_probes37/`` (set 37) and
+``benchmarks/fresh_probes39/`` (set 39, a study set);
 the README of each says where its sessions come from.
 """
 
@@ -1076,6 +1078,31 @@ SET37 = (
         "150b742aab2b9d64167c902ebfc99c1af1a12fd292d5d44b41f8b51f5e27a322",
     ),
 )
+# Set 39 (issue #26's thirty-ninth, a study set of failures): Markdown files SpecStory saved, from
+# people and repositories no earlier set used, each read at a commit that holds the file and the
+# licence. A Cursor session in Chinese on pichsy/download-manager (Apache-2.0, its LICENSE), an
+# Android download library in Kotlin, through a run of Gradle build failures. Two Cursor sessions in
+# Polish on design4pro/mcp-rag-server (MIT, its LICENSE), an MCP server over Qdrant in Python: the
+# server built and started (tracebacks, Docker), then its tools checked under pytest.
+MCP_RAG = ("design4pro/mcp-rag-server", "7798379c2c452452e2b173cc8b0e55c83e39c287")
+SET39 = (
+    specstory(
+        "pichsy/download-manager",
+        "185ac56e5f680506c36a9aaa1fad22ccddc7389a",
+        "2025-09-12_10-07Z-阅读文档和下载库的见解",
+        "b9d77756fa484facb7ff76575611cf91a9b02e47018f30d8d47853d416ecb2c4",
+    ),
+    specstory(
+        *MCP_RAG,
+        "2025-07-24_19-57Z-tworzenie-serwera-mcp-rag-z-qdrant",
+        "869643b645e259d0ddd23d43086fad6220dcb4f4791dbe6d0cadc0caec3e9846",
+    ),
+    specstory(
+        *MCP_RAG,
+        "2025-07-25_14-01Z-sprawdzenie-działania-narzędzi-mcp-rag",
+        "7e5e4ecbe4b0dddcc09e3304acef037fb3c8fe90552741495914d6775f437e93",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -1113,6 +1140,7 @@ SETS = {
     35: SET35,
     36: SET36,
     37: SET37,
+    39: SET39,
 }
 
 

@@ -36,6 +36,7 @@
     python benchmarks/build_fresh_corpus.py --set 35 MIRRORS OUT   # the thirty-fifth, blind set
     python benchmarks/build_fresh_corpus.py --set 36 MIRRORS OUT   # the thirty-sixth, blind set
     python benchmarks/build_fresh_corpus.py --set 37 MIRRORS OUT   # the thirty-seventh, blind set
+    python benchmarks/build_fresh_corpus.py --set 38 MIRRORS OUT   # the thirty-eighth, blind set
     python benchmarks/build_fresh_corpus.py --set 39 MIRRORS OUT   # the thirty-ninth, study set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
@@ -91,8 +92,9 @@ of a VS Code Copilot session on a manga reader's Electron front end, a Codex CLI
 e-mail rewriting companion's model discovery and a Cursor session on a municipal register's .NET
 and Blazor workflows, and set 37's SpecStory histories of a Claude Code session on a Minecraft
 mod checked against its description, a Cursor session on a desktop app's failing Windows
-installer and auto-update and a Cursor session reviewing an authentication service, each copied
-byte for byte and checked against its SHA-256.
+installer and auto-update and a Cursor session reviewing an authentication service, and set 38's
+Claude Code sessions of a local-first Markdown knowledge-base agent (a Python CLI) on Entire
+checkpoint refs, each copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -112,7 +114,8 @@ set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (s
 ``benchmarks/fresh_probes30/`` (set 30, a study set), ``benchmarks/fresh_probes31/`` (set 31),
 ``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33),
 ``benchmarks/fresh_probes34/`` (set 34, a study set), ``benchmarks/fresh_probes35/`` (set 35),
-``benchmarks/fresh_probes36/`` (set 36), ``benchmarks/fresh_probes37/`` (set 37) and
+``benchmarks/fresh_probes36/`` (set 36), ``benchmarks/fresh_probes37/`` (set 37),
+``benchmarks/fresh_probes38/`` (set 38) and
 ``benchmarks/fresh_probes39/`` (set 39, a study set);
 the README of each says where its sessions come from.
 """
@@ -1078,6 +1081,21 @@ SET37 = (
         "150b742aab2b9d64167c902ebfc99c1af1a12fd292d5d44b41f8b51f5e27a322",
     ),
 )
+# Set 38 (issue #26's thirty-eighth, blind set): native session files, not SpecStory, from a person
+# and repository no earlier set used. Three Claude Code sessions (claude-sonnet-5, claude-opus-5)
+# on ebridges/wakil (MIT, its LICENSE.md), a local-first Python CLI agent over a Markdown knowledge
+# base (SQLite index, git history), each the 0/full.jsonl of a checkpoint ref the Entire CLI
+# pushed (refs/entire/checkpoints/<ref>), read at its ref's tip, the largest copy of its session.
+WAKIL = "ebridges/wakil"
+SET38_REFS = (
+    ("32/340547b1ec32", "fe1358c5d3c3d8f9782709ea17ff7eee7fa7d51f",
+     "5634ba4458114c3be88cb89acd99ef42d8b81923242c247d37a3c28272b097c1"),
+    ("05/d7775e82da05", "4519ad72855bc69025a5dbce06a9e1e61d518844",
+     "4589720db04f6936dc9e79ac605633812a8161732b53085ad6ee5d2b5ebf4390"),
+    ("4Z/01KZEDN7PQPSM0V9644PRZM74Z", "a192e02eebc166d94f7ddd9fcdb734cd37389621",
+     "aef7656149233a9e77bf38509a096013de0e73c87c37352276aaac9447f02b13"),
+)  # fmt: skip
+SET38 = tuple(checkpoint_ref(WAKIL, commit, ref, sha) for ref, commit, sha in SET38_REFS)
 # Set 39 (issue #26's thirty-ninth, a study set of failures): Markdown files SpecStory saved, from
 # people and repositories no earlier set used, each read at a commit that holds the file and the
 # licence. A Cursor session in Chinese on pichsy/download-manager (Apache-2.0, its LICENSE), an
@@ -1140,6 +1158,7 @@ SETS = {
     35: SET35,
     36: SET36,
     37: SET37,
+    38: SET38,
     39: SET39,
 }
 

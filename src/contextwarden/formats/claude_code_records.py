@@ -130,7 +130,8 @@ class Scan:
             metadata.setdefault("pull_requests", []).append(item)
         elif kind not in SIDE_RECORDS and any(k in value for k in MARKER_KEYS):
             why = f"record type {kind!r} is new to this loader; it is not conversation"
-            self.report.set_aside("unknown_records", {"line": line, "record": value}, why, line=line)
+            item = {"line": line, "record": value}
+            self.report.set_aside("unknown_records", item, why, line=line)
         elif kind not in SIDE_RECORDS:
             self.report.reject(
                 f"not a Claude Code record (type {kind!r}); line skipped", value, line=line

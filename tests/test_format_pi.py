@@ -31,6 +31,7 @@ from contextwarden.tokens.heuristic import HeuristicCounter
 
 PRSUI = FIXTURES_DIR / "pi/MandavkarPranjal__prsui__mouse-follow.jsonl"
 AUTH_GO = FIXTURES_DIR / "pi/entireio__auth-go__review.jsonl"
+OH_MY_PI = FIXTURES_DIR / "pi/preloopdev__preloop__oh-my-pi-subagent.jsonl"
 SMALL_WINDOW = 2_000
 """Below the ~2,260 tokens of the trimmed prsui session: the ladder must compact on the way."""
 
@@ -73,6 +74,24 @@ def test_real_files_load_by_detection_every_call_answered(path: Path) -> None:
     assert calls == results == [m["toolCallId"] for m in _messages(records, "toolResult")]
     typed = [m["content"][0]["text"] for m in _messages(records, "user")]
     assert [t for t in typed if t in _texts(history)] == typed
+
+
+def test_oh_my_pi_title_first_is_detected_its_system_prompt_sent() -> None:
+    records = _records(OH_MY_PI)
+    history = load(OH_MY_PI)
+    assert detect_format(OH_MY_PI) == "pi" and history.source is not None
+    metadata = history.source.metadata
+    assert metadata["session"]["id"] == records[1]["id"]
+    assert metadata["title"] == {"line": 1, **{k: v for k, v in records[0].items() if k != "pad"}}
+    init = next(r for r in records if r["type"] == "session_init")
+    assert history.system == init["systemPrompt"]
+    assert [entry["tools"] for entry in metadata["session_init"]] == [init["tools"]]
+    assert "systemPrompt" not in metadata["session_init"][0]
+    assert [e["type"] for e in metadata["side_entries"]] == ["credential_pin"]
+    assert "unknown_entries" not in metadata and history.source.issues == []
+    assert validate(history.messages) == []
+    typed = [m["content"][0]["text"] for m in _messages(records, "user")]
+    assert typed and [t for t in typed if t in _texts(history)] == typed
 
 
 def test_replies_keep_thinking_signatures_model_and_usage() -> None:
@@ -299,6 +318,25 @@ def test_what_pi_adds_to_the_context_is_injected_unknown_content_kept(tmp_path: 
     assert "'alien'" in issues[first + 4] and meta["unusable_entries"][0]["line"] == first + 4
     assert "new to this loader" in issues[first + 5] and meta["unknown_entries"][0]["data"] == 1
     assert meta["labels"] == {records[4]["id"]: "start"} and meta["session_name"] == "mouse follow"
+
+
+def test_oh_my_pi_developer_reminders_are_sent_as_injected_text(tmp_path: Path) -> None:
+    records = _records()
+    reminder = "<system-reminder>\nLast turn had no tool call → session idle.\n</system-reminder>"
+    records.append(
+        {
+            "type": "message",
+            "id": "d0000000",
+            "parentId": records[-1]["id"],
+            "timestamp": "2026-07-21T10:00:00Z",
+            "message": {"role": "developer", "content": [{"type": "text", "text": reminder}]},
+        }
+    )
+    history = load(_write(tmp_path / "reminder.jsonl", records))
+    assert history.source is not None and len(records) not in _issues(history)
+    last = history.messages[-1]
+    assert last.role == "user" and last.meta.extra["injected"] is True
+    assert last.meta.extra["pi_role"] == "developer" and reminder in _texts(history)
 
 
 def test_a_tool_result_holds_the_text_pi_recorded() -> None:

@@ -5,9 +5,12 @@ and what is kept aside (one entry as a message: ``pi_messages``).
 Mapping rules (pi-mono's ``session-manager.ts`` and ``docs/session.md``, read, and real files):
 
 - Line 1 is the header ``{type: "session", version, id, timestamp, cwd, parentSession?}`` →
-  ``metadata["session"]``. Every later line is an entry ``{type, id, parentId, timestamp, …}``;
-  the entries form a tree. Version 1 files (no ``version``) have no ids: each entry's parent is
-  the entry before, as pi migrates them (ids here: ``line:N``).
+  ``metadata["session"]``; Oh My Pi, a fork, writes a title record first (``{type: "title", v,
+  title, updatedAt}`` and spaces to rewrite it in place) → ``metadata["title"]``, and a
+  ``session_init`` entry whose ``systemPrompt`` is the system prompt (the branch's last one), its
+  other fields → ``metadata["session_init"]``. Every later line is an entry ``{type, id,
+  parentId, timestamp, …}``; the entries form a tree. Version 1 files (no ``version``) have no
+  ids: each entry's parent is the entry before, as pi migrates them (ids here: ``line:N``).
 - The view is the branch pi resumes: from the file's last entry back through ``parentId``. A
   ``parentId`` of null is a root (pi starts a branch from nothing that way); a parent missing from
   the file is bridged to the entry before it (``metadata["chain_breaks"]``, reported), so nothing
@@ -27,7 +30,8 @@ Mapping rules (pi-mono's ``session-manager.ts`` and ``docs/session.md``, read, a
 - Settings on the branch (``model_change``, ``thinking_level_change``) →
   ``metadata["settings"]``; ``label`` → ``metadata["labels"]`` (target id → label, the latest;
   pi keeps labels whatever the branch), ``session_info`` → ``metadata["session_name"]``,
-  ``custom`` (an extension's state, never sent) → ``metadata["custom_entries"]``. Entry types
+  ``custom`` (an extension's state, never sent) → ``metadata["custom_entries"]``, Oh My Pi's
+  ``credential_pin`` and ``title_change`` → ``metadata["side_entries"]``. Entry types
   new to this loader are reported and kept whole in ``metadata["unknown_entries"]``.
 """
 
@@ -65,11 +69,17 @@ TREE_VERSION = 2
 SEEN_ENTRIES = frozenset({"message", "custom_message", "branch_summary"})
 """Entry types the model sees (pi builds its context of these)."""
 SETTING_ENTRIES = frozenset({"model_change", "thinking_level_change"})
-FILE_WIDE_ENTRIES = frozenset({"label", "session_info", "custom"})
+FILE_WIDE_ENTRIES = frozenset({"label", "session_info", "custom", "credential_pin", "title_change"})
 """Entry types pi reads whatever the branch: never off it."""
+OH_MY_PI_SIDE = frozenset({"credential_pin", "title_change"})
+"""Oh My Pi's entries beside the conversation (a hash of the credential a provider was used
+with; a new title): never sent, kept whole in ``metadata["side_entries"]``."""
 FAILED_STOPS = frozenset({"error", "aborted"})
 """``stopReason`` of replies that failed: pi leaves them out of every later request."""
-KNOWN_ENTRIES = SEEN_ENTRIES | SETTING_ENTRIES | FILE_WIDE_ENTRIES | {"compaction"}
+INIT_ENTRY = "session_init"
+"""Oh My Pi's entry of what a session (or a sub-agent's) started with: its ``systemPrompt``,
+``tools`` (names), ``task`` and the agent's settings."""
+KNOWN_ENTRIES = SEEN_ENTRIES | SETTING_ENTRIES | FILE_WIDE_ENTRIES | {"compaction", INIT_ENTRY}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +97,20 @@ class Entry:
 
 
 def sniff(path: Path, head: str) -> bool:
-    """True when the first record is pi's session header (what pi itself checks)."""
-    first = next(head_values(head, 1), None)
+    """True when the first record is pi's session header (what pi itself checks), or Oh My Pi's
+    title record (``_is_title``) and then the header."""
+    records = head_values(head, 2)
+    first = next(records, None)
+    if first is not None and _is_title(first):
+        first = next(records, None)
     return first is not None and first.get("type") == "session" and isinstance(first.get("id"), str)
+
+
+def _is_title(value: Mapping[str, Any]) -> bool:
+    """Oh My Pi (a fork of pi) opens a session file with a title record before the header,
+    padded with spaces so the title can be rewritten in place: ``{type: "title", v, title,
+    updatedAt, pad}``."""
+    return value.get("type") == "title" and "v" in value and "title" in value
 
 
 def read(
@@ -106,7 +127,7 @@ def read(
     on_branch = {e.id for e in branch}
     _keep_file_wide(entries, report)
     _keep_off_thread([e for e in entries if e.id not in on_branch], report)
-    history = ConversationHistory(mode="merge", counter=counter)
+    history = ConversationHistory(system=_system(branch, report), mode="merge", counter=counter)
     for entry in branch:
         if entry.kind in SEEN_ENTRIES:
             _add(history, entry, report)
@@ -114,6 +135,20 @@ def read(
             report.metadata.setdefault("settings", []).append(_kept(entry))
     report.metadata["compactions"] = _compactions(branch, entries, history.messages)
     return history
+
+
+def _system(branch: Sequence[Entry], report: LoadReport) -> str | None:
+    """The system prompt of the branch's last ``session_init`` (Oh My Pi's; pi writes none):
+    what the model was sent; each such entry's other fields go to
+    ``metadata["session_init"]``."""
+    system = None
+    for entry in branch:
+        if entry.kind == INIT_ENTRY:
+            prompt = entry.raw.get("systemPrompt")
+            system = prompt if isinstance(prompt, str) and prompt else system
+            kept = {k: v for k, v in _kept(entry).items() if k != "systemPrompt"}
+            report.metadata.setdefault("session_init", []).append(kept)
+    return system
 
 
 # ----------------------------------------------------------------------------- the tree
@@ -129,6 +164,9 @@ def _entries(path: Path, report: LoadReport) -> list[Entry]:
             report.reject(why, value, line=item.line)
         elif value["type"] == "session":
             legacy = _header(value, item.line, report, legacy)
+        elif _is_title(value) and "title" not in report.metadata and not entries:
+            title = {k: v for k, v in value.items() if k != "pad"}  # the padding is spaces
+            report.metadata["title"] = {"line": item.line, **title}
         elif (entry := _entry(item.line, value, entries, legacy, report)) is not None:
             if entry.id in by_id:
                 _shadow(by_id[entry.id], entry, entries, report)
@@ -305,6 +343,8 @@ def _keep_file_wide(entries: Sequence[Entry], report: LoadReport) -> None:
             report.metadata["session_name"] = raw.get("name")
         elif entry.kind == "custom":
             report.metadata.setdefault("custom_entries", []).append(_kept(entry))
+        elif entry.kind in OH_MY_PI_SIDE:
+            report.metadata.setdefault("side_entries", []).append(_kept(entry))
         elif entry.kind not in KNOWN_ENTRIES:
             why = f"entry type {entry.kind!r} is new to this loader"
             report.set_aside("unknown_entries", _kept(entry), why, line=entry.line)

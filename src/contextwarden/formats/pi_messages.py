@@ -14,8 +14,9 @@ real files):
   ``toolCallId`` (``isError``; ``toolName`` and ``details`` → ``meta.extra``). What pi turns into a
   user message before sending is one here too, marked ``injected``: ``bashExecution`` (a ``!``
   command the person ran; ``excludeFromContext`` ones are not sent: None), ``custom`` (``v2``:
-  ``hookMessage``, an extension's message), ``branchSummary``, ``compactionSummary``. Any other
-  role is a FormatError.
+  ``hookMessage``, an extension's message), ``branchSummary``, ``compactionSummary``, and Oh My
+  Pi's ``developer`` (the harness's own reminders to the model, ``<system-reminder>…``). Any
+  other role is a FormatError.
 - Meta: ``timestamp`` (the entry's), ``id`` and ``source_ids`` (the entry id); ``extra``:
   ``lines``, and for replies ``model``, ``provider``, ``api``, ``stop_reason``,
   ``error_message``, ``usage`` (in the Anthropic API's terms, for the ledger and recorded cost)
@@ -49,7 +50,7 @@ PART_FIELDS = {
     "image": frozenset({"type", "data", "mimeType"}),
 }
 """The fields of each content part pi writes that its block holds."""
-INJECTED_ROLES = frozenset({"bashExecution", "custom", "hookMessage", "branchSummary"})
+INJECTED_ROLES = frozenset({"bashExecution", "custom", "hookMessage", "branchSummary", "developer"})
 """Roles pi sends as user messages that the person did not type."""
 USAGE_FIELDS = {
     "input_tokens": "input",

@@ -13,7 +13,7 @@ from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.carry import DECISION_PREFIX
 from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.findings import chosen, findings
-from contextwarden.summarizers.restated import restated
+from contextwarden.summarizers.restated import repeated_in, restated
 from contextwarden.summarizers.structured import StructuredSummarizer
 from contextwarden.summarizers.structured_builder import CARRIED_RANK, REPEATED_RANK
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -225,3 +225,41 @@ def test_lines_of_a_few_shared_words_are_restated_in_bounded_time() -> None:
         for a, b, c, d in itertools.product(range(q), repeat=4)
     ]
     assert restated([*units, units[0]]) == {0}
+
+
+FEW_WORDS_UNITS = 60_000
+
+
+@pytest.mark.timeout(30)
+def test_units_of_a_few_shared_words_are_looked_up_in_bounded_time() -> None:
+    """Whether one line holds every word of a unit intersected the lines of each of its words,
+    the rarest first: with a few shared words, every word is in most lines, and each unit read
+    them all (minutes for tens of thousands). Lines of 12 of 24 words (every other one) never
+    hold all of 13 consecutive ones; the unit made of one line's words is repeated."""
+    vocabulary = [f"w{k}" for k in range(24)]
+    lines = [" ".join(vocabulary[(i + 2 * k) % 24] for k in range(12)) for i in range(24)]
+    lines *= FEW_WORDS_UNITS // len(lines)
+    units = [" ".join(vocabulary[(i + k) % 24] for k in range(13)) for i in range(FEW_WORDS_UNITS)]
+    assert repeated_in([*units, lines[7]], lines) == {len(units)}
+
+
+COMMON_WORD_FINDINGS = 30_000
+
+
+@pytest.mark.timeout(30)
+def test_findings_of_common_words_are_looked_for_in_bounded_time() -> None:
+    """A finding was looked for in every line of the summary holding its rarest inner word:
+    when all its inner words are common ones, every line, for each finding (minutes for tens
+    of thousands of both). Here the summary's lines take every other word of 24 and each
+    finding three consecutive ones; only the one the summary holds goes."""
+    vocabulary = [f"w{k}" for k in range(24)]
+    lines = [" ".join(vocabulary[(i + 2 * k) % 24] for k in range(12)) for i in range(24)]
+    held = "\n".join(f"- {line}" for line in lines * (COMMON_WORD_FINDINGS // len(lines)))
+    units = [
+        f"{i}: {' '.join(vocabulary[(i + k) % 24] for k in range(3))}."
+        for i in range(COMMON_WORD_FINDINGS)
+    ]
+    units[9] = f"- {lines[9]}"
+    found = chosen([(i, 0, unit) for i, unit in enumerate(units)], held, 10**9, HeuristicCounter())
+    assert len(found) == len(units) - 1
+    assert units[9] not in {unit for _, _, unit in found}

@@ -144,18 +144,25 @@ def test_holders_answer_as_reading_every_text_would(
         assert holders.hold(piece) == any(piece in text for text in texts), piece
 
 
-@given(st.lists(_PROSE, max_size=6), st.lists(_PROSE, min_size=SCANNED_PIECES + 1), st.data())
+@given(
+    st.lists(_PROSE, max_size=6),
+    st.lists(_PROSE, min_size=SCANNED_PIECES + 1),
+    st.integers(0, 3),
+    st.data(),
+)
 def test_many_pieces_asked_together_are_answered_as_reading_every_text_would(
-    texts: list[str], pieces: list[str], data: st.DataObject
+    texts: list[str], pieces: list[str], indexed: int, data: st.DataObject
 ) -> None:
-    """Past ``SCANNED_PIECES`` pieces with no inner word, one pass of an automaton of them all
-    over the texts answers as ``piece in text`` over every text does (pieces that end others,
-    that share their starts, empty ones, ones across lines)."""
+    """Past ``SCANNED_PIECES`` pieces with no inner word, or whose rarest inner word more than
+    ``indexed`` lines hold, one pass of an automaton of them all over the texts answers as
+    ``piece in text`` over every text does (pieces that end others, that share their starts,
+    empty ones, ones across lines)."""
     for text in texts:
         start = data.draw(st.integers(0, len(text)))
         pieces.append(text[start : data.draw(st.integers(start, len(text)))])
     expected = {piece for piece in pieces if any(piece in text for text in texts)}
-    assert Holders(texts).held(pieces) == expected
+    with patch("contextwarden.summarizers.restated.INDEXED_LINES", indexed):
+        assert Holders(texts).held(pieces) == expected
 
 
 _FEW_WORDS = st.lists(st.sampled_from("a b c d e f g".split()), max_size=8).map(" ".join)
@@ -179,3 +186,19 @@ def test_restated_counts_for_all_lines_at_once_as_comparing_each_pair_would(
         patch("contextwarden.summarizers.restated.DENSE_SHARE", share),
     ):
         assert restated(units) == expected
+
+
+@given(st.lists(_FEW_WORDS, max_size=20), st.lists(_FEW_WORDS, max_size=20), st.integers(0, 3))
+def test_repeated_in_counts_common_words_as_intersecting_their_lines_would(
+    units: list[str], lines: list[str], scan: int
+) -> None:
+    """Units whose every word is in many lines (here: at least ``scan``) are looked up a bit
+    per line, and found repeated exactly where one line holds all their words (a unit of no
+    words never is)."""
+    expected = {
+        i
+        for i, unit in enumerate(units)
+        if words(unit) and any(words(unit) <= words(line) for line in lines)
+    }
+    with patch("contextwarden.summarizers.restated.RESTATED_SCAN", scan):
+        assert repeated_in(units, lines) == expected

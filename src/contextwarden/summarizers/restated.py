@@ -122,11 +122,16 @@ class _Later:
             )
         return self._sized[size]
 
-    def _of(self, positions: Sequence[int]) -> int:
-        bits = bytearray(len(self.sets) // 8 + 1)
-        for position in positions:
-            bits[position >> 3] |= 1 << (position & 7)
-        return int.from_bytes(bits, "little")
+    def _of(self, positions: Iterable[int]) -> int:
+        return _bits_of(positions, len(self.sets))
+
+
+def _bits_of(positions: Iterable[int], size: int) -> int:
+    """An integer with bit ``p`` set for each of the ``positions`` (below ``size``)."""
+    bits = bytearray(size // 8 + 1)
+    for position in positions:
+        bits[position >> 3] |= 1 << (position & 7)
+    return int.from_bytes(bits, "little")
 
 
 def _any_reaches(planes: list[int], need: int) -> bool:
@@ -148,8 +153,9 @@ class Holders:
     """Which of ``texts`` holds a piece character for character, asked of many pieces: each
     asks only the lines holding the rarest of its inner words (``_inner_words``), so a session
     of many pieces and many texts is not read once per piece. Pieces with no inner word (one
-    word, two joined by punctuation, a line break inside) asked together (``held``) are read
-    against the texts in one pass (``_found_in``) once there are more than ``SCANNED_PIECES``."""
+    word, two joined by punctuation, a line break inside) or only common ones
+    (``INDEXED_LINES``) asked together (``held``) are read against the texts in one pass
+    (``_found_in``) once there are more than ``SCANNED_PIECES``."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._texts = texts
@@ -169,11 +175,11 @@ class Holders:
         unindexed: list[str] = []
         for piece in dict.fromkeys(pieces):
             inner = _inner_words(piece)
-            if "\n" in piece or not inner:  # across lines, or no word whole: no line index
+            lines = min((self._where.get(word, []) for word in inner), key=len, default=None)
+            # Across lines, no word whole, or only words most lines hold: no line index helps
+            if "\n" in piece or lines is None or len(lines) > INDEXED_LINES:
                 unindexed.append(piece)
-                continue
-            lines = min((self._where.get(word, []) for word in inner), key=len)
-            if any(piece in self._lines[n] for n in lines):
+            elif any(piece in self._lines[n] for n in lines):
                 found.add(piece)
         if len(unindexed) <= SCANNED_PIECES:
             found.update(p for p in unindexed if any(p in text for text in self._texts))
@@ -181,6 +187,11 @@ class Holders:
             found |= _found_in(unindexed, dict.fromkeys(self._texts))
         return found
 
+
+INDEXED_LINES = 256
+"""A piece whose rarest inner word is in more lines than this (lines of a few shared words) is
+asked with the pieces that have none: asking each such piece of all those lines makes a session
+of many pieces and many lines read once per piece."""
 
 SCANNED_PIECES = 64
 """Up to this many pieces with no inner word asked together are each looked for in every
@@ -254,12 +265,27 @@ def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
     for position, line in enumerate(lines):
         for word in words(line):
             where.setdefault(word, set()).add(position)
+    dense = max(RESTATED_SCAN, len(lines) // DENSE_SHARE)
+    bits: dict[str, int] = {}
     gone: set[int] = set()
     for i, unit in enumerate(units):
         # The rarest word's lines first: each step then reads no more than they are (lines
         # sharing common words would otherwise be intersected whole for each unit).
         holding = sorted((where.get(word, set()) for word in words(unit)), key=len)
-        if holding and set.intersection(*holding):
+        if not holding:
+            continue
+        if len(holding[0]) < max(dense, 1):
+            if set.intersection(*holding):
+                gone.add(i)
+            continue
+        # Every word is in many lines (lines of a few shared words): a bit per line, and the
+        # lines holding them all found a machine word of lines at a time.
+        common = -1
+        for word in words(unit):
+            if word not in bits:
+                bits[word] = _bits_of(where[word], len(lines))
+            common &= bits[word]
+        if common:
             gone.add(i)
     return gone
 

@@ -227,20 +227,26 @@ def test_lines_of_a_few_shared_words_are_restated_in_bounded_time() -> None:
     assert restated([*units, units[0]]) == {0}
 
 
-FEW_WORDS_UNITS = 60_000
+FEW_WORDS_UNITS = 40_000
 
 
 @pytest.mark.timeout(30)
 def test_units_of_a_few_shared_words_are_looked_up_in_bounded_time() -> None:
     """Whether one line holds every word of a unit intersected the lines of each of its words,
     the rarest first: with a few shared words, every word is in most lines, and each unit read
-    them all (minutes for tens of thousands). Lines of 12 of 24 words (every other one) never
-    hold all of 13 consecutive ones; the unit made of one line's words is repeated."""
-    vocabulary = [f"w{k}" for k in range(24)]
-    lines = [" ".join(vocabulary[(i + 2 * k) % 24] for k in range(12)) for i in range(24)]
-    lines *= FEW_WORDS_UNITS // len(lines)
-    units = [" ".join(vocabulary[(i + k) % 24] for k in range(13)) for i in range(FEW_WORDS_UNITS)]
-    assert repeated_in([*units, lines[7]], lines) == {len(units)}
+    them all (minutes for tens of thousands). Lines of 12 of 14 words never hold a unit of 13
+    of them, yet any k of its words are in most lines; the unit made of one line's words is
+    repeated."""
+    vocabulary = [f"w{k}" for k in range(14)]
+    shapes = [
+        " ".join(w for k, w in enumerate(vocabulary) if k not in left_out)
+        for left_out in itertools.combinations(range(14), 2)
+    ]
+    lines = shapes * (FEW_WORDS_UNITS // len(shapes))
+    units = [
+        " ".join(w for k, w in enumerate(vocabulary) if k != i % 14) for i in range(FEW_WORDS_UNITS)
+    ]
+    assert repeated_in([*units, lines[5]], lines) == {len(units)}
 
 
 COMMON_WORD_FINDINGS = 30_000

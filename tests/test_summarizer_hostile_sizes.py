@@ -4,13 +4,16 @@ the whole of one thing again for each item of another."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from contextwarden.compaction.loss import losses
 from contextwarden.model import Message, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers.carry import DECISION_PREFIX
 from contextwarden.summarizers.facts import extract_facts
-from contextwarden.summarizers.findings import chosen
+from contextwarden.summarizers.findings import chosen, findings
+from contextwarden.summarizers.restated import repeated_in, restated
 from contextwarden.summarizers.structured import StructuredSummarizer
 from contextwarden.summarizers.structured_builder import CARRIED_RANK, REPEATED_RANK
 from contextwarden.tokens.heuristic import HeuristicCounter
@@ -185,3 +188,84 @@ def test_many_findings_are_chosen_in_linear_time() -> None:
     candidates = [(i, 0, unit) for i, unit in enumerate(units)]
     found = chosen(candidates, held, 1_000_000, HeuristicCounter())
     assert [unit for _, _, unit in found] == units[-2:-1]
+
+
+ONE_WORD_SENTENCES = 40_000
+
+
+@pytest.mark.timeout(30)
+def test_sentences_of_one_word_are_kept_apart_in_linear_time() -> None:
+    """A sentence with no inner word (one word and its full stop) was looked for in each
+    decision of its text, a word index being of no help: minutes for a text of tens of
+    thousands of such sentences and as many decisions. The one a decision says still stands
+    alone; the others are joined in runs."""
+    said = [f"Reconfigured_the_module_{i}_cache." for i in range(ONE_WORD_SENTENCES)]
+    decided = [
+        *(f"We should keep the lock in worker_{i} to avoid a race." for i in range(len(said))),
+        said[5],
+    ]
+    found = findings(" ".join(said), decided)
+    assert said[5] in found
+    assert " ".join(said[:4]) in found
+
+
+FEW_WORDS_PRIME = 13
+
+
+@pytest.mark.timeout(30)
+def test_lines_of_a_few_shared_words_are_restated_in_bounded_time() -> None:
+    """Each line was compared with every later line sharing its rarest words: lines built of
+    a few shared words, none restating another, were compared pairwise (minutes for tens of
+    thousands). Here each line is a polynomial of degree under 4 over the integers modulo a
+    prime, written as its values at 5 points: two lines share at most 3 of their 5 words, yet
+    each word is in a prime's cube of lines. Only the first line, said again last, goes."""
+    q = FEW_WORDS_PRIME
+    units = [
+        " ".join(f"p{x}v{(a + b * x + c * x * x + d * x**3) % q}" for x in range(5))
+        for a, b, c, d in itertools.product(range(q), repeat=4)
+    ]
+    assert restated([*units, units[0]]) == {0}
+
+
+FEW_WORDS_UNITS = 40_000
+
+
+@pytest.mark.timeout(30)
+def test_units_of_a_few_shared_words_are_looked_up_in_bounded_time() -> None:
+    """Whether one line holds every word of a unit intersected the lines of each of its words,
+    the rarest first: with a few shared words, every word is in most lines, and each unit read
+    them all (minutes for tens of thousands). Lines of 12 of 14 words never hold a unit of 13
+    of them, yet any k of its words are in most lines; the unit made of one line's words is
+    repeated."""
+    vocabulary = [f"w{k}" for k in range(14)]
+    shapes = [
+        " ".join(w for k, w in enumerate(vocabulary) if k not in left_out)
+        for left_out in itertools.combinations(range(14), 2)
+    ]
+    lines = shapes * (FEW_WORDS_UNITS // len(shapes))
+    units = [
+        " ".join(w for k, w in enumerate(vocabulary) if k != i % 14) for i in range(FEW_WORDS_UNITS)
+    ]
+    assert repeated_in([*units, lines[5]], lines) == {len(units)}
+
+
+COMMON_WORD_FINDINGS = 30_000
+
+
+@pytest.mark.timeout(30)
+def test_findings_of_common_words_are_looked_for_in_bounded_time() -> None:
+    """A finding was looked for in every line of the summary holding its rarest inner word:
+    when all its inner words are common ones, every line, for each finding (minutes for tens
+    of thousands of both). Here the summary's lines take every other word of 24 and each
+    finding three consecutive ones; only the one the summary holds goes."""
+    vocabulary = [f"w{k}" for k in range(24)]
+    lines = [" ".join(vocabulary[(i + 2 * k) % 24] for k in range(12)) for i in range(24)]
+    held = "\n".join(f"- {line}" for line in lines * (COMMON_WORD_FINDINGS // len(lines)))
+    units = [
+        f"{i}: {' '.join(vocabulary[(i + k) % 24] for k in range(3))}."
+        for i in range(COMMON_WORD_FINDINGS)
+    ]
+    units[9] = f"- {lines[9]}"
+    found = chosen([(i, 0, unit) for i, unit in enumerate(units)], held, 10**9, HeuristicCounter())
+    assert len(found) == len(units) - 1
+    assert units[9] not in {unit for _, _, unit in found}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +13,7 @@ from contextwarden.summarizers.facts import extract_facts
 from contextwarden.summarizers.findings import chosen
 from contextwarden.summarizers.restated import (
     RESTATED_SHARE,
+    SCANNED_PIECES,
     Holders,
     repeated_in,
     restated,
@@ -139,3 +142,63 @@ def test_holders_answer_as_reading_every_text_would(
     holders = Holders(texts)
     for piece in pieces:
         assert holders.hold(piece) == any(piece in text for text in texts), piece
+
+
+@given(
+    st.lists(_PROSE, max_size=6),
+    st.lists(_PROSE, min_size=SCANNED_PIECES + 1),
+    st.integers(0, 3),
+    st.data(),
+)
+def test_many_pieces_asked_together_are_answered_as_reading_every_text_would(
+    texts: list[str], pieces: list[str], indexed: int, data: st.DataObject
+) -> None:
+    """Past ``SCANNED_PIECES`` pieces with no inner word, or whose rarest inner word more than
+    ``indexed`` lines hold, one pass of an automaton of them all over the texts answers as
+    ``piece in text`` over every text does (pieces that end others, that share their starts,
+    empty ones, ones across lines)."""
+    for text in texts:
+        start = data.draw(st.integers(0, len(text)))
+        pieces.append(text[start : data.draw(st.integers(start, len(text)))])
+    expected = {piece for piece in pieces if any(piece in text for text in texts)}
+    with patch("contextwarden.summarizers.restated.INDEXED_LINES", indexed):
+        assert Holders(texts).held(pieces) == expected
+
+
+_FEW_WORDS = st.lists(st.sampled_from("a b c d e f g".split()), max_size=8).map(" ".join)
+
+
+@given(st.lists(_FEW_WORDS, max_size=40), st.integers(0, 3), st.integers(1, 40))
+def test_restated_counts_for_all_lines_at_once_as_comparing_each_pair_would(
+    units: list[str], scan: int, share: int
+) -> None:
+    """Lines of a few shared words, each compared with only ``scan`` later lines before the
+    rest are counted (a bit per line for the words in ``share`` of the lines, one by one for
+    the others), are restated exactly as comparing each line with every later one says."""
+    sets = [words(unit) for unit in units]
+    expected = {
+        i
+        for i, mine in enumerate(sets)
+        if any(len(other) >= len(mine) and restates(mine, other) for other in sets[i + 1 :])
+    }
+    with (
+        patch("contextwarden.summarizers.restated.RESTATED_SCAN", scan),
+        patch("contextwarden.summarizers.restated.DENSE_SHARE", share),
+    ):
+        assert restated(units) == expected
+
+
+@given(st.lists(_FEW_WORDS, max_size=20), st.lists(_FEW_WORDS, max_size=20), st.integers(0, 3))
+def test_repeated_in_counts_common_words_as_intersecting_their_lines_would(
+    units: list[str], lines: list[str], scan: int
+) -> None:
+    """Units whose every word is in many lines (here: at least ``scan``) are looked up a bit
+    per line, and found repeated exactly where one line holds all their words (a unit of no
+    words never is)."""
+    expected = {
+        i
+        for i, unit in enumerate(units)
+        if words(unit) and any(words(unit) <= words(line) for line in lines)
+    }
+    with patch("contextwarden.summarizers.restated.RESTATED_SCAN", scan):
+        assert repeated_in(units, lines) == expected

@@ -77,7 +77,7 @@ def findings(text: str, decided: Sequence[str] = (), *, folded: bool = False) ->
         says = weight(kept) >= MIN_FINDING_WEIGHT and not _introduces(kept) and not _wonders(kept)
         return kept if says and not narrates(kept) else None
 
-    apart = Holders(decided).hold
+    apart = Holders(decided).held
     return [clipped(run) for run in prose_runs(text, finding, apart, folded=folded)]
 
 
@@ -128,8 +128,8 @@ def chosen(
     for _, place, unit in candidates:
         ranked_at = LEAD_FINDINGS + 1 if place == FOLDED else min(place, LEAD_FINDINGS)
         places[unit] = min(ranked_at, places.get(unit, ranked_at))
-    said = Holders([held])
-    fresh = [(i, unit) for i, unit in enumerate(places) if not said.hold(unit)]
+    said = Holders([held]).held(places)
+    fresh = [(i, unit) for i, unit in enumerate(places) if unit not in said]
     units = [unit for _, unit in fresh]
     again = restated(units) | repeated_in(units, held.split("\n"))
     fresh = [c for position, c in enumerate(fresh) if position not in again]

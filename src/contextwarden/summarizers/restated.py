@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 RESTATED_SHARE = 0.8
 """A line whose distinct words are at least this share of another line's words says nothing
@@ -30,13 +30,37 @@ def restates(short: frozenset[str], long: frozenset[str]) -> bool:
 def restated(units: Sequence[str]) -> set[int]:
     """Positions of the ``units`` (oldest first) that a later unit with at least as many words
     restates: of two lines saying the same, the newer stays, and the one saying more."""
-    sets = [words(u) for u in units]
-    where: dict[str, list[int]] = {}
-    for position, found in enumerate(sets):
-        for word in found:
-            where.setdefault(word, []).append(position)
-    gone: set[int] = set()
-    for i, mine in enumerate(sets):
+    later = _Later([words(u) for u in units])
+    return {i for i in range(len(units)) if later.restate(i)}
+
+
+RESTATED_SCAN = 256
+"""A line compared with this many later lines sharing its rarest words, none restating it, is
+compared with the rest at once (``_Later.counted``): lines built of a few shared words would
+otherwise each be compared with nearly every later one."""
+
+DENSE_SHARE = 64
+"""A word in at least this share of the lines (one in 64), and at least ``RESTATED_SCAN``,
+is counted for all lines at once, as a bit per line (``_Later.counted``); the bits of all such
+words take at most eight bytes per word a line holds."""
+
+
+class _Later:
+    """The lines' word sets, asked for each line whether a later one restates it."""
+
+    def __init__(self, sets: list[frozenset[str]]) -> None:
+        self.sets = sets
+        self.where: dict[str, list[int]] = {}
+        for position, found in enumerate(sets):
+            for word in found:
+                self.where.setdefault(word, []).append(position)
+        self.dense = max(RESTATED_SCAN, len(sets) // DENSE_SHARE)
+        self._bits: dict[str, int] = {}
+        self._sized: dict[int, int] = {}
+
+    def restate(self, i: int) -> bool:
+        """Whether a later line with at least as many words restates line ``i``."""
+        mine, sets, where = self.sets[i], self.sets, self.where
         # A line holding the share of these words holds one of any ``spare + 1`` of them: only
         # lines holding one of the rarest few are compared (pairwise, a long session is slow).
         spare = len(mine) - math.ceil(RESTATED_SHARE * len(mine))
@@ -49,15 +73,89 @@ def restated(units: Sequence[str]) -> set[int]:
             for found in (where[word],)
             for k in range(bisect.bisect_right(found, i), len(found))
         )
-        if any(len(sets[j]) >= len(mine) and restates(mine, sets[j]) for j in later):
-            gone.add(i)
-    return gone
+        for compared, j in enumerate(later):
+            if compared == RESTATED_SCAN:
+                return self.counted(i)
+            if len(sets[j]) >= len(mine) and restates(mine, sets[j]):
+                return True
+        return False
+
+    def counted(self, i: int) -> bool:
+        """``restate(i)`` read another way: the later lines holding a word of line ``i`` few
+        lines hold are compared one by one; for the others, the words of line ``i`` each line
+        holds are counted for all lines at once, a bit per line, and one holding the share of
+        them restates it."""
+        sets, mine = self.sets, self.sets[i]
+        dense = [w for w in mine if len(self.where[w]) >= self.dense]
+        for word in mine.difference(dense):
+            found = self.where[word]
+            for k in range(bisect.bisect_right(found, i), len(found)):
+                if len(sets[found[k]]) >= len(mine) and restates(mine, sets[found[k]]):
+                    return True
+        need = math.ceil(RESTATED_SHARE * len(mine))
+        if len(dense) < need:
+            return False
+        after = self._at_least(len(mine)) >> (i + 1)  # bit k: line i + 1 + k
+        planes: list[int] = []  # plane b: bit b of each line's count
+        for word in dense:
+            carry = (self._bit(word) >> (i + 1)) & after
+            for b in range(len(planes) + 1):
+                if not carry:
+                    break
+                if b == len(planes):
+                    planes.append(carry)
+                    break
+                planes[b], carry = planes[b] ^ carry, planes[b] & carry
+        return _any_reaches(planes, need)
+
+    def _bit(self, word: str) -> int:
+        """The lines holding ``word``, a bit each."""
+        if word not in self._bits:
+            self._bits[word] = self._of(self.where[word])
+        return self._bits[word]
+
+    def _at_least(self, size: int) -> int:
+        """The lines of at least ``size`` words, a bit each."""
+        if size not in self._sized:
+            self._sized[size] = self._of(
+                [k for k, found in enumerate(self.sets) if len(found) >= size]
+            )
+        return self._sized[size]
+
+    def _of(self, positions: Iterable[int]) -> int:
+        return _bits_of(positions, len(self.sets))
+
+
+def _bits_of(positions: Iterable[int], size: int) -> int:
+    """An integer with bit ``p`` set for each of the ``positions`` (below ``size``)."""
+    bits = bytearray(size // 8 + 1)
+    for position in positions:
+        bits[position >> 3] |= 1 << (position & 7)
+    return int.from_bytes(bits, "little")
+
+
+def _any_reaches(planes: list[int], need: int) -> bool:
+    """Whether a count whose bit ``b`` is each line's bit of ``planes[b]`` reaches ``need``
+    (at least 1) for one line, compared from the highest bit down."""
+    if need.bit_length() > len(planes):
+        return False
+    above, equal = 0, -1  # lines whose count's bits so far are above need's, equal to them
+    for b in reversed(range(len(planes))):
+        if need >> b & 1:
+            equal &= planes[b]
+        else:
+            above |= equal & planes[b]
+            equal &= ~planes[b]
+    return bool(above | equal)
 
 
 class Holders:
     """Which of ``texts`` holds a piece character for character, asked of many pieces: each
     asks only the lines holding the rarest of its inner words (``_inner_words``), so a session
-    of many pieces and many texts is not read once per piece."""
+    of many pieces and many texts is not read once per piece. Pieces with no inner word (one
+    word, two joined by punctuation, a line break inside) or only common ones
+    (``INDEXED_LINES``) asked together (``held``) are read against the texts in one pass
+    (``_found_in``) once there are more than ``SCANNED_PIECES``."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._texts = texts
@@ -69,11 +167,86 @@ class Holders:
 
     def hold(self, piece: str) -> bool:
         """Whether one of the texts holds ``piece`` (``piece in text``)."""
-        inner = _inner_words(piece)
-        if "\n" in piece or not inner:  # across lines, or no word whole: every text is read
-            return any(piece in text for text in self._texts)
-        lines = min((self._where.get(word, []) for word in inner), key=len)
-        return any(piece in self._lines[n] for n in lines)
+        return piece in self.held([piece])
+
+    def held(self, pieces: Iterable[str]) -> set[str]:
+        """The ``pieces`` one of the texts holds."""
+        found: set[str] = set()
+        unindexed: list[str] = []
+        for piece in dict.fromkeys(pieces):
+            inner = _inner_words(piece)
+            lines = min((self._where.get(word, []) for word in inner), key=len, default=None)
+            # Across lines, no word whole, or only words most lines hold: no line index helps
+            if "\n" in piece or lines is None or len(lines) > INDEXED_LINES:
+                unindexed.append(piece)
+            elif any(piece in self._lines[n] for n in lines):
+                found.add(piece)
+        if len(unindexed) <= SCANNED_PIECES:
+            found.update(p for p in unindexed if any(p in text for text in self._texts))
+        else:
+            found |= _found_in(unindexed, dict.fromkeys(self._texts))
+        return found
+
+
+INDEXED_LINES = 256
+"""A piece whose rarest inner word is in more lines than this (lines of a few shared words) is
+asked with the pieces that have none: asking each such piece of all those lines makes a session
+of many pieces and many lines read once per piece."""
+
+SCANNED_PIECES = 64
+"""Up to this many pieces with no inner word asked together are each looked for in every
+text (``str``'s own search, fast for a few); more are read against the texts in one pass of an
+automaton of them all (``_found_in``), whose cost grows with the texts' and the pieces'
+lengths, not their product."""
+
+_CHARS = 0x110000
+"""The number of code points: a state and a character make one key of the automaton's moves."""
+
+
+def _found_in(pieces: Sequence[str], texts: Iterable[str]) -> set[str]:
+    """The ``pieces`` one of ``texts`` holds, every text read once (Aho and Corasick's
+    automaton: each state is a prefix of a piece, a character missing from its moves falls
+    back to the longest suffix that is also a prefix). A state reached holds every piece
+    ending there, and the pieces its fallbacks end."""
+    moves: dict[int, int] = {}  # state * _CHARS + code point -> next state
+    ends = []
+    states = 1
+    for piece in pieces:
+        state = 0
+        for char in piece:
+            key = state * _CHARS + ord(char)
+            if key not in moves:
+                moves[key] = states
+                states += 1
+            state = moves[key]
+        ends.append(state)
+    children: list[list[tuple[int, int]]] = [[] for _ in range(states)]
+    for key, child in moves.items():
+        children[key // _CHARS].append((key % _CHARS, child))
+    back = [0] * states
+    order = [0]  # breadth first: a state's fallback is shallower, so already known
+    for state in order:
+        for code, child in children[state]:
+            order.append(child)
+            if state:
+                fallback = back[state]
+                while fallback and fallback * _CHARS + code not in moves:
+                    fallback = back[fallback]
+                back[child] = moves.get(fallback * _CHARS + code, 0)
+    reached = bytearray(states)
+    for text in texts:
+        reached[0] = 1
+        state = 0
+        for char in text:
+            code = ord(char)
+            while state and state * _CHARS + code not in moves:
+                state = back[state]
+            state = moves.get(state * _CHARS + code, 0)
+            reached[state] = 1
+    for state in reversed(order):  # deepest first: a state reached reaches its fallbacks
+        if reached[state]:
+            reached[back[state]] = 1
+    return {piece for piece, end in zip(pieces, ends, strict=True) if reached[end]}
 
 
 def _inner_words(piece: str) -> set[str]:
@@ -92,12 +265,27 @@ def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
     for position, line in enumerate(lines):
         for word in words(line):
             where.setdefault(word, set()).add(position)
+    dense = max(RESTATED_SCAN, len(lines) // DENSE_SHARE)
+    bits: dict[str, int] = {}
     gone: set[int] = set()
     for i, unit in enumerate(units):
         # The rarest word's lines first: each step then reads no more than they are (lines
         # sharing common words would otherwise be intersected whole for each unit).
         holding = sorted((where.get(word, set()) for word in words(unit)), key=len)
-        if holding and set.intersection(*holding):
+        if not holding:
+            continue
+        if len(holding[0]) < max(dense, 1):
+            if set.intersection(*holding):
+                gone.add(i)
+            continue
+        # Every word is in many lines (lines of a few shared words): a bit per line, and the
+        # lines holding them all found a machine word of lines at a time.
+        common = -1
+        for word in words(unit):
+            if word not in bits:
+                bits[word] = _bits_of(where[word], len(lines))
+            common &= bits[word]
+        if common:
             gone.add(i)
     return gone
 

@@ -6,7 +6,7 @@ sentence clipped to its head and its last clause; a unit's weight is its letters
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence, Set
 
 from contextwarden.summarizers.prose import prose_lines
 
@@ -59,7 +59,7 @@ def sentences(line: str) -> list[str]:
 def prose_runs(
     text: str,
     read: Callable[[str], str | None],
-    apart: Callable[[str], bool],
+    apart: Callable[[Sequence[str]], Set[str]],
     *,
     folded: bool = False,
 ) -> list[str]:
@@ -67,14 +67,18 @@ def prose_runs(
     comments only of its code blocks, whole when short, else its sentences; stripped), where it
     makes anything: adjacent sentences of a line joined while they fit in ``WHOLE_LINE_CHARS``,
     so a run of them a reader quotes as one stays one; not a sentence ``apart`` says stands
-    alone. ``folded``: a step's output folded into the text (``prose.prose_lines``) is read
-    too."""
+    alone (asked of them all at once: the units it returns). ``folded``: a step's output folded
+    into the text (``prose.prose_lines``) is read too."""
+    lines = [
+        [(unit, read(unit) if unit else None) for unit in (u.strip() for u in line_units(line))]
+        for line in prose_lines(text, folded=folded)
+    ]
+    alone_units = apart([unit for line in lines for unit, kept in line if kept])
     runs: list[str] = []
-    for line in prose_lines(text, folded=folded):
+    for line in lines:
         joinable = False
-        for unit in (u.strip() for u in line_units(line)):
-            kept = read(unit) if unit else None
-            alone = bool(kept) and apart(unit)
+        for unit, kept in line:
+            alone = bool(kept) and unit in alone_units
             if (
                 kept
                 and joinable

@@ -83,7 +83,7 @@ class SectionBuilder:
         self, facts: Facts, users: list[str], policy: StructuredPolicy, counter: TokenCounter
     ) -> None:
         self.facts, self.users, self.policy, self.counter = facts, users, policy, counter
-        self.quoted = Holders(users)  # what section 6 quotes, asked of each decision
+        self.quoted = Holders(users)  # what section 6 quotes, asked of the decisions
         # Section 8's excerpt of the last assistant message, never dropped: a decision or a
         # finding it quotes is not listed again (the next summary reads it back from there).
         self.current = head_tail(facts.last_assistant_text, policy.current_work_tokens, counter)
@@ -234,20 +234,25 @@ class SectionBuilder:
         listed = [(i, text) for i, text in self.facts.decisions if text not in self.current]
         if not self.policy.decisions or not listed:
             return []
+        quoted = self.quoted.held(text for _, text in listed)
         items = [Item(DECISIONS_LABEL, label=True)]
         items += [
-            Item(f"{DECISION_PREFIX}{text}", self._decision_rank(index, text), "decisions")
+            Item(
+                f"{DECISION_PREFIX}{text}",
+                self._decision_rank(index, text, text in quoted),
+                "decisions",
+            )
             for index, text in listed
         ]
         return items
 
-    def _decision_rank(self, index: int, text: str) -> tuple[int, int]:
+    def _decision_rank(self, index: int, text: str, quoted: bool) -> tuple[int, int]:
         """The drop rank of decision ``text`` of message ``index``: one that section 6 quotes
-        word for word (the assistant citing the person's message back, or an earlier summary
-        re-reading it) goes with the excerpts section 6 holds (``REPEATED_RANK``): dropping it
-        loses nothing; a step's stated approach with the requests' excerpts; the others by
-        their standing, oldest first."""
-        if self.quoted.hold(text):
+        word for word (``quoted``: the assistant citing the person's message back, or an
+        earlier summary re-reading it) goes with the excerpts section 6 holds
+        (``REPEATED_RANK``): dropping it loses nothing; a step's stated approach with the
+        requests' excerpts; the others by their standing, oldest first."""
+        if quoted:
             return (REPEATED_RANK, index)
         if approach_only(text):
             return (EXCERPTS_RANK, index - _STANDING_STEP)

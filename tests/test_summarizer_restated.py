@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from unittest.mock import patch
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+import contextwarden
 from contextwarden.model import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from contextwarden.summarizers import StructuredSummarizer
 from contextwarden.summarizers.facts import extract_facts
@@ -202,3 +207,23 @@ def test_repeated_in_counts_common_words_as_intersecting_their_lines_would(
     }
     with patch("contextwarden.summarizers.restated.RESTATED_SCAN", scan):
         assert repeated_in(units, lines) == expected
+
+
+def test_said_once_is_the_same_whatever_the_hash_seed() -> None:
+    # "abc" and "de" have one holder each when "abc de" is read; only "de"'s holder holds it
+    script = (
+        "from contextwarden.summarizers.restated import said_once\n"
+        "print(said_once([(0, 'abc qqqqqq'), (1, 'xabc de'), (2, 'abc de')]))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(contextwarden.__file__).parents[1])}
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**env, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(8)
+    }
+    assert len(outputs) == 1

@@ -302,7 +302,9 @@ def said_once(said: Sequence[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
     holders: dict[str, list[int]] = {}  # each word of a kept line → the kept lines holding it
     for i in sorted(range(len(said)), key=lambda n: (-len(texts[n]), -n)):
         mine = words(texts[i])
-        rarest = min(mine, key=lambda w: len(holders.get(w, ())), default="")
+        # ties go to the word itself: a set's order changes with the hash seed, and a line
+        # held across a word's edge ("abc de" in "xabc de") is found through some words only
+        rarest = min(mine, key=lambda w: (len(holders.get(w, ())), w), default="")
         holder = next((k for k in holders.get(rarest, ()) if texts[i] in texts[k]), None)
         if mine and holder is not None:
             latest[holder] = max(latest[holder], said[i][0])

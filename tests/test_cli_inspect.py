@@ -14,7 +14,7 @@ from contextwarden.breakdown import CATEGORIES
 from contextwarden.cli import main
 from contextwarden.content_ids import content_id
 from tests.cliruns import run_cli
-from tests.conftest import fixture_path
+from tests.conftest import FIXTURES_DIR, fixture_path
 
 SMALL = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
 OPENHANDS = fixture_path("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl")
@@ -370,7 +370,7 @@ def test_codex_context_as_sent_is_the_replacement_then_what_followed(
     assert "its replacement (1 message and an encrypted summary, not counted)" in flat
 
 
-ANSI_LOG = fixture_path("claude-code/dougnukem__orpheus__77-342db9d568-ansi-log.jsonl")
+ANSI_LOG = FIXTURES_DIR / "claude-code" / "dougnukem__orpheus__77-342db9d568-ansi-log.jsonl"
 """A real CI log read by Bash: ANSI colours (ESC) around bracketed step names."""
 _BOX = str.maketrans("", "", "│┃ \n")
 

@@ -13,7 +13,8 @@ import pytest
 from contextwarden.breakdown import CATEGORIES
 from contextwarden.cli import main
 from contextwarden.content_ids import content_id
-from tests.conftest import fixture_path
+from tests.cliruns import run_cli
+from tests.conftest import FIXTURES_DIR, fixture_path
 
 SMALL = fixture_path("claude-code/d-kimuson__claude-code-viewer__5c0375b4.jsonl")
 OPENHANDS = fixture_path("openhands/All-Hands-AI__OpenHands__resolver-mock-output.jsonl")
@@ -367,3 +368,39 @@ def test_codex_context_as_sent_is_the_replacement_then_what_followed(
         main(["inspect", str(CODEX_REMOTE)])
     flat = " ".join(capsys.readouterr().out.split())
     assert "its replacement (1 message and an encrypted summary, not counted)" in flat
+
+
+ANSI_LOG = FIXTURES_DIR / "claude-code" / "dougnukem__orpheus__77-342db9d568-ansi-log.jsonl"
+"""A real CI log read by Bash: ANSI colours (ESC) around bracketed step names."""
+_BOX = str.maketrans("", "", "│┃ \n")
+
+
+def _unboxed(text: str) -> str:
+    """The table's text with its borders and spaces gone, so a preview folded over lines reads
+    as one string."""
+    return text.translate(_BOX)
+
+
+def test_text_view_shows_a_logs_colours_and_brackets_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run_cli(capsys, "inspect", str(ANSI_LOG))
+    assert code == 0, err
+    assert "\x1b" not in out  # a terminal would obey it: the table's colours would change
+    # The escapes written out, and the preview's "[result]", a look-alike of rich markup, kept.
+    assert "[result]rust/lintUNKNOWNSTEP" in _unboxed(out)
+    assert "\\x1b[0m\\x1b[35m[web:in" in _unboxed(out)
+
+
+def test_text_views_print_markup_in_a_message_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Hand-built: a person quoting rich's closing tag made the table raise MarkupError.
+    session = tmp_path / "chat.json"
+    typed = "fix the regex [/] and [bold]x[/bold] in the parser"
+    session.write_text(
+        json.dumps([{"role": "user", "content": typed}, {"role": "assistant", "content": "ok"}])
+    )
+    code, out, err = run_cli(capsys, "inspect", str(session))
+    assert code == 0, err
+    assert "theregex[/]and[bold]x[/bold]inthe" in _unboxed(out)

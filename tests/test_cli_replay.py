@@ -152,3 +152,24 @@ def test_the_terminal_ends_with_the_reports_conclusion(
     last = " ".join(out.split()).rsplit("Cheapest: ", 1)[-1]
     assert last.startswith(f"{cheapest.name} at {cheapest.total_tokens_sent:,} tokens sent")
     assert last.endswith("(by tokens sent)")
+
+
+def test_text_view_prints_a_lost_fact_quoting_markup_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Hand-built: typed messages quoting rich's closing tag, lost by truncation at the end,
+    # made the "no longer holds" line raise MarkupError after the whole replay had run.
+    turns = [
+        [
+            {"role": "user", "content": f"step {i}: fix the regex [/] in p{i}.py " + "w " * 300},
+            {"role": "assistant", "content": "ok " * 300},
+        ]
+        for i in range(12)
+    ]
+    session = tmp_path / "chat.json"
+    session.write_text(json.dumps([message for turn in turns for message in turn]))
+    code, out, err = run_cli(
+        capsys, "replay", str(session), "--window", "4000", "--strategy", "truncate"
+    )
+    assert code == 0, err
+    assert "'step 1: fix the regex [/] in p1.py" in " ".join(out.split())

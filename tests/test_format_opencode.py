@@ -193,6 +193,28 @@ def test_an_export_whose_first_message_carries_its_diffs_is_still_detected(tmp_p
     assert len(load(path).messages) == len(load(SHORT).messages)
 
 
+def _redacted(value: Any) -> Any:
+    """``value`` with every session id replaced as the Entire CLI's redaction writes it."""
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    is_id = isinstance(value, str) and value.startswith("ses_")
+    return "REDACTED" if is_id else value
+
+
+def test_an_export_whose_session_ids_were_redacted_is_still_detected(tmp_path: Path) -> None:
+    """Entire stores some OpenCode exports with every id written ``REDACTED`` (four in one
+    mirrored repository): no ``ses_`` id is left, and detection said Gemini API and refused."""
+    nimbus = DIR / "dayhaysoos__nimbus__report-ui-build-exit.json"
+    path = tmp_path / "full.jsonl"
+    text = json.dumps(_redacted(_document(nimbus)), indent=2)
+    assert '"ses_' not in text
+    path.write_text(text, encoding="utf-8")
+    assert detect_format(path) == "opencode"
+    assert load(path).messages == load(nimbus).messages
+
+
 def test_an_object_without_messages_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "export.json"
     path.write_text(json.dumps({"info": {"id": "ses_1"}, "parts": []}), encoding="utf-8")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from rich.console import Console
+from rich.markup import escape
 
 from contextwarden.errors import ContextWardenError, FormatError, UsageError
 from contextwarden.formats import FORMATS
@@ -203,6 +204,25 @@ class _Console(Console):
 @cache
 def console() -> Console:
     return _Console(highlight=False)
+
+
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
+del _CONTROLS[ord("\n")], _CONTROLS[ord("\t")]
+"""What a terminal would act on rather than show: a tool's ANSI colours (ESC), a bell, a
+carriage return that overwrites the line. Shown as the escape that names the character."""
+
+
+def printable(text: str) -> str:
+    """``text`` from a session file with its control characters written out (``\\x1b``), so
+    a CI log's colours or a carriage return are printed as they were written, never obeyed."""
+    return text.translate(_CONTROLS)
+
+
+def shown(text: str) -> str:
+    """``text`` from a session file, ready for markup: ``printable`` and its brackets escaped,
+    so a message quoting ``[bold]`` or ``[/]`` reads as written (a stray closing tag made rich
+    raise, an opening one vanished)."""
+    return escape(printable(text))
 
 
 def add_json_options(parser: argparse.ArgumentParser, what: str = "print one JSON object") -> None:

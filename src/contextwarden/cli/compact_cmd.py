@@ -21,6 +21,7 @@ from contextwarden.cli.common import (
     positive_int,
     print_json,
     progress_enabled,
+    shown,
     status,
 )
 from contextwarden.cli.losses import show_losses
@@ -266,12 +267,12 @@ def _show(result: dict[str, Any]) -> None:
     before, after = result["tokens_before"], result["tokens_after"]
     saved = f" ({1 - after / before:.0%} fewer)" if before and result["compacted"] else ""
     out.print(
-        f"[bold]{result['file']}[/] ({result['format']}): {before:,} → [bold]{after:,}[/] tokens"
-        f"{saved}, {result['messages_before']:,} → {result['messages_after']:,} messages"
+        f"[bold]{shown(result['file'])}[/] ({result['format']}): {before:,} → [bold]{after:,}[/] "
+        f"tokens{saved}, {result['messages_before']:,} → {result['messages_after']:,} messages"
     )
     for action in result["actions"]:
         mark = "[green]✓[/]" if action["applied"] else "[dim]·[/]"
-        out.print(f"  {mark} {action['name']}: {action['description']}")
+        out.print(f"  {mark} {action['name']}: {shown(action['description'])}")
     if not result["compacted"]:
         out.print("[yellow]Nothing was compacted; the session was written unchanged.[/]")
     if result["lost"]["items"]:
@@ -285,10 +286,10 @@ def _show(result: dict[str, Any]) -> None:
             "would fail. Written anyway; try a larger --window or another summarizer.[/]"
         )
     if result["note"]:
-        out.print(f"[yellow]{result['note']}[/]")
+        out.print(f"[yellow]{shown(result['note'])}[/]")
     if result["not_written"]:
         out.print(
             f"[yellow]OpenAI chat messages have no place for thinking: "
             f"{result['not_written']['thinking_tokens']:,} tokens of thinking were not written.[/]"
         )
-    out.print(f"Wrote [bold]{result['output']}[/] ({result['output_format']})")
+    out.print(f"Wrote [bold]{shown(str(result['output']))}[/] ({result['output_format']})")

@@ -19,7 +19,9 @@ from contextwarden.cli.common import (
     make_counter,
     positive_int,
     print_json,
+    printable,
     progress_enabled,
+    shown,
     status,
 )
 from contextwarden.cli.losses import show_losses
@@ -270,12 +272,13 @@ def show(result: dict[str, Any], parts: ContextBreakdown) -> None:
     out = console()
     roles = result["messages_by_role"]
     out.print(
-        f"[bold]{result['file']}[/]  format [cyan]{result['format']}[/]  "
+        f"[bold]{shown(result['file'])}[/]  format [cyan]{result['format']}[/]  "
         f"{result['messages']} messages ({roles['user']} user, {roles['assistant']} assistant)  "
         f"[bold]{parts.total:,}[/] tokens"
     )
     for key, value in result["metadata"].items():
-        out.print(f"  {key}: {' '.join(str(value).split())}", markup=False, overflow="fold")
+        flat = printable(" ".join(str(value).split()))
+        out.print(f"  {key}: {flat}", markup=False, overflow="fold")
     if result["recorded_cost"] is not None:
         out.print(f"  recorded cost: {_cost_text(result['recorded_cost'])}")
     sent = result["sent_context"]
@@ -355,7 +358,8 @@ def _largest_table(largest: list[dict[str, Any]]) -> Table:
         table.add_column(column, justify="left" if column == "role" else "right", no_wrap=True)
     table.add_column("preview", overflow="fold", ratio=1)
     for item in largest:
-        table.add_row(str(item["index"]), item["role"], f"{item['tokens']:,}", item["preview"])
+        preview = shown(item["preview"])
+        table.add_row(str(item["index"]), item["role"], f"{item['tokens']:,}", preview)
     return table
 
 
@@ -374,7 +378,8 @@ def _show_problems(result: dict[str, Any]) -> None:
             where = ", ".join(
                 f"{k} {item[k]}" for k in ("rule", "line", "index") if item.get(k) is not None
             )
-            out.print(f"  {where}: {item.get('message') or item.get('action')}")
+            what = str(item.get("message") or item.get("action"))
+            out.print(f"  {where}: {printable(what)}", markup=False)
         if len(items) > MAX_LISTED:
             out.print(f"  … and {len(items) - MAX_LISTED} more (see --json)")
     if not result["violations"]:

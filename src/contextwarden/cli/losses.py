@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from contextwarden.cli.common import console
+from contextwarden.cli.common import console, printable
 from contextwarden.compaction.loss import FACT_KINDS
 
 FACTS_SHOWN = 5
@@ -41,6 +41,6 @@ def show_losses(compactions: list[dict[str, Any]], heading: str) -> None:
         facts = [i for i in items if i["kind"] in FACT_KINDS]
         for item in facts[:FACTS_SHOWN]:
             refs = f" (recall {item['refs'][0]})" if item["refs"] else ""
-            out.print(f"     {item['kind']}: {item['what']}{refs}", markup=False)
+            out.print(f"     {item['kind']}: {printable(item['what'])}{refs}", markup=False)
         if len(facts) > FACTS_SHOWN:
             out.print(f"     … and {len(facts) - FACTS_SHOWN} more (see --json)")

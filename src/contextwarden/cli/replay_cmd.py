@@ -27,6 +27,7 @@ from contextwarden.cli.common import (
     positive_int,
     print_json,
     progress_enabled,
+    shown,
     status,
 )
 from contextwarden.cli.sessions import load_input
@@ -204,8 +205,8 @@ def show(result: ReplayResult, report: Path | None) -> None:
     out = console()
     p = result.policy
     out.print(
-        f"[bold]{result.source}[/]: {result.messages:,} messages, {result.turns:,} requests; "
-        f"window {p.context_window:,} (effective {p.effective_window:,}, autocompact at "
+        f"[bold]{shown(result.source)}[/]: {result.messages:,} messages, {result.turns:,} "
+        f"requests; window {p.context_window:,} (effective {p.effective_window:,}, autocompact at "
         f"{p.autocompact_threshold:,}); {len(result.probes):,} probes"
     )
     out.print(strategies_view(result, out.width))
@@ -215,19 +216,19 @@ def show(result: ReplayResult, report: Path | None) -> None:
     for run_ in result.runs.values():
         missing = run_.retention.missing_at_end
         if missing:
-            shown = "; ".join(repr(_short(m)) for m in missing[:MAX_MISSING_SHOWN])
+            listed = "; ".join(shown(repr(_short(m))) for m in missing[:MAX_MISSING_SHOWN])
             more = len(missing) - MAX_MISSING_SHOWN
             tail = f" … and {more} more" if more > 0 else ""
-            out.print(f"  [dim]{run_.name} no longer holds at the last request: {shown}{tail}[/]")
+            out.print(f"  [dim]{run_.name} no longer holds at the last request: {listed}{tail}[/]")
         for problem in run_.problems:
-            out.print(f"  [red]{run_.name}: {problem}[/]")
+            out.print(f"  [red]{run_.name}: {shown(problem)}[/]")
     for line in warning_lines(result):
         out.print(f"  {line}", style="yellow", markup=False)
     found = verdict(result, lambda name: f"[bold]{escape(name)}[/]", escape)
     if found is not None:  # the report's conclusion, on the terminal too
         out.print(f"{found[0]}. [dim](by {found[1]})[/]")
     if report is not None:
-        out.print(f"Report written to [bold]{report}[/]")
+        out.print(f"Report written to [bold]{shown(str(report))}[/]")
 
 
 def strategies_view(result: ReplayResult, width: int) -> Table | Group | Text:

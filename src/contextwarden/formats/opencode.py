@@ -70,10 +70,13 @@ def sniff(path: Path, head: str) -> bool:
 
     The first message's own ``info`` may come before its ``parts`` and hold the files it changed
     (``summary.diffs``, whole file texts); the head detection shows then has those texts cut
-    short, so the ``parts`` are in it.
+    short, so the ``parts`` are in it. An export the Entire CLI stored may have every id written
+    ``REDACTED``: its session ``info`` is then told by the project it names (``projectID``) and
+    its messages by the session they name (``sessionID``).
     """
     start = head.lstrip()[:4096]
-    return start[:1] == "{" and '"info"' in start and '"ses_' in start and '"parts"' in head
+    session = '"ses_' in start or ('"projectID"' in start and '"sessionID"' in head)
+    return start[:1] == "{" and '"info"' in start and session and '"parts"' in head
 
 
 def read(

@@ -38,9 +38,13 @@ class StructuredPolicy:
     this share of the window (the floor at 40,000, 12,000 tokens at 60,000): unresolved errors
     are never dropped, so without it each failure recognised pushes a decision out
     (``budget_to_carry``)."""
-    user_share: float = 0.70
+    user_share: float = 0.50
     """User messages may fill this share of the budget before any is shortened. When they need
-    more, a derived budget grows so that they fit this share (``budget_for``)."""
+    more, a derived budget grows so that they fit this share (``budget_for``). Half, not 0.70:
+    sessions where the person pastes logs (a logcat, a stack trace, console output) filled
+    seven tenths of every summary with them and pushed decisions out; at half, all 38 sets of
+    hand-written probes keep 40 more (none lost, the person's requests among them) at 1.0001 times
+    the modeled cost (docs/benchmarks.md, fourteenth round)."""
     min_user_message_tokens: int = 200
     """A user message this short is never shortened, whatever the budget."""
     telling_lines_share: float = 0.25

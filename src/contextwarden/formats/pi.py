@@ -69,11 +69,11 @@ TREE_VERSION = 2
 SEEN_ENTRIES = frozenset({"message", "custom_message", "branch_summary"})
 """Entry types the model sees (pi builds its context of these)."""
 SETTING_ENTRIES = frozenset({"model_change", "thinking_level_change"})
-FILE_WIDE_ENTRIES = frozenset({"label", "session_info", "custom", "credential_pin", "title_change"})
-"""Entry types pi reads whatever the branch: never off it."""
 OH_MY_PI_SIDE = frozenset({"credential_pin", "title_change"})
 """Oh My Pi's entries beside the conversation (a hash of the credential a provider was used
 with; a new title): never sent, kept whole in ``metadata["side_entries"]``."""
+FILE_WIDE_ENTRIES = frozenset({"label", "session_info", "custom"}) | OH_MY_PI_SIDE
+"""Entry types pi reads whatever the branch: never off it."""
 FAILED_STOPS = frozenset({"error", "aborted"})
 """``stopReason`` of replies that failed: pi leaves them out of every later request."""
 INIT_ENTRY = "session_init"

@@ -165,10 +165,6 @@ class Holders:
             for word in words(line):
                 self._where.setdefault(word, []).append(position)
 
-    def hold(self, piece: str) -> bool:
-        """Whether one of the texts holds ``piece`` (``piece in text``)."""
-        return piece in self.held([piece])
-
     def held(self, pieces: Iterable[str]) -> set[str]:
         """The ``pieces`` one of the texts holds."""
         found: set[str] = set()
@@ -271,7 +267,8 @@ def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
     for i, unit in enumerate(units):
         # The rarest word's lines first: each step then reads no more than they are (lines
         # sharing common words would otherwise be intersected whole for each unit).
-        holding = sorted((where.get(word, set()) for word in words(unit)), key=len)
+        mine = words(unit)
+        holding = sorted((where.get(word, set()) for word in mine), key=len)
         if not holding:
             continue
         if len(holding[0]) < max(dense, 1):
@@ -281,7 +278,7 @@ def repeated_in(units: Sequence[str], lines: Sequence[str]) -> set[int]:
         # Every word is in many lines (lines of a few shared words): a bit per line, and the
         # lines holding them all found a machine word of lines at a time.
         common = -1
-        for word in words(unit):
+        for word in mine:
             if word not in bits:
                 bits[word] = _bits_of(where[word], len(lines))
             common &= bits[word]

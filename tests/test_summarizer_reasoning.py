@@ -162,3 +162,26 @@ def test_decisions_and_further_lines_read_back_as_written(
     (carried,) = carried_errors(text)
     assert carried.more == tuple(more) and carried.excerpt == "exit code 2"
     assert carried_decisions(text) == tuple(decided)
+
+
+def test_a_further_line_a_later_error_shows_again_is_shown_once() -> None:
+    build = "Execution failed for task ':app:compileDebugKotlin'."
+
+    def failed(call: str, line: int) -> list[Message]:
+        output = (
+            f"e: file:///src/Main.kt:{line}:9 Unresolved reference: name{line}\n"
+            "> Task :app:compileDebugKotlin FAILED\n"
+            f"{build}\n"
+            "BUILD FAILED in 2s"
+        )
+        return [
+            Message.assistant([ToolUseBlock(call, "Bash", {"command": "./gradlew build"})]),
+            Message.user([ToolResultBlock(call, output, is_error=True)]),
+        ]
+
+    messages = [Message.user("Make it build."), *failed("1", 10), *failed("2", 20)]
+    facts = extract_facts(messages)
+    assert all(build in error.more for error in facts.errors)  # each error has the line
+    text = StructuredSummarizer().summarize(messages).text
+    assert text.count(f"  > {build}") == 1  # shown once, under the later error
+    assert text.index("name10") < text.index("name20") < text.index(f"  > {build}")

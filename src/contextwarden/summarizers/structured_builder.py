@@ -160,6 +160,7 @@ class SectionBuilder:
 
     def _errors(self) -> list[Item]:
         items = []
+        further = self._further_lines()
         for i, error in enumerate(self.facts.errors):
             target = clip(error.target, self.policy.error_target_chars)
             text = format_error(
@@ -170,7 +171,7 @@ class SectionBuilder:
             # (never ``fixed``). One fixed later goes last of all that may go.
             rank = (8, i) if error.fixed else None
             items.append(Item(text, rank, "errors fixed later"))
-            more = error.more[: max(0, self.policy.error_lines - 1)]
+            more = further[i]
             # Under its error; dropped after decisions, before any error line itself (7 < 8).
             if more:
                 items.append(Item(format_more(more), (7, error.index), "further error lines"))
@@ -179,6 +180,20 @@ class SectionBuilder:
                 rank = (FINDINGS_RANK, error.index - _STANDING_STEP)
                 items.append(Item(format_more(job_log), rank, "further error lines"))
         return items
+
+    def _further_lines(self) -> list[tuple[str, ...]]:
+        """Each error's further lines (``error_lines`` less its excerpt), less those a later
+        error of the summary shows too: a build that fails again and again prints the same
+        ``Execution failed for task …`` under each new error, and as further error lines
+        outrank decisions, each copy pushed one out. The latest copy stays, the last to go."""
+        shown: set[str] = set()
+        kept: list[tuple[str, ...]] = []
+        for error in reversed(self.facts.errors):
+            more = error.more[: max(0, self.policy.error_lines - 1)]
+            kept.append(tuple(line for line in more if line not in shown))
+            shown.update(more)
+            shown.add(error.excerpt)
+        return kept[::-1]
 
     def _problem_solving(self) -> list[Item]:
         items = []

@@ -38,6 +38,7 @@
     python benchmarks/build_fresh_corpus.py --set 37 MIRRORS OUT   # the thirty-seventh, blind set
     python benchmarks/build_fresh_corpus.py --set 38 MIRRORS OUT   # the thirty-eighth, blind set
     python benchmarks/build_fresh_corpus.py --set 39 MIRRORS OUT   # the thirty-ninth, study set
+    python benchmarks/build_fresh_corpus.py --set 40 MIRRORS OUT   # the fortieth, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -94,7 +95,9 @@ and Blazor workflows, and set 37's SpecStory histories of a Claude Code session 
 mod checked against its description, a Cursor session on a desktop app's failing Windows
 installer and auto-update and a Cursor session reviewing an authentication service, and set 38's
 Claude Code sessions of a local-first Markdown knowledge-base agent (a Python CLI) on Entire
-checkpoint refs, each copied byte for byte and checked against its SHA-256.
+checkpoint refs, and set 40's Claude Code session of a service's release, deployment and
+discovery documents on an Entire checkpoint ref, with a SpecStory history of a Cursor session in
+Russian tutoring a course on AI agents, each copied byte for byte and checked against its SHA-256.
 They stay outside this repository (they hold people's paths and, in some repositories, an e-mail
 address in a log line or in the paths); the probes written for them are
 ``benchmarks/fresh_probes/`` (set 1), ``benchmarks/fresh_probes3/`` (set 3),
@@ -115,8 +118,8 @@ set), ``benchmarks/fresh_probes26/`` (set 26), ``benchmarks/fresh_probes27/`` (s
 ``benchmarks/fresh_probes32/`` (set 32, a study set), ``benchmarks/fresh_probes33/`` (set 33),
 ``benchmarks/fresh_probes34/`` (set 34, a study set), ``benchmarks/fresh_probes35/`` (set 35),
 ``benchmarks/fresh_probes36/`` (set 36), ``benchmarks/fresh_probes37/`` (set 37),
-``benchmarks/fresh_probes38/`` (set 38) and
-``benchmarks/fresh_probes39/`` (set 39, a study set);
+``benchmarks/fresh_probes38/`` (set 38),
+``benchmarks/fresh_probes39/`` (set 39, a study set) and ``benchmarks/fresh_probes40/`` (set 40);
 the README of each says where its sessions come from.
 """
 
@@ -1121,6 +1124,28 @@ SET39 = (
         "7e5e4ecbe4b0dddcc09e3304acef037fb3c8fe90552741495914d6775f437e93",
     ),
 )
+# Set 40 (issue #26's fortieth, blind set): from people and repositories no earlier set used. A
+# Claude Code session (claude-opus-5) on flop-labs/technocore-chat (Apache-2.0, its LICENSE), a
+# plain-HTTP chat service for agents: a release tagged, deployed to a VM from another repository's
+# infra, an MCP wrapper published, rate limits raised and a 0.3.1 of discovery documents; the
+# 0/full.jsonl of the checkpoint ref the Entire CLI pushed, read at the ref's tip, the first of the
+# session's four copies. A Cursor session in Russian SpecStory saved on CentOsss/ai-agents-in-action
+# (MIT, its LICENSE), tutoring a course on AI agents section by section, read at the repository's
+# tip, which holds the file and the licence.
+SET40 = (
+    checkpoint_ref(
+        "flop-labs/technocore-chat",
+        "11e0f28340968a290f42c5516c5283eb95d3ff5f",
+        "S1/01KZXNNAHY6H2KK4EFKE117XS1",
+        "1231f02639c5229d35ce4d23b799aef879bf340306e91ef0336c0fcd65b8cbda",
+    ),
+    specstory(
+        "CentOsss/ai-agents-in-action",
+        "78a764942bbc43c81731e139070b055996d00e17",
+        "2025-07-06_18-50-47Z-продолжение-обучения-курса-по-prompting",
+        "55ce69285907eb9559dd8258342d9bddf4288f4d983cf9c97a6aefd1b431ec19",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -1160,6 +1185,7 @@ SETS = {
     37: SET37,
     38: SET38,
     39: SET39,
+    40: SET40,
 }
 
 

@@ -1146,6 +1146,18 @@ SET40 = (
         "55ce69285907eb9559dd8258342d9bddf4288f4d983cf9c97a6aefd1b431ec19",
     ),
 )
+# Set 41 (issue #26's forty-first, study set, built to find where error probes are lost): a Cursor
+# session SpecStory saved on HypeRankCode/hyperank (MIT, its LICENSE), a Next.js and Supabase site
+# rebuilt and deployed on Vercel through many failed builds, read at the snapshot's tip, which
+# holds the file and the licence; sets 37 and 40 left it only as too long to read.
+SET41 = (
+    specstory(
+        "HypeRankCode/hyperank",
+        "12e60d427bbd1cea15ca5540887aae1ddbcb1d2d",
+        "2026-06-15_05-27-29Z-pleas",
+        "f75a369b6826e0100cd0d8060174c880ef47591577fbc870eb968cb9946c4999",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -1186,6 +1198,7 @@ SETS = {
     38: SET38,
     39: SET39,
     40: SET40,
+    41: SET41,
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from contextwarden.formats import load
-from contextwarden.formats.specstory_bubbles import bubbled
+from contextwarden.formats.specstory_bubbles import bubbled, read
 from contextwarden.formats.specstory_steps import Step
 from contextwarden.model import Message, TextBlock
 from contextwarden.rules import validate
@@ -230,3 +230,61 @@ def test_a_folder_cursor_could_not_list_is_a_failed_list_dir_in_any_language() -
         Message("user", (TextBlock("Create them."),)),
     ]
     assert [e.excerpt for e in extract_facts(messages).errors] == [english, chinese]
+
+
+JULY = (
+    Path(__file__).parent
+    / "data"
+    / "specstory"
+    / "twardoch__lmstrix__2025-07-23_14-26Z-add-uv-shebang-line.md"
+)
+
+
+def test_an_edit_shown_as_details_is_read_as_cursors_edit_file() -> None:
+    messages = list(load(JULY).messages)
+    native = as_native_calls(messages)
+    uses = [u for m in native for u in m.tool_uses]
+    edits = [(u.name, dict(u.input)) for u in uses if u.name == "edit_file"]
+    assert edits == [
+        (
+            "edit_file",
+            {
+                "target_file": "test23.py",
+                "instructions": (
+                    "Add the uv shebang with script dependencies at the top of test23.py"
+                ),
+            },
+        ),
+        ("edit_file", {"target_file": "lms_localinfer.py"}),  # "undefined": none given
+    ]
+    answers = {r.tool_use_id: r for m in native for r in m.tool_results}
+    diff = answers[next(u.id for u in uses if u.name == "edit_file")]
+    assert diff.text.startswith("**Chunk 1**\nLines added: 6, lines removed: undefined\n")
+    assert "+ # this_file: test23.py" in diff.text and not diff.is_error
+    edited = {f.path for f in extract_facts(messages).files if "edited" in f.operations}
+    assert edited == {"test23.py", "lms_localinfer.py"}
+    # the grep searches' <details> stay text: a search's hits are not files it touched
+    texts = [b.text for m in native for b in m.content if isinstance(b, TextBlock)]
+    assert sum(text.count("Grep search for") for text in texts) == 2
+
+
+def test_a_details_edit_with_prose_in_its_bubble_stays_prose() -> None:
+    edit = [
+        "<details><summary>Edit file: a.py</summary>",
+        "",
+        "**Chunk 1**",
+        "Lines added: 1, lines removed: 0",
+        "",
+        "```diff",
+        "+ x = 1",
+        "```",
+        "",
+        "</details>",
+    ]
+    assert read(edit) == Step(
+        "edit_file",
+        {"target_file": "a.py"},
+        "**Chunk 1**\nLines added: 1, lines removed: 0\n\n```diff\n+ x = 1\n```",
+    )
+    assert read([*edit, "", "Now the tests pass."]) is None
+    assert read(["I opened <details><summary>Edit file: a.py</summary> to look.", *edit]) is None

@@ -48,6 +48,15 @@ tool.``, ``Model failed to call the tool with correct arguments.`` (the wording 
 in public repositories tell the model how to recover from), and, for a folder ``list_dir``
 could not find, ``Could not resolve URI: Error: …`` with the editor's message: read as a call
 that failed.
+
+From about July 2025 the extension shows an edit with no tool marker as a bubble that is wholly
+a ``<details>`` block: ``<details><summary>Edit file: X</summary>``, the edit's instructions on
+a line of their own (``undefined`` when the model gave none), then each chunk of the diff it
+made (``**Chunk N**``, ``Lines added: A, lines removed: B``, a ```` ```diff ```` fence), then
+``</details>`` (twardoch/lmstrix, daviswhitehead/chef-chopsky, robin-collins/next-ppdb and
+design4pro/mcp-rag-server, July to September 2025: some 1,300 such edits). It is read as
+Cursor's ``edit_file`` call (``target_file``, ``instructions``) answered by the chunks: read as
+prose, the files a session changed this way were at most files it had read.
 """
 
 from __future__ import annotations
@@ -74,6 +83,13 @@ _NO_FOLDER = re.compile(r"^Could not resolve URI: Error: (?:.*'(?P<path>[^']+)'|
 """Cursor's answer to a ``list_dir`` of a folder that does not exist: its prefix, then the
 editor's message in the editor's language (``Unable to resolve nonexistent file 'X'``;
 cursor/cursor#3284 shows it in Chinese), which ends on the folder named."""
+_EDIT = re.compile(r"^<details><summary>Edit file: (?P<path>\S.*?)</summary>$")
+"""How the extension opens an edit it shows with no tool marker (from about July 2025): the
+file, then Cursor's ``instructions`` for the edit on a line of their own (``undefined`` when
+there were none) and the chunks of its diff, up to ``</details>``."""
+_DETAILS_END = "</details>"
+_CHUNK = re.compile(r"^\*\*Chunk \d+\*\*$")
+"""The heading of each chunk of an edit's diff."""
 _RULE = re.compile(r"^### Rule: (?P<name>\S.*?)\s*$")
 """How the extension heads each rule a ``fetch_rules`` call brought back (the rule's name)."""
 _RULE_BODY = re.compile(r"^\*\*.*\*\*$|^```markdown$")
@@ -171,6 +187,9 @@ def _bubble_end(lines: list[str], start: int) -> int:
 
 def read(body: list[str]) -> Step | None:
     """The call a bubble's lines are, or None when they are anything else."""
+    edit = _edit(body)
+    if edit is not None:
+        return edit
     found = parts_of(body)
     if not found:
         return None
@@ -196,6 +215,26 @@ def read(body: list[str]) -> Step | None:
     if read_file is None or read_file["path"] == _UNNAMED:
         return None
     return Step("read_file", {"target_file": read_file["path"]}, "")
+
+
+def _edit(body: list[str]) -> Step | None:
+    """Cursor's ``edit_file`` call a bubble that is wholly an edit's ``<details>`` shows (its
+    file, and its instructions when it had some), answered by the chunks of the diff it made;
+    None for any other bubble."""
+    shown = [n for n, line in enumerate(body) if line.strip()]
+    if not shown or body[shown[-1]].strip() != _DETAILS_END or parts_of(body) is None:
+        return None
+    opened = _EDIT.match(body[shown[0]].strip())
+    if opened is None:
+        return None
+    tool_input = {"target_file": opened["path"]}
+    first = shown[1] if len(shown) > 2 else shown[-1]
+    said = body[first].strip()
+    if first != shown[-1] and not _CHUNK.match(said):
+        if said != _UNNAMED:
+            tool_input["instructions"] = said
+        first += 1
+    return Step("edit_file", tool_input, "\n".join(body[first : shown[-1]]).strip("\n"))
 
 
 def _rules(body: list[str]) -> dict[str, list[str]]:

@@ -8,11 +8,13 @@ from dataclasses import replace
 import pytest
 
 from contextwarden.compaction import CompactionContext, MicroCompact, Summarize
+from contextwarden.compaction.cap import uncut
 from contextwarden.compaction.cuts import SUMMARY_KEY, first_user_blocks
+from contextwarden.compaction.observations import original_id
 from contextwarden.compaction.summarize import CONTINUATION_NOTE, add_to_summary
 from contextwarden.errors import SummarizerError
 from contextwarden.model import Message, TextBlock
-from contextwarden.policy import CLEARED_MARKER
+from contextwarden.policy import CLEARED_MARKER, ContextPolicy
 from contextwarden.rules import validate
 from contextwarden.summarizers.base import Summary
 from contextwarden.summarizers.structured import StructuredSummarizer
@@ -176,3 +178,32 @@ def test_without_a_summarizer_the_offline_default_writes_the_summary() -> None:
     assert result.applied and validate(result.messages) == []
     assert result.summary == offline.summarize(messages[1:cut]).text
     assert "`src/file0.py` — read" in (result.summary or "")
+
+
+def test_a_first_message_larger_than_a_message_may_be_is_carried_cut_with_its_id() -> None:
+    """Kept whole, a 22,000-token brief pasted as the first message filled a 40,000-token
+    window after every summary, and the session was summarized on 145 of its 1,124 requests;
+    carried by the summary message it is cut like an oversize text of the latest turn, the
+    note naming the id that brings the original back."""
+    brief = "Rebuild the site. " + "".join(f"Requirement {i}: a page.\n" for i in range(3_000))
+    messages = [Message.user(brief), *tool_turns(20, size=1_000)[1:]]
+    ctx = CompactionContext(CharCounter(), policy=ContextPolicy(context_window=40_000))
+    limit = ctx.policy.message_result_tokens
+    result = Summarize(FakeSummarizer("short"), keep_tokens=5_000)(messages, ctx)
+    assert result.applied and validate(result.messages) == []
+    carried = result.messages[0].content[0]
+    assert isinstance(carried, TextBlock)
+    assert carried.text.startswith("Rebuild the site. Requirement 0")
+    assert "first message" in carried.text and original_id(brief) in carried.text
+    assert len(brief) > limit >= CharCounter().count_text(carried.text)
+    assert uncut(carried.text, {original_id(brief): TextBlock(brief)}.get) == brief
+    again = Summarize(FakeSummarizer("shorter"), keep_tokens=5_000)(
+        [*result.messages, *tool_turns(20, size=1_000)[1:]], ctx
+    )
+    assert again.messages[0].content[0] == carried  # cut once: the next summary keeps it
+
+
+def test_a_first_message_that_fits_is_carried_verbatim() -> None:
+    messages = tool_turns(20, size=1_000)
+    result = Summarize(FakeSummarizer("short"), keep_tokens=5_000)(messages, CTX)
+    assert result.messages[0].content[0] is messages[0].content[0]

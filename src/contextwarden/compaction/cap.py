@@ -45,6 +45,7 @@ from contextwarden.compaction.cuts import (
 from contextwarden.compaction.observations import observation_texts, original_id, with_text
 from contextwarden.model import Block, Message, TextBlock, ToolResultBlock
 from contextwarden.policy import summary_floor
+from contextwarden.tokens.base import TokenCounter
 
 CAP_NOTE = (
     "\n\n[contextwarden: cut {cut:,} of {total:,} characters from the middle of this {what} to fit "
@@ -289,6 +290,16 @@ def _preview(source: _Source, keep: int, what: str) -> str:
     tail = tail_of(source.tail, min(len(source.tail), keep - len(head)))
     cut = source.total - len(head) - len(tail)
     return head + CAP_NOTE.format(cut=cut, total=source.total, what=what, id=source.id) + tail
+
+
+def cut_text(text: str, max_tokens: int, counter: TokenCounter, what: str) -> str:
+    """``text`` cut in the middle to about ``max_tokens`` (head and tail around the note that
+    names its id, as this rung cuts); ``text`` itself when it fits or was cut already."""
+    tokens = counter.count_text(text)
+    if tokens <= max_tokens or _NOTE_RE.search(text) is not None:
+        return text
+    source = _source(Message("user", (TextBlock(text),)), 0)
+    return _preview(source, int(len(text) * max_tokens / tokens * FIT_MARGIN), what)
 
 
 def uncut(text: str, originals: Callable[[str], ToolResultBlock | TextBlock | None]) -> str | None:

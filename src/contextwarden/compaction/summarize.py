@@ -18,7 +18,7 @@ from contextwarden.compaction.base import (
     finish,
     unchanged,
 )
-from contextwarden.compaction.cap import uncut
+from contextwarden.compaction.cap import cut_text, uncut
 from contextwarden.compaction.cuts import (
     FIRST_BLOCKS_KEY,
     SUMMARY_BLOCKS_KEY,
@@ -42,6 +42,9 @@ CONTINUATION_NOTE = (
     "This session is being continued from an earlier conversation that ran out of context. "
     "The summary below covers the earlier portion of the conversation."
 )
+
+FIRST_MESSAGE = "first message"
+"""What the cut note calls a text of the first message the summary message carries."""
 
 RECALL_NOTE = (
     " The earlier messages themselves can be read back verbatim with the recall tool: "
@@ -153,7 +156,9 @@ class Summarize:
         tail: Sequence[Message],
         ctx: CompactionContext,
     ) -> Message:
-        first = carried_first_blocks(messages, ctx.counter)
+        first = tuple(
+            _first_block_cut(block, ctx) for block in carried_first_blocks(messages, ctx.counter)
+        )
         recall = RECALL_NOTE.format(id=span_id(summary.text)) if ctx.policy.recall else ""
         note = TextBlock(
             f"{CONTINUATION_NOTE}{recall}\n\n<summary>\n{summary.text.strip()}\n</summary>"
@@ -162,6 +167,20 @@ class Summarize:
         blocks = (*first, note, *attached)
         extra = FrozenDict({SUMMARY_KEY: True, SUMMARY_BLOCKS_KEY: len(blocks)})
         return lead_message(blocks, len(first), MessageMeta(timestamp=ctx.clock(), extra=extra))
+
+
+def _first_block_cut(block: Block, ctx: CompactionContext) -> Block:
+    """A text of the first message, as the summary message carries it: whole, or, when larger
+    than a message may be (``policy.message_result_tokens``, as ``Oversize`` cuts a text of the
+    latest turn), its head and tail around a note naming the original's id. Kept whole, a first
+    message the person pasted a 22,000-token brief into filled the context at a 40,000-token
+    window after every summary, and the session was summarized on 145 of its 1,124 requests,
+    each summary re-summarizing the last (docs/benchmarks.md, fifteenth round)."""
+    if not isinstance(block, TextBlock):
+        return block
+    limit = ctx.policy.message_result_tokens
+    text = cut_text(block.text, limit, ctx.counter, FIRST_MESSAGE)
+    return block if text is block.text else TextBlock(text, block.extra)
 
 
 def _replaced_part(prefix: Sequence[Message]) -> list[Message]:

@@ -202,7 +202,7 @@ def _shrink(
 ) -> tuple[int, dict[str, object]]:
     """Cut one text just enough (or to its note alone); the new total and what was cut."""
     message = current[slot.index]
-    source = _source(message, slot.position)
+    source = _source(message.content[slot.position])
     keep, tokens = source.available, ctx.count(message)
     text = _text(message.content[slot.position])
     for attempt in range(FIT_ROUNDS + 1):
@@ -271,8 +271,7 @@ def _text(block: Block) -> str:
     return ""
 
 
-def _source(message: Message, position: int) -> _Source:
-    block = message.content[position]
+def _source(block: Block) -> _Source:
     text = _text(block)
     found = _NOTE_RE.search(text)
     if found is not None:
@@ -298,7 +297,7 @@ def cut_text(text: str, max_tokens: int, counter: TokenCounter, what: str) -> st
     tokens = counter.count_text(text)
     if tokens <= max_tokens or _NOTE_RE.search(text) is not None:
         return text
-    source = _source(Message("user", (TextBlock(text),)), 0)
+    source = _source(TextBlock(text))
     return _preview(source, int(len(text) * max_tokens / tokens * FIT_MARGIN), what)
 
 

@@ -222,10 +222,8 @@ def _edit(body: list[str]) -> Step | None:
     file, and its instructions when it had some), answered by the chunks of the diff it made;
     None for any other bubble."""
     shown = [n for n, line in enumerate(body) if line.strip()]
-    if not shown or body[shown[-1]].strip() != _DETAILS_END or parts_of(body) is None:
-        return None
-    opened = _EDIT.match(body[shown[0]].strip())
-    if opened is None:
+    opened = _EDIT.match(body[shown[0]].strip()) if shown else None
+    if opened is None or body[shown[-1]].strip() != _DETAILS_END or parts_of(body) is None:
         return None
     tool_input = {"target_file": opened["path"]}
     first = shown[1] if len(shown) > 2 else shown[-1]

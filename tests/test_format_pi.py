@@ -94,6 +94,68 @@ def test_oh_my_pi_title_first_is_detected_its_system_prompt_sent() -> None:
     assert typed and [t for t in typed if t in _texts(history)] == typed
 
 
+def _after_last(records: list[dict[str, Any]], *added: dict[str, Any]) -> list[dict[str, Any]]:
+    """``records`` with ``added`` chained after the last entry, each the child of the one before,
+    stamped as Oh My Pi stamps its entries."""
+    parent = records[-1]["id"]
+    chained = []
+    for n, entry in enumerate(added):
+        entry_id = f"e{n:07d}"
+        stamp = {"id": entry_id, "parentId": parent, "timestamp": "2026-07-21T10:00:00Z"}
+        chained.append({**entry, **stamp})
+        parent = entry_id
+    return records + chained
+
+
+def test_oh_my_pi_settings_on_the_branch_are_kept_not_reported(tmp_path: Path) -> None:
+    # The shapes of Oh My Pi's session-entries.ts: a plan-mode switch, a service tier, the rules
+    # its stream rules injected, the MCP tools the model is offered.
+    settings = [
+        {"type": "mode_change", "mode": "plan", "data": {"planFilePath": "/tmp/plan.md"}},
+        {"type": "service_tier_change", "serviceTier": {"openai": "priority"}},
+        {"type": "ttsr_injection", "injectedRules": ["no-any"]},
+        {"type": "mcp_tool_selection", "selectedToolNames": ["github.search_code"]},
+    ]
+    path = _write(tmp_path / "settings.jsonl", _after_last(_records(OH_MY_PI), *settings))
+    history = load(path)
+    assert history.source is not None and history.source.issues == []
+    metadata = history.source.metadata
+    assert "unknown_entries" not in metadata
+    kinds = [entry["type"] for entry in metadata["settings"]]
+    assert kinds == ["model_change", "thinking_level_change", *(s["type"] for s in settings)]
+    assert metadata["settings"][-1]["selectedToolNames"] == ["github.search_code"]
+    assert history.messages == load(OH_MY_PI).messages
+
+
+def test_oh_my_pi_clear_starts_the_view_again_what_came_before_kept(tmp_path: Path) -> None:
+    records = _after_last(
+        _records(OH_MY_PI),
+        {"type": "reset_boundary"},
+        {"type": "message", "message": {"role": "user", "content": "start over: just list it"}},
+        {
+            "type": "message",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Listed."}],
+                "stopReason": "stop",
+            },
+        },
+    )
+    path = _write(tmp_path / "cleared.jsonl", records)
+    reset_line = len(records) - 2
+
+    history = load(path)
+
+    assert [m.text for m in history.messages] == ["start over: just list it", "Listed."]
+    assert history.source is not None
+    before = [r for r in _records(OH_MY_PI) if r["type"] == "message"]
+    cleared = history.source.metadata["cleared"]
+    assert [entry["id"] for entry in cleared] == [r["id"] for r in before]
+    assert "/clear" in _issues(history)[reset_line] and len(history.source.issues) == 1
+    assert history.system == load(OH_MY_PI).system  # the session_init before it still holds
+    assert validate(history.messages) == []
+
+
 def test_replies_keep_thinking_signatures_model_and_usage() -> None:
     records = _records(AUTH_GO)
     replies = [m for m in _messages(records, "assistant") if m["stopReason"] != "error"]

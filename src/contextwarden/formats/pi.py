@@ -27,12 +27,20 @@ Mapping rules (pi-mono's ``session-manager.ts`` and ``docs/session.md``, read, a
   pi then sends the summary and the messages from ``firstKeptEntryId`` on, so
   ``messages_before`` is the first kept message and ``preserved_segment`` names the kept ones
   before the compaction (as for Claude Code's partial compactions).
-- Settings on the branch (``model_change``, ``thinking_level_change``) →
-  ``metadata["settings"]``; ``label`` → ``metadata["labels"]`` (target id → label, the latest;
-  pi keeps labels whatever the branch), ``session_info`` → ``metadata["session_name"]``,
-  ``custom`` (an extension's state, never sent) → ``metadata["custom_entries"]``, Oh My Pi's
-  ``credential_pin`` and ``title_change`` → ``metadata["side_entries"]``. Entry types
-  new to this loader are reported and kept whole in ``metadata["unknown_entries"]``.
+- Oh My Pi's ``/clear`` writes a ``reset_boundary`` entry on the branch: the model's context
+  starts again after it (its compaction reads only what follows too). The view is the branch
+  after its last one; the messages, compactions and summaries before it are kept whole in
+  ``metadata["cleared"]`` and reported in one line. A system prompt and settings recorded
+  before it still hold.
+- Settings on the branch (``model_change``, ``thinking_level_change``, and Oh My Pi's
+  ``mode_change``, ``service_tier_change``, ``ttsr_injection`` (the rules its stream rules
+  injected), ``mcp_tool_selection`` (the MCP tools the model is offered); never sent, they set
+  how the next request is made) → ``metadata["settings"]``; ``label`` →
+  ``metadata["labels"]`` (target id → label, the latest; pi keeps labels whatever the branch),
+  ``session_info`` → ``metadata["session_name"]``, ``custom`` (an extension's state, never sent)
+  → ``metadata["custom_entries"]``, Oh My Pi's ``credential_pin`` and ``title_change`` →
+  ``metadata["side_entries"]``. Entry types new to this loader are reported and kept whole in
+  ``metadata["unknown_entries"]``.
 """
 
 from __future__ import annotations
@@ -68,7 +76,19 @@ TREE_VERSION = 2
 """The first session version whose entries carry ``id`` and ``parentId``."""
 SEEN_ENTRIES = frozenset({"message", "custom_message", "branch_summary"})
 """Entry types the model sees (pi builds its context of these)."""
-SETTING_ENTRIES = frozenset({"model_change", "thinking_level_change"})
+SETTING_ENTRIES = frozenset(
+    {
+        "model_change",
+        "thinking_level_change",
+        "mode_change",
+        "service_tier_change",
+        "ttsr_injection",
+        "mcp_tool_selection",
+    }
+)
+"""Entries on the branch that set how the next request is made; never sent themselves."""
+RESET_ENTRY = "reset_boundary"
+"""Oh My Pi's ``/clear``: the model's context starts again after it."""
 OH_MY_PI_SIDE = frozenset({"credential_pin", "title_change"})
 """Oh My Pi's entries beside the conversation (a hash of the credential a provider was used
 with; a new title): never sent, kept whole in ``metadata["side_entries"]``."""
@@ -79,7 +99,9 @@ FAILED_STOPS = frozenset({"error", "aborted"})
 INIT_ENTRY = "session_init"
 """Oh My Pi's entry of what a session (or a sub-agent's) started with: its ``systemPrompt``,
 ``tools`` (names), ``task`` and the agent's settings."""
-KNOWN_ENTRIES = SEEN_ENTRIES | SETTING_ENTRIES | FILE_WIDE_ENTRIES | {"compaction", INIT_ENTRY}
+KNOWN_ENTRIES = (
+    SEEN_ENTRIES | SETTING_ENTRIES | FILE_WIDE_ENTRIES | {"compaction", INIT_ENTRY, RESET_ENTRY}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +151,34 @@ def read(
     _keep_off_thread([e for e in entries if e.id not in on_branch], report)
     history = ConversationHistory(system=_system(branch, report), mode="merge", counter=counter)
     for entry in branch:
+        if entry.kind in SETTING_ENTRIES:
+            report.metadata.setdefault("settings", []).append(_kept(entry))
+    current = _after_reset(branch, report)
+    for entry in current:
         if entry.kind in SEEN_ENTRIES:
             _add(history, entry, report)
-        elif entry.kind in SETTING_ENTRIES:
-            report.metadata.setdefault("settings", []).append(_kept(entry))
-    report.metadata["compactions"] = _compactions(branch, entries, history.messages)
+    report.metadata["compactions"] = _compactions(current, entries, history.messages)
     return history
+
+
+def _after_reset(branch: Sequence[Entry], report: LoadReport) -> Sequence[Entry]:
+    """The branch after its last ``reset_boundary`` (Oh My Pi's ``/clear``), what the model's
+    context is made of; the messages, compactions and summaries before it go whole to
+    ``metadata["cleared"]``, reported once."""
+    resets = [n for n, e in enumerate(branch) if e.kind == RESET_ENTRY]
+    if not resets:
+        return branch
+    at = resets[-1]
+    cleared = [e for e in branch[:at] if e.kind in SEEN_ENTRIES or e.kind == "compaction"]
+    report.metadata["cleared"] = [_kept(e) for e in cleared]
+    if cleared:
+        report.skip(
+            f"{len(cleared)} entries before the /clear at line {branch[at].line} (lines "
+            f"{cleared[0].line}-{cleared[-1].line}) are not in the view: Oh My Pi's context "
+            "starts again after it; kept in metadata['cleared']",
+            line=branch[at].line,
+        )
+    return branch[at + 1 :]
 
 
 def _system(branch: Sequence[Entry], report: LoadReport) -> str | None:

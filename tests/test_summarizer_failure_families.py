@@ -125,6 +125,31 @@ FAMILIES = {
         "no-unused-vars\n\n\u2716 1 problem (1 error, 0 warnings)",
         "12:5  error  'cfg' is assigned a value but never used  no-unused-vars",
     ),
+    # next build, as Next.js prints a failed type check, a module webpack cannot resolve and its
+    # ESLint findings: the location on a line of its own, the diagnostic under it
+    "next build type error": (
+        "   Linting and checking validity of types ...\nFailed to compile.\n\n"
+        "./src/components/Avatar3D.tsx:32:5\n"
+        "Type error: Module '\"lucide-react\"' has no exported member 'Instagram'.\n\n"
+        "  30 | import {\n> 32 |   Instagram,\n     |   ^\n"
+        "Next.js build worker exited with code: 1 and signal: null",
+        "./src/components/Avatar3D.tsx:32:5 "
+        "Type error: Module '\"lucide-react\"' has no exported member 'Instagram'.",
+    ),
+    "next build module not found": (
+        "Failed to compile.\n\n./src/app/admin/page.tsx:5:1\n"
+        "Module not found: Can't resolve '@/lib/auth/requireAdmin'\n\n"
+        "https://nextjs.org/docs/messages/module-not-found\n\n"
+        "> Build failed because of webpack errors",
+        "./src/app/admin/page.tsx:5:1 Module not found: Can't resolve '@/lib/auth/requireAdmin'",
+    ),
+    "next lint": (
+        "Failed to compile.\n\n./src/app/page.tsx\n"
+        "59:10  Error: 'AmbientBackground' is not defined.  react/jsx-no-undef\n\n"
+        "info  - Need to disable some ESLint rules? Learn more here: "
+        "https://nextjs.org/docs/basic-features/eslint#disabling-rules",
+        "59:10  Error: 'AmbientBackground' is not defined.  react/jsx-no-undef",
+    ),
     "markdownlint": (
         "Linting: 1 file\nSummary: 1 issue in 1 file\n"
         "docs/intro.md:7:81 error MD013/line-length Line length [Expected: 80; Actual: 95]",

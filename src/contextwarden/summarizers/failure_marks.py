@@ -79,6 +79,7 @@ _TELLING_LINE = (
     rf"(?:(?:\[\w+\])? ?:|\s+[A-Z]{{1,8}}\d+\b)|(?:{ERROR_LABEL}){COLON})"
     r"|\S+?(?::\d+)+:\s+[A-Z]{1,4}\d{3,4}\b"  # a linter's rule code: ruff, flake8, pylint
     r"|\d+:\d+\s+error\s+\S"  # eslint's stylish format, under its file's name
+    r"|\d+:\d+\s+Error: \S"  # … and as next lint and next build print it
     # systemctl: "Unit x.service could not be found.", "Failed to start x.service: Access denied"
     r"|Unit [\w@.-]+ could not be found\."
     r"|Failed to [a-z-]+ [\w@.-]+\.(?:service|socket|timer|target|mount|path|slice|scope): "

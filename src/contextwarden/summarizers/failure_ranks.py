@@ -86,6 +86,11 @@ _POINTER = re.compile(r"^\s*--> \S+?:\d+")
 """Where a diagnostic printed on the line before it is (rustc, ruff's full format):
 ``error[E0412]: cannot find type `X` in this scope`` / ``E501 Line too long (93 > 88)``, then
 ``  --> src/x.rs:3:5``."""
+_LOCATION = re.compile(r"^\s*(?:\.{1,2}/|/)\S*?:\d+:\d+\s*$")
+"""A bare location on a line of its own, where the diagnostic on the next line is: webpack and
+Next.js print a failed build so (``./src/app/page.tsx:5:1`` over ``Module not found: Can't
+resolve '@/lib/x'``, ``./src/x.tsx:32:5`` over ``Type error: …``), the path relative to the
+project (``./``, ``../``) or absolute."""
 _HINT = re.compile(r"^\s*(?:hint|note|help|info|warning|tip):", re.I)
 """Advice a tool prints after its error (git's ``hint:``, rustc's ``help:``): never the error."""
 _NONE_FAILED = re.compile(
@@ -212,6 +217,13 @@ def _points_at(lines: list[str], index: int) -> bool:
     return bool(line.strip()) and _POINTER.match(following) is not None and not _HINT.match(line)
 
 
+def _location_above(lines: list[str], index: int) -> str | None:
+    """The bare location (``_LOCATION``) on the last non-blank line before ``lines[index]``, or
+    None: it says where the diagnostic ``lines[index]`` is."""
+    above = next((lines[at] for at in range(index - 1, -1, -1) if lines[at].strip()), "")
+    return above.strip() if _LOCATION.match(above) else None
+
+
 def with_what_follows(lines: list[str], index: int) -> str:
     """``lines[index]``, stripped, with the next non-blank line after it when it only introduces
     it (``_INTRODUCES``: ``ERROR:``, ``failed due to the following issue:``) and is neither a
@@ -220,7 +232,16 @@ def with_what_follows(lines: list[str], index: int) -> str:
     header whose message comes next (``_BIOME_HEADER``, its rule of ``━`` dropped), or a
     matcher's hint with the values it compared (``_MATCHER_HINT``); a Go diagnostic with the
     lines it goes on over (what it got and wanted), a rustc diagnostic with the label under
-    its code, npm's code line with what the code means (``toolchain_marks``)."""
+    its code, npm's code line with what the code means (``toolchain_marks``). A diagnostic under
+    a bare location (``_location_above``) opens with it."""
+    located = _location_above(lines, index)
+    if located is not None:
+        return f"{located} {_introducing(lines, index)}"
+    return _introducing(lines, index)
+
+
+def _introducing(lines: list[str], index: int) -> str:
+    """``with_what_follows`` of ``lines[index]``, its location above left out."""
     line = lines[index].strip()
     following = next((n.strip() for n in lines_after(lines, index) if n.strip()), "")
     if _MATCHER_HINT.search(line):
@@ -338,6 +359,8 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
         annotated = gh_annotation_level(lines, i) if line[:2] in ("X ", "! ") else None
         if _points_at(lines, i) or annotated == "failure":
             rank = TELLING_RANK
+        elif rank is not None and _location_above(lines, i) is not None:
+            rank = TELLING_RANK  # located by the line above, as a compiler's path:line: is
         elif annotated == "warning":  # a job that went on: never why it failed
             rank = None
         elif rank in (None, WORD_RANK) and line.strip() and _says_why_below(above):

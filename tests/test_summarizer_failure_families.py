@@ -150,6 +150,50 @@ FAMILIES = {
         "https://nextjs.org/docs/basic-features/eslint#disabling-rules",
         "59:10  Error: 'AmbientBackground' is not defined.  react/jsx-no-undef",
     ),
+    # vite build: its verdict, then what Rollup could not do
+    "vite build": (
+        "vite v5.0.0 building for production...\n\u2713 34 modules transformed.\n"
+        "x Build failed in 1.02s\nerror during build:\n"
+        '[vite]: Rollup failed to resolve import "axios" from "/home/u/app/src/api.ts".\n'
+        "This is most likely unintended because it can break your application at runtime.",
+        'error during build: [vite]: Rollup failed to resolve import "axios" from '
+        '"/home/u/app/src/api.ts".',
+    ),
+    # dbt run (dbt 1.5+ prints the time first): the node that failed and, under it, why
+    "dbt run": (
+        "12:01:02  Running with dbt=1.7.4\n"
+        "12:01:05  1 of 3 ERROR creating sql view model public.stg_orders .... [ERROR in 0.05s]\n"
+        "12:01:06  Completed with 1 error and 0 warnings:\n12:01:06  \n"
+        "12:01:06  Database Error in model stg_orders (models/staging/stg_orders.sql)\n"
+        '12:01:06    column "order_dt" does not exist\n'
+        "12:01:06    LINE 5:     order_dt as ordered_at\n12:01:06  \n"
+        "12:01:06  Done. PASS=2 WARN=0 ERROR=1 SKIP=0 TOTAL=3",
+        "12:01:06  Database Error in model stg_orders (models/staging/stg_orders.sql) "
+        'column "order_dt" does not exist',
+    ),
+    "nginx -t": (
+        'nginx: [emerg] unknown directive "proxy_pas" in /etc/nginx/sites-enabled/app:12\n'
+        "nginx: configuration file /etc/nginx/nginx.conf test failed",
+        'nginx: [emerg] unknown directive "proxy_pas" in /etc/nginx/sites-enabled/app:12',
+    ),
+    "elixir compile error": (
+        "== Compilation error in file lib/app.ex ==\n"
+        "** (CompileError) lib/app.ex:3: undefined function foo/0\n",
+        "** (CompileError) lib/app.ex:3: undefined function foo/0",
+    ),
+    "prettier --check": (
+        "Checking formatting...\n[warn] src/app.ts\n"
+        "[warn] Code style issues found in the above file. Run Prettier with --write to fix.",
+        "[warn] Code style issues found in the above file. Run Prettier with --write to fix.",
+    ),
+    # webpack: the module and where in it, the message on the next line
+    "webpack": (
+        "ERROR in ./src/index.js 3:0-28\n"
+        "Module not found: Error: Can't resolve './App' in '/home/u/app/src'\n\n"
+        "webpack 5.88.0 compiled with 1 error in 512 ms",
+        "ERROR in ./src/index.js 3:0-28 "
+        "Module not found: Error: Can't resolve './App' in '/home/u/app/src'",
+    ),
     "markdownlint": (
         "Linting: 1 file\nSummary: 1 issue in 1 file\n"
         "docs/intro.md:7:81 error MD013/line-length Line length [Expected: 80; Actual: 95]",

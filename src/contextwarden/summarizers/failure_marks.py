@@ -67,6 +67,16 @@ Jest's heading of an error in its configuration (jest-validate's ``● Validatio
 message on the next line: ``Watch plugin x cannot be found.``; jest-config's ``● Multiple
 configurations found:`` over the files it found, then ``Implicit config resolution does not
 allow multiple configuration files.``, exit code 1), after which no test ran."""
+DBT_TIME = re.compile(r"^\d\d:\d\d:\d\d\s+")
+"""The time dbt 1.5 and later print before each line of a run's log (``12:01:06  ``)."""
+_DBT_NODE_ERROR = (
+    r"(?:\d\d:\d\d:\d\d\s+)?(?:Database|Compilation|Runtime|Parsing|Dependency) Error in "
+    r"(?:model|test|seed|snapshot|macro|source|analysis|sql_operation|operation|unit_test) \S"
+)
+DBT_NODE_ERROR = re.compile(rf"^\s*{_DBT_NODE_ERROR}")
+"""dbt's summary of a node that failed, after its run (``Database Error in model stg_orders
+(models/staging/stg_orders.sql)``): the cause is the next line (``column "order_dt" does not
+exist``), in words no failure mark knows."""
 _TELLING_LINE = (
     r"^\s*(?:"
     # a located diagnostic: gcc, clang, rustc, javac, mypy (path:line: error:), tsc and MSBuild
@@ -115,6 +125,10 @@ _TELLING_LINE = (
     r"|curl: \(\d+\) "  # curl's error and its exit code (curl(1), EXIT CODES)
     r"|jq: error \(at [^)\n]*\): "  # jq's runtime error: "jq: error (at <stdin>:3): …"
     r"|Undefined symbols for\b"  # Apple's ld
+    r"|nginx: \[(?:emerg|alert|crit)\] \S"  # nginx -t: "nginx: [emerg] unknown directive …"
+    # Elixir's uncaught error: "** (CompileError) lib/app.ex:3: undefined function foo/0 …"
+    r"|\*\* \([A-Z][\w.]*\) \S"
+    rf"|{_DBT_NODE_ERROR}"
     # a shell's or awk's syntax error: "bash: -c: line 2: syntax error: unexpected end of
     # file", "awk: syntax error at source line 3", dash's "sh: 1: Syntax error: …", zsh's
     # "(eval):1: parse error near `)'"
@@ -196,6 +210,11 @@ TRAILER = re.compile(
     r"|At (?:line:\d+|\S.*:\d+) char:\d+"  # … and where the script was
     r"|(?:g?make|ninja)(?:\[\d+\])?: \*\*\*"  # make: *** [all] Error 2
     r"|BUILD FAILED\b|FAILURE: Build failed\b|\[INFO\] BUILD FAILURE\b"  # Gradle, Ant, Maven
+    r"|x Build failed in [\d.]+m?s\b"  # Vite's, above its "error during build:" and the error
+    r"|\[warn\] Code style issues (?:found|were found)\b"  # prettier --check, under the files
+    # dbt's: "Completed with 1 error and 0 warnings:", "Done. PASS=2 WARN=0 ERROR=1 SKIP=0 …"
+    r"|(?:\d\d:\d\d:\d\d\s+)?(?:Completed with [1-9]\d* errors? and \d+ warnings?:"
+    r"|Done\. PASS=\d+ WARN=\d+ ERROR=[1-9])"
     r"|collect2: error: ld returned|clang: error: linker command failed"
     r"|\s*[1-9]\d* (?:failed|failing)\s*$"  # Playwright's and Mocha's count of failed tests
     r"|Failed!\s+- Failed:"  # dotnet test's verdict: "Failed!  - Failed:     1, Passed: …"

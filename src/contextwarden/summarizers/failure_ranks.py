@@ -14,6 +14,8 @@ from functools import lru_cache
 
 from contextwarden.summarizers.browser_log import browser_logged
 from contextwarden.summarizers.failure_marks import (
+    DBT_NODE_ERROR,
+    DBT_TIME,
     ERROR_LINE,
     EXCEPTION_LINE,
     HTTP_ERROR_HEADING,
@@ -91,6 +93,9 @@ _LOCATION = re.compile(r"^\s*(?:\.{1,2}/|/)\S*?:\d+:\d+\s*$")
 Next.js print a failed build so (``./src/app/page.tsx:5:1`` over ``Module not found: Can't
 resolve '@/lib/x'``, ``./src/x.tsx:32:5`` over ``Type error: …``), the path relative to the
 project (``./``, ``../``) or absolute."""
+_WEBPACK_HEADER = re.compile(r"^\s*ERROR in \S")
+"""webpack's heading of an error (``ERROR in ./src/index.js 3:0-28``): the module and where in
+it; the message is the next line (``Module not found: Error: Can't resolve './App' in …``)."""
 _HINT = re.compile(r"^\s*(?:hint|note|help|info|warning|tip):", re.I)
 """Advice a tool prints after its error (git's ``hint:``, rustc's ``help:``): never the error."""
 _NONE_FAILED = re.compile(
@@ -253,6 +258,10 @@ def _introducing(lines: list[str], index: int) -> str:
         return " ".join([line, *npm])
     if RUSTFMT_DIFF.match(line):  # its colon introduces the hunk's code, not words
         return line
+    if DBT_NODE_ERROR.match(line):  # its cause, in words no failure mark knows, comes next
+        return f"{line} {DBT_TIME.sub('', following)}".rstrip()
+    if _WEBPACK_HEADER.match(line):
+        return f"{line} {following}".rstrip()
     label = rustc_label(lines, index + 1) if _points_at(lines, index) else None
     if label is not None and says_more(label, line):
         return f"{line}: {label}"

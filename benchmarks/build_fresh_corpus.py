@@ -39,6 +39,8 @@
     python benchmarks/build_fresh_corpus.py --set 38 MIRRORS OUT   # the thirty-eighth, blind set
     python benchmarks/build_fresh_corpus.py --set 39 MIRRORS OUT   # the thirty-ninth, study set
     python benchmarks/build_fresh_corpus.py --set 40 MIRRORS OUT   # the fortieth, blind set
+    python benchmarks/build_fresh_corpus.py --set 41 MIRRORS OUT   # the forty-first, study set
+    python benchmarks/build_fresh_corpus.py --set 42 MIRRORS OUT   # the forty-second, blind set
     # MIRRORS/<owner>+<name>/repo are git dirs (bare clones or fetched snapshots)
 
 Each session is a file of a public, permissively licensed repository at a recorded commit (the
@@ -1158,6 +1160,21 @@ SET41 = (
         "f75a369b6826e0100cd0d8060174c880ef47591577fbc870eb968cb9946c4999",
     ),
 )
+# Set 42 (issue #26's forty-second, blind set): a Cursor session (composer-2.5) SpecStory saved
+# on BenjaminScholtens/Afterburn (MIT, its LICENSE), a Vite, React and TypeScript browser game
+# (Star Fox Royale) on a multiplayer game API, deployed on Netlify: endpoints in different
+# environments (Forbidden on bootstrap), mobile controls and a fullscreen HUD, a TypeScript build
+# error, a late joiner unseen, a regression on the deploy, Playwright failures, Safari CORS errors
+# on the Netlify proxy and an app ID rejected at the UDP layer; read at the snapshot's tip, which
+# holds the file and the licence.
+SET42 = (
+    specstory(
+        "BenjaminScholtens/Afterburn",
+        "a4b57412fa25c5572d18e1637a610948aa5baebf",
+        "2026-06-10_15-44-22Z-game-api-configuration",
+        "669079cef66c0c7d9d022087e46786b26f87fa3a269b6e471af6fd35fb4121f2",
+    ),
+)
 SETS = {
     1: SET1,
     3: SET3,
@@ -1199,6 +1216,7 @@ SETS = {
     39: SET39,
     40: SET40,
     41: SET41,
+    42: SET42,
 }
 
 

@@ -194,6 +194,14 @@ FAMILIES = {
         "ERROR in ./src/index.js 3:0-28 "
         "Module not found: Error: Can't resolve './App' in '/home/u/app/src'",
     ),
+    # docker run says it will pull an image it lacks before the pull's own error
+    "docker run pull denied": (
+        "Unable to find image 'myapp:latest' locally\n"
+        "docker: Error response from daemon: pull access denied for myapp, repository does not "
+        "exist or may require 'docker login'.",
+        "docker: Error response from daemon: pull access denied for myapp, repository does not "
+        "exist or may require 'docker login'.",
+    ),
     "markdownlint": (
         "Linting: 1 file\nSummary: 1 issue in 1 file\n"
         "docs/intro.md:7:81 error MD013/line-length Line length [Expected: 80; Actual: 95]",

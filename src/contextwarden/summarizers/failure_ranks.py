@@ -113,6 +113,9 @@ _ECHOED_COMMAND = re.compile(r"^\$ \S")
 """A command a runner echoes before running it: a package script as bun, yarn and pnpm print
 it (``$ biome check --error-on-warnings``), a line a shell transcript prompts with. It is what
 ran, not what failed, whatever words its flags use."""
+_PULLING = re.compile(r"^Unable to find image '[^'\n]+' locally\s*$")
+"""What ``docker run`` prints before it pulls an image it does not have: the pull's own error,
+if any, comes after."""
 _MATCHER_HINT = re.compile(r"\bexpect\(received\)\.(?:not\.)?\w+\(")
 """The matcher hint Jest and bun print for a failed assertion (``expect(received).toBe(expected)``,
 jest-matcher-utils ``matcherHint``): what the test got is on the ``Received`` line under it."""
@@ -194,7 +197,15 @@ lines of at most this many characters."""
 
 def _rank(line: str) -> int | None:
     """``line_rank``, worked out."""
-    quiet = (_HINT, _NONE_FAILED, _PASSED_TEST, _ECHOED_COMMAND, RUSTC_ADVICE, _STACK_FRAME)
+    quiet = (
+        _HINT,
+        _NONE_FAILED,
+        _PASSED_TEST,
+        _ECHOED_COMMAND,
+        RUSTC_ADVICE,
+        _STACK_FRAME,
+        _PULLING,
+    )
     if any(p.match(line) for p in quiet):
         return None
     if TRAILER.match(line) and not COUNTED_VERDICT.match(line):  # a count says how much failed

@@ -173,9 +173,9 @@ def _after_reset(branch: Sequence[Entry], report: LoadReport) -> Sequence[Entry]
     report.metadata["cleared"] = [_kept(e) for e in cleared]
     if cleared:
         report.skip(
-            f"{len(cleared)} entries before the /clear at line {branch[at].line} (lines "
-            f"{cleared[0].line}-{cleared[-1].line}) are not in the view: Oh My Pi's context "
-            "starts again after it; kept in metadata['cleared']",
+            f"{len(cleared)} entries before this /clear (lines {cleared[0].line}-"
+            f"{cleared[-1].line}) are not in the view: Oh My Pi's context starts again after "
+            "it; kept in metadata['cleared']",
             line=branch[at].line,
         )
     return branch[at + 1 :]

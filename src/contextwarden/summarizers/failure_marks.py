@@ -67,10 +67,11 @@ Jest's heading of an error in its configuration (jest-validate's ``● Validatio
 message on the next line: ``Watch plugin x cannot be found.``; jest-config's ``● Multiple
 configurations found:`` over the files it found, then ``Implicit config resolution does not
 allow multiple configuration files.``, exit code 1), after which no test ran."""
-DBT_TIME = re.compile(r"^\d\d:\d\d:\d\d\s+")
+_DBT_TIME = r"\d\d:\d\d:\d\d\s+"
+DBT_TIME = re.compile(rf"^{_DBT_TIME}")
 """The time dbt 1.5 and later print before each line of a run's log (``12:01:06  ``)."""
 _DBT_NODE_ERROR = (
-    r"(?:\d\d:\d\d:\d\d\s+)?(?:Database|Compilation|Runtime|Parsing|Dependency) Error in "
+    rf"(?:{_DBT_TIME})?(?:Database|Compilation|Runtime|Parsing|Dependency) Error in "
     r"(?:model|test|seed|snapshot|macro|source|analysis|sql_operation|operation|unit_test) \S"
 )
 DBT_NODE_ERROR = re.compile(rf"^\s*{_DBT_NODE_ERROR}")
@@ -213,7 +214,7 @@ TRAILER = re.compile(
     r"|x Build failed in [\d.]+m?s\b"  # Vite's, above its "error during build:" and the error
     r"|\[warn\] Code style issues (?:found|were found)\b"  # prettier --check, under the files
     # dbt's: "Completed with 1 error and 0 warnings:", "Done. PASS=2 WARN=0 ERROR=1 SKIP=0 …"
-    r"|(?:\d\d:\d\d:\d\d\s+)?(?:Completed with [1-9]\d* errors? and \d+ warnings?:"
+    rf"|(?:{_DBT_TIME})?(?:Completed with [1-9]\d* errors? and \d+ warnings?:"
     r"|Done\. PASS=\d+ WARN=\d+ ERROR=[1-9])"
     r"|collect2: error: ld returned|clang: error: linker command failed"
     r"|\s*[1-9]\d* (?:failed|failing)\s*$"  # Playwright's and Mocha's count of failed tests

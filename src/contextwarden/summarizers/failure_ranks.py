@@ -379,7 +379,7 @@ def _line_ranks(lines: list[str]) -> Iterator[tuple[int, int]]:
         annotated = gh_annotation_level(lines, i) if line[:2] in ("X ", "! ") else None
         if _points_at(lines, i) or annotated == "failure":
             rank = TELLING_RANK
-        elif rank is not None and _location_above(lines, i) is not None:
+        elif rank is not None and _LOCATION.match(above):
             rank = TELLING_RANK  # located by the line above, as a compiler's path:line: is
         elif annotated == "warning":  # a job that went on: never why it failed
             rank = None
